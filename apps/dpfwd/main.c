@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpfwd: parse arguments, load the config, start EAL, run, tear down.
+ *
+ *   dpfwd [EAL options] -- -c FILE [--duration S] [--telemetry-json FILE]
+ *         [--telemetry-interval MS] [--stats] [--set section.key=value]...
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "dp_build_config.h"
+#include "dp_config.h"
+#include "dp_run.h"
+
+#define MAX_EAL_ARGS 256
+#define MAX_SETS 64
+#define DEFAULT_JSON "/run/dpfwd/telemetry.json"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dpfwd [EAL options] -- -c FILE [options]\n"
+		"\n"
+		"DPDK poll-mode IPv4 router. EAL options are DPDK's (see dpdk-testpmd --help);\n"
+		"dpfwd adds the ports of its config as --vdev/-a, and -l <main>,<workers> when\n"
+		"no -l/-c/--lcores is given.\n"
+		"\n"
+		"Options after --:\n"
+		"  -c, --config FILE            dpfwd config (INI; see README \"Configuration\")\n"
+		"  -d, --duration S             stop after S seconds (default 0: until SIGINT/SIGTERM)\n"
+		"  -j, --telemetry-json FILE    rewrite this JSON snapshot every interval and at exit\n"
+		"                               (default " DEFAULT_JSON "; 'none' to disable)\n"
+		"  -i, --telemetry-interval MS  snapshot and stats period, 100..60000 (default 1000)\n"
+		"  -s, --stats                  print a one-line summary every interval: Mpps, Gbps,\n"
+		"                               cycles/packet and busy %% per lcore, drops\n"
+		"  -S, --set SECTION.KEY=VALUE  override a config key (repeatable), e.g.\n"
+		"                               --set dpfwd.node_stats=off\n"
+		"  -h, --help                   this text\n"
+		"  -V, --version                print the version\n"
+		"\n"
+		"Telemetry is also served as DPDK telemetry commands /dpfwd/... on the EAL\n"
+		"telemetry socket: dpdk-telemetry.py [-f PREFIX], then /dpfwd/graph/nodes.\n"
+		"Exit status: 0 on a clean stop, 1 when a port or resource fails, 2 for bad\n"
+		"arguments or config.\n");
+}
+
+struct app_args {
+	const char *config;
+	const char *json;
+	unsigned int interval_ms;
+	double duration;
+	bool stats;
+	const char *sets[MAX_SETS];
+	int nb_sets;
+};
+
+static int
+parse_app_args(int argc, char **argv, struct app_args *a)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"duration", required_argument, NULL, 'd'},
+		{"telemetry-json", required_argument, NULL, 'j'},
+		{"telemetry-interval", required_argument, NULL, 'i'},
+		{"stats", no_argument, NULL, 's'},
+		{"set", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:d:j:i:sS:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			a->config = optarg;
+			break;
+		case 'd':
+			a->duration = strtod(optarg, &end);
+			if (*end != '\0' || a->duration < 0) {
+				fprintf(stderr, "dpfwd: --duration '%s': expected seconds >= 0\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'j':
+			a->json = strcmp(optarg, "none") == 0 ? NULL : optarg;
+			break;
+		case 'i': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || v < 100 || v > 60000) {
+				fprintf(stderr,
+					"dpfwd: --telemetry-interval '%s': expected 100..60000 ms\n",
+					optarg);
+				return -EINVAL;
+			}
+			a->interval_ms = (unsigned int)v;
+			break;
+		}
+		case 's':
+			a->stats = true;
+			break;
+		case 'S':
+			if (a->nb_sets == MAX_SETS) {
+				fprintf(stderr, "dpfwd: more than %d --set\n", MAX_SETS);
+				return -EINVAL;
+			}
+			a->sets[a->nb_sets++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("dpfwd %s\n", DP_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dpfwd: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->config == NULL) {
+		fprintf(stderr, "dpfwd: no config: give -c FILE after '--' (try --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app_args a = {.json = DEFAULT_JSON, .interval_ms = 1000};
+	char *eal_argv[MAX_EAL_ARGS];
+	char err[DP_CONFIG_ERR_LEN];
+	struct dp_config cfg;
+	struct dp_run_opts opts;
+	int eal_argc = argc, eal_n, i, rc;
+	int64_t leak = 0;
+
+	/* split at "--": EAL arguments before, ours after */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			eal_argc = i;
+			break;
+		}
+	for (i = 1; i < eal_argc; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+	if (eal_argc == argc) {
+		/* no "--": everything is ours (dpfwd -c FILE) */
+		eal_argc = 1;
+		rc = parse_app_args(argc, argv, &a);
+	} else {
+		char *app_argv[MAX_EAL_ARGS];
+		int n = 0;
+
+		app_argv[n++] = argv[0];
+		for (i = eal_argc + 1; i < argc && n < MAX_EAL_ARGS; i++)
+			app_argv[n++] = argv[i];
+		rc = parse_app_args(n, app_argv, &a);
+	}
+	if (rc < 0)
+		return 2;
+
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, a.config, err, sizeof(err));
+	for (i = 0; rc == 0 && i < a.nb_sets; i++)
+		rc = dp_config_set(&cfg, a.sets[i], err, sizeof(err));
+	if (rc == 0)
+		rc = dp_config_validate(&cfg, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "dpfwd: error: %s\n", err);
+		dp_config_free(&cfg);
+		return 2;
+	}
+
+	eal_n = dp_run_eal_args(&cfg, eal_argc, argv, eal_argv, MAX_EAL_ARGS);
+	if (eal_n < 0) {
+		fprintf(stderr, "dpfwd: error: too many EAL arguments\n");
+		return 2;
+	}
+	{
+		/* rte_eal_init permutes argv: give it a copy, keep ours to free */
+		char *copy[MAX_EAL_ARGS];
+
+		memcpy(copy, eal_argv, sizeof(char *) * eal_n);
+		rc = rte_eal_init(eal_n, copy);
+	}
+	if (rc < 0) {
+		fprintf(stderr,
+			"dpfwd: error: EAL init failed: %s\n"
+			"  (hugepages: see /proc/meminfo, or pass --no-huge; lcores: the config's "
+			"[lcores] must exist on this machine; permissions: run as root)\n",
+			rte_strerror(rte_errno));
+		dp_run_eal_args_free(eal_argv, eal_n);
+		dp_config_free(&cfg);
+		return 1;
+	}
+
+	rc = dp_run_setup(&cfg, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "dpfwd: error: %s\n", err);
+		rte_eal_cleanup();
+		dp_run_eal_args_free(eal_argv, eal_n);
+		dp_config_free(&cfg);
+		return rc == -EINVAL ? 2 : 1;
+	}
+	if (a.json != NULL && strcmp(a.json, DEFAULT_JSON) == 0)
+		mkdir("/run/dpfwd", 0755);
+	memset(&opts, 0, sizeof(opts));
+	opts.json_path = a.json;
+	opts.interval_ms = a.interval_ms;
+	opts.duration_s = a.duration;
+	opts.stats_line = a.stats;
+
+	dp_run_signals_install();
+	rc = dp_run_start();
+	if (rc == 0)
+		dp_run_loop(&opts);
+	else
+		fprintf(stderr, "dpfwd: error: cannot launch workers: %s\n", strerror(-rc));
+	if (dp_run_teardown(&opts, &leak) == 0 && a.json != NULL)
+		printf("dpfwd: telemetry JSON: %s\n", a.json);
+	if (leak != 0)
+		fprintf(stderr, "dpfwd: error: %" PRId64 " mbufs leaked\n", leak);
+	rte_eal_cleanup();
+	dp_run_eal_args_free(eal_argv, eal_n);
+	dp_config_free(&cfg);
+	return rc < 0 || leak != 0 ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "dp_common.h"
+
+RTE_LOG_REGISTER(dp_logtype_common, dpfwd.common, INFO);
+RTE_LOG_REGISTER(dp_logtype_config, dpfwd.config, INFO);
+RTE_LOG_REGISTER(dp_logtype_telemetry, dpfwd.telemetry, INFO);
+RTE_LOG_REGISTER(dp_logtype_mem, dpfwd.mem, INFO);
+RTE_LOG_REGISTER(dp_logtype_port, dpfwd.port, INFO);
+RTE_LOG_REGISTER(dp_logtype_graph, dpfwd.graph, INFO);
+RTE_LOG_REGISTER(dp_logtype_fwd, dpfwd.fwd, INFO);
+
+int
+dp_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size == 0)
+		return -ENAMETOOLONG;
+	if (n >= size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+static double
+clock_sec(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double
+dp_time_mono(void)
+{
+	return clock_sec(CLOCK_MONOTONIC);
+}
+
+double
+dp_time_real(void)
+{
+	return clock_sec(CLOCK_REALTIME);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Small helpers shared by every module: log types, array sizes, errors.
+ */
+#ifndef DP_COMMON_H
+#define DP_COMMON_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <rte_log.h>
+
+/** Log types, one per module: "dpfwd.<module>". Registered in common.c. */
+extern int dp_logtype_common;
+extern int dp_logtype_config;
+extern int dp_logtype_telemetry;
+extern int dp_logtype_mem;
+extern int dp_logtype_port;
+extern int dp_logtype_graph;
+extern int dp_logtype_fwd;
+
+#define DP_LOG(level, module, fmt, ...)                                                            \
+	rte_log(RTE_LOG_##level, dp_logtype_##module, "dpfwd.%s: " fmt "\n", #module,              \
+		##__VA_ARGS__)
+
+#define DP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/** Largest burst any node handles; configs may choose less. */
+#define DP_BURST_MAX 64
+
+/** Copy with truncation, always NUL-terminated. Returns -ENAMETOOLONG if cut. */
+int dp_strlcpy(char *dst, const char *src, size_t size);
+
+/** Monotonic wall time in seconds (CLOCK_MONOTONIC). */
+double dp_time_mono(void);
+/** Real time in seconds since the epoch (CLOCK_REALTIME). */
+double dp_time_real(void);
+
+#endif /* DP_COMMON_H */

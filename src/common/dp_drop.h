@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Drop reasons (generated from dp_drop.def).
+ */
+#ifndef DP_DROP_H
+#define DP_DROP_H
+
+enum dp_drop_reason {
+#define DP_DROP(sym, name, desc) DP_DROP_##sym,
+#include "dp_drop.def"
+#undef DP_DROP
+	DP_DROP_MAX
+};
+
+/** JSON name of a reason, e.g. "ip4_no_route"; NULL when out of range. */
+const char *dp_drop_name(enum dp_drop_reason r);
+/** One-line description of a reason; NULL when out of range. */
+const char *dp_drop_desc(enum dp_drop_reason r);
+
+#endif /* DP_DROP_H */

@@ -1,0 +1,935 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Config files are INI, read by DPDK's rte_cfgfile. rte_cfgfile does not keep
+ * line numbers, truncates long values silently and accepts a repeated section
+ * (then shows only the first), so before handing a file to it we scan it once
+ * ourselves: that scan rejects what rte_cfgfile would mangle, naming file:line,
+ * and records the line of every entry so that later errors can name it too.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <rte_cfgfile.h>
+#include <rte_ether.h>
+#include <rte_mempool.h>
+
+#include "dp_build_config.h"
+#include "dp_common.h"
+#include "dp_config.h"
+
+#define CFG_COMMENT '#'
+#define SCAN_MAX_SECTIONS 64
+#define SCAN_MAX_ENTRIES 4096
+#define VALUE_MAX 1024
+
+struct scan_entry {
+	int section; /* index in scan.sections */
+	int line;
+};
+
+struct scan {
+	char sections[SCAN_MAX_SECTIONS][CFG_NAME_LEN];
+	int section_line[SCAN_MAX_SECTIONS];
+	int nb_sections;
+	struct scan_entry entries[SCAN_MAX_ENTRIES];
+	int nb_entries;
+};
+
+static int __rte_format_printf(4, 5)
+fail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (loc != NULL && loc->file != NULL && loc->line > 0)
+		n = snprintf(err, errlen, "%s:%d: ", loc->file, loc->line);
+	else if (loc != NULL && loc->file != NULL)
+		n = snprintf(err, errlen, "%s: ", loc->file);
+	if (n < 0 || (size_t)n >= errlen)
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static const char *
+remember_file(struct dp_config *cfg, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nb_files; i++)
+		if (strcmp(cfg->files[i], path) == 0)
+			return cfg->files[i];
+	if (cfg->nb_files == DP_ARRAY_SIZE(cfg->files))
+		return cfg->files[cfg->nb_files - 1];
+	cfg->files[cfg->nb_files] = strdup(path);
+	if (cfg->files[cfg->nb_files] == NULL)
+		return "?";
+	return cfg->files[cfg->nb_files++];
+}
+
+/* ---- value parsers: each returns 0 or -EINVAL with a message ---- */
+
+static int
+parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	if (*v == '\0' || *v == '-')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno != 0 || *end != '\0' || x < min || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int
+parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"on", "yes", "true", "1"};
+	static const char *const no[] = {"off", "no", "false", "0"};
+	unsigned int i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int
+parse_ip4(const char *v, uint32_t *out)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, v, &a) != 1)
+		return -EINVAL;
+	*out = ntohl(a.s_addr);
+	return 0;
+}
+
+/* "a.b.c.d/len" -> address and length; host bits are kept (callers decide) */
+static int
+parse_ip4_plen(const char *v, uint32_t *ip, uint8_t *plen)
+{
+	char buf[64];
+	char *slash;
+	uint64_t len;
+
+	if (dp_strlcpy(buf, v, sizeof(buf)) < 0)
+		return -EINVAL;
+	slash = strchr(buf, '/');
+	if (slash == NULL)
+		return -EINVAL;
+	*slash = '\0';
+	if (parse_ip4(buf, ip) < 0 || parse_u64(slash + 1, 0, 32, &len) < 0)
+		return -EINVAL;
+	*plen = (uint8_t)len;
+	return 0;
+}
+
+static uint32_t
+plen_mask(uint8_t plen)
+{
+	return plen == 0 ? 0 : ~0u << (32 - plen);
+}
+
+const char *
+dp_config_ip4_str(uint32_t ip, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
+		ip & 0xff);
+	return buf;
+}
+
+/* ${NAME}: the environment first, then built-ins (DPFWD_BUILD, DPFWD_SRC, CONFIG_DIR). */
+static int
+expand_vars(const char *in, char *out, size_t outlen, const struct dp_config *cfg,
+	char *err, size_t errlen, const struct dp_config_loc *loc)
+{
+	size_t o = 0;
+
+	while (*in != '\0') {
+		const char *val = NULL;
+		char name[64];
+		char dirbuf[PATH_MAX];
+		const char *end;
+		size_t n;
+
+		if (in[0] != '$' || in[1] != '{') {
+			if (o + 1 >= outlen)
+				return fail(err, errlen, loc, "value longer than %zu bytes", outlen - 1);
+			out[o++] = *in++;
+			continue;
+		}
+		end = strchr(in, '}');
+		if (end == NULL)
+			return fail(err, errlen, loc, "unterminated '${' in value");
+		n = (size_t)(end - in - 2);
+		if (n == 0 || n >= sizeof(name))
+			return fail(err, errlen, loc, "bad variable name in value");
+		memcpy(name, in + 2, n);
+		name[n] = '\0';
+		val = getenv(name);
+		if (val == NULL && strcmp(name, "DPFWD_BUILD") == 0)
+			val = DP_BUILD_DIR;
+		if (val == NULL && strcmp(name, "DPFWD_SRC") == 0)
+			val = DP_SOURCE_DIR;
+		if (val == NULL && strcmp(name, "CONFIG_DIR") == 0) {
+			dp_strlcpy(dirbuf, cfg->path, sizeof(dirbuf));
+			val = dirname(dirbuf);
+		}
+		if (val == NULL)
+			return fail(err, errlen, loc,
+				"variable ${%s} is not set (set it in the environment; built-ins are "
+				"DPFWD_BUILD, DPFWD_SRC, CONFIG_DIR)",
+				name);
+		n = strlen(val);
+		if (o + n >= outlen)
+			return fail(err, errlen, loc, "value longer than %zu bytes", outlen - 1);
+		memcpy(out + o, val, n);
+		o += n;
+		in = end + 1;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* A relative path in a value is relative to the config file's folder. */
+static void
+resolve_path(const struct dp_config *cfg, const char *v, char *out, size_t outlen)
+{
+	char dirbuf[PATH_MAX];
+
+	if (v[0] == '/' || cfg->path[0] == '\0') {
+		dp_strlcpy(out, v, outlen);
+		return;
+	}
+	dp_strlcpy(dirbuf, cfg->path, sizeof(dirbuf));
+	snprintf(out, outlen, "%s/%s", dirname(dirbuf), v);
+}
+
+/* ---- routes ---- */
+
+static int
+route_push(struct dp_config *cfg, const struct dp_config_route *r)
+{
+	if (cfg->nb_routes == cfg->cap_routes) {
+		uint32_t cap = cfg->cap_routes ? cfg->cap_routes * 2 : 64;
+		struct dp_config_route *n = realloc(cfg->routes, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		cfg->routes = n;
+		cfg->cap_routes = cap;
+	}
+	cfg->routes[cfg->nb_routes++] = *r;
+	return 0;
+}
+
+int
+dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, size_t errlen)
+{
+	char buf[256];
+	char *tok[8];
+	char *save = NULL;
+	char *t;
+	unsigned int n = 0;
+	uint64_t port;
+	uint32_t ip;
+
+	memset(r, 0, sizeof(*r));
+	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
+		return fail(err, errlen, NULL, "route too long");
+	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
+		t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if (t != NULL)
+		return fail(err, errlen, NULL, "too many words in route '%s'", text);
+
+	if (n == 2 && tok[0][0] == 'R') {
+		/* l3fwd: R<prefix>/<len> <port> */
+		if (parse_ip4_plen(tok[0] + 1, &ip, &r->plen) < 0)
+			return fail(err, errlen, NULL, "bad prefix '%s' (expected Ra.b.c.d/len)",
+				tok[0]);
+		if (parse_u64(tok[1], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
+			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[1],
+				DP_CONFIG_MAX_PORTS - 1);
+	} else if (n == 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0) {
+		if (parse_ip4_plen(tok[0], &ip, &r->plen) < 0)
+			return fail(err, errlen, NULL, "bad prefix '%s' (expected a.b.c.d/len)",
+				tok[0]);
+		if (parse_ip4(tok[2], &r->gw) < 0)
+			return fail(err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)",
+				tok[2]);
+		r->has_gw = true;
+		if (parse_u64(tok[4], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
+			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[4],
+				DP_CONFIG_MAX_PORTS - 1);
+	} else if (n == 3 && strcmp(tok[1], "port") == 0) {
+		if (parse_ip4_plen(tok[0], &ip, &r->plen) < 0)
+			return fail(err, errlen, NULL, "bad prefix '%s' (expected a.b.c.d/len)",
+				tok[0]);
+		if (parse_u64(tok[2], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
+			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[2],
+				DP_CONFIG_MAX_PORTS - 1);
+	} else {
+		return fail(err, errlen, NULL,
+			"bad route '%s' (expected 'a.b.c.d/len via a.b.c.d port N', "
+			"'a.b.c.d/len port N' or l3fwd's 'Ra.b.c.d/len N')",
+			text);
+	}
+	if ((ip & ~plen_mask(r->plen)) != 0)
+		return fail(err, errlen, NULL, "prefix '%s' has host bits set past /%u", tok[0],
+			r->plen);
+	r->prefix = ip;
+	r->port = (uint16_t)port;
+	return 0;
+}
+
+static int
+route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc,
+	char *err, size_t errlen)
+{
+	struct dp_config_route r;
+	char why[DP_CONFIG_ERR_LEN];
+
+	if (dp_config_route_parse(text, &r, why, sizeof(why)) < 0)
+		return fail(err, errlen, loc, "%s", why);
+	r.loc = *loc;
+	if (route_push(cfg, &r) < 0)
+		return fail(err, errlen, loc, "out of memory for routes");
+	return 0;
+}
+
+int
+dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen)
+{
+	struct dp_config_loc loc = {.file = remember_file(cfg, path), .line = 0};
+	char line[512];
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot open route file: %s", path, strerror(errno));
+		return rc;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *s;
+
+		loc.line++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			rc = fail(err, errlen, &loc, "line longer than %zu bytes", sizeof(line) - 2);
+			break;
+		}
+		s = strchr(line, CFG_COMMENT);
+		if (s != NULL)
+			*s = '\0';
+		s = trim(line);
+		if (*s == '\0')
+			continue;
+		rc = route_add_text(cfg, s, &loc, err, errlen);
+		if (rc < 0)
+			break;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* ---- one key of one section ---- */
+
+static int
+port_index(const char *section)
+{
+	uint64_t idx;
+
+	if (strncmp(section, "port", 4) != 0)
+		return -1;
+	if (parse_u64(section + 4, 0, DP_CONFIG_MAX_PORTS - 1, &idx) < 0 ||
+		!isdigit((unsigned char)section[4]))
+		return -2;
+	return (int)idx;
+}
+
+static int
+parse_rxmap(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
+	size_t errlen)
+{
+	const char *p = v;
+
+	cfg->nb_rxmap = 0;
+	while (*p != '\0') {
+		unsigned int port, queue, lcore;
+		int used = 0;
+
+		while (isspace((unsigned char)*p) || *p == ',')
+			p++;
+		if (*p == '\0')
+			break;
+		if (sscanf(p, " ( %u , %u , %u ) %n", &port, &queue, &lcore, &used) != 3 ||
+			used == 0)
+			return fail(err, errlen, loc,
+				"bad lcore map near '%s' (expected (port,queue,lcore),...)", p);
+		if (port >= DP_CONFIG_MAX_PORTS || queue >= 1024 || lcore >= RTE_MAX_LCORE)
+			return fail(err, errlen, loc,
+				"lcore map entry (%u,%u,%u) out of range (port < %d, queue < 1024, "
+				"lcore < %d)",
+				port, queue, lcore, DP_CONFIG_MAX_PORTS, RTE_MAX_LCORE);
+		if (cfg->nb_rxmap == DP_CONFIG_MAX_RXMAP)
+			return fail(err, errlen, loc, "more than %d (port,queue,lcore) entries",
+				DP_CONFIG_MAX_RXMAP);
+		cfg->rxmap[cfg->nb_rxmap++] =
+			(struct dp_config_rxmap){.port = port, .queue = queue, .lcore = lcore};
+		p += used;
+	}
+	if (cfg->nb_rxmap == 0)
+		return fail(err, errlen, loc, "empty lcore map");
+	return 0;
+}
+
+static int
+parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
+	size_t errlen)
+{
+	struct dp_config_neigh *n;
+	char ip[64], w1[32], mac[64], w2[32], port[32], extra[8];
+	uint64_t p;
+	int k;
+
+	if (cfg->nb_neighs == DP_CONFIG_MAX_NEIGHS)
+		return fail(err, errlen, loc, "more than %d static neighbors", DP_CONFIG_MAX_NEIGHS);
+	n = &cfg->neighs[cfg->nb_neighs];
+	k = sscanf(v, "%63s %31s %63s %31s %31s %7s", ip, w1, mac, w2, port, extra);
+	if (k != 5 || strcmp(w1, "lladdr") != 0 || strcmp(w2, "port") != 0)
+		return fail(err, errlen, loc,
+			"bad neighbor '%s' (expected 'a.b.c.d lladdr xx:xx:xx:xx:xx:xx port N')", v);
+	if (parse_ip4(ip, &n->ip) < 0)
+		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
+	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
+		return fail(err, errlen, loc, "bad MAC address '%s'", mac);
+	if (parse_u64(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)
+		return fail(err, errlen, loc, "bad port '%s'", port);
+	n->port = (uint16_t)p;
+	n->loc = *loc;
+	cfg->nb_neighs++;
+	return 0;
+}
+
+#define KEY(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
+
+static int
+apply(struct dp_config *cfg, const char *section, const char *key, const char *raw,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	char v[VALUE_MAX];
+	uint64_t u;
+	int pi;
+	int rc;
+
+	rc = expand_vars(raw, v, sizeof(v), cfg, err, errlen, loc);
+	if (rc < 0)
+		return rc;
+
+	if (KEY("dpfwd", "mode")) {
+		if (strcmp(v, "forward") != 0)
+			return fail(err, errlen, loc, "mode '%s' unknown (expected: forward)", v);
+		cfg->mode = DP_CONFIG_MODE_FORWARD;
+	} else if (KEY("dpfwd", "main_lcore")) {
+		if (parse_u64(v, 0, RTE_MAX_LCORE - 1, &u) < 0)
+			goto bad_uint;
+		cfg->main_lcore = (unsigned int)u;
+	} else if (KEY("dpfwd", "burst")) {
+		if (parse_u64(v, 1, DP_BURST_MAX, &u) < 0)
+			return fail(err, errlen, loc, "burst '%s' must be 1..%d", v, DP_BURST_MAX);
+		cfg->burst = (uint16_t)u;
+	} else if (KEY("dpfwd", "tx_drain_us")) {
+		if (parse_u64(v, 1, 1000000, &u) < 0)
+			return fail(err, errlen, loc, "tx_drain_us '%s' must be 1..1000000", v);
+		cfg->tx_drain_us = (uint32_t)u;
+	} else if (KEY("dpfwd", "node_stats")) {
+		if (parse_bool(v, &cfg->node_stats) < 0)
+			goto bad_bool;
+	} else if (KEY("dpfwd", "ip4_cksum_check")) {
+		if (parse_bool(v, &cfg->ip4_cksum_check) < 0)
+			goto bad_bool;
+	} else if (KEY("dpfwd", "check_dst_mac")) {
+		if (parse_bool(v, &cfg->check_dst_mac) < 0)
+			goto bad_bool;
+	} else if (KEY("dpfwd", "drivers_cfg")) {
+		resolve_path(cfg, v, cfg->drivers_cfg, sizeof(cfg->drivers_cfg));
+	} else if (KEY("mempool", "size")) {
+		if (strcmp(v, "auto") == 0)
+			cfg->pool_size = 0;
+		else if (parse_u64(v, 1024, 1u << 26, &u) < 0)
+			return fail(err, errlen, loc, "mempool size '%s' must be auto or 1024..%u",
+				v, 1u << 26);
+		else
+			cfg->pool_size = (uint32_t)u;
+	} else if (KEY("mempool", "cache")) {
+		if (parse_u64(v, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, &u) < 0)
+			return fail(err, errlen, loc, "mempool cache '%s' must be 0..%d", v,
+				RTE_MEMPOOL_CACHE_MAX_SIZE);
+		cfg->pool_cache = (uint32_t)u;
+	} else if (KEY("mempool", "ops")) {
+		static const char *const ops[] = {"ring_mp_mc", "ring_sp_sc", "ring_mp_sc",
+			"ring_sp_mc", "stack", "lf_stack", "ring_mt_rts", "ring_mt_hts"};
+		unsigned int i;
+
+		for (i = 0; i < DP_ARRAY_SIZE(ops); i++)
+			if (strcmp(v, ops[i]) == 0)
+				break;
+		if (i == DP_ARRAY_SIZE(ops))
+			return fail(err, errlen, loc,
+				"mempool ops '%s' unknown (expected ring_mp_mc, ring_sp_sc, "
+				"ring_mp_sc, ring_sp_mc, stack, lf_stack, ring_mt_rts, ring_mt_hts)",
+				v);
+		dp_strlcpy(cfg->pool_ops, v, sizeof(cfg->pool_ops));
+	} else if (KEY("mempool", "data_room")) {
+		if (parse_u64(v, 256 + RTE_PKTMBUF_HEADROOM, 65535, &u) < 0)
+			return fail(err, errlen, loc, "data_room '%s' must be %d..65535", v,
+				256 + RTE_PKTMBUF_HEADROOM);
+		cfg->pool_data_room = (uint16_t)u;
+	} else if ((pi = port_index(section)) >= 0) {
+		struct dp_config_port *p = &cfg->ports[pi];
+
+		if (!p->defined) {
+			p->defined = true;
+			p->loc = *loc;
+			if (pi + 1 > cfg->nb_ports)
+				cfg->nb_ports = pi + 1;
+		}
+		if (strcmp(key, "dev") == 0) {
+			if (dp_strlcpy(p->dev, v, sizeof(p->dev)) < 0)
+				return fail(err, errlen, loc, "dev longer than %d bytes",
+					DP_CONFIG_DEV_LEN - 1);
+		} else if (strcmp(key, "profile") == 0) {
+			if (dp_strlcpy(p->profile, v, sizeof(p->profile)) < 0)
+				return fail(err, errlen, loc, "profile name too long");
+		} else if (strcmp(key, "rx_queues") == 0) {
+			if (parse_u64(v, 1, 1024, &u) < 0)
+				goto bad_uint;
+			p->rx_queues = (uint16_t)u;
+		} else if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
+			if (parse_u64(v, 32, 32768, &u) < 0)
+				return fail(err, errlen, loc, "%s '%s' must be 32..32768", key, v);
+			if (key[0] == 'r')
+				p->rx_desc = (uint16_t)u;
+			else
+				p->tx_desc = (uint16_t)u;
+		} else if (strcmp(key, "mac") == 0) {
+			if (rte_ether_unformat_addr(v, &p->mac) < 0)
+				return fail(err, errlen, loc, "bad MAC address '%s'", v);
+			p->has_mac = true;
+		} else if (strcmp(key, "ip4") == 0) {
+			if (parse_ip4_plen(v, &p->ip4, &p->ip4_plen) < 0 || p->ip4_plen == 0 ||
+				p->ip4_plen > 31)
+				return fail(err, errlen, loc,
+					"bad interface address '%s' (expected a.b.c.d/len, len 1..31)",
+					v);
+		} else if (strcmp(key, "promisc") == 0) {
+			if (parse_bool(v, &p->promisc) < 0)
+				goto bad_bool;
+		} else {
+			return fail(err, errlen, loc,
+				"unknown key '%s' in [%s] (expected dev, profile, rx_queues, "
+				"rx_desc, tx_desc, mac, ip4, promisc)",
+				key, section);
+		}
+	} else if (pi == -2) {
+		return fail(err, errlen, loc, "bad port section [%s] (expected [port0]..[port%d])",
+			section, DP_CONFIG_MAX_PORTS - 1);
+	} else if (KEY("lcores", "rx")) {
+		return parse_rxmap(cfg, v, loc, err, errlen);
+	} else if (KEY("routes", "route")) {
+		return route_add_text(cfg, v, loc, err, errlen);
+	} else if (KEY("routes", "file")) {
+		char path[PATH_MAX];
+		char why[DP_CONFIG_ERR_LEN];
+
+		resolve_path(cfg, v, path, sizeof(path));
+		rc = dp_config_route_file_load(cfg, path, why, sizeof(why));
+		if (rc < 0)
+			return fail(err, errlen, loc, "in route file: %s", why);
+	} else if (KEY("neighbors", "neigh")) {
+		return parse_neigh(cfg, v, loc, err, errlen);
+	} else {
+		static const char *const known[] = {"dpfwd", "mempool", "lcores", "routes",
+			"neighbors"};
+		unsigned int i;
+
+		for (i = 0; i < DP_ARRAY_SIZE(known); i++)
+			if (strcmp(section, known[i]) == 0)
+				return fail(err, errlen, loc, "unknown key '%s' in [%s]", key,
+					section);
+		return fail(err, errlen, loc,
+			"unknown section [%s] (expected dpfwd, mempool, portN, lcores, routes, "
+			"neighbors)",
+			section);
+	}
+	return 0;
+
+bad_uint:
+	return fail(err, errlen, loc, "%s '%s' is not a number in range", key, v);
+bad_bool:
+	return fail(err, errlen, loc, "%s '%s' must be on or off", key, v);
+}
+
+/* ---- the scan before rte_cfgfile ---- */
+
+static int
+scan_file(struct scan *sc, const char *path, const struct dp_config_loc *floc, char *err,
+	size_t errlen)
+{
+	struct dp_config_loc loc = *floc;
+	char line[2048];
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot open config: %s", path, strerror(errno));
+		return rc;
+	}
+	sc->nb_sections = 0;
+	sc->nb_entries = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *s, *eq, *k, *v;
+
+		loc.line++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			rc = fail(err, errlen, &loc, "line too long");
+			break;
+		}
+		s = strchr(line, CFG_COMMENT);
+		if (s != NULL)
+			*s = '\0';
+		s = trim(line);
+		if (*s == '\0')
+			continue;
+		if (*s == '[') {
+			char *close = strchr(s, ']');
+			int i;
+
+			if (close == NULL || close[1] != '\0')
+				rc = fail(err, errlen, &loc, "bad section header '%s' (expected [name])",
+					s);
+			else if (sc->nb_sections == SCAN_MAX_SECTIONS)
+				rc = fail(err, errlen, &loc, "too many sections");
+			if (rc < 0)
+				break;
+			*close = '\0';
+			s = trim(s + 1);
+			if (*s == '\0' || strlen(s) >= CFG_NAME_LEN) {
+				rc = fail(err, errlen, &loc, "empty or too long section name");
+				break;
+			}
+			for (i = 0; i < sc->nb_sections; i++)
+				if (strcmp(sc->sections[i], s) == 0)
+					break;
+			if (i < sc->nb_sections) {
+				rc = fail(err, errlen, &loc, "section [%s] repeated (first at line %d)",
+					s, sc->section_line[i]);
+				break;
+			}
+			dp_strlcpy(sc->sections[sc->nb_sections], s, CFG_NAME_LEN);
+			sc->section_line[sc->nb_sections++] = loc.line;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL) {
+			rc = fail(err, errlen, &loc, "expected 'key = value' or '[section]', got '%s'",
+				s);
+			break;
+		}
+		if (sc->nb_sections == 0) {
+			rc = fail(err, errlen, &loc, "'%s' before any [section]", s);
+			break;
+		}
+		*eq = '\0';
+		k = trim(s);
+		v = trim(eq + 1);
+		if (*k == '\0' || strlen(k) >= CFG_NAME_LEN) {
+			rc = fail(err, errlen, &loc, "empty or too long key");
+			break;
+		}
+		if (*v == '\0') {
+			rc = fail(err, errlen, &loc, "key '%s' has no value", k);
+			break;
+		}
+		if (strlen(v) >= CFG_VALUE_LEN) {
+			rc = fail(err, errlen, &loc, "value of '%s' longer than %d bytes", k,
+				CFG_VALUE_LEN - 1);
+			break;
+		}
+		if (sc->nb_entries == SCAN_MAX_ENTRIES) {
+			rc = fail(err, errlen, &loc, "more than %d entries (use a route file)",
+				SCAN_MAX_ENTRIES);
+			break;
+		}
+		sc->entries[sc->nb_entries++] =
+			(struct scan_entry){.section = sc->nb_sections - 1, .line = loc.line};
+	}
+	fclose(f);
+	return rc;
+}
+
+void
+dp_config_init(struct dp_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = DP_CONFIG_MODE_FORWARD;
+	cfg->main_lcore = 0;
+	cfg->burst = 32;
+	cfg->tx_drain_us = 100;
+	cfg->node_stats = true;
+	cfg->ip4_cksum_check = true;
+	cfg->check_dst_mac = true;
+	snprintf(cfg->drivers_cfg, sizeof(cfg->drivers_cfg), "%s/drivers-cfg", DP_SOURCE_DIR);
+	cfg->pool_size = 0;
+	cfg->pool_cache = 256;
+	dp_strlcpy(cfg->pool_ops, "ring_mp_mc", sizeof(cfg->pool_ops));
+	cfg->pool_data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+}
+
+int
+dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, const char **fname,
+	char *err, size_t errlen)
+{
+	struct rte_cfgfile_parameters params = {.comment_character = CFG_COMMENT};
+	struct rte_cfgfile *file;
+	struct dp_config_loc loc = {.file = fname && *fname ? *fname : path, .line = 0};
+	struct scan *sc;
+	int e = 0;
+	int s;
+	int rc;
+
+	sc = calloc(1, sizeof(*sc));
+	if (sc == NULL)
+		return -ENOMEM;
+	rc = scan_file(sc, path, &loc, err, errlen);
+	if (rc < 0)
+		goto out_scan;
+
+	file = rte_cfgfile_load_with_params(path, 0, &params);
+	if (file == NULL) {
+		rc = fail(err, errlen, &loc, "rte_cfgfile could not read the file");
+		goto out_scan;
+	}
+	for (s = 0; s < sc->nb_sections; s++) {
+		const char *section = sc->sections[s];
+		int n = rte_cfgfile_section_num_entries(file, section);
+		struct rte_cfgfile_entry *entries;
+		int i;
+
+		if (n <= 0)
+			continue;
+		entries = calloc(n, sizeof(*entries));
+		if (entries == NULL) {
+			rc = -ENOMEM;
+			goto out_file;
+		}
+		n = rte_cfgfile_section_entries(file, section, entries, n);
+		for (i = 0; i < n && rc == 0; i++) {
+			/* the i-th entry of this section is the scan's i-th line in it */
+			while (e < sc->nb_entries && sc->entries[e].section != s)
+				e++;
+			loc.line = e < sc->nb_entries ? sc->entries[e++].line : 0;
+			rc = cb(arg, section, entries[i].name, entries[i].value, &loc, err, errlen);
+		}
+		free(entries);
+		if (rc < 0)
+			goto out_file;
+	}
+out_file:
+	rte_cfgfile_close(file);
+out_scan:
+	free(sc);
+	return rc;
+}
+
+static int
+apply_cb(void *arg, const char *section, const char *key, const char *value,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	return apply(arg, section, key, value, loc, err, errlen);
+}
+
+int
+dp_config_load(struct dp_config *cfg, const char *path, char *err, size_t errlen)
+{
+	const char *fname;
+
+	dp_strlcpy(cfg->path, path, sizeof(cfg->path));
+	fname = remember_file(cfg, path);
+	return dp_config_ini_parse(path, apply_cb, cfg, &fname, err, errlen);
+}
+
+int
+dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t errlen)
+{
+	struct dp_config_loc loc = {.file = "--set", .line = 0};
+	char buf[VALUE_MAX];
+	char *dot, *eq;
+
+	if (dp_strlcpy(buf, assignment, sizeof(buf)) < 0)
+		return fail(err, errlen, &loc, "override too long");
+	dot = strchr(buf, '.');
+	eq = strchr(buf, '=');
+	if (dot == NULL || eq == NULL || dot > eq)
+		return fail(err, errlen, &loc, "'%s' is not section.key=value", assignment);
+	*dot = '\0';
+	*eq = '\0';
+	return apply(cfg, trim(buf), trim(dot + 1), trim(eq + 1), &loc, err, errlen);
+}
+
+int
+dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
+{
+	struct dp_config_loc top = {.file = cfg->path[0] ? cfg->path : "config", .line = 0};
+	uint16_t i, j;
+
+	if (cfg->nb_ports == 0)
+		return fail(err, errlen, &top, "no [portN] section: at least one port is needed");
+	for (i = 0; i < cfg->nb_ports; i++) {
+		if (!cfg->ports[i].defined)
+			return fail(err, errlen, &top,
+				"[port%u] missing: ports must be numbered from 0 without gaps", i);
+		if (cfg->ports[i].dev[0] == '\0')
+			return fail(err, errlen, &cfg->ports[i].loc, "[port%u] has no 'dev'", i);
+	}
+	if (cfg->nb_rxmap == 0)
+		return fail(err, errlen, &top,
+			"no [lcores] rx = (port,queue,lcore) map: no lcore would poll any port");
+	for (i = 0; i < cfg->nb_rxmap; i++) {
+		const struct dp_config_rxmap *m = &cfg->rxmap[i];
+
+		if (m->port >= cfg->nb_ports || !cfg->ports[m->port].defined)
+			return fail(err, errlen, &top, "[lcores] maps port %u, which is not defined",
+				m->port);
+		if (m->lcore == cfg->main_lcore)
+			return fail(err, errlen, &top,
+				"[lcores] maps (%u,%u) to lcore %u, the main (control) lcore; use "
+				"another lcore or set [dpfwd] main_lcore",
+				m->port, m->queue, m->lcore);
+		for (j = 0; j < i; j++)
+			if (cfg->rxmap[j].port == m->port && cfg->rxmap[j].queue == m->queue)
+				return fail(err, errlen, &top,
+					"[lcores] maps port %u queue %u twice", m->port, m->queue);
+	}
+	for (i = 0; i < cfg->nb_ports; i++) {
+		struct dp_config_port *p = &cfg->ports[i];
+		uint16_t nq = 0;
+
+		for (j = 0; j < cfg->nb_rxmap; j++)
+			if (cfg->rxmap[j].port == i && cfg->rxmap[j].queue + 1 > nq)
+				nq = cfg->rxmap[j].queue + 1;
+		if (p->rx_queues == 0)
+			p->rx_queues = nq;
+		else if (nq > p->rx_queues)
+			return fail(err, errlen, &p->loc,
+				"[lcores] polls queue %u of port %u, which has rx_queues = %u", nq - 1,
+				i, p->rx_queues);
+	}
+	for (i = 0; i < cfg->nb_routes; i++) {
+		const struct dp_config_route *r = &cfg->routes[i];
+
+		if (r->port >= cfg->nb_ports)
+			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
+				r->port);
+	}
+	for (i = 0; i < cfg->nb_neighs; i++) {
+		const struct dp_config_neigh *n = &cfg->neighs[i];
+
+		if (n->port >= cfg->nb_ports)
+			return fail(err, errlen, &n->loc, "neighbor on port %u, which is not defined",
+				n->port);
+	}
+	return 0;
+}
+
+unsigned int
+dp_config_worker_lcores(const struct dp_config *cfg, unsigned int *lcores, unsigned int max)
+{
+	unsigned int n = 0, i, j;
+
+	for (i = 0; i < cfg->nb_rxmap; i++) {
+		unsigned int l = cfg->rxmap[i].lcore;
+
+		for (j = 0; j < n; j++)
+			if (lcores[j] == l)
+				break;
+		if (j < n)
+			continue;
+		if (n == max)
+			break;
+		/* insertion sort: a handful of lcores */
+		for (j = n; j > 0 && lcores[j - 1] > l; j--)
+			lcores[j] = lcores[j - 1];
+		lcores[j] = l;
+		n++;
+	}
+	return n;
+}
+
+void
+dp_config_free(struct dp_config *cfg)
+{
+	unsigned int i;
+
+	free(cfg->routes);
+	cfg->routes = NULL;
+	cfg->nb_routes = cfg->cap_routes = 0;
+	for (i = 0; i < cfg->nb_files; i++)
+		free(cfg->files[i]);
+	cfg->nb_files = 0;
+}
+
+int
+dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
+{
+	char msg[DP_CONFIG_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return fail(err, errlen, loc, "%s", msg);
+}
+
+int
+dp_config_parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	return parse_u64(v, min, max, out);
+}

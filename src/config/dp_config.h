@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * dpfwd configuration: INI files (read with DPDK's rte_cfgfile) turned into
+ * validated structs. Every error carries "file:line: what is wrong".
+ *
+ * Format (see README "Configuration" for the full reference):
+ *
+ *   [dpfwd]          main_lcore, burst, tx_drain_us, node_stats, ip4_cksum_check, ...
+ *   [mempool]        size, cache, ops, data_room
+ *   [port0] ...      dev, profile, rx_queues, rx_desc, tx_desc, mac, ip4, promisc
+ *   [lcores]         rx = (port,queue,lcore),...           as l3fwd's --config
+ *   [routes]         route = 198.18.1.0/24 via 198.18.1.2 port 1   (repeatable)
+ *                    file = routes.txt                       (same line format)
+ *   [neighbors]      neigh = 198.18.1.2 lladdr 02:00:00:00:01:02 port 1
+ */
+#ifndef DP_CONFIG_H
+#define DP_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+
+#define DP_CONFIG_MAX_PORTS 16
+#define DP_CONFIG_MAX_RXMAP 64
+#define DP_CONFIG_MAX_NEIGHS 256
+#define DP_CONFIG_DEV_LEN 256
+#define DP_CONFIG_ERR_LEN 512
+
+/** Where a value came from: a file and line, or a command-line override. */
+struct dp_config_loc {
+	const char *file; /**< points into struct dp_config's file names */
+	int line;	  /**< 0 for command-line overrides */
+};
+
+struct dp_config_port {
+	bool defined;
+	char dev[DP_CONFIG_DEV_LEN]; /**< vdev string ("net_null0,size=64") or PCI address */
+	char profile[64];	     /**< driver profile override; "" = by driver name */
+	uint16_t rx_queues;	     /**< 0 = as many as [lcores] maps */
+	uint16_t rx_desc;	     /**< 0 = the driver profile's */
+	uint16_t tx_desc;
+	bool has_mac;
+	struct rte_ether_addr mac;
+	uint32_t ip4;	/**< host order, 0 = none */
+	uint8_t ip4_plen;
+	bool promisc;
+	struct dp_config_loc loc;
+};
+
+struct dp_config_rxmap {
+	uint16_t port;
+	uint16_t queue;
+	unsigned int lcore;
+};
+
+struct dp_config_route {
+	uint32_t prefix; /**< host order, host bits zero */
+	uint8_t plen;
+	bool has_gw;
+	uint32_t gw; /**< host order; without a gateway the route is on-link */
+	uint16_t port;
+	struct dp_config_loc loc;
+};
+
+struct dp_config_neigh {
+	uint32_t ip; /**< host order */
+	struct rte_ether_addr mac;
+	uint16_t port;
+	struct dp_config_loc loc;
+};
+
+enum dp_config_mode {
+	DP_CONFIG_MODE_FORWARD = 0,
+};
+
+struct dp_config {
+	char path[PATH_MAX];
+	/* [dpfwd] */
+	enum dp_config_mode mode;
+	unsigned int main_lcore;
+	uint16_t burst;		/**< RX burst, 1..DP_BURST_MAX */
+	uint32_t tx_drain_us;	/**< flush TX buffers at least this often */
+	bool node_stats;	/**< per-node cycles (one rdtsc per node boundary) */
+	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
+	bool check_dst_mac;	/**< drop unicast frames for other hosts */
+	char drivers_cfg[PATH_MAX];
+	/* [mempool] */
+	uint32_t pool_size; /**< 0 = computed from ports, queues, descriptors, lcores */
+	uint32_t pool_cache;
+	char pool_ops[32];
+	uint16_t pool_data_room;
+	/* the rest */
+	struct dp_config_port ports[DP_CONFIG_MAX_PORTS];
+	uint16_t nb_ports;
+	struct dp_config_rxmap rxmap[DP_CONFIG_MAX_RXMAP];
+	uint16_t nb_rxmap;
+	struct dp_config_route *routes;
+	uint32_t nb_routes;
+	uint32_t cap_routes;
+	struct dp_config_neigh neighs[DP_CONFIG_MAX_NEIGHS];
+	uint16_t nb_neighs;
+	/* names of every file read, for struct dp_config_loc */
+	char *files[8];
+	unsigned int nb_files;
+};
+
+/** Called for every "key = value" of an INI file, in file order. @return 0 or -EINVAL. */
+typedef int (*dp_config_ini_cb_t)(void *arg, const char *section, const char *key,
+	const char *value, const struct dp_config_loc *loc, char *err, size_t errlen);
+
+/**
+ * Read any dpfwd INI file (configs, driver profiles) with rte_cfgfile, after a
+ * scan that rejects what rte_cfgfile would silently mangle (long values,
+ * repeated sections, lines that are neither) and that gives each entry its line.
+ *
+ * @param fname  name to print in messages (may point to NULL: @p path is used)
+ * @return 0, -EINVAL (message "file:line: ..." in @p err), -ENOENT, -ENOMEM, or
+ *         what @p cb returned.
+ */
+int dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, const char **fname,
+	char *err, size_t errlen);
+
+/** Format "file:line: " + message into @p err. @return -EINVAL. */
+int dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt,
+	...) __attribute__((format(printf, 4, 5)));
+
+/** Parse an unsigned number (decimal or 0x hex) in [min, max]. @return 0 or -EINVAL. */
+int dp_config_parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out);
+
+/** Fill @p cfg with the defaults (no ports, no routes). */
+void dp_config_init(struct dp_config *cfg);
+
+/**
+ * Read and validate a config file.
+ *
+ * @param path  the INI file
+ * @param cfg   initialised with dp_config_init()
+ * @param err   receives "file:line: message" on failure
+ * @return 0, -EINVAL for a bad file (message in @p err), -ENOENT/-EACCES when it
+ *         cannot be opened, -ENOMEM.
+ */
+int dp_config_load(struct dp_config *cfg, const char *path, char *err, size_t errlen);
+
+/**
+ * Apply one "section.key=value" override (dpfwd's --set), as if it were in the file.
+ * @return 0 or -EINVAL with the message in @p err.
+ */
+int dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t errlen);
+
+/**
+ * Cross-check the whole config (ports referenced by routes and lcores exist, ...).
+ * Call once after load and overrides. @return 0 or -EINVAL.
+ */
+int dp_config_validate(struct dp_config *cfg, char *err, size_t errlen);
+
+/**
+ * Read a route file: one route a line, "#" comments, blank lines allowed.
+ *   198.18.1.0/24 via 198.18.1.2 port 1
+ *   198.18.2.0/24 port 2                 (on-link)
+ *   R198.18.3.0/24 3                     (DPDK l3fwd's rule format, on-link)
+ * @return 0, -EINVAL (message "file:line: ..."), -ENOENT, -ENOMEM.
+ */
+int dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen);
+
+/** Parse one route in the format above. @return 0 or -EINVAL with the reason in @p err. */
+int dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, size_t errlen);
+
+/** Free what load allocated. */
+void dp_config_free(struct dp_config *cfg);
+
+/** Lcores that poll at least one RX queue, ascending, without repeats. @return count. */
+unsigned int dp_config_worker_lcores(const struct dp_config *cfg, unsigned int *lcores,
+	unsigned int max);
+
+/** "a.b.c.d" of a host-order address into @p buf (16 bytes). */
+const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);
+
+#endif /* DP_CONFIG_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The unified datapath: one rte_graph per worker lcore, its walk loop, and
+ * the per-lcore counters (cycles per node, busy/idle, bursts, drops).
+ *
+ *   port_rx -> eth_classify -> ip4_fwd -> ip4_output -> port_tx-<port>
+ *                   |              |           |
+ *                   +--------------+-----------+-----> drop
+ */
+#ifndef DP_GRAPH_H
+#define DP_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <rte_common.h>
+#include <rte_graph.h>
+#include <rte_mbuf.h>
+
+#include "dp_config.h"
+#include "dp_common.h"
+#include "dp_drop.h"
+#include "dp_port.h"
+
+#define DP_WORKER_MAX_RXQ 32
+#define DP_GRAPH_MAX_WORKERS 64
+
+/** Written only by the worker that owns it; read by the control lcore. */
+struct dp_worker_stats {
+	uint64_t rx_pkts;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes; /**< frame bytes sent, without FCS */
+	uint64_t iterations;
+	uint64_t busy_cycles; /**< iterations that received packets */
+	uint64_t idle_cycles;
+	uint64_t empty_polls;
+	uint64_t drops[DP_DROP_MAX];
+	uint64_t rx_burst_hist[DP_BURST_MAX + 1]; /**< by packets per rx_burst call */
+} __rte_cache_aligned;
+
+struct dp_worker_rxq {
+	uint16_t port_id;
+	uint16_t queue;
+};
+
+/** TX buffer of one worker for one port: sent when a burst is full or on the drain timer. */
+struct dp_worker_txq {
+	uint16_t port_id;
+	uint16_t queue;
+	uint16_t len;
+	struct rte_mbuf *pkts[2 * DP_BURST_MAX];
+} __rte_cache_aligned;
+
+struct dp_worker {
+	/* hot, read every iteration */
+	uint16_t burst;
+	uint16_t nb_rxq;
+	uint32_t last_rx; /**< packets received in this iteration */
+	bool node_stats;
+	bool ip4_cksum_check;
+	bool check_dst_mac;
+	struct rte_graph *graph;
+	uint64_t drain_tsc;
+	struct dp_worker_rxq rxq[DP_WORKER_MAX_RXQ];
+	/* per port, indexed by DPDK port id */
+	struct dp_worker_txq *txq[RTE_MAX_ETHPORTS];
+	struct dp_worker_stats stats;
+	/* control */
+	unsigned int lcore_id;
+	uint16_t index;
+	rte_graph_t graph_id;
+	volatile pid_t tid;
+	int insn_fd;
+	char insn_why[160];
+} __rte_cache_aligned;
+
+extern struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
+extern uint16_t dp_nb_workers;
+
+/** Set by the control lcore to stop every worker loop. */
+extern volatile bool dp_graph_quit;
+
+/** MAC of each DPDK port and whether it is promiscuous, for eth_classify. */
+extern struct rte_ether_addr dp_graph_port_mac[RTE_MAX_ETHPORTS];
+extern bool dp_graph_port_promisc[RTE_MAX_ETHPORTS];
+
+/** Edge of ip4_output (and later rewrite nodes) towards port_tx of config port @p i. */
+#define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(1 + (i)))
+
+/**
+ * Clone one port_tx node per started port ("port_tx-<index>") and record each
+ * port's MAC. Call after dp_port_start_all(), before dp_graph_workers_create().
+ * @param names  receives the clones' names, for modules that add edges to them
+ * @return 0 or -errno.
+ */
+int dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb);
+
+/**
+ * Allocate one worker per lcore in the config's (port,queue,lcore) map and
+ * create its graph. @return 0 or -errno with a message in @p err.
+ */
+int dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen);
+
+/** Launch every worker on its lcore; opens the instruction counters. @return 0 or -errno. */
+int dp_graph_workers_launch(void);
+
+/** Set dp_graph_quit, wait for every worker; TX buffers are flushed by each worker. */
+void dp_graph_workers_stop(void);
+
+/** Destroy graphs and free workers. */
+void dp_graph_workers_free(void);
+
+/** The loop a worker runs; exposed so tests can run a bounded number of iterations. */
+int dp_graph_worker_run(struct dp_worker *w, uint64_t max_iterations);
+
+/** Send (or drop, counted) what a worker holds in its TX buffers. */
+void dp_graph_worker_flush(struct dp_worker *w);
+
+/** Sum over workers of one drop reason. */
+uint64_t dp_graph_drops(enum dp_drop_reason r);
+
+/** Register "lcores", "nodes" and "drops" sections (/dpfwd/graph/...). */
+int dp_graph_telemetry_register(void);
+
+#endif /* DP_GRAPH_H */

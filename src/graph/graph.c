@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "dp_common.h"
+#include "dp_graph.h"
+#include "dp_telemetry.h"
+#include "graph_fp.h"
+
+struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
+uint16_t dp_nb_workers;
+volatile bool dp_graph_quit;
+struct rte_ether_addr dp_graph_port_mac[RTE_MAX_ETHPORTS];
+bool dp_graph_port_promisc[RTE_MAX_ETHPORTS];
+
+/* The worker whose graph is being created: node init callbacks read it. */
+static struct dp_worker *creating;
+
+/* Nodes of every worker graph; port_tx clones are matched by pattern. */
+static const char *const graph_patterns[] = {"port_rx", "eth_classify", "ip4_fwd",
+	"ip4_output", "port_tx-*", "drop"};
+
+int
+dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *node)
+{
+	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
+
+	RTE_SET_USED(graph);
+	if (creating == NULL)
+		return -EINVAL;
+	ctx->w = creating;
+	ctx->arg = NULL;
+	return 0;
+}
+
+int
+dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
+{
+	rte_node_t parent = rte_node_from_name("port_tx");
+	uint16_t i;
+
+	if (parent == RTE_NODE_ID_INVALID)
+		return -ENOENT;
+	for (i = 0; i < dp_nb_ports; i++) {
+		char suffix[8];
+
+		snprintf(suffix, sizeof(suffix), "%u", i);
+		snprintf(names[i], RTE_NODE_NAMESIZE, "port_tx-%u", i);
+		/* clones live as long as the process: reuse one made by an earlier setup */
+		if (rte_node_from_name(names[i]) == RTE_NODE_ID_INVALID &&
+			rte_node_clone(parent, suffix) == RTE_NODE_ID_INVALID) {
+			DP_LOG(ERR, graph, "cannot clone port_tx for port%u: %s", i,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		dp_graph_port_mac[dp_ports[i].port_id] = dp_ports[i].mac;
+		dp_graph_port_promisc[dp_ports[i].port_id] = dp_ports[i].promisc;
+	}
+	*nb = dp_nb_ports;
+	return 0;
+}
+
+/*
+ * The walk. rte_graph_walk() is the same loop, but whether it counts cycles
+ * is fixed when DPDK is built (RTE_LIBRTE_GRAPH_STATS) and it reads the TSC
+ * twice per node. This one makes node stats a run-time choice and reads the
+ * TSC once per node boundary (the end of one node is the start of the next).
+ * It writes the same rte_node counters, so rte_graph's own stats API works.
+ */
+static __rte_always_inline void
+graph_walk(struct rte_graph *graph, const bool stats)
+{
+	const rte_graph_off_t *cir_start = graph->cir_start;
+	const rte_node_t mask = graph->cir_mask;
+	uint32_t head = graph->head;
+	uint64_t t0 = 0, t1;
+
+	if (stats)
+		t0 = rte_rdtsc();
+	while (likely(head != graph->tail)) {
+		struct rte_node *node = RTE_PTR_ADD(graph, cir_start[(int32_t)head++]);
+		uint16_t rc;
+
+		rte_prefetch0(node->objs);
+		rc = node->process(graph, node, node->objs, node->idx);
+		if (stats) {
+			t1 = rte_rdtsc();
+			node->total_cycles += t1 - t0;
+			node->total_calls++;
+			node->total_objs += rc;
+			t0 = t1;
+		}
+		node->idx = 0;
+		head = likely((int32_t)head > 0) ? head & mask : head;
+	}
+	graph->tail = 0;
+}
+
+void
+dp_graph_worker_flush(struct dp_worker *w)
+{
+	uint16_t p;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
+		struct dp_worker_txq *q = w->txq[p];
+
+		if (q == NULL || q->len == 0)
+			continue;
+		dp_txq_send(w, q, q->pkts, q->len);
+		q->len = 0;
+	}
+}
+
+static __rte_always_inline void
+worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
+{
+	struct dp_worker_stats *st = &w->stats;
+	uint64_t prev = rte_rdtsc();
+	uint64_t last_drain = prev;
+	uint64_t n = 0;
+
+	while (!dp_graph_quit && n++ != max_iterations) {
+		uint64_t now;
+
+		w->last_rx = 0;
+		graph_walk(w->graph, stats);
+		now = rte_rdtsc();
+		if (now - last_drain >= w->drain_tsc) {
+			dp_graph_worker_flush(w);
+			last_drain = now;
+		}
+		if (w->last_rx != 0) {
+			st->busy_cycles += now - prev;
+		} else {
+			st->idle_cycles += now - prev;
+			st->empty_polls++;
+		}
+		st->iterations++;
+		prev = now;
+	}
+}
+
+int
+dp_graph_worker_run(struct dp_worker *w, uint64_t max_iterations)
+{
+	w->tid = (pid_t)syscall(SYS_gettid);
+	if (w->node_stats)
+		worker_loop(w, max_iterations, true);
+	else
+		worker_loop(w, max_iterations, false);
+	dp_graph_worker_flush(w);
+	return 0;
+}
+
+static int
+worker_main(void *arg)
+{
+	return dp_graph_worker_run(arg, UINT64_MAX);
+}
+
+static int
+worker_add_txqs(struct dp_worker *w)
+{
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_worker_txq *q;
+
+		q = rte_zmalloc_socket("dp_txq", sizeof(*q), RTE_CACHE_LINE_SIZE,
+			rte_lcore_to_socket_id(w->lcore_id));
+		if (q == NULL)
+			return -ENOMEM;
+		q->port_id = dp_ports[i].port_id;
+		q->queue = w->index;
+		w->txq[q->port_id] = q;
+	}
+	return 0;
+}
+
+int
+dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
+	unsigned int nb, i, j;
+	int rc;
+
+	nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
+	dp_graph_quit = false;
+	for (i = 0; i < nb; i++) {
+		struct rte_graph_param prm;
+		struct dp_worker *w;
+		char name[RTE_GRAPH_NAMESIZE];
+
+		if (!rte_lcore_is_enabled(lcores[i])) {
+			snprintf(err, errlen,
+				"lcore %u polls ports in [lcores] but is not enabled in EAL (add it "
+				"to -l)",
+				lcores[i]);
+			return -EINVAL;
+		}
+		w = rte_zmalloc_socket("dp_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			rte_lcore_to_socket_id(lcores[i]));
+		if (w == NULL) {
+			snprintf(err, errlen, "out of memory for worker of lcore %u", lcores[i]);
+			return -ENOMEM;
+		}
+		dp_workers[dp_nb_workers++] = w;
+		w->lcore_id = lcores[i];
+		w->index = (uint16_t)i;
+		w->burst = cfg->burst;
+		w->node_stats = cfg->node_stats;
+		w->ip4_cksum_check = cfg->ip4_cksum_check;
+		w->check_dst_mac = cfg->check_dst_mac;
+		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->tx_drain_us;
+		w->insn_fd = -1;
+		for (j = 0; j < cfg->nb_rxmap; j++) {
+			const struct dp_config_rxmap *m = &cfg->rxmap[j];
+
+			if (m->lcore != w->lcore_id)
+				continue;
+			if (w->nb_rxq == DP_WORKER_MAX_RXQ) {
+				snprintf(err, errlen, "lcore %u polls more than %d queues", w->lcore_id,
+					DP_WORKER_MAX_RXQ);
+				return -EINVAL;
+			}
+			w->rxq[w->nb_rxq].port_id = dp_ports[m->port].port_id;
+			w->rxq[w->nb_rxq].queue = m->queue;
+			w->nb_rxq++;
+		}
+		rc = worker_add_txqs(w);
+		if (rc < 0) {
+			snprintf(err, errlen, "out of memory for TX buffers of lcore %u", w->lcore_id);
+			return rc;
+		}
+		snprintf(name, sizeof(name), "worker-%u", w->lcore_id);
+		memset(&prm, 0, sizeof(prm));
+		prm.socket_id = (int)rte_lcore_to_socket_id(w->lcore_id);
+		prm.nb_node_patterns = DP_ARRAY_SIZE(graph_patterns);
+		prm.node_patterns = (const char **)(uintptr_t)graph_patterns;
+		creating = w;
+		w->graph_id = rte_graph_create(name, &prm);
+		creating = NULL;
+		if (w->graph_id == RTE_GRAPH_ID_INVALID) {
+			snprintf(err, errlen, "cannot create graph %s: %s", name,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		w->graph = rte_graph_lookup(name);
+		DP_LOG(INFO, graph, "worker %u on lcore %u: %u RX queue(s), graph %s", w->index,
+			w->lcore_id, w->nb_rxq, name);
+	}
+	return 0;
+}
+
+int
+dp_graph_workers_launch(void)
+{
+	uint16_t i;
+	int rc;
+
+	for (i = 0; i < dp_nb_workers; i++) {
+		rc = rte_eal_remote_launch(worker_main, dp_workers[i], dp_workers[i]->lcore_id);
+		if (rc < 0) {
+			DP_LOG(ERR, graph, "cannot launch worker on lcore %u: %s",
+				dp_workers[i]->lcore_id, strerror(-rc));
+			return rc;
+		}
+	}
+	for (i = 0; i < dp_nb_workers; i++) {
+		struct dp_worker *w = dp_workers[i];
+		int spins = 0;
+
+		while (w->tid == 0 && spins++ < 100000)
+			rte_pause();
+		if (w->tid == 0) {
+			snprintf(w->insn_why, sizeof(w->insn_why), "worker thread id unknown");
+			continue;
+		}
+		w->insn_fd = dp_telemetry_insn_open(w->tid, w->insn_why, sizeof(w->insn_why));
+	}
+	return 0;
+}
+
+void
+dp_graph_workers_stop(void)
+{
+	uint16_t i;
+
+	dp_graph_quit = true;
+	for (i = 0; i < dp_nb_workers; i++)
+		rte_eal_wait_lcore(dp_workers[i]->lcore_id);
+}
+
+void
+dp_graph_workers_free(void)
+{
+	uint16_t i, p;
+
+	for (i = 0; i < dp_nb_workers; i++) {
+		struct dp_worker *w = dp_workers[i];
+
+		if (w->graph_id != RTE_GRAPH_ID_INVALID && w->graph != NULL)
+			rte_graph_destroy(w->graph_id);
+		if (w->insn_fd >= 0)
+			close(w->insn_fd);
+		for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+			rte_free(w->txq[p]);
+		rte_free(w);
+		dp_workers[i] = NULL;
+	}
+	dp_nb_workers = 0;
+}
+
+uint64_t
+dp_graph_drops(enum dp_drop_reason r)
+{
+	uint64_t s = 0;
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_workers; i++)
+		s += dp_workers[i]->stats.drops[r];
+	return s;
+}
+
+/* ---- telemetry ---- */
+
+static json_t *
+node_json(const struct rte_node *node, bool stats)
+{
+	uint64_t pkts = node->total_objs, calls = node->total_calls, cyc = node->total_cycles;
+
+	return json_pack("{s:I, s:I, s:I, s:o, s:o}", "calls", (json_int_t)calls, "pkts",
+		(json_int_t)pkts, "cycles", (json_int_t)cyc, "cycles_per_pkt",
+		stats && pkts ? json_real((double)cyc / (double)pkts) : json_null(),
+		"pkts_per_call", calls ? json_real((double)pkts / (double)calls) : json_null());
+}
+
+static json_t *
+lcores_fill(void *arg)
+{
+	json_t *arr = json_array();
+	uint16_t i;
+
+	RTE_SET_USED(arg);
+	for (i = 0; i < dp_nb_workers; i++) {
+		struct dp_worker *w = dp_workers[i];
+		const struct dp_worker_stats *st = &w->stats;
+		json_t *o, *hist = json_object(), *nodes = json_object(), *rxq = json_array();
+		struct rte_node *node;
+		rte_graph_off_t off;
+		rte_node_t count;
+		uint64_t insn;
+		unsigned int b;
+		char buf[32];
+
+		for (b = 0; b <= DP_BURST_MAX; b++) {
+			if (st->rx_burst_hist[b] == 0)
+				continue;
+			snprintf(buf, sizeof(buf), "%u", b);
+			json_object_set_new(hist, buf, json_integer((json_int_t)st->rx_burst_hist[b]));
+		}
+		if (w->graph != NULL)
+			rte_graph_foreach_node(count, off, w->graph, node)
+				json_object_set_new(nodes, node->name, node_json(node, w->node_stats));
+		for (b = 0; b < w->nb_rxq; b++) {
+			snprintf(buf, sizeof(buf), "port%u:q%u", w->rxq[b].port_id, w->rxq[b].queue);
+			json_array_append_new(rxq, json_string(buf));
+		}
+		o = json_pack("{s:i, s:i, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "lcore",
+			w->lcore_id, "worker", w->index, "role", "worker", "rx_queues", rxq,
+			"rx_pkts", (json_int_t)st->rx_pkts, "tx_pkts", (json_int_t)st->tx_pkts,
+			"tx_bytes", (json_int_t)st->tx_bytes,
+			"iterations", (json_int_t)st->iterations, "busy_cycles",
+			(json_int_t)st->busy_cycles, "idle_cycles", (json_int_t)st->idle_cycles,
+			"empty_polls", (json_int_t)st->empty_polls, "cycles_per_pkt",
+			st->rx_pkts ? json_real((double)st->busy_cycles / (double)st->rx_pkts)
+				    : json_null());
+		if (o == NULL)
+			continue;
+		if (w->insn_fd >= 0 && dp_telemetry_insn_read(w->insn_fd, &insn) == 0) {
+			json_object_set_new(o, "instructions", json_integer((json_int_t)insn));
+			json_object_set_new(o, "insn_per_pkt",
+				st->rx_pkts ? json_real((double)insn / (double)st->rx_pkts)
+					    : json_null());
+			json_object_set_new(o, "instructions_unavailable", json_null());
+		} else {
+			json_object_set_new(o, "instructions", json_null());
+			json_object_set_new(o, "insn_per_pkt", json_null());
+			json_object_set_new(o, "instructions_unavailable",
+				json_string(w->insn_why[0] ? w->insn_why : "counter not open"));
+		}
+		json_object_set_new(o, "rx_burst_hist", hist);
+		json_object_set_new(o, "node_stats", json_boolean(w->node_stats));
+		json_object_set_new(o, "nodes", nodes);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* Per node name, summed over workers. */
+static json_t *
+nodes_fill(void *arg)
+{
+	json_t *sum = json_object();
+	uint16_t i;
+
+	RTE_SET_USED(arg);
+	for (i = 0; i < dp_nb_workers; i++) {
+		struct dp_worker *w = dp_workers[i];
+		struct rte_node *node;
+		rte_graph_off_t off;
+		rte_node_t count;
+
+		if (w->graph == NULL)
+			continue;
+		rte_graph_foreach_node(count, off, w->graph, node) {
+			json_t *o = json_object_get(sum, node->name);
+			uint64_t calls, pkts, cyc;
+
+			if (o == NULL) {
+				o = json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)0, "pkts",
+					(json_int_t)0, "cycles", (json_int_t)0);
+				json_object_set_new(sum, node->name, o);
+			}
+			calls = json_integer_value(json_object_get(o, "calls")) + node->total_calls;
+			pkts = json_integer_value(json_object_get(o, "pkts")) + node->total_objs;
+			cyc = json_integer_value(json_object_get(o, "cycles")) + node->total_cycles;
+			json_object_set_new(o, "calls", json_integer((json_int_t)calls));
+			json_object_set_new(o, "pkts", json_integer((json_int_t)pkts));
+			json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));
+			json_object_set_new(o, "cycles_per_pkt",
+				w->node_stats && pkts ? json_real((double)cyc / (double)pkts)
+						      : json_null());
+			json_object_set_new(o, "pkts_per_call",
+				calls ? json_real((double)pkts / (double)calls) : json_null());
+		}
+	}
+	return sum;
+}
+
+static json_t *
+drops_fill(void *arg)
+{
+	json_t *by = json_object();
+	uint64_t total = 0;
+	unsigned int r;
+
+	RTE_SET_USED(arg);
+	for (r = 0; r < DP_DROP_MAX; r++) {
+		uint64_t v = dp_graph_drops(r);
+
+		total += v;
+		json_object_set_new(by, dp_drop_name(r), json_integer((json_int_t)v));
+	}
+	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_reason", by);
+}
+
+int
+dp_graph_telemetry_register(void)
+{
+	int rc;
+
+	rc = dp_telemetry_section_register("lcores", "/dpfwd/graph/lcores",
+		"Per worker lcore: packets, busy/idle cycles, empty polls, bursts, instructions, "
+		"per-node cycles",
+		lcores_fill, NULL);
+	if (rc == 0)
+		rc = dp_telemetry_section_register("nodes", "/dpfwd/graph/nodes",
+			"Per graph node, summed over lcores: calls, packets, cycles, cycles/packet",
+			nodes_fill, NULL);
+	if (rc == 0)
+		rc = dp_telemetry_section_register("drops", "/dpfwd/graph/drops",
+			"Dropped packets: total and by reason", drops_fill, NULL);
+	return rc;
+}

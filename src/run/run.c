@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "dp_common.h"
+#include "dp_fwd.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_port.h"
+#include "dp_run.h"
+#include "dp_telemetry.h"
+
+static volatile sig_atomic_t stop_requested;
+static json_t *last_snapshot;
+static enum dp_run_exit exit_reason;
+static const struct dp_config *run_cfg;
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	stop_requested = 1;
+}
+
+void
+dp_run_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void
+dp_run_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+static int
+push(char **out, int *n, int max, const char *s)
+{
+	if (*n >= max)
+		return -E2BIG;
+	out[*n] = strdup(s);
+	if (out[*n] == NULL)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static bool
+has_opt(int argc, char **argv, const char *const *opts)
+{
+	int i, j;
+
+	for (i = 1; i < argc; i++)
+		for (j = 0; opts[j] != NULL; j++)
+			if (strcmp(argv[i], opts[j]) == 0 ||
+				(strncmp(argv[i], opts[j], strlen(opts[j])) == 0 &&
+					argv[i][strlen(opts[j])] == '='))
+				return true;
+	return false;
+}
+
+/* Free hugepages of the default size, from /proc/meminfo; -1 if unknown. */
+static long
+hugepages_free(void)
+{
+	char line[128];
+	long free_pages = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &free_pages) == 1)
+			break;
+	fclose(f);
+	return free_pages;
+}
+
+int
+dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, int max)
+{
+	static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
+	static const char *const mem_opts[] = {"--no-huge", "--in-memory", "--huge-dir", NULL};
+	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
+	unsigned int nb, i;
+	int n = 0, rc, k;
+	char buf[512];
+
+	for (k = 0; k < argc; k++) {
+		rc = push(out, &n, max, argv[k]);
+		if (rc < 0)
+			return rc;
+	}
+	if (!has_opt(argc, argv, lcore_opts)) {
+		int len = snprintf(buf, sizeof(buf), "%u", cfg->main_lcore);
+
+		nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
+		for (i = 0; i < nb && len > 0 && (size_t)len < sizeof(buf); i++)
+			len += snprintf(buf + len, sizeof(buf) - len, ",%u", lcores[i]);
+		if ((rc = push(out, &n, max, "-l")) < 0 || (rc = push(out, &n, max, buf)) < 0)
+			return rc;
+		snprintf(buf, sizeof(buf), "%u", cfg->main_lcore);
+		if ((rc = push(out, &n, max, "--main-lcore")) < 0 ||
+			(rc = push(out, &n, max, buf)) < 0)
+			return rc;
+	}
+	if (!has_opt(argc, argv, mem_opts) && hugepages_free() <= 0) {
+		fprintf(stderr,
+			"dpfwd: notice: no free hugepages; running with --no-huge -m 1024 (fine "
+			"for virtual devices, slower, no DMA). To reserve 2 GiB of 2 MiB pages:\n"
+			"  echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages\n"
+			"  mount -t hugetlbfs nodev /dev/hugepages   # if not mounted\n");
+		if ((rc = push(out, &n, max, "--no-huge")) < 0 ||
+			(rc = push(out, &n, max, "-m")) < 0 || (rc = push(out, &n, max, "1024")) < 0)
+			return rc;
+	}
+	rc = dp_port_eal_args(cfg, argc, argv, out + n, max - n);
+	if (rc < 0)
+		return rc;
+	return n + rc;
+}
+
+void
+dp_run_eal_args_free(char **out, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(out[i]);
+}
+
+static json_t *
+run_fill(void *arg)
+{
+	const struct dp_config *cfg = run_cfg;
+
+	RTE_SET_USED(arg);
+	if (cfg == NULL)
+		return json_object();
+	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b, s:s, s:i, s:i, s:I}",
+		"config", cfg->path, "mode", "forward", "main_lcore", (int)cfg->main_lcore,
+		"workers", (int)dp_nb_workers, "burst", cfg->burst, "node_stats", cfg->node_stats,
+		"ip4_cksum_check", cfg->ip4_cksum_check, "check_dst_mac", cfg->check_dst_mac,
+		"mempool_ops", cfg->pool_ops, "mempool_cache", (int)cfg->pool_cache,
+		"tx_drain_us", (int)cfg->tx_drain_us, "mbufs_over_baseline",
+		(json_int_t)dp_mem_in_use_over_baseline());
+}
+
+static void
+teardown_all(void)
+{
+	dp_graph_workers_free();
+	dp_fwd_fini();
+	dp_port_close_all();
+	dp_mem_pools_free();
+	dp_telemetry_sections_clear();
+}
+
+int
+dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	struct dp_mem_demand demand[RTE_MAX_NUMA_NODES];
+	struct dp_mem_params mp;
+	char tx_names[DP_PORT_MAX][RTE_NODE_NAMESIZE];
+	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
+	uint16_t nb_tx = 0;
+	unsigned int nb_workers, s;
+	int rc;
+
+	run_cfg = cfg;
+	stop_requested = 0;
+	if (dp_mbuf_meta_offset < 0) {
+		rc = dp_mem_meta_register();
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot register mbuf metadata: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	nb_workers = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
+	rc = dp_port_probe(cfg, (uint16_t)nb_workers, err, errlen);
+	if (rc < 0)
+		goto fail;
+
+	memset(demand, 0, sizeof(demand));
+	dp_port_mem_demand(demand);
+	memset(&mp, 0, sizeof(mp));
+	mp.cache = cfg->pool_cache;
+	mp.data_room = cfg->pool_data_room;
+	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		char why[512];
+		uint32_t size;
+
+		if (demand[s].rx_desc == 0 && demand[s].tx_desc == 0)
+			continue;
+		demand[s].lcores = nb_workers + 1;
+		demand[s].burst = cfg->burst;
+		size = dp_mem_pool_size(&demand[s], cfg->pool_cache, why, sizeof(why));
+		if (cfg->pool_size != 0) {
+			size = cfg->pool_size;
+			DP_LOG(INFO, mem, "socket %u: %u mbufs as configured (computed: %s)", s,
+				size, why);
+		} else {
+			DP_LOG(INFO, mem, "socket %u: %s", s, why);
+		}
+		if (dp_mem_pool_create((int)s, &mp, size) == NULL) {
+			snprintf(err, errlen,
+				"cannot create the packet pool on socket %u (%u mbufs, ops %s): %s%s",
+				s, size, mp.ops, rte_strerror(rte_errno),
+				rte_errno == ENOMEM ? "; reserve more hugepages or set [mempool] size"
+						    : "");
+			rc = -rte_errno;
+			goto fail;
+		}
+	}
+	rc = dp_port_start_all(err, errlen);
+	if (rc < 0)
+		goto fail;
+	rc = dp_graph_ports_prepare(tx_names, &nb_tx);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot prepare TX nodes: %s", strerror(-rc));
+		goto fail;
+	}
+	rc = dp_fwd_init(cfg, tx_names, nb_tx, err, errlen);
+	if (rc < 0)
+		goto fail;
+	rc = dp_graph_workers_create(cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
+
+	dp_telemetry_sections_clear();
+	if ((rc = dp_telemetry_section_register("run", "/dpfwd/run/info",
+		     "Config path, mode, workers and data path options", run_fill, NULL)) < 0 ||
+		(rc = dp_graph_telemetry_register()) < 0 || (rc = dp_port_telemetry_register()) < 0 ||
+		(rc = dp_mem_telemetry_register()) < 0 || (rc = dp_fwd_telemetry_register()) < 0) {
+		snprintf(err, errlen, "cannot register telemetry: %s", strerror(-rc));
+		goto fail;
+	}
+	/* what the ports hold now (RX rings, pcap replay buffers) is the baseline */
+	dp_mem_baseline_mark();
+	return 0;
+fail:
+	teardown_all();
+	return rc;
+}
+
+int
+dp_run_start(void)
+{
+	json_decref(last_snapshot);
+	last_snapshot = dp_telemetry_snapshot();
+	return dp_graph_workers_launch();
+}
+
+static int
+snapshot_tick(const struct dp_run_opts *opts, bool final)
+{
+	char line[1024];
+	json_t *snap = dp_telemetry_snapshot();
+	int rc = 0;
+
+	if (snap == NULL)
+		return -ENOMEM;
+	dp_telemetry_rates(snap, last_snapshot, opts->stats_line ? line : NULL, sizeof(line));
+	if (final) {
+		json_object_set_new(snap, "final", json_true());
+		json_object_set_new(snap, "exit_reason",
+			json_string(exit_reason == DP_RUN_EXIT_SIGNAL ? "signal" : "duration"));
+	}
+	if (opts->stats_line && !final) {
+		printf("%s\n", line);
+		fflush(stdout);
+	}
+	if (opts->json_path != NULL) {
+		rc = dp_telemetry_json_write(opts->json_path, snap);
+		if (rc < 0)
+			DP_LOG(ERR, telemetry, "cannot write %s: %s", opts->json_path,
+				strerror(-rc));
+	}
+	json_decref(last_snapshot);
+	last_snapshot = snap;
+	return rc;
+}
+
+enum dp_run_exit
+dp_run_loop(const struct dp_run_opts *opts)
+{
+	double start = dp_time_mono();
+	double next = start + opts->interval_ms / 1000.0;
+
+	for (;;) {
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+		double now;
+
+		nanosleep(&ts, NULL);
+		now = dp_time_mono();
+		if (stop_requested) {
+			exit_reason = DP_RUN_EXIT_SIGNAL;
+			return exit_reason;
+		}
+		if (opts->duration_s > 0 && now - start >= opts->duration_s) {
+			exit_reason = DP_RUN_EXIT_DURATION;
+			return exit_reason;
+		}
+		if (now >= next) {
+			snapshot_tick(opts, false);
+			next += opts->interval_ms / 1000.0;
+			if (next < now)
+				next = now + opts->interval_ms / 1000.0;
+		}
+	}
+}
+
+int
+dp_run_teardown(const struct dp_run_opts *opts, int64_t *leak)
+{
+	int rc;
+
+	dp_graph_workers_stop();
+	*leak = dp_mem_in_use_over_baseline();
+	if (*leak != 0)
+		DP_LOG(ERR, mem, "%" PRId64 " mbufs still in use above the baseline after stop",
+			*leak);
+	rc = snapshot_tick(opts, true);
+	json_decref(last_snapshot);
+	last_snapshot = NULL;
+	teardown_all();
+	run_cfg = NULL;
+	return rc;
+}

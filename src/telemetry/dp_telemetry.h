@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Telemetry: modules register sections (a function that returns a JSON value);
+ * this module assembles them into one snapshot and exports it three ways:
+ *  - DPDK telemetry commands "/dpfwd/<module>/<what>" (dpdk-telemetry.py reads them),
+ *  - a JSON file rewritten atomically (write + rename) every interval and at exit,
+ *  - a one-line summary per interval on stdout.
+ *
+ * Snapshot layout (schema_version 1, documented in README "Telemetry JSON"):
+ *   { "schema_version": 1, "dpfwd_version", "time_unix", "uptime_s", "tsc_hz",
+ *     "interval": {rates over the last interval}, <section>: ..., ... }
+ */
+#ifndef DP_TELEMETRY_H
+#define DP_TELEMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#define DP_TELEMETRY_SCHEMA_VERSION 1
+
+/** Returns a new JSON value (object or array) for a section; NULL on error. */
+typedef json_t *(*dp_telemetry_fill_t)(void *arg);
+
+/**
+ * Register a section of the snapshot, and a DPDK telemetry command for it.
+ *
+ * @param key   name of the section in the snapshot ("lcores", "ports", ...)
+ * @param cmd   telemetry command, "/dpfwd/<module>/<what>", or NULL for none
+ * @param help  one line for the command's help
+ * @return 0, -ENOSPC (too many sections), -EEXIST, or what rte_telemetry_register_cmd gives.
+ */
+int dp_telemetry_section_register(const char *key, const char *cmd, const char *help,
+	dp_telemetry_fill_t fill, void *arg);
+
+/** Drop every registered section (sections stay registered with rte_telemetry). */
+void dp_telemetry_sections_clear(void);
+
+/** Build a full snapshot; the caller owns it (json_decref). NULL on ENOMEM. */
+json_t *dp_telemetry_snapshot(void);
+
+/**
+ * Write @p snap to @p path atomically: "<path>.tmp" then rename().
+ * @return 0 or -errno.
+ */
+int dp_telemetry_json_write(const char *path, const json_t *snap);
+
+/**
+ * Add the "interval" object (rates between @p prev and @p cur) to @p cur and,
+ * when @p line is not NULL, format the one-line summary into it.
+ */
+void dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen);
+
+/**
+ * Hardware instruction counter for one thread (perf_event_open).
+ * @return a file descriptor, or -errno with a reason in @p why (e.g. no PMU in a VM).
+ */
+int dp_telemetry_insn_open(pid_t tid, char *why, size_t whylen);
+/** Read a counter opened above. @return 0 or -errno. */
+int dp_telemetry_insn_read(int fd, uint64_t *count);
+
+#endif /* DP_TELEMETRY_H */

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include "dp_build_config.h"
+#include "dp_common.h"
+#include "dp_telemetry.h"
+
+#define MAX_SECTIONS 32
+
+struct section {
+	char key[32];
+	char cmd[64];
+	dp_telemetry_fill_t fill;
+	void *arg;
+};
+
+static struct section sections[MAX_SECTIONS];
+static unsigned int nb_sections;
+static double start_time;
+
+/*
+ * rte_tel_data holds at most two levels (a dict or array of containers whose
+ * values are scalars), numbers are integers, and arrays are of one type. So a
+ * JSON value is mapped: integers and booleans as u64/int, reals and nulls as
+ * strings, and anything nested deeper as its JSON text.
+ */
+static void
+tel_add_scalar_dict(struct rte_tel_data *d, const char *name, json_t *v)
+{
+	char buf[64];
+
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+		if (json_integer_value(v) >= 0)
+			rte_tel_data_add_dict_u64(d, name, (uint64_t)json_integer_value(v));
+		else
+			rte_tel_data_add_dict_int(d, name, (int)json_integer_value(v));
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		rte_tel_data_add_dict_u64(d, name, json_is_true(v));
+		break;
+	case JSON_REAL:
+		snprintf(buf, sizeof(buf), "%.3f", json_real_value(v));
+		rte_tel_data_add_dict_string(d, name, buf);
+		break;
+	case JSON_STRING:
+		rte_tel_data_add_dict_string(d, name, json_string_value(v));
+		break;
+	case JSON_NULL:
+		rte_tel_data_add_dict_string(d, name, "null");
+		break;
+	default: {
+		char *s = json_dumps(v, JSON_COMPACT);
+
+		rte_tel_data_add_dict_string(d, name, s ? s : "?");
+		free(s);
+		break;
+	}
+	}
+}
+
+static void
+tel_from_json_flat(struct rte_tel_data *d, json_t *v)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (json_is_object(v)) {
+		rte_tel_data_start_dict(d);
+		json_object_foreach(v, k, e)
+			tel_add_scalar_dict(d, k, e);
+		return;
+	}
+	/* arrays: strings when mixed */
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	json_array_foreach(v, i, e) {
+		char *s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		rte_tel_data_add_array_string(d, s ? s : "?");
+		free(s);
+	}
+}
+
+static void
+tel_from_json(struct rte_tel_data *d, json_t *v)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+	char name[32];
+
+	if (json_is_object(v)) {
+		rte_tel_data_start_dict(d);
+		json_object_foreach(v, k, e) {
+			if (json_is_object(e) || json_is_array(e)) {
+				struct rte_tel_data *c = rte_tel_data_alloc();
+
+				if (c == NULL)
+					continue;
+				tel_from_json_flat(c, e);
+				rte_tel_data_add_dict_container(d, k, c, 0);
+			} else {
+				tel_add_scalar_dict(d, k, e);
+			}
+		}
+		return;
+	}
+	if (json_is_array(v)) {
+		/* an array of objects becomes a dict keyed by index: tel arrays are one type */
+		rte_tel_data_start_dict(d);
+		json_array_foreach(v, i, e) {
+			snprintf(name, sizeof(name), "%zu", i);
+			if (json_is_object(e) || json_is_array(e)) {
+				struct rte_tel_data *c = rte_tel_data_alloc();
+
+				if (c == NULL)
+					continue;
+				tel_from_json_flat(c, e);
+				rte_tel_data_add_dict_container(d, name, c, 0);
+			} else {
+				tel_add_scalar_dict(d, name, e);
+			}
+		}
+	}
+}
+
+static int
+tel_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i;
+	json_t *v;
+
+	RTE_SET_USED(params);
+	for (i = 0; i < nb_sections; i++)
+		if (strcmp(sections[i].cmd, cmd) == 0)
+			break;
+	if (i == nb_sections)
+		return -EINVAL;
+	v = sections[i].fill(sections[i].arg);
+	if (v == NULL)
+		return -ENOMEM;
+	tel_from_json(d, v);
+	json_decref(v);
+	return 0;
+}
+
+int
+dp_telemetry_section_register(const char *key, const char *cmd, const char *help,
+	dp_telemetry_fill_t fill, void *arg)
+{
+	struct section *s;
+	unsigned int i;
+	int rc;
+
+	if (start_time == 0)
+		start_time = dp_time_mono();
+	for (i = 0; i < nb_sections; i++)
+		if (strcmp(sections[i].key, key) == 0)
+			return -EEXIST;
+	if (nb_sections == MAX_SECTIONS)
+		return -ENOSPC;
+	s = &sections[nb_sections];
+	memset(s, 0, sizeof(*s));
+	dp_strlcpy(s->key, key, sizeof(s->key));
+	s->fill = fill;
+	s->arg = arg;
+	if (cmd != NULL) {
+		dp_strlcpy(s->cmd, cmd, sizeof(s->cmd));
+		/* -EINVAL when the command exists already: a second registration in one
+		 * process (tests) keeps the first, which dispatches by name anyway. */
+		rc = rte_telemetry_register_cmd(s->cmd, tel_cmd, help);
+		if (rc < 0 && rc != -EINVAL)
+			return rc;
+	}
+	nb_sections++;
+	return 0;
+}
+
+void
+dp_telemetry_sections_clear(void)
+{
+	nb_sections = 0;
+}
+
+json_t *
+dp_telemetry_snapshot(void)
+{
+	json_t *root = json_object();
+	unsigned int i;
+
+	if (root == NULL)
+		return NULL;
+	json_object_set_new(root, "schema_version", json_integer(DP_TELEMETRY_SCHEMA_VERSION));
+	json_object_set_new(root, "dpfwd_version", json_string(DP_VERSION));
+	json_object_set_new(root, "time_unix", json_real(dp_time_real()));
+	json_object_set_new(root, "uptime_s", json_real(dp_time_mono() - start_time));
+	json_object_set_new(root, "tsc_hz", json_integer((json_int_t)rte_get_tsc_hz()));
+	for (i = 0; i < nb_sections; i++) {
+		json_t *v = sections[i].fill(sections[i].arg);
+
+		json_object_set_new(root, sections[i].key, v ? v : json_null());
+	}
+	return root;
+}
+
+int
+dp_telemetry_json_write(const char *path, const json_t *snap)
+{
+	char tmp[4096];
+	int fd;
+	int rc;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	rc = json_dumpfd(snap, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	if (rc == 0 && write(fd, "\n", 1) != 1)
+		rc = -1;
+	if (rc < 0) {
+		rc = -EIO;
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		rc = -errno;
+		unlink(tmp);
+		return rc;
+	}
+	return 0;
+}
+
+static uint64_t
+jget(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static uint64_t
+sum_ports(const json_t *snap, const char *key)
+{
+	json_t *ports = json_object_get(snap, "ports");
+	json_t *p;
+	uint64_t s = 0;
+	size_t i;
+
+	json_array_foreach(ports, i, p)
+		s += jget(p, key);
+	return s;
+}
+
+static const json_t *
+find_lcore(const json_t *snap, uint64_t lcore)
+{
+	json_t *lcores = json_object_get(snap, "lcores");
+	json_t *l;
+	size_t i;
+
+	json_array_foreach(lcores, i, l)
+		if (jget(l, "lcore") == lcore)
+			return l;
+	return NULL;
+}
+
+void
+dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
+{
+	json_t *iv = json_object();
+	json_t *lrates = json_array();
+	json_t *lcores = json_object_get(cur, "lcores");
+	json_t *l;
+	double dt = 0, tsc_hz;
+	uint64_t rx = 0, tx = 0, rx_prev = 0, tx_prev = 0;
+	uint64_t obytes, drops;
+	size_t i;
+	int n = 0;
+
+	if (iv == NULL || lrates == NULL) {
+		json_decref(iv);
+		json_decref(lrates);
+		return;
+	}
+	tsc_hz = (double)jget(cur, "tsc_hz");
+	if (prev != NULL)
+		dt = json_real_value(json_object_get(cur, "uptime_s")) -
+			json_real_value(json_object_get(prev, "uptime_s"));
+	if (dt <= 0)
+		dt = 1e-9;
+
+	json_array_foreach(lcores, i, l) {
+		const json_t *pl = prev ? find_lcore(prev, jget(l, "lcore")) : NULL;
+		uint64_t drx = jget(l, "rx_pkts") - jget(pl, "rx_pkts");
+		uint64_t dbusy = jget(l, "busy_cycles") - jget(pl, "busy_cycles");
+		uint64_t didle = jget(l, "idle_cycles") - jget(pl, "idle_cycles");
+		json_t *lr = json_object();
+		json_t *insn = json_object_get(l, "instructions");
+
+		rx += jget(l, "rx_pkts");
+		tx += jget(l, "tx_pkts");
+		rx_prev += jget(pl, "rx_pkts");
+		tx_prev += jget(pl, "tx_pkts");
+		json_object_set_new(lr, "lcore", json_integer((json_int_t)jget(l, "lcore")));
+		json_object_set_new(lr, "rx_pps", json_real((double)drx / dt));
+		json_object_set_new(lr, "cycles_per_pkt",
+			drx ? json_real((double)dbusy / (double)drx) : json_null());
+		json_object_set_new(lr, "busy_pct",
+			dbusy + didle ? json_real(100.0 * (double)dbusy / (double)(dbusy + didle))
+				      : json_real(0));
+		if (json_is_integer(insn) && drx)
+			json_object_set_new(lr, "insn_per_pkt",
+				json_real((double)(jget(l, "instructions") -
+						  jget(pl, "instructions")) /
+					(double)drx));
+		else
+			json_object_set_new(lr, "insn_per_pkt", json_null());
+		json_array_append_new(lrates, lr);
+	}
+	/* bytes as the workers sent them: virtual sinks (net_null) count no obytes */
+	obytes = 0;
+	json_array_foreach(lcores, i, l) {
+		const json_t *pl = prev ? find_lcore(prev, jget(l, "lcore")) : NULL;
+
+		obytes += jget(l, "tx_bytes") - jget(pl, "tx_bytes");
+	}
+	drops = jget(json_object_get(cur, "drops"), "total") -
+		(prev ? jget(json_object_get(prev, "drops"), "total") : 0);
+	RTE_SET_USED(tsc_hz);
+
+	json_object_set_new(iv, "seconds", json_real(dt));
+	json_object_set_new(iv, "rx_pps", json_real((double)(rx - rx_prev) / dt));
+	json_object_set_new(iv, "tx_pps", json_real((double)(tx - tx_prev) / dt));
+	/* frame bytes without FCS; on the wire each frame also
+	 * takes 4 B FCS + 8 B preamble + 12 B inter-frame gap */
+	json_object_set_new(iv, "tx_gbps", json_real((double)obytes * 8 / dt / 1e9));
+	json_object_set_new(iv, "tx_gbps_wire",
+		json_real((double)(obytes + 24 * (tx - tx_prev)) * 8 / dt / 1e9));
+	json_object_set_new(iv, "drops", json_integer((json_int_t)drops));
+	json_object_set_new(iv, "lcores", lrates);
+	json_object_set_new(cur, "interval", iv);
+
+	if (line == NULL)
+		return;
+	n = snprintf(line, linelen, "[%7.1fs] rx %7.3f Mpps  tx %7.3f Mpps %7.3f Gbps  drops %-8" PRIu64,
+		json_real_value(json_object_get(cur, "uptime_s")),
+		(double)(rx - rx_prev) / dt / 1e6, (double)(tx - tx_prev) / dt / 1e6,
+		(double)obytes * 8 / dt / 1e9, drops);
+	json_array_foreach(lrates, i, l) {
+		json_t *c = json_object_get(l, "cycles_per_pkt");
+		json_t *ipp = json_object_get(l, "insn_per_pkt");
+
+		if (n < 0 || (size_t)n >= linelen)
+			return;
+		n += snprintf(line + n, linelen - n, " | lc%" PRIu64 " ", jget(l, "lcore"));
+		if (n < 0 || (size_t)n >= linelen)
+			return;
+		if (json_is_real(c))
+			n += snprintf(line + n, linelen - n, "%6.1f cyc/pkt", json_real_value(c));
+		else
+			n += snprintf(line + n, linelen - n, "   - cyc/pkt");
+		if (n < 0 || (size_t)n >= linelen)
+			return;
+		if (json_is_real(ipp))
+			n += snprintf(line + n, linelen - n, " %6.1f insn/pkt", json_real_value(ipp));
+		if (n < 0 || (size_t)n >= linelen)
+			return;
+		n += snprintf(line + n, linelen - n, " %3.0f%% busy",
+			json_real_value(json_object_get(l, "busy_pct")));
+	}
+	if (n >= 0 && (size_t)n < linelen)
+		snprintf(line + n, linelen - n, " | nombuf %" PRIu64 " imissed %" PRIu64,
+			sum_ports(cur, "rx_nombuf"), sum_ports(cur, "imissed"));
+}
+
+int
+dp_telemetry_insn_open(pid_t tid, char *why, size_t whylen)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.size = sizeof(attr);
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(why, whylen,
+			"perf_event_open(instructions) failed: %s%s", strerror(e),
+			e == ENOENT || e == EOPNOTSUPP ? " (no hardware PMU: a VM without counters?)"
+			: e == EACCES || e == EPERM
+				? " (not allowed: run as root or lower kernel.perf_event_paranoid)"
+				: "");
+		return -e;
+	}
+	return fd;
+}
+
+int
+dp_telemetry_insn_read(int fd, uint64_t *count)
+{
+	if (read(fd, count, sizeof(*count)) != (ssize_t)sizeof(*count))
+		return -EIO;
+	return 0;
+}
