@@ -111,7 +111,11 @@ void dp_graph_workers_stop(void);
 /** Destroy graphs and free workers. */
 void dp_graph_workers_free(void);
 
-/** The loop a worker runs; exposed so tests can run a bounded number of iterations. */
+/**
+ * The loop a worker runs, for at most @p max_iterations walks (UINT64_MAX: until
+ * dp_graph_quit); exposed so tests can walk a graph on their own thread. It
+ * leaves partial TX buffers as they are: see dp_graph_worker_flush().
+ */
 int dp_graph_worker_run(struct dp_worker *w, uint64_t max_iterations);
 
 /** Send (or drop, counted) what a worker holds in its TX buffers. */

@@ -158,14 +158,17 @@ dp_graph_worker_run(struct dp_worker *w, uint64_t max_iterations)
 		worker_loop(w, max_iterations, true);
 	else
 		worker_loop(w, max_iterations, false);
-	dp_graph_worker_flush(w);
 	return 0;
 }
 
 static int
 worker_main(void *arg)
 {
-	return dp_graph_worker_run(arg, UINT64_MAX);
+	struct dp_worker *w = arg;
+
+	dp_graph_worker_run(w, UINT64_MAX);
+	dp_graph_worker_flush(w);
+	return 0;
 }
 
 static int

@@ -29,8 +29,10 @@ enum dp_run_exit {
 
 /**
  * EAL arguments for @p cfg, appended after the user's: the lcores (-l main,workers)
- * unless the user gave -l/-c/--lcores, the ports' --vdev/-a, and --no-huge -m
- * when no hugepage is free (with a notice on stderr saying how to reserve some).
+ * unless the user gave -l/-c/--lcores, the ports' --vdev/-a, and, unless the
+ * user chose a memory option, --in-memory (no hugepage files left behind) or,
+ * when no hugepage is free, --no-huge -m 1024 with a notice on stderr saying
+ * how to reserve some.
  * @param out   receives argv[0], the user's arguments, then ours (malloc'd strings)
  * @return the new argc, or -ENOMEM/-E2BIG.
  */

@@ -96,7 +96,8 @@ int
 dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, int max)
 {
 	static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
-	static const char *const mem_opts[] = {"--no-huge", "--in-memory", "--huge-dir", NULL};
+	static const char *const mem_opts[] = {"--no-huge", "--in-memory", "--huge-dir",
+		"--file-prefix", "--huge-unlink", "-m", "--socket-mem", NULL};
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	unsigned int nb, i;
 	int n = 0, rc, k;
@@ -120,7 +121,11 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 			(rc = push(out, &n, max, buf)) < 0)
 			return rc;
 	}
-	if (!has_opt(argc, argv, mem_opts) && hugepages_free() <= 0) {
+	if (!has_opt(argc, argv, mem_opts) && hugepages_free() > 0) {
+		/* no hugepage files left behind, telemetry socket still served */
+		if ((rc = push(out, &n, max, "--in-memory")) < 0)
+			return rc;
+	} else if (!has_opt(argc, argv, mem_opts)) {
 		fprintf(stderr,
 			"dpfwd: notice: no free hugepages; running with --no-huge -m 1024 (fine "
 			"for virtual devices, slower, no DMA). To reserve 2 GiB of 2 MiB pages:\n"

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -35,10 +36,26 @@ static double start_time;
  * JSON value is mapped: integers and booleans as u64/int, reals and nulls as
  * strings, and anything nested deeper as its JSON text.
  */
-static void
-tel_add_scalar_dict(struct rte_tel_data *d, const char *name, json_t *v)
+/* rte_telemetry accepts names of [A-Za-z0-9_./] only: "port_tx-1" -> "port_tx_1" */
+static const char *
+tel_name(const char *in, char *out, size_t len)
 {
-	char buf[64];
+	size_t i;
+
+	for (i = 0; in[i] != '\0' && i + 1 < len; i++)
+		out[i] = isalnum((unsigned char)in[i]) || in[i] == '_' || in[i] == '.' ||
+				in[i] == '/'
+			? in[i]
+			: '_';
+	out[i] = '\0';
+	return out;
+}
+
+static void
+tel_add_scalar_dict(struct rte_tel_data *d, const char *key, json_t *v)
+{
+	char buf[64], nbuf[RTE_TEL_MAX_STRING_LEN];
+	const char *name = tel_name(key, nbuf, sizeof(nbuf));
 
 	switch (json_typeof(v)) {
 	case JSON_INTEGER:
@@ -100,7 +117,7 @@ tel_from_json(struct rte_tel_data *d, json_t *v)
 	const char *k;
 	json_t *e;
 	size_t i;
-	char name[32];
+	char name[RTE_TEL_MAX_STRING_LEN];
 
 	if (json_is_object(v)) {
 		rte_tel_data_start_dict(d);
@@ -111,7 +128,8 @@ tel_from_json(struct rte_tel_data *d, json_t *v)
 				if (c == NULL)
 					continue;
 				tel_from_json_flat(c, e);
-				rte_tel_data_add_dict_container(d, k, c, 0);
+				rte_tel_data_add_dict_container(d, tel_name(k, name, sizeof(name)), c,
+					0);
 			} else {
 				tel_add_scalar_dict(d, k, e);
 			}

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The README's two commands. On a fresh Debian 12 machine, as root:
+#   scripts/dev.sh run    install what is missing, build, reserve hugepages, run
+#                         dpfwd on configs/default.ini for a few seconds, show telemetry
+#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func)
+# Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${DPFWD_BUILD_DIR:-$ROOT/build}"
+PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
+	libpcap-dev libjansson-dev python3 python3-pyelftools clang-format jq)
+
+say() { printf '\033[1m== %s\033[0m\n' "$*"; }
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "dev.sh: run as root (DPDK needs hugepages and device access): sudo $0 $*" >&2
+		exit 1
+	fi
+}
+
+install_deps() {
+	local missing=()
+	for p in "${PKGS[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		say "packages: all present"
+		return
+	fi
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+	if [ ! -f "$BUILD/build.ninja" ]; then
+		say "configuring $BUILD"
+		meson setup "$BUILD" "$ROOT" >/dev/null
+	fi
+	say "building"
+	ninja -C "$BUILD" >/dev/null
+}
+
+# 2 MiB pages: 1024 of them (2 GiB) unless as many are already there. When the
+# kernel refuses, dpfwd falls back to --no-huge by itself and says so.
+hugepages() {
+	local nr=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	local want=1024
+	if [ -w "$nr" ] && [ "$(cat "$nr")" -lt "$want" ]; then
+		echo "$want" >"$nr" 2>/dev/null || true
+	fi
+	if ! grep -q hugetlbfs /proc/mounts; then
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
+	fi
+	local free
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	if [ "${free:-0}" -gt 0 ] && grep -q hugetlbfs /proc/mounts; then
+		say "hugepages: $free free 2 MiB pages"
+	else
+		say "hugepages: none could be reserved; dpfwd will run with --no-huge"
+	fi
+}
+
+setup() {
+	need_root "$@"
+	install_deps
+	build
+	hugepages
+}
+
+cmd_run() {
+	local secs="${DPFWD_RUN_SECONDS:-5}"
+	local json="$BUILD/telemetry.json"
+	say "dpfwd on configs/default.ini for ${secs}s (pcap 2000 flows x 64 B -> 2 routes -> net_null)"
+	"$BUILD/apps/dpfwd/dpfwd" -- -c "$ROOT/configs/default.ini" --duration "$secs" \
+		--stats --telemetry-json "$json" &
+	local pid=$!
+	sleep 2
+	say "DPDK telemetry while it runs: dpdk-telemetry.py, /dpfwd/graph/nodes"
+	echo /dpfwd/graph/nodes | dpdk-telemetry.py 2>/dev/null | python3 -m json.tool || true
+	wait "$pid"
+	say "telemetry JSON ($json): cycles per packet by node, drops, mempool"
+	jq '{interval: .interval | {rx_pps, tx_pps, tx_gbps, drops},
+		nodes: (.nodes | map_values(.cycles_per_pkt)),
+		drops: .drops.total,
+		mempool: (.mempools[0] | {size, in_use, in_use_baseline}),
+		instructions: (.lcores[0] | {insn_per_pkt, instructions_unavailable})}' "$json"
+}
+
+cmd_test() {
+	say "meson test (suites: unit, func)"
+	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@"
+	say "CUnit summaries"
+	grep -hE "^ +(suites|tests|asserts) " "$BUILD/meson-logs/testlog.txt" | awk '
+		{ k=$1; tot[k]+=$2; ran[k]+=$3; if (k=="asserts") { pas[k]+=$4; fl[k]+=$5 } else { pas[k]+=$4; fl[k]+=$5 } }
+		END { for (k in tot) printf "  %-8s total %6d ran %6d passed %6s failed %s\n", k, tot[k], ran[k], pas[k], fl[k] }'
+}
+
+case "${1:-}" in
+run)
+	setup "$@"
+	cmd_run
+	;;
+test)
+	shift
+	setup "$@"
+	cmd_test "$@"
+	;;
+*)
+	echo "usage: $0 run|test [meson test args]" >&2
+	exit 2
+	;;
+esac

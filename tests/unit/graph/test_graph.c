@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The datapath in one process: EAL on --no-huge, three net_ring ports whose
+ * rings the test fills and drains, the real graph walked on the test thread
+ * for a bounded number of iterations. Each test injects crafted frames and
+ * asserts where every one went: out of which port with which bytes, or into
+ * which drop counter.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dp_config.h"
+#include "dp_fwd.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_pkt_craft.h"
+#include "dp_port.h"
+#include "dp_run.h"
+#include "dp_telemetry.h"
+#include "dp_test.h"
+
+#define NB_PORTS 3
+#define RING_SIZE 1024
+#define TX1_RING_SIZE 128 /* small on purpose: the tx_full test fills it */
+
+static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
+static struct dp_config cfg;
+static char tmpdir[64] = "/tmp/dpfwd-test-graph-XXXXXX";
+static char cfg_path[128];
+
+static const uint8_t neigh_mac[2][6] = {
+	{0x02, 0, 0, 0, 0x01, 0x02},
+	{0x02, 0, 0, 0, 0x02, 0x02},
+};
+
+static const char config_text[] =
+	"[dpfwd]\n"
+	"burst = 32\n"
+	"[mempool]\n"
+	"cache = 32\n"
+	"[port0]\n"
+	"dev = net_ring_t0\n"
+	"ip4 = 198.18.0.1/24\n"
+	"[port1]\n"
+	"dev = net_ring_t1\n"
+	"ip4 = 198.18.101.1/24\n"
+	"[port2]\n"
+	"dev = net_ring_t2\n"
+	"ip4 = 198.18.102.1/24\n"
+	"[lcores]\n"
+	"rx = (0,0,1)\n"
+	"[routes]\n"
+	"route = 198.18.1.0/24 via 198.18.101.2 port 1\n"
+	"route = 198.18.2.0/24 via 198.18.102.2 port 2\n"
+	"route = 198.18.3.0/24 via 198.18.103.2 port 2\n" /* gateway with no neighbor */
+	"[neighbors]\n"
+	"neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n"
+	"neigh = 198.18.102.2 lladdr 02:00:00:00:02:02 port 2\n";
+
+static struct dp_worker *
+worker(void)
+{
+	return dp_workers[0];
+}
+
+/* Build one frame for port0 and put it on port0's RX ring. */
+static void
+inject_frame(const uint8_t *frame, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
+	char *p;
+
+	CU_ASSERT_FATAL(m != NULL);
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	CU_ASSERT_FATAL(p != NULL);
+	memcpy(p, frame, len);
+	m->port = dp_ports[0].port_id;
+	CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[0], m) == 0);
+}
+
+static void
+spec_to(struct dp_pkt_spec *s, uint32_t dst, uint8_t ttl, uint16_t sport)
+{
+	dp_pkt_spec_init(s);
+	memcpy(s->dst_mac, &dp_ports[0].mac, 6);
+	s->src_ip4 = 0xc6120002; /* 198.18.0.2 */
+	s->dst_ip4 = dst;
+	s->ttl = ttl;
+	s->sport = sport;
+	s->frame_len = 64;
+	s->flow_id = sport;
+}
+
+static size_t
+build(const struct dp_pkt_spec *s, uint8_t *buf)
+{
+	size_t len = 0;
+
+	CU_ASSERT_FATAL(dp_pkt_build(s, buf, 2048, &len) == 0);
+	return len;
+}
+
+static void
+run_graph(void)
+{
+	dp_graph_worker_run(worker(), 8);
+}
+
+/* Dequeue everything a port sent; returns the count. */
+static unsigned int
+drain_tx(int port, struct rte_mbuf **out, unsigned int max)
+{
+	return rte_ring_dequeue_burst(tx_ring[port], (void **)out, max, NULL);
+}
+
+static uint64_t drops_before[DP_DROP_MAX];
+
+static void
+snap_drops(void)
+{
+	unsigned int r;
+
+	for (r = 0; r < DP_DROP_MAX; r++)
+		drops_before[r] = worker()->stats.drops[r];
+}
+
+/* Exactly one counter moved, by one, and it is @p want. */
+static void
+assert_only_drop(enum dp_drop_reason want)
+{
+	unsigned int r;
+
+	for (r = 0; r < DP_DROP_MAX; r++) {
+		uint64_t d = worker()->stats.drops[r] - drops_before[r];
+
+		if (r == (unsigned int)want) {
+			if (d != 1)
+				fprintf(stderr, "\n  %s moved by %lu, expected 1\n", dp_drop_name(r),
+					(unsigned long)d);
+			CU_ASSERT_EQUAL(d, 1);
+		} else {
+			if (d != 0)
+				fprintf(stderr, "\n  %s moved by %lu, expected 0 (want %s)\n",
+					dp_drop_name(r), (unsigned long)d, dp_drop_name(want));
+			CU_ASSERT_EQUAL(d, 0);
+		}
+	}
+}
+
+static void
+test_graph_forwards_and_rewrites_both_routes(void)
+{
+	struct rte_mbuf *out[2][128];
+	uint8_t frame[2048], expect[2][64][2048];
+	unsigned int n[2], i, k;
+	struct dp_pkt_spec s;
+	uint64_t tx_before = worker()->stats.tx_pkts;
+
+	for (i = 0; i < 128; i++) {
+		unsigned int route = i % 2;
+		size_t len;
+
+		spec_to(&s, route ? 0xc6120207 : 0xc6120107, (uint8_t)(2 + i), (uint16_t)(1000 + i));
+		len = build(&s, frame);
+		memcpy(expect[route][i / 2], frame, len);
+		inject_frame(frame, len);
+	}
+	run_graph();
+	n[0] = drain_tx(1, out[0], 128);
+	n[1] = drain_tx(2, out[1], 128);
+	CU_ASSERT_EQUAL(n[0], 64);
+	CU_ASSERT_EQUAL(n[1], 64);
+	CU_ASSERT_EQUAL(worker()->stats.tx_pkts - tx_before, 128);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < n[k]; i++) {
+			const uint8_t *got = rte_pktmbuf_mtod(out[k][i], const uint8_t *);
+			const uint8_t *exp = expect[k][i];
+			const struct rte_ipv4_hdr *ip = (const void *)(got + 14);
+
+			CU_ASSERT_EQUAL(out[k][i]->pkt_len, 60);
+			CU_ASSERT(memcmp(got, neigh_mac[k], 6) == 0);
+			CU_ASSERT(memcmp(got + 6, &dp_ports[1 + k].mac, 6) == 0);
+			/* TTL one less, checksum valid, all else unchanged */
+			CU_ASSERT_EQUAL(got[14 + 8], exp[14 + 8] - 1);
+			CU_ASSERT_TRUE(dp_pkt_ipv4_hdr_cksum_ok(got + 14));
+			{
+				/* equal to a full recompute (rte_ipv4_cksum wants the field 0) */
+				struct rte_ipv4_hdr copy = *ip;
+
+				copy.hdr_checksum = 0;
+				CU_ASSERT_EQUAL(rte_ipv4_cksum(&copy), ip->hdr_checksum);
+			}
+			CU_ASSERT(memcmp(got + 12, exp + 12, 14 + 8 - 12) == 0);
+			CU_ASSERT_EQUAL(got[14 + 9], exp[14 + 9]);
+			CU_ASSERT(memcmp(got + 14 + 12, exp + 14 + 12, 60 - 26) == 0);
+			CU_ASSERT_TRUE(dp_pkt_udp_cksum_ok(got, 60));
+		}
+		rte_pktmbuf_free_bulk(out[k], n[k]);
+	}
+}
+
+static void
+one_drop_case(const uint8_t *frame, size_t len, enum dp_drop_reason want)
+{
+	struct rte_mbuf *out[8];
+
+	snap_drops();
+	inject_frame(frame, len);
+	run_graph();
+	CU_ASSERT_EQUAL(drain_tx(1, out, 8) + drain_tx(2, out, 8), 0);
+	assert_only_drop(want);
+}
+
+static void
+test_graph_each_malformed_packet_has_its_drop_reason(void)
+{
+	static const struct {
+		enum dp_pkt_defect defect;
+		enum dp_drop_reason reason;
+	} cases[] = {
+		{DP_PKT_TRUNCATED_L3, DP_DROP_IP4_TRUNCATED},
+		{DP_PKT_BAD_VERSION, DP_DROP_IP4_VERSION},
+		{DP_PKT_BAD_IHL, DP_DROP_IP4_IHL},
+		{DP_PKT_BAD_CKSUM, DP_DROP_IP4_CKSUM},
+		{DP_PKT_LEN_GT_FRAME, DP_DROP_IP4_LEN},
+		{DP_PKT_TTL0, DP_DROP_IP4_TTL},
+		{DP_PKT_TTL1, DP_DROP_IP4_TTL},
+		{DP_PKT_NON_IP, DP_DROP_NOT_IP4},
+	};
+	uint8_t frame[2048];
+	struct dp_pkt_spec s;
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+		spec_to(&s, 0xc6120107, 64, 2000);
+		len = build(&s, frame);
+		CU_ASSERT_FATAL(dp_pkt_corrupt(frame, &len, cases[i].defect) == 0);
+		one_drop_case(frame, len, cases[i].reason);
+	}
+	/* ARP */
+	spec_to(&s, 0xc6120107, 64, 2000);
+	CU_ASSERT_FATAL(dp_pkt_build_arp(&s, frame, sizeof(frame), &len) == 0);
+	one_drop_case(frame, len, DP_DROP_ARP);
+	/* no route */
+	spec_to(&s, 0xc612c801, 64, 2000); /* 198.18.200.1 */
+	one_drop_case(frame, build(&s, frame), DP_DROP_IP4_NO_ROUTE);
+	/* to the router itself */
+	spec_to(&s, 0xc6120001, 64, 2000); /* 198.18.0.1 */
+	one_drop_case(frame, build(&s, frame), DP_DROP_IP4_LOCAL);
+	/* route whose gateway has no neighbor entry */
+	spec_to(&s, 0xc6120301, 64, 2000); /* 198.18.3.1 */
+	one_drop_case(frame, build(&s, frame), DP_DROP_NEIGH_UNRESOLVED);
+	/* martians: loopback source, multicast destination */
+	spec_to(&s, 0xc6120107, 64, 2000);
+	s.src_ip4 = 0x7f000001;
+	one_drop_case(frame, build(&s, frame), DP_DROP_IP4_MARTIAN);
+	spec_to(&s, 0xe0000005, 64, 2000);
+	one_drop_case(frame, build(&s, frame), DP_DROP_IP4_MARTIAN);
+	/* unicast for another host */
+	spec_to(&s, 0xc6120107, 64, 2000);
+	s.dst_mac[5] ^= 0x55;
+	one_drop_case(frame, build(&s, frame), DP_DROP_L2_OTHER_HOST);
+	/* VLAN tagged */
+	spec_to(&s, 0xc6120107, 64, 2000);
+	s.has_vlan = true;
+	s.vlan_tci = 100;
+	one_drop_case(frame, build(&s, frame), DP_DROP_VLAN);
+	/* shorter than an Ethernet header */
+	one_drop_case(frame, 10, DP_DROP_L2_TOO_SHORT);
+}
+
+static void
+test_graph_tx_full_is_counted_not_stuck(void)
+{
+	uint8_t frame[2048];
+	struct rte_mbuf *out[512];
+	struct dp_pkt_spec s;
+	uint64_t full_before = worker()->stats.drops[DP_DROP_TX_FULL];
+	unsigned int i, got;
+	size_t len;
+
+	/* port1's TX ring holds 127: send 300 to it without draining */
+	for (i = 0; i < 300; i++) {
+		spec_to(&s, 0xc6120109, 64, (uint16_t)(3000 + i));
+		len = build(&s, frame);
+		inject_frame(frame, len);
+	}
+	dp_graph_worker_run(worker(), 16);
+	dp_graph_worker_flush(worker());
+	got = drain_tx(1, out, 256);
+	CU_ASSERT_EQUAL(got, TX1_RING_SIZE - 1);
+	CU_ASSERT_EQUAL(worker()->stats.drops[DP_DROP_TX_FULL] - full_before, 300 - got);
+	rte_pktmbuf_free_bulk(out, got);
+	/* and the port works again */
+	spec_to(&s, 0xc6120109, 64, 4000);
+	inject_frame(frame, build(&s, frame));
+	run_graph();
+	dp_graph_worker_flush(worker());
+	got = drain_tx(1, out, 256);
+	CU_ASSERT_EQUAL(got, 1);
+	rte_pktmbuf_free_bulk(out, got);
+}
+
+static void
+test_graph_small_batches_wait_for_the_drain_timer(void)
+{
+	uint8_t frame[2048];
+	struct rte_mbuf *out[8];
+	struct dp_pkt_spec s;
+	uint64_t saved = worker()->drain_tsc;
+
+	worker()->drain_tsc = UINT64_MAX; /* never drain by time */
+	spec_to(&s, 0xc6120109, 64, 5000);
+	inject_frame(frame, build(&s, frame));
+	run_graph();
+	CU_ASSERT_EQUAL(drain_tx(1, out, 8), 0); /* held in the TX buffer */
+	dp_graph_worker_flush(worker());
+	CU_ASSERT_EQUAL(drain_tx(1, out, 8), 1);
+	rte_pktmbuf_free(out[0]);
+	worker()->drain_tsc = saved;
+}
+
+static void
+test_graph_telemetry_counts_add_up_and_json_is_valid(void)
+{
+	char path[160];
+	json_t *snap, *back, *lc, *nodes, *fwd;
+	json_error_t jerr;
+	uint64_t rx, tx, drops;
+
+	snap = dp_telemetry_snapshot();
+	CU_ASSERT_FATAL(snap != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(snap, "schema_version")),
+		DP_TELEMETRY_SCHEMA_VERSION);
+	CU_ASSERT(json_integer_value(json_object_get(snap, "tsc_hz")) > 0);
+	lc = json_array_get(json_object_get(snap, "lcores"), 0);
+	CU_ASSERT_FATAL(lc != NULL);
+	rx = json_integer_value(json_object_get(lc, "rx_pkts"));
+	tx = json_integer_value(json_object_get(lc, "tx_pkts"));
+	drops = json_integer_value(json_object_get(json_object_get(snap, "drops"), "total"));
+	CU_ASSERT(rx > 0);
+	/* in = out + dropped, once the TX buffers are flushed */
+	CU_ASSERT_EQUAL(rx, tx + drops);
+	nodes = json_object_get(snap, "nodes");
+	fwd = json_object_get(nodes, "ip4_fwd");
+	CU_ASSERT_FATAL(fwd != NULL);
+	CU_ASSERT(json_integer_value(json_object_get(fwd, "pkts")) > 0);
+	CU_ASSERT(json_is_real(json_object_get(fwd, "cycles_per_pkt")));
+	CU_ASSERT(json_object_get(nodes, "port_tx-1") != NULL);
+	CU_ASSERT(json_is_array(json_object_get(snap, "ports")));
+	CU_ASSERT(json_is_array(json_object_get(snap, "mempools")));
+	CU_ASSERT(json_object_get(lc, "instructions") != NULL);
+	/* instructions: a number, or null with the reason */
+	if (json_is_null(json_object_get(lc, "instructions")))
+		CU_ASSERT(json_is_string(json_object_get(lc, "instructions_unavailable")));
+
+	snprintf(path, sizeof(path), "%s/snap.json", tmpdir);
+	CU_ASSERT_EQUAL(dp_telemetry_json_write(path, snap), 0);
+	back = json_load_file(path, 0, &jerr);
+	CU_ASSERT_FATAL(back != NULL);
+	CU_ASSERT_TRUE(json_equal(json_object_get(back, "drops"), json_object_get(snap, "drops")));
+	json_decref(back);
+	json_decref(snap);
+	unlink(path);
+}
+
+static void
+test_graph_no_mbuf_leak_after_traffic(void)
+{
+	struct rte_mbuf *out[256];
+	unsigned int p, n;
+
+	dp_graph_worker_flush(worker());
+	for (p = 0; p < NB_PORTS; p++)
+		while ((n = drain_tx((int)p, out, 256)) > 0)
+			rte_pktmbuf_free_bulk(out, n);
+	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
+}
+
+static int
+suite_init(void)
+{
+	char *eal[] = {"test_graph", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
+		"--no-shconf", "--log-level", "*:warning", NULL};
+	char err[DP_CONFIG_ERR_LEN];
+	char name[32];
+	unsigned int i;
+	FILE *f;
+
+	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
+		return -1;
+	for (i = 0; i < NB_PORTS; i++) {
+		snprintf(name, sizeof(name), "t_rx%u", i);
+		rx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "t_tx%u", i);
+		tx_ring[i] = rte_ring_create(name, i == 1 ? TX1_RING_SIZE : RING_SIZE, 0,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		/* the ethdev is named "net_ring_" + name */
+		snprintf(name, sizeof(name), "t%u", i);
+		if (rx_ring[i] == NULL || tx_ring[i] == NULL ||
+			rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0) {
+			fprintf(stderr, "cannot make ring port %s\n", name);
+			return -1;
+		}
+	}
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	snprintf(cfg_path, sizeof(cfg_path), "%s/graph.ini", tmpdir);
+	f = fopen(cfg_path, "w");
+	if (f == NULL)
+		return -1;
+	fputs(config_text, f);
+	fclose(f);
+	dp_config_init(&cfg);
+	if (dp_config_load(&cfg, cfg_path, err, sizeof(err)) < 0 ||
+		dp_config_validate(&cfg, err, sizeof(err)) < 0 ||
+		dp_run_setup(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "setup: %s\n", err);
+		return -1;
+	}
+	/* the test thread is the worker: give it the worker's TX queue */
+	worker()->drain_tsc = 0; /* flush after every walk unless a test says otherwise */
+	return 0;
+}
+
+static int
+suite_cleanup(void)
+{
+	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
+	int64_t leak = 0;
+
+	dp_run_teardown(&opts, &leak);
+	dp_config_free(&cfg);
+	unlink(cfg_path);
+	rmdir(tmpdir);
+	rte_eal_cleanup();
+	return 0;
+}
+
+static const struct dp_test tests[] = {
+	{"test_graph_forwards_and_rewrites_both_routes",
+		test_graph_forwards_and_rewrites_both_routes},
+	{"test_graph_each_malformed_packet_has_its_drop_reason",
+		test_graph_each_malformed_packet_has_its_drop_reason},
+	{"test_graph_tx_full_is_counted_not_stuck", test_graph_tx_full_is_counted_not_stuck},
+	{"test_graph_small_batches_wait_for_the_drain_timer",
+		test_graph_small_batches_wait_for_the_drain_timer},
+	{"test_graph_telemetry_counts_add_up_and_json_is_valid",
+		test_graph_telemetry_counts_add_up_and_json_is_valid},
+	{"test_graph_no_mbuf_leak_after_traffic", test_graph_no_mbuf_leak_after_traffic},
+	{NULL, NULL},
+};
+
+int
+main(void)
+{
+	return dp_test_run("graph", tests, suite_init, suite_cleanup);
+}
