@@ -27,6 +27,9 @@
 #define SCAN_MAX_SECTIONS 64
 #define SCAN_MAX_ENTRIES 4096
 #define VALUE_MAX 1024
+/* rte_cfgfile reads lines into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes and fails
+ * the whole file (no line number) on a longer one, comments included */
+#define CFGFILE_LINE_MAX (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
 
 struct scan_entry {
 	int section; /* index in scan.sections */
@@ -99,7 +102,8 @@ parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 	if (*v == '\0' || *v == '-')
 		return -EINVAL;
 	errno = 0;
-	x = strtoull(v, &end, 0);
+	/* decimal or 0x hex; base 0 would read a leading 0 as octal ("010" = 8) */
+	x = strtoull(v, &end, v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10);
 	if (errno != 0 || *end != '\0' || x < min || x > max)
 		return -EINVAL;
 	*out = x;
@@ -410,7 +414,7 @@ parse_rxmap(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 			return fail(err, errlen, loc, "more than %d (port,queue,lcore) entries",
 				DP_CONFIG_MAX_RXMAP);
 		cfg->rxmap[cfg->nb_rxmap++] =
-			(struct dp_config_rxmap){.port = port, .queue = queue, .lcore = lcore};
+			(struct dp_config_rxmap){.port = port, .queue = queue, .lcore = lcore, .loc = *loc};
 		p += used;
 	}
 	if (cfg->nb_rxmap == 0)
@@ -477,6 +481,10 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 		if (parse_u64(v, 1, 1000000, &u) < 0)
 			return fail(err, errlen, loc, "tx_drain_us '%s' must be 1..1000000", v);
 		cfg->tx_drain_us = (uint32_t)u;
+	} else if (KEY("dpfwd", "node_stats_sample")) {
+		if (parse_u64(v, 1, 1024, &u) < 0)
+			return fail(err, errlen, loc, "node_stats_sample '%s' must be 1..1024", v);
+		cfg->node_stats_sample = (uint16_t)u;
 	} else if (KEY("dpfwd", "node_stats")) {
 		if (parse_bool(v, &cfg->node_stats) < 0)
 			goto bad_bool;
@@ -632,6 +640,12 @@ scan_file(struct scan *sc, const char *path, const struct dp_config_loc *floc, c
 			rc = fail(err, errlen, &loc, "line too long");
 			break;
 		}
+		if (strcspn(line, "\n") > (size_t)CFGFILE_LINE_MAX) {
+			rc = fail(err, errlen, &loc,
+				"line longer than %d bytes (rte_cfgfile's limit, comments included)",
+				CFGFILE_LINE_MAX);
+			break;
+		}
 		s = strchr(line, CFG_COMMENT);
 		if (s != NULL)
 			*s = '\0';
@@ -714,6 +728,7 @@ dp_config_init(struct dp_config *cfg)
 	cfg->burst = 32;
 	cfg->tx_drain_us = 100;
 	cfg->node_stats = true;
+	cfg->node_stats_sample = 8;
 	cfg->ip4_cksum_check = true;
 	cfg->check_dst_mac = true;
 	snprintf(cfg->drivers_cfg, sizeof(cfg->drivers_cfg), "%s/drivers-cfg", DP_SOURCE_DIR);
@@ -836,16 +851,16 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		const struct dp_config_rxmap *m = &cfg->rxmap[i];
 
 		if (m->port >= cfg->nb_ports || !cfg->ports[m->port].defined)
-			return fail(err, errlen, &top, "[lcores] maps port %u, which is not defined",
+			return fail(err, errlen, &m->loc, "[lcores] maps port %u, which is not defined",
 				m->port);
 		if (m->lcore == cfg->main_lcore)
-			return fail(err, errlen, &top,
+			return fail(err, errlen, &m->loc,
 				"[lcores] maps (%u,%u) to lcore %u, the main (control) lcore; use "
 				"another lcore or set [dpfwd] main_lcore",
 				m->port, m->queue, m->lcore);
 		for (j = 0; j < i; j++)
 			if (cfg->rxmap[j].port == m->port && cfg->rxmap[j].queue == m->queue)
-				return fail(err, errlen, &top,
+				return fail(err, errlen, &m->loc,
 					"[lcores] maps port %u queue %u twice", m->port, m->queue);
 	}
 	for (i = 0; i < cfg->nb_ports; i++) {
@@ -862,8 +877,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 				"[lcores] polls queue %u of port %u, which has rx_queues = %u", nq - 1,
 				i, p->rx_queues);
 	}
-	for (i = 0; i < cfg->nb_routes; i++) {
-		const struct dp_config_route *r = &cfg->routes[i];
+	for (uint32_t k = 0; k < cfg->nb_routes; k++) { /* uint16_t i would wrap: >65535 routes */
+		const struct dp_config_route *r = &cfg->routes[k];
 
 		if (r->port >= cfg->nb_ports)
 			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",

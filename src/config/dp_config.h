@@ -53,6 +53,7 @@ struct dp_config_rxmap {
 	uint16_t port;
 	uint16_t queue;
 	unsigned int lcore;
+	struct dp_config_loc loc; /**< the "rx =" line */
 };
 
 struct dp_config_route {
@@ -83,6 +84,7 @@ struct dp_config {
 	uint16_t burst;		/**< RX burst, 1..DP_BURST_MAX */
 	uint32_t tx_drain_us;	/**< flush TX buffers at least this often */
 	bool node_stats;	/**< per-node cycles (one rdtsc per node boundary) */
+	uint16_t node_stats_sample; /**< time one graph walk in this many (1 = every walk) */
 	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
 	bool check_dst_mac;	/**< drop unicast frames for other hosts */
 	char drivers_cfg[PATH_MAX];

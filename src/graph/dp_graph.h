@@ -25,6 +25,7 @@
 
 #define DP_WORKER_MAX_RXQ 32
 #define DP_GRAPH_MAX_WORKERS 64
+#define DP_GRAPH_MAX_NODES 128
 
 /** Written only by the worker that owns it; read by the control lcore. */
 struct dp_worker_stats {
@@ -58,6 +59,7 @@ struct dp_worker {
 	uint16_t nb_rxq;
 	uint32_t last_rx; /**< packets received in this iteration */
 	bool node_stats;
+	uint16_t sample_mask; /**< time the walk when (iteration & mask) == 0 */
 	bool ip4_cksum_check;
 	bool check_dst_mac;
 	struct rte_graph *graph;
@@ -66,6 +68,8 @@ struct dp_worker {
 	/* per port, indexed by DPDK port id */
 	struct dp_worker_txq *txq[RTE_MAX_ETHPORTS];
 	struct dp_worker_stats stats;
+	/** packets seen by each node (by node id) in timed walks only: cycles / this */
+	uint64_t timed_objs[DP_GRAPH_MAX_NODES];
 	/* control */
 	unsigned int lcore_id;
 	uint16_t index;

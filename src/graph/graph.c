@@ -73,19 +73,22 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 /*
  * The walk. rte_graph_walk() is the same loop, but whether it counts cycles
  * is fixed when DPDK is built (RTE_LIBRTE_GRAPH_STATS) and it reads the TSC
- * twice per node. This one makes node stats a run-time choice and reads the
- * TSC once per node boundary (the end of one node is the start of the next).
- * It writes the same rte_node counters, so rte_graph's own stats API works.
+ * twice per node on every walk. Here calls and packets are counted on every
+ * walk (two adds per node), while cycles are taken on one walk in
+ * node_stats_sample, with one TSC read per node boundary (the end of one node
+ * is the start of the next). cycles/packet = timed cycles / packets in timed
+ * walks: an unbiased estimate at a fraction of the cost. The counts go into
+ * rte_graph's own node fields (total_cycles holds the timed cycles).
  */
 static __rte_always_inline void
-graph_walk(struct rte_graph *graph, const bool stats)
+graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const bool timed)
 {
 	const rte_graph_off_t *cir_start = graph->cir_start;
 	const rte_node_t mask = graph->cir_mask;
 	uint32_t head = graph->head;
 	uint64_t t0 = 0, t1;
 
-	if (stats)
+	if (timed)
 		t0 = rte_rdtsc();
 	while (likely(head != graph->tail)) {
 		struct rte_node *node = RTE_PTR_ADD(graph, cir_start[(int32_t)head++]);
@@ -93,11 +96,14 @@ graph_walk(struct rte_graph *graph, const bool stats)
 
 		rte_prefetch0(node->objs);
 		rc = node->process(graph, node, node->objs, node->idx);
-		if (stats) {
-			t1 = rte_rdtsc();
-			node->total_cycles += t1 - t0;
+		if (count) {
 			node->total_calls++;
 			node->total_objs += rc;
+		}
+		if (timed) {
+			t1 = rte_rdtsc();
+			node->total_cycles += t1 - t0;
+			w->timed_objs[node->id] += rc;
 			t0 = t1;
 		}
 		node->idx = 0;
@@ -133,7 +139,10 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 		uint64_t now;
 
 		w->last_rx = 0;
-		graph_walk(w->graph, stats);
+		if (stats && (st->iterations & w->sample_mask) == 0)
+			graph_walk(w, w->graph, true, true);
+		else
+			graph_walk(w, w->graph, stats, false);
 		now = rte_rdtsc();
 		if (now - last_drain >= w->drain_tsc) {
 			dp_graph_worker_flush(w);
@@ -222,6 +231,8 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		w->index = (uint16_t)i;
 		w->burst = cfg->burst;
 		w->node_stats = cfg->node_stats;
+		/* a power of two, for a mask */
+		w->sample_mask = (uint16_t)(rte_align32pow2(cfg->node_stats_sample) - 1);
 		w->ip4_cksum_check = cfg->ip4_cksum_check;
 		w->check_dst_mac = cfg->check_dst_mac;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->tx_drain_us;
@@ -338,13 +349,15 @@ dp_graph_drops(enum dp_drop_reason r)
 /* ---- telemetry ---- */
 
 static json_t *
-node_json(const struct rte_node *node, bool stats)
+node_json(const struct dp_worker *w, const struct rte_node *node)
 {
 	uint64_t pkts = node->total_objs, calls = node->total_calls, cyc = node->total_cycles;
+	uint64_t timed = node->id < DP_GRAPH_MAX_NODES ? w->timed_objs[node->id] : 0;
 
-	return json_pack("{s:I, s:I, s:I, s:o, s:o}", "calls", (json_int_t)calls, "pkts",
-		(json_int_t)pkts, "cycles", (json_int_t)cyc, "cycles_per_pkt",
-		stats && pkts ? json_real((double)cyc / (double)pkts) : json_null(),
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o}", "calls", (json_int_t)calls, "pkts",
+		(json_int_t)pkts, "timed_cycles", (json_int_t)cyc, "timed_pkts", (json_int_t)timed,
+		"cycles_per_pkt",
+		w->node_stats && timed ? json_real((double)cyc / (double)timed) : json_null(),
 		"pkts_per_call", calls ? json_real((double)pkts / (double)calls) : json_null());
 }
 
@@ -374,7 +387,7 @@ lcores_fill(void *arg)
 		}
 		if (w->graph != NULL)
 			rte_graph_foreach_node(count, off, w->graph, node)
-				json_object_set_new(nodes, node->name, node_json(node, w->node_stats));
+				json_object_set_new(nodes, node->name, node_json(w, node));
 		for (b = 0; b < w->nb_rxq; b++) {
 			snprintf(buf, sizeof(buf), "port%u:q%u", w->rxq[b].port_id, w->rxq[b].queue);
 			json_array_append_new(rxq, json_string(buf));
@@ -410,11 +423,21 @@ lcores_fill(void *arg)
 	return arr;
 }
 
+static void
+add_u64(json_t *o, const char *key, uint64_t v)
+{
+	json_object_set_new(o, key,
+		json_integer(json_integer_value(json_object_get(o, key)) + (json_int_t)v));
+}
+
 /* Per node name, summed over workers. */
 static json_t *
 nodes_fill(void *arg)
 {
 	json_t *sum = json_object();
+	const char *name;
+	json_t *o;
+	bool stats = false;
 	uint16_t i;
 
 	RTE_SET_USED(arg);
@@ -426,27 +449,30 @@ nodes_fill(void *arg)
 
 		if (w->graph == NULL)
 			continue;
+		stats |= w->node_stats;
 		rte_graph_foreach_node(count, off, w->graph, node) {
-			json_t *o = json_object_get(sum, node->name);
-			uint64_t calls, pkts, cyc;
-
+			o = json_object_get(sum, node->name);
 			if (o == NULL) {
-				o = json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)0, "pkts",
-					(json_int_t)0, "cycles", (json_int_t)0);
+				o = json_object();
 				json_object_set_new(sum, node->name, o);
 			}
-			calls = json_integer_value(json_object_get(o, "calls")) + node->total_calls;
-			pkts = json_integer_value(json_object_get(o, "pkts")) + node->total_objs;
-			cyc = json_integer_value(json_object_get(o, "cycles")) + node->total_cycles;
-			json_object_set_new(o, "calls", json_integer((json_int_t)calls));
-			json_object_set_new(o, "pkts", json_integer((json_int_t)pkts));
-			json_object_set_new(o, "cycles", json_integer((json_int_t)cyc));
-			json_object_set_new(o, "cycles_per_pkt",
-				w->node_stats && pkts ? json_real((double)cyc / (double)pkts)
-						      : json_null());
-			json_object_set_new(o, "pkts_per_call",
-				calls ? json_real((double)pkts / (double)calls) : json_null());
+			add_u64(o, "calls", node->total_calls);
+			add_u64(o, "pkts", node->total_objs);
+			add_u64(o, "timed_cycles", node->total_cycles);
+			add_u64(o, "timed_pkts",
+				node->id < DP_GRAPH_MAX_NODES ? w->timed_objs[node->id] : 0);
 		}
+	}
+	json_object_foreach(sum, name, o) {
+		uint64_t calls = json_integer_value(json_object_get(o, "calls"));
+		uint64_t pkts = json_integer_value(json_object_get(o, "pkts"));
+		uint64_t cyc = json_integer_value(json_object_get(o, "timed_cycles"));
+		uint64_t timed = json_integer_value(json_object_get(o, "timed_pkts"));
+
+		json_object_set_new(o, "cycles_per_pkt",
+			stats && timed ? json_real((double)cyc / (double)timed) : json_null());
+		json_object_set_new(o, "pkts_per_call",
+			calls ? json_real((double)pkts / (double)calls) : json_null());
 	}
 	return sum;
 }
