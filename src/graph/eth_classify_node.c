@@ -3,7 +3,8 @@
  * eth_classify
  *   uses: Ethernet header, the input port's MAC
  *   sets: nothing; decides which job a packet belongs to
- *   next: ip4_fwd, or drop (l2_too_short, l2_other_host, vlan, arp, not_ip4)
+ *   next: ip4_fwd, or drop (l2_too_short, l2_other_host, l2_mcast_ip4, vlan, arp,
+ *         not_ip4)
  *
  * The one place where the jobs part ways: relay and endpoint edges join here
  * (by UDP destination) in later stages; ARP/ND go to the local control nodes.
@@ -39,7 +40,10 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 	}
 	switch (eth->ether_type) {
 	case RTE_BE16(RTE_ETHER_TYPE_IPV4):
-		return CLASSIFY_NEXT_IP4;
+		if (likely(rte_is_unicast_ether_addr(&eth->dst_addr)))
+			return CLASSIFY_NEXT_IP4;
+		why = DP_DROP_L2_MCAST_IP4;
+		break;
 	case RTE_BE16(RTE_ETHER_TYPE_ARP):
 		why = DP_DROP_ARP;
 		break;

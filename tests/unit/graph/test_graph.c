@@ -272,6 +272,10 @@ test_graph_each_malformed_packet_has_its_drop_reason(void)
 	spec_to(&s, 0xc6120107, 64, 2000);
 	s.dst_mac[5] ^= 0x55;
 	one_drop_case(frame, build(&s, frame), DP_DROP_L2_OTHER_HOST);
+	/* IPv4 in a broadcast frame (RFC 1812 5.3.4) */
+	spec_to(&s, 0xc6120107, 64, 2000);
+	memset(s.dst_mac, 0xff, 6);
+	one_drop_case(frame, build(&s, frame), DP_DROP_L2_MCAST_IP4);
 	/* VLAN tagged */
 	spec_to(&s, 0xc6120107, 64, 2000);
 	s.has_vlan = true;
