@@ -335,26 +335,34 @@ route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_l
 	return 0;
 }
 
-int
-dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen)
+/*
+ * Read @p path line by line: count lines, reject lines over @p max_len bytes
+ * (@p why says whose limit it is), cut "#" comments, trim, skip blank lines,
+ * and hand each remaining line to @p cb with its file:line.
+ */
+typedef int (*line_cb_t)(void *arg, char *text, const struct dp_config_loc *loc, char *err,
+	size_t errlen);
+
+static int
+read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t max_len,
+	const char *why, line_cb_t cb, void *arg, char *err, size_t errlen)
 {
-	struct dp_config_loc loc = {.file = remember_file(cfg, path), .line = 0};
-	char line[512];
+	char line[2048];
 	FILE *f;
 	int rc = 0;
 
 	f = fopen(path, "r");
 	if (f == NULL) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: cannot open route file: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot open %s: %s", path, what, strerror(errno));
 		return rc;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *s;
 
 		loc.line++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			rc = fail(err, errlen, &loc, "line longer than %zu bytes", sizeof(line) - 2);
+		if ((strchr(line, '\n') == NULL && !feof(f)) || strcspn(line, "\n") > max_len) {
+			rc = fail(err, errlen, &loc, "line longer than %zu bytes%s", max_len, why);
 			break;
 		}
 		s = strchr(line, CFG_COMMENT);
@@ -363,12 +371,26 @@ dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, si
 		s = trim(line);
 		if (*s == '\0')
 			continue;
-		rc = route_add_text(cfg, s, &loc, err, errlen);
+		rc = cb(arg, s, &loc, err, errlen);
 		if (rc < 0)
 			break;
 	}
 	fclose(f);
 	return rc;
+}
+
+static int
+route_line(void *arg, char *text, const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	return route_add_text(arg, text, loc, err, errlen);
+}
+
+int
+dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen)
+{
+	struct dp_config_loc loc = {.file = remember_file(cfg, path), .line = 0};
+
+	return read_lines(path, "route file", loc, 510, "", route_line, cfg, err, errlen);
 }
 
 /* ---- one key of one section ---- */
@@ -615,108 +637,65 @@ bad_bool:
 
 /* ---- the scan before rte_cfgfile ---- */
 
+/* One significant line of a config file: a [section] or a key = value. */
+static int
+scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	struct scan *sc = arg;
+	char *eq, *k, *v;
+
+	if (*s == '[') {
+		char *close = strchr(s, ']');
+		int i;
+
+		if (close == NULL || close[1] != '\0')
+			return fail(err, errlen, loc, "bad section header '%s' (expected [name])", s);
+		if (sc->nb_sections == SCAN_MAX_SECTIONS)
+			return fail(err, errlen, loc, "too many sections");
+		*close = '\0';
+		s = trim(s + 1);
+		if (*s == '\0' || strlen(s) >= CFG_NAME_LEN)
+			return fail(err, errlen, loc, "empty or too long section name");
+		for (i = 0; i < sc->nb_sections; i++)
+			if (strcmp(sc->sections[i], s) == 0)
+				return fail(err, errlen, loc,
+					"section [%s] repeated (first at line %d)", s,
+					sc->section_line[i]);
+		dp_strlcpy(sc->sections[sc->nb_sections], s, CFG_NAME_LEN);
+		sc->section_line[sc->nb_sections++] = loc->line;
+		return 0;
+	}
+	eq = strchr(s, '=');
+	if (eq == NULL)
+		return fail(err, errlen, loc, "expected 'key = value' or '[section]', got '%s'", s);
+	if (sc->nb_sections == 0)
+		return fail(err, errlen, loc, "'%s' before any [section]", s);
+	*eq = '\0';
+	k = trim(s);
+	v = trim(eq + 1);
+	if (*k == '\0' || strlen(k) >= CFG_NAME_LEN)
+		return fail(err, errlen, loc, "empty or too long key");
+	if (*v == '\0')
+		return fail(err, errlen, loc, "key '%s' has no value", k);
+	if (strlen(v) >= CFG_VALUE_LEN)
+		return fail(err, errlen, loc, "value of '%s' longer than %d bytes", k,
+			CFG_VALUE_LEN - 1);
+	if (sc->nb_entries == SCAN_MAX_ENTRIES)
+		return fail(err, errlen, loc, "more than %d entries (use a route file)",
+			SCAN_MAX_ENTRIES);
+	sc->entries[sc->nb_entries++] =
+		(struct scan_entry){.section = sc->nb_sections - 1, .line = loc->line};
+	return 0;
+}
+
 static int
 scan_file(struct scan *sc, const char *path, const struct dp_config_loc *floc, char *err,
 	size_t errlen)
 {
-	struct dp_config_loc loc = *floc;
-	char line[2048];
-	FILE *f;
-	int rc = 0;
-
-	f = fopen(path, "r");
-	if (f == NULL) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot open config: %s", path, strerror(errno));
-		return rc;
-	}
 	sc->nb_sections = 0;
 	sc->nb_entries = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *s, *eq, *k, *v;
-
-		loc.line++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			rc = fail(err, errlen, &loc, "line too long");
-			break;
-		}
-		if (strcspn(line, "\n") > (size_t)CFGFILE_LINE_MAX) {
-			rc = fail(err, errlen, &loc,
-				"line longer than %d bytes (rte_cfgfile's limit, comments included)",
-				CFGFILE_LINE_MAX);
-			break;
-		}
-		s = strchr(line, CFG_COMMENT);
-		if (s != NULL)
-			*s = '\0';
-		s = trim(line);
-		if (*s == '\0')
-			continue;
-		if (*s == '[') {
-			char *close = strchr(s, ']');
-			int i;
-
-			if (close == NULL || close[1] != '\0')
-				rc = fail(err, errlen, &loc, "bad section header '%s' (expected [name])",
-					s);
-			else if (sc->nb_sections == SCAN_MAX_SECTIONS)
-				rc = fail(err, errlen, &loc, "too many sections");
-			if (rc < 0)
-				break;
-			*close = '\0';
-			s = trim(s + 1);
-			if (*s == '\0' || strlen(s) >= CFG_NAME_LEN) {
-				rc = fail(err, errlen, &loc, "empty or too long section name");
-				break;
-			}
-			for (i = 0; i < sc->nb_sections; i++)
-				if (strcmp(sc->sections[i], s) == 0)
-					break;
-			if (i < sc->nb_sections) {
-				rc = fail(err, errlen, &loc, "section [%s] repeated (first at line %d)",
-					s, sc->section_line[i]);
-				break;
-			}
-			dp_strlcpy(sc->sections[sc->nb_sections], s, CFG_NAME_LEN);
-			sc->section_line[sc->nb_sections++] = loc.line;
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (eq == NULL) {
-			rc = fail(err, errlen, &loc, "expected 'key = value' or '[section]', got '%s'",
-				s);
-			break;
-		}
-		if (sc->nb_sections == 0) {
-			rc = fail(err, errlen, &loc, "'%s' before any [section]", s);
-			break;
-		}
-		*eq = '\0';
-		k = trim(s);
-		v = trim(eq + 1);
-		if (*k == '\0' || strlen(k) >= CFG_NAME_LEN) {
-			rc = fail(err, errlen, &loc, "empty or too long key");
-			break;
-		}
-		if (*v == '\0') {
-			rc = fail(err, errlen, &loc, "key '%s' has no value", k);
-			break;
-		}
-		if (strlen(v) >= CFG_VALUE_LEN) {
-			rc = fail(err, errlen, &loc, "value of '%s' longer than %d bytes", k,
-				CFG_VALUE_LEN - 1);
-			break;
-		}
-		if (sc->nb_entries == SCAN_MAX_ENTRIES) {
-			rc = fail(err, errlen, &loc, "more than %d entries (use a route file)",
-				SCAN_MAX_ENTRIES);
-			break;
-		}
-		sc->entries[sc->nb_entries++] =
-			(struct scan_entry){.section = sc->nb_sections - 1, .line = loc.line};
-	}
-	fclose(f);
-	return rc;
+	return read_lines(path, "config", *floc, CFGFILE_LINE_MAX,
+		" (rte_cfgfile's limit, comments included)", scan_line, sc, err, errlen);
 }
 
 void
