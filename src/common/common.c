@@ -29,6 +29,24 @@ dp_strlcpy(char *dst, const char *src, size_t size)
 	return 0;
 }
 
+bool
+dp_args_has(int argc, char **argv, const char *const *opts)
+{
+	int i, j;
+
+	for (i = 1; i < argc; i++)
+		for (j = 0; opts[j] != NULL; j++) {
+			size_t n = strlen(opts[j]);
+
+			if (strncmp(argv[i], opts[j], n) != 0)
+				continue;
+			if (argv[i][n] == '\0' || argv[i][n] == '=' ||
+				(n == 2 && opts[j][1] != '-'))
+				return true;
+		}
+	return false;
+}
+
 static double
 clock_sec(clockid_t id)
 {

@@ -6,6 +6,7 @@
 #ifndef DP_COMMON_H
 #define DP_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <rte_log.h>
@@ -30,6 +31,13 @@ extern int dp_logtype_fwd;
 
 /** Copy with truncation, always NUL-terminated. Returns -ENAMETOOLONG if cut. */
 int dp_strlcpy(char *dst, const char *src, size_t size);
+
+/**
+ * Does a command line (argv[0] being the program) hold one of @p opts (NULL
+ * terminated)? Matches "--opt", "--opt=value", and for one-letter options the
+ * value attached ("-a0000:01:00.0").
+ */
+bool dp_args_has(int argc, char **argv, const char *const *opts);
 
 /** Monotonic wall time in seconds (CLOCK_MONOTONIC). */
 double dp_time_mono(void);

@@ -37,18 +37,6 @@ dp_port_dev_is_pci(const char *dev)
 	return sscanf(dev, "%x:%x.%x%c", &a, &b, &c, &end) == 3;
 }
 
-static bool
-user_has(int argc, char **argv, const char *const *opts)
-{
-	int i, j;
-
-	for (i = 0; i < argc; i++)
-		for (j = 0; opts[j] != NULL; j++)
-			if (strncmp(argv[i], opts[j], strlen(opts[j])) == 0)
-				return true;
-	return false;
-}
-
 static int
 push_arg(char **argv, int *n, int max, const char *a, const char *b)
 {
@@ -73,7 +61,7 @@ dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, c
 {
 	static const char *const allow[] = {"-a", "--allow", "-b", "--block", "--no-pci", NULL};
 	bool any_pci = false;
-	bool user_pci = user_has(user_argc, user_argv, allow);
+	bool user_pci = dp_args_has(user_argc, user_argv, allow);
 	int n = 0, rc;
 	uint16_t i;
 

@@ -61,20 +61,6 @@ push(char **out, int *n, int max, const char *s)
 	return 0;
 }
 
-static bool
-has_opt(int argc, char **argv, const char *const *opts)
-{
-	int i, j;
-
-	for (i = 1; i < argc; i++)
-		for (j = 0; opts[j] != NULL; j++)
-			if (strcmp(argv[i], opts[j]) == 0 ||
-				(strncmp(argv[i], opts[j], strlen(opts[j])) == 0 &&
-					argv[i][strlen(opts[j])] == '='))
-				return true;
-	return false;
-}
-
 /* Free hugepages of the default size, from /proc/meminfo; -1 if unknown. */
 static long
 hugepages_free(void)
@@ -98,6 +84,7 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 	static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
 	static const char *const mem_opts[] = {"--no-huge", "--in-memory", "--huge-dir",
 		"--file-prefix", "--huge-unlink", "-m", "--socket-mem", NULL};
+	bool user_mem = dp_args_has(argc, argv, mem_opts);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	unsigned int nb, i;
 	int n = 0, rc, k;
@@ -108,7 +95,7 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 		if (rc < 0)
 			return rc;
 	}
-	if (!has_opt(argc, argv, lcore_opts)) {
+	if (!dp_args_has(argc, argv, lcore_opts)) {
 		int len = snprintf(buf, sizeof(buf), "%u", cfg->main_lcore);
 
 		nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
@@ -121,11 +108,11 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 			(rc = push(out, &n, max, buf)) < 0)
 			return rc;
 	}
-	if (!has_opt(argc, argv, mem_opts) && hugepages_free() > 0) {
+	if (!user_mem && hugepages_free() > 0) {
 		/* no hugepage files left behind, telemetry socket still served */
 		if ((rc = push(out, &n, max, "--in-memory")) < 0)
 			return rc;
-	} else if (!has_opt(argc, argv, mem_opts)) {
+	} else if (!user_mem) {
 		fprintf(stderr,
 			"dpfwd: notice: no free hugepages; running with --no-huge -m 1024 (fine "
 			"for virtual devices, slower, no DMA). To reserve 2 GiB of 2 MiB pages:\n"
