@@ -59,12 +59,6 @@ route_add(uint32_t prefix, uint8_t plen, uint32_t nh)
 	return rc;
 }
 
-static void
-ip_str(uint32_t ip, char *buf, size_t len)
-{
-	dp_config_ip4_str(ip, buf, len);
-}
-
 int
 dp_fwd_init(const struct dp_config *cfg, char tx_names[][RTE_NODE_NAMESIZE], uint16_t nb_tx,
 	char *err, size_t errlen)
@@ -145,7 +139,7 @@ dp_fwd_init(const struct dp_config *cfg, char tx_names[][RTE_NODE_NAMESIZE], uin
 			rc = route_add(n->ip, 32, idx);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add neighbor %s: %s", n->loc.file,
-				n->loc.line, (ip_str(n->ip, a, sizeof(a)), a), strerror(-rc));
+				n->loc.line, (dp_config_ip4_str(n->ip, a, sizeof(a)), a), strerror(-rc));
 			goto fail;
 		}
 		nh = &dp_fwd.nh[idx];
@@ -160,8 +154,8 @@ dp_fwd_init(const struct dp_config *cfg, char tx_names[][RTE_NODE_NAMESIZE], uin
 			rc = route_add(r->prefix, r->plen, idx);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %u: %s",
-				r->loc.file, r->loc.line, (ip_str(r->prefix, a, sizeof(a)), a),
-				r->plen, (ip_str(r->gw, b, sizeof(b)), b), r->port,
+				r->loc.file, r->loc.line, (dp_config_ip4_str(r->prefix, a, sizeof(a)), a),
+				r->plen, (dp_config_ip4_str(r->gw, b, sizeof(b)), b), r->port,
 				rc == -ENOSPC ? "table full" : strerror(-rc));
 			goto fail;
 		}

@@ -141,7 +141,7 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			next[i] = IP4_FWD_NEXT_DROP;
 			continue;
 		}
-		RTE_MBUF_DYNFIELD(pkts[i], meta_off, struct dp_mbuf_meta *)->nh = nh;
+		dp_mbuf_meta(pkts[i], meta_off)->nh = nh;
 	}
 	dp_node_dispatch(graph, node, objs, next, nb_objs);
 	return nb_objs;

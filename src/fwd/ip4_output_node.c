@@ -23,7 +23,7 @@ ip4_output_one(struct dp_worker *w, const struct dp_fwd_nh *nh_table, int meta_o
 	struct rte_mbuf *m)
 {
 	const struct dp_fwd_nh *nh =
-		&nh_table[RTE_MBUF_DYNFIELD(m, meta_off, struct dp_mbuf_meta *)->nh];
+		&nh_table[dp_mbuf_meta(m, meta_off)->nh];
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint16_t old, new;

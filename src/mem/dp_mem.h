@@ -37,10 +37,14 @@ struct dp_mbuf_meta {
 
 extern int dp_mbuf_meta_offset;
 
+/**
+ * The metadata of @p m. Nodes read dp_mbuf_meta_offset once per burst and pass
+ * it in: the compiler cannot keep the global in a register across stores.
+ */
 static inline struct dp_mbuf_meta *
-dp_mbuf_meta(struct rte_mbuf *m)
+dp_mbuf_meta(struct rte_mbuf *m, int offset)
 {
-	return RTE_MBUF_DYNFIELD(m, dp_mbuf_meta_offset, struct dp_mbuf_meta *);
+	return RTE_MBUF_DYNFIELD(m, offset, struct dp_mbuf_meta *);
 }
 
 /** Register the metadata field; call once after rte_eal_init(). @return 0 or -rte_errno. */
