@@ -139,7 +139,7 @@ dp_fwd_init(const struct dp_config *cfg, char tx_names[][RTE_NODE_NAMESIZE], uin
 			rc = route_add(n->ip, 32, idx);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add neighbor %s: %s", n->loc.file,
-				n->loc.line, (dp_config_ip4_str(n->ip, a, sizeof(a)), a), strerror(-rc));
+				n->loc.line, dp_config_ip4_str(n->ip, a, sizeof(a)), strerror(-rc));
 			goto fail;
 		}
 		nh = &dp_fwd.nh[idx];
@@ -154,8 +154,8 @@ dp_fwd_init(const struct dp_config *cfg, char tx_names[][RTE_NODE_NAMESIZE], uin
 			rc = route_add(r->prefix, r->plen, idx);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %u: %s",
-				r->loc.file, r->loc.line, (dp_config_ip4_str(r->prefix, a, sizeof(a)), a),
-				r->plen, (dp_config_ip4_str(r->gw, b, sizeof(b)), b), r->port,
+				r->loc.file, r->loc.line, dp_config_ip4_str(r->prefix, a, sizeof(a)),
+				r->plen, dp_config_ip4_str(r->gw, b, sizeof(b)), r->port,
 				rc == -ENOSPC ? "table full" : strerror(-rc));
 			goto fail;
 		}
