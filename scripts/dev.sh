@@ -17,7 +17,7 @@ say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
-		echo "dev.sh: run as root (DPDK needs hugepages and device access): sudo $0 $*" >&2
+		echo "dev.sh: run as root (DPDK needs hugepages and device access)" >&2
 		exit 1
 	fi
 }
