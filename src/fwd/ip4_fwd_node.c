@@ -10,6 +10,8 @@
  * Header checks follow RFC 1812 section 5.2.2; the TTL check (5.3.1) applies
  * only to packets being forwarded, so it comes after the lookup.
  */
+#include <string.h>
+
 #include <rte_byteorder.h>
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
@@ -31,13 +33,18 @@ enum ip4_fwd_next {
 	IP4_FWD_NEXT_MAX,
 };
 
-/* RFC 1812 5.3.7 and RFC 6890: never forwarded (multicast: no multicast routing here). */
+/* RFC 1812 5.3.7 and RFC 6890: never forwarded (multicast: no multicast routing here).
+ * By first octet: 0/8, 127/8, 224/4 and 240/4. */
+static const bool ip4_martian_octet[256] = {
+	[0] = true,
+	[127] = true,
+	[224 ... 255] = true,
+};
+
 static __rte_always_inline bool
 ip4_martian(uint32_t src, uint32_t dst)
 {
-	uint8_t s = src >> 24, d = dst >> 24;
-
-	return s == 0 || s == 127 || s >= 224 || d == 0 || d == 127 || d >= 224;
+	return ip4_martian_octet[src >> 24] | ip4_martian_octet[dst >> 24];
 }
 
 /* Validate one header; returns DP_DROP_MAX when it may be forwarded. */
@@ -72,79 +79,110 @@ ip4_check(const bool cksum_check, struct rte_mbuf *m, const struct rte_ipv4_hdr 
 	return DP_DROP_MAX;
 }
 
-static __rte_always_inline void
-ip4_check_burst(struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n, const bool cksum_check,
-	const struct rte_ipv4_hdr **hdr, uint32_t *dst, rte_edge_t *next)
+/* The slow path for one packet the fast pass refused: the exact reason, counted. */
+static __rte_noinline rte_edge_t
+ip4_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, bool cksum_check, int meta_off)
 {
+	const struct rte_ipv4_hdr *ip = NULL;
+	enum dp_drop_reason why = ip4_check(cksum_check, m, &ip);
+	uint32_t nh;
+
+	if (why != DP_DROP_MAX)
+		goto drop;
+	if (rte_lpm_lookup(dp_fwd.lpm, rte_be_to_cpu_32(ip->dst_addr), &nh) != 0)
+		why = DP_DROP_IP4_NO_ROUTE;
+	else if (nh == DP_FWD_NH_LOCAL)
+		why = DP_DROP_IP4_LOCAL;
+	else if (ip->time_to_live <= 1)
+		why = DP_DROP_IP4_TTL;
+	else {
+		dp_mbuf_meta(m, meta_off)->nh = nh;
+		return IP4_FWD_NEXT_OUTPUT;
+	}
+drop:
+	w->stats.drops[why]++;
+	return IP4_FWD_NEXT_DROP;
+}
+
+/*
+ * The fast pass over one packet: an option-less IPv4 header that is whole,
+ * valid, not martian, with TTL > 1. Anything else (options included) takes
+ * ip4_fwd_slow(), which checks everything in RFC order and counts the reason.
+ * The header is read even when the frame is shorter than it (inside the mbuf's
+ * data room); the length test discards the result.
+ */
+static __rte_always_inline bool
+ip4_fast(const bool cksum_check, const struct rte_mbuf *m, uint32_t *dst)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	const uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	/* signed: with 20 <= tlen <= avail, the frame holds a whole header */
+	const int32_t avail = (int32_t)m->data_len - RTE_ETHER_HDR_LEN;
+	uint32_t s, d;
+	uint16_t tlen;
+	bool ok;
+
+	memcpy(&tlen, ip + 2, sizeof(tlen));
+	tlen = rte_be_to_cpu_16(tlen);
+	memcpy(&s, ip + 12, sizeof(s));
+	memcpy(&d, ip + 16, sizeof(d));
+	*dst = rte_be_to_cpu_32(d);
+	/* short-circuit: each test is a well-predicted branch, cheaper than a
+	 * setcc; the first octets are the low bytes of the addresses as loaded */
+	ok = ip[0] == 0x45 && tlen >= sizeof(struct rte_ipv4_hdr) && (int32_t)tlen <= avail &&
+		ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip[8] > 1 &&
+		!(ip4_martian_octet[s & 0xff] | ip4_martian_octet[d & 0xff]);
+	if (cksum_check)
+		ok = ok && (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD || dp_cksum_ip4_hdr_sum(ip, 5) == 0xffff);
+	return ok;
+}
+
+static __rte_always_inline uint16_t
+ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const bool cksum_check)
+{
+	struct dp_worker *w = dp_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint32_t dst[RTE_GRAPH_BURST_SIZE];
+	uint32_t hop[RTE_GRAPH_BURST_SIZE];
+	bool ok[RTE_GRAPH_BURST_SIZE];
+	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
+	const int meta_off = dp_mbuf_meta_offset;
+	bool all = true;
 	uint16_t i;
 
-	for (i = 0; i < n; i++) {
-		enum dp_drop_reason why = ip4_check(cksum_check, pkts[i], &hdr[i]);
-
-		if (likely(why == DP_DROP_MAX)) {
-			dst[i] = rte_be_to_cpu_32(hdr[i]->dst_addr);
-			next[i] = IP4_FWD_NEXT_OUTPUT;
-		} else {
-			w->stats.drops[why]++;
-			dst[i] = 0;
-			next[i] = IP4_FWD_NEXT_DROP;
-		}
+	/* three passes over the burst, each simple enough to overlap packets */
+	for (i = 0; i < nb_objs; i++)
+		ok[i] = ip4_fast(cksum_check, pkts[i], &dst[i]);
+	for (i = 0; i + 4 <= nb_objs; i += 4)
+		rte_lpm_lookupx4(dp_fwd.lpm, _mm_loadu_si128((const __m128i *)&dst[i]), &hop[i],
+			NO_ROUTE);
+	for (; i < nb_objs; i++)
+		if (rte_lpm_lookup(dp_fwd.lpm, dst[i], &hop[i]) != 0)
+			hop[i] = NO_ROUTE;
+	for (i = 0; i < nb_objs; i++) {
+		ok[i] = ok[i] && hop[i] != NO_ROUTE && hop[i] != DP_FWD_NH_LOCAL;
+		all &= ok[i];
+		dp_mbuf_meta(pkts[i], meta_off)->nh = hop[i];
 	}
+	if (likely(all)) {
+		if (nb_objs != 0)
+			rte_node_next_stream_move(graph, node, IP4_FWD_NEXT_OUTPUT);
+		return nb_objs;
+	}
+	for (i = 0; i < nb_objs; i++)
+		next[i] = ok[i] ? IP4_FWD_NEXT_OUTPUT : ip4_fwd_slow(w, pkts[i], cksum_check, meta_off);
+	dp_node_dispatch(graph, node, objs, next, nb_objs);
+	return nb_objs;
 }
 
 static uint16_t
 ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	struct dp_worker *w = dp_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const struct rte_ipv4_hdr *hdr[RTE_GRAPH_BURST_SIZE];
-	uint32_t dst[RTE_GRAPH_BURST_SIZE];
-	uint32_t hop[RTE_GRAPH_BURST_SIZE];
-	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
-	const int meta_off = dp_mbuf_meta_offset;
-	uint16_t i;
-
-	/* 1: header checks, collect destinations (two copies of the loop so the
-	 * checksum choice is not re-read per packet) */
-	if (w->ip4_cksum_check)
-		ip4_check_burst(w, pkts, nb_objs, true, hdr, dst, next);
-	else
-		ip4_check_burst(w, pkts, nb_objs, false, hdr, dst, next);
-	/* 2: lookups four at a time (SSE), then the tail */
-	for (i = 0; i + 4 <= nb_objs; i += 4) {
-		xmm_t ip4 = _mm_loadu_si128((const __m128i *)&dst[i]);
-
-		rte_lpm_lookupx4(dp_fwd.lpm, ip4, &hop[i], NO_ROUTE);
-	}
-	for (; i < nb_objs; i++)
-		if (rte_lpm_lookup(dp_fwd.lpm, dst[i], &hop[i]) != 0)
-			hop[i] = NO_ROUTE;
-	/* 3: route result and TTL */
-	for (i = 0; i < nb_objs; i++) {
-		uint32_t nh;
-
-		if (next[i] == IP4_FWD_NEXT_DROP)
-			continue;
-		if (unlikely(hop[i] == NO_ROUTE)) {
-			w->stats.drops[DP_DROP_IP4_NO_ROUTE]++;
-			next[i] = IP4_FWD_NEXT_DROP;
-			continue;
-		}
-		nh = hop[i];
-		if (unlikely(nh == DP_FWD_NH_LOCAL)) {
-			w->stats.drops[DP_DROP_IP4_LOCAL]++;
-			next[i] = IP4_FWD_NEXT_DROP;
-			continue;
-		}
-		if (unlikely(hdr[i]->time_to_live <= 1)) {
-			w->stats.drops[DP_DROP_IP4_TTL]++;
-			next[i] = IP4_FWD_NEXT_DROP;
-			continue;
-		}
-		dp_mbuf_meta(pkts[i], meta_off)->nh = nh;
-	}
-	dp_node_dispatch(graph, node, objs, next, nb_objs);
-	return nb_objs;
+	/* two copies of the loop, so the checksum choice is not re-read per packet */
+	if (dp_node_worker(node)->ip4_cksum_check)
+		return ip4_fwd_burst(graph, node, objs, nb_objs, true);
+	return ip4_fwd_burst(graph, node, objs, nb_objs, false);
 }
 
 static struct rte_node_register ip4_fwd_node = {

@@ -6,11 +6,15 @@
  *         header checksum updated incrementally (RFC 1624)
  *   next: port_tx-<port>, or drop (neigh_unresolved)
  */
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "dp_cksum.h"
+#include "dp_config.h"
 #include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
@@ -18,16 +22,18 @@
 
 #define IP4_OUTPUT_NEXT_DROP 0
 
+_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the word");
+_Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
+	"ip4_output has an edge per port: more than dp_node_dispatch() counts");
+
 static __rte_always_inline rte_edge_t
 ip4_output_one(struct dp_worker *w, const struct dp_fwd_nh *nh_table, int meta_off,
 	struct rte_mbuf *m)
 {
-	const struct dp_fwd_nh *nh =
-		&nh_table[dp_mbuf_meta(m, meta_off)->nh];
+	const struct dp_fwd_nh *nh = &nh_table[dp_mbuf_meta(m, meta_off)->nh];
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-	uint16_t old, new;
-	uint8_t *ttl = &ip->time_to_live;
+	uint32_t w32;
 
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
 		w->stats.drops[DP_DROP_NEIGH_UNRESOLVED]++;
@@ -35,13 +41,12 @@ ip4_output_one(struct dp_worker *w, const struct dp_fwd_nh *nh_table, int meta_o
 	}
 	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv4 */
 	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	/* TTL is the high byte of the (TTL, protocol) word. The new word is made in
-	 * a register: storing the TTL byte and reloading the word would stall on
-	 * store forwarding. */
-	memcpy(&old, ttl, sizeof(old));
-	new = rte_cpu_to_be_16(rte_be_to_cpu_16(old) - 0x0100);
-	memcpy(ttl, &new, sizeof(new));
-	ip->hdr_checksum = dp_cksum_update16(ip->hdr_checksum, old, new);
+	/* TTL, protocol and checksum are one 32-bit word: one load, one store
+	 * (ip4_fwd let only TTL > 1 through) */
+	memcpy(&w32, &ip->time_to_live, sizeof(w32));
+	w32 = (((w32 & 0xffff) - 1) & 0xffff) |
+		(uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16)) << 16;
+	memcpy(&ip->time_to_live, &w32, sizeof(w32));
 	return DP_GRAPH_EDGE_PORT_TX(nh->port);
 }
 
@@ -53,11 +58,19 @@ ip4_output_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	const int meta_off = dp_mbuf_meta_offset;
+	rte_edge_t diff = 0;
 	uint16_t i;
 
-	for (i = 0; i < nb_objs; i++)
+	if (unlikely(nb_objs == 0))
+		return 0;
+	for (i = 0; i < nb_objs; i++) {
 		next[i] = ip4_output_one(w, nh_table, meta_off, pkts[i]);
-	dp_node_dispatch(graph, node, objs, next, nb_objs);
+		diff |= next[i] ^ next[0];
+	}
+	if (likely(diff == 0))
+		rte_node_next_stream_move(graph, node, next[0]);
+	else
+		dp_node_dispatch_mixed(graph, node, objs, next, nb_objs);
 	return nb_objs;
 }
 

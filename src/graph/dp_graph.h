@@ -85,9 +85,17 @@ extern uint16_t dp_nb_workers;
 /** Set by the control lcore to stop every worker loop. */
 extern volatile bool dp_graph_quit;
 
-/** MAC of each DPDK port and whether it is promiscuous, for eth_classify. */
-extern struct rte_ether_addr dp_graph_port_mac[RTE_MAX_ETHPORTS];
-extern bool dp_graph_port_promisc[RTE_MAX_ETHPORTS];
+/**
+ * What eth_classify compares a frame's destination with, per DPDK port: the
+ * port's MAC as the first 8 bytes of a frame read little-endian (the two
+ * bytes after the address are masked off), and the mask, 0 when the port is
+ * promiscuous (every unicast destination is ours).
+ */
+struct dp_graph_port_l2 {
+	uint64_t mac;
+	uint64_t mask;
+};
+extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 
 /** Edge of ip4_output (and later rewrite nodes) towards port_tx of config port @p i. */
 #define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(1 + (i)))

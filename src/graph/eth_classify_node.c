@@ -9,6 +9,9 @@
  * The one place where the jobs part ways: relay and endpoint edges join here
  * (by UDP destination) in later stages; ARP/ND go to the local control nodes.
  */
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_graph_worker.h>
 #include <rte_mbuf.h>
@@ -22,19 +25,24 @@ enum classify_next {
 	CLASSIFY_NEXT_MAX,
 };
 
-static __rte_always_inline rte_edge_t
+_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_graph_port_l2 is little-endian");
+
+/* The slow path: the reason a frame does not go to ip4_fwd, counted. */
+static __rte_noinline rte_edge_t
 classify_one(struct dp_worker *w, struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct dp_graph_port_l2 *l2 = &dp_graph_port_l2[m->port];
 	enum dp_drop_reason why;
+	uint64_t dst = 0;
 
 	if (unlikely(m->data_len < sizeof(*eth))) {
 		why = DP_DROP_L2_TOO_SHORT;
 		goto drop;
 	}
+	memcpy(&dst, &eth->dst_addr, RTE_ETHER_ADDR_LEN);
 	if (w->check_dst_mac && rte_is_unicast_ether_addr(&eth->dst_addr) &&
-		!dp_graph_port_promisc[m->port] &&
-		unlikely(!rte_is_same_ether_addr(&eth->dst_addr, &dp_graph_port_mac[m->port]))) {
+		((dst ^ l2->mac) & l2->mask) != 0) {
 		why = DP_DROP_L2_OTHER_HOST;
 		goto drop;
 	}
@@ -60,21 +68,45 @@ drop:
 	return CLASSIFY_NEXT_DROP;
 }
 
+/*
+ * The fast path, without branches: a unicast IPv4 frame for this port (or
+ * any unicast frame on a promiscuous port, or with the check off). The 8-byte
+ * load reads 2 bytes past the destination, inside the mbuf's data room even
+ * for a frame shorter than that, whose result the length test discards.
+ */
+static __rte_always_inline bool
+classify_fast(const struct rte_mbuf *m, uint64_t check_mask)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct dp_graph_port_l2 *l2 = &dp_graph_port_l2[m->port];
+	uint64_t dst;
+	uint16_t type;
+
+	memcpy(&dst, d, sizeof(dst));
+	memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+	return (m->data_len >= RTE_ETHER_HDR_LEN) & (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) &
+		((dst & 1) == 0) & (((dst ^ l2->mac) & l2->mask & check_mask) == 0);
+}
+
 static uint16_t
 classify_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	const uint64_t check_mask = w->check_dst_mac ? UINT64_MAX : 0;
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
+	bool all = true;
 	uint16_t i;
 
-	for (i = 0; i < nb_objs && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < nb_objs; i++) {
-		if (i + 4 < nb_objs)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		next[i] = classify_one(w, pkts[i]);
+	for (i = 0; i < nb_objs; i++)
+		all &= classify_fast(pkts[i], check_mask);
+	if (likely(all)) {
+		if (nb_objs != 0)
+			rte_node_next_stream_move(graph, node, CLASSIFY_NEXT_IP4);
+		return nb_objs;
 	}
+	for (i = 0; i < nb_objs; i++)
+		next[i] = classify_one(w, pkts[i]);
 	dp_node_dispatch(graph, node, objs, next, nb_objs);
 	return nb_objs;
 }

@@ -20,8 +20,7 @@
 struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
 uint16_t dp_nb_workers;
 volatile bool dp_graph_quit;
-struct rte_ether_addr dp_graph_port_mac[RTE_MAX_ETHPORTS];
-bool dp_graph_port_promisc[RTE_MAX_ETHPORTS];
+struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 
 /* The worker whose graph is being created: node init callbacks read it. */
 static struct dp_worker *creating;
@@ -52,6 +51,7 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 	if (parent == RTE_NODE_ID_INVALID)
 		return -ENOENT;
 	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_graph_port_l2 *l2;
 		char suffix[8];
 
 		snprintf(suffix, sizeof(suffix), "%u", i);
@@ -63,8 +63,10 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 				rte_strerror(rte_errno));
 			return -rte_errno;
 		}
-		dp_graph_port_mac[dp_ports[i].port_id] = dp_ports[i].mac;
-		dp_graph_port_promisc[dp_ports[i].port_id] = dp_ports[i].promisc;
+		l2 = &dp_graph_port_l2[dp_ports[i].port_id];
+		l2->mac = 0;
+		memcpy(&l2->mac, &dp_ports[i].mac, RTE_ETHER_ADDR_LEN);
+		l2->mask = dp_ports[i].promisc ? 0 : (UINT64_C(1) << 48) - 1;
 	}
 	*nb = dp_nb_ports;
 	return 0;

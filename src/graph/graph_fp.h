@@ -6,6 +6,8 @@
 #ifndef DP_GRAPH_FP_H
 #define DP_GRAPH_FP_H
 
+#include <string.h>
+
 #include <rte_ethdev.h>
 #include <rte_graph_worker.h>
 
@@ -30,40 +32,122 @@ int dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *no
 /** Most edges a node may have for dp_node_dispatch() (drop + one per port + jobs). */
 #define DP_NODE_MAX_EDGES 32
 
+/* Put @p n objects on edge @p e in one stream_get/put. */
+static __rte_always_inline void
+dp_node_enqueue(struct rte_graph *graph, struct rte_node *node, rte_edge_t e, void **objs,
+	uint16_t n)
+{
+	void **to;
+
+	if (n == 0)
+		return;
+	to = rte_node_next_stream_get(graph, node, e, n);
+	memcpy(to, objs, n * sizeof(objs[0]));
+	rte_node_next_stream_put(graph, node, e, n);
+}
+
+/*
+ * More than two edges: count per edge, then one branchless compaction pass
+ * per edge that is present. Counting goes to four arrays in turn: a single
+ * `cnt[next[i]]++` is a chain of load-add-store on one slot, a store-forwarding
+ * latency per packet. The compaction writes every object and advances only on
+ * a match, so it asks rte_graph for one slot more than it puts.
+ */
+static __rte_noinline void
+dp_node_dispatch_many(struct rte_graph *graph, struct rte_node *node, void **objs,
+	const rte_edge_t *nexts, uint16_t n)
+{
+	uint16_t cnt[4][DP_NODE_MAX_EDGES] = {{0}};
+	rte_edge_t e, max_e = 0;
+	uint16_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		cnt[0][nexts[i]]++;
+		cnt[1][nexts[i + 1]]++;
+		cnt[2][nexts[i + 2]]++;
+		cnt[3][nexts[i + 3]]++;
+	}
+	for (; i < n; i++)
+		cnt[0][nexts[i]]++;
+	for (i = 0; i < n; i++)
+		max_e = RTE_MAX(max_e, nexts[i]);
+	for (e = 0; e <= max_e; e++) {
+		uint16_t c = cnt[0][e] + cnt[1][e] + cnt[2][e] + cnt[3][e];
+		void **to;
+		uint16_t k = 0;
+
+		if (c == 0)
+			continue;
+		to = rte_node_next_stream_get(graph, node, e, c + 1);
+		for (i = 0; i < n; i++) {
+			to[k] = objs[i];
+			k += nexts[i] == e;
+		}
+		rte_node_next_stream_put(graph, node, e, c);
+	}
+}
+
+/**
+ * The objects do not all go one way. The usual case is two edges (two egress
+ * ports, or forward and drop): one pass splits the burst into the first
+ * packet's edge and the rest, with both counts in registers, and checks that
+ * the rest is a single edge. Three edges or more fall back to counting.
+ */
+static __rte_noinline void
+dp_node_dispatch_mixed(struct rte_graph *graph, struct rte_node *node, void **objs,
+	const rte_edge_t *nexts, uint16_t n)
+{
+	void *a[RTE_GRAPH_BURST_SIZE], *b[RTE_GRAPH_BURST_SIZE];
+	const rte_edge_t ea = nexts[0];
+	rte_edge_t eb = ea, diff = 0;
+	uint16_t i, na = 0, nb = 0;
+
+	if (unlikely(n > RTE_GRAPH_BURST_SIZE)) {
+		dp_node_dispatch_many(graph, node, objs, nexts, n);
+		return;
+	}
+	/* no branch on the edge: with two ports interleaved it would mispredict */
+	for (i = 0; i < n; i++) {
+		const rte_edge_t e = nexts[i];
+		const uint16_t is_a = e == ea;
+
+		a[na] = objs[i];
+		b[nb] = objs[i];
+		/* the first edge that is not ea; then anything else is a third */
+		eb = nb == 0 ? e : eb;
+		diff |= (e ^ eb) & (is_a - 1);
+		na += is_a;
+		nb = i + 1 - na;
+	}
+	if (unlikely(diff != 0)) {
+		dp_node_dispatch_many(graph, node, objs, nexts, n);
+		return;
+	}
+	dp_node_enqueue(graph, node, ea, a, na);
+	dp_node_enqueue(graph, node, eb, b, nb);
+}
+
 /**
  * Send each object to the edge in @p nexts. When all go one way (the common
- * case) the whole stream moves by swapping buffers, without copying pointers.
- * Otherwise objects are counted per edge first, so that each edge gets one
- * stream_get/put however the packets interleave (two ports alternating packet
- * by packet would otherwise cost one enqueue call per packet).
+ * case) the whole stream moves by swapping buffers, without copying pointers;
+ * finding that out is one OR per packet, which the compiler vectorizes.
  */
 static inline void
 dp_node_dispatch(struct rte_graph *graph, struct rte_node *node, void **objs,
 	const rte_edge_t *nexts, uint16_t n)
 {
-	uint16_t cnt[DP_NODE_MAX_EDGES] = {0};
-	void **to[DP_NODE_MAX_EDGES];
-	rte_edge_t e, max_e = 0;
+	rte_edge_t first, diff = 0;
 	uint16_t i;
 
 	if (unlikely(n == 0))
 		return;
-	for (i = 0; i < n; i++) {
-		cnt[nexts[i]]++;
-		max_e = RTE_MAX(max_e, nexts[i]);
-	}
-	if (likely(cnt[nexts[0]] == n)) {
-		rte_node_next_stream_move(graph, node, nexts[0]);
-		return;
-	}
-	for (e = 0; e <= max_e; e++)
-		if (cnt[e] != 0)
-			to[e] = rte_node_next_stream_get(graph, node, e, cnt[e]);
-	for (i = 0; i < n; i++)
-		*to[nexts[i]]++ = objs[i];
-	for (e = 0; e <= max_e; e++)
-		if (cnt[e] != 0)
-			rte_node_next_stream_put(graph, node, e, cnt[e]);
+	first = nexts[0];
+	for (i = 1; i < n; i++)
+		diff |= nexts[i] ^ first;
+	if (likely(diff == 0))
+		rte_node_next_stream_move(graph, node, first);
+	else
+		dp_node_dispatch_mixed(graph, node, objs, nexts, n);
 }
 
 /**

@@ -450,6 +450,27 @@ test_cksum_update_to_zero_checksum(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* dp_cksum_ttl_dec() against eqn. 3, for every checksum and every TTL > 0. */
+static void
+test_cksum_ttl_dec_exhaustive(void)
+{
+	uint32_t ck, ttl, bad = 0, proto = 0x11;
+
+	for (ttl = 1; ttl < 256; ttl++)
+		for (ck = 0; ck <= 0xffff; ck++) {
+			uint16_t ck_be = htons((uint16_t)ck);
+			uint16_t old_w = htons((uint16_t)(ttl << 8 | proto));
+			uint16_t new_w = htons((uint16_t)((ttl - 1) << 8 | proto));
+			uint16_t want = dp_cksum_update16(ck_be, old_w, new_w);
+			uint16_t got = dp_cksum_ttl_dec(ck_be);
+
+			if (got != want && ++bad <= MAX_REPORTS)
+				fprintf(stderr, "ttl_dec: ttl %u cksum %04x: %04x, eqn. 3 %04x\n", ttl,
+					ck, ntohs(got), ntohs(want));
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* TTL 1 -> 0 (the router drops it, but the update itself must be right). */
 static void
 test_cksum_ttl_1_to_0(void)
@@ -595,6 +616,7 @@ static const struct dp_test tests[] = {
 	{"test_cksum_update_from_zero_and_ffff_checksum",
 		test_cksum_update_from_zero_and_ffff_checksum},
 	{"test_cksum_update_to_zero_checksum", test_cksum_update_to_zero_checksum},
+	{"test_cksum_ttl_dec_exhaustive", test_cksum_ttl_dec_exhaustive},
 	{"test_cksum_ttl_1_to_0", test_cksum_ttl_1_to_0},
 	{"test_cksum_words_0000_ffff", test_cksum_words_0000_ffff},
 	{"test_cksum_ip4_hdr_sum_valid_and_flipped", test_cksum_ip4_hdr_sum_valid_and_flipped},

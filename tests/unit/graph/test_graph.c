@@ -285,6 +285,137 @@ test_graph_each_malformed_packet_has_its_drop_reason(void)
 	one_drop_case(frame, 10, DP_DROP_L2_TOO_SHORT);
 }
 
+/* Insert 4 bytes of IP options (NOP, NOP, NOP, EOL) after a 20-byte header. */
+static size_t
+add_ip_options(uint8_t *frame, size_t len)
+{
+	static const uint8_t opts[4] = {1, 1, 1, 0};
+	uint8_t *ip = frame + 14;
+	uint16_t tlen = (uint16_t)((ip[2] << 8 | ip[3]) + 4);
+	uint16_t ck;
+
+	memmove(ip + 24, ip + 20, len - 34);
+	memcpy(ip + 20, opts, 4);
+	ip[0] = 0x46;
+	ip[2] = (uint8_t)(tlen >> 8);
+	ip[3] = (uint8_t)tlen;
+	ip[10] = ip[11] = 0;
+	ck = dp_pkt_cksum(ip, 24);
+	memcpy(ip + 10, &ck, 2);
+	return len + 4;
+}
+
+/*
+ * Good and bad packets interleaved in one burst, so that every node takes its
+ * mixed paths (two edges, and three or more: drop + both ports): each good
+ * packet still leaves on its port, in order and rewritten, and each bad one
+ * is counted once under its reason. Options-bearing headers leave the fast
+ * path and are forwarded by the slow one.
+ */
+static void
+test_graph_mixed_bursts_split_exactly(void)
+{
+	enum kind { GOOD1, GOOD2, OPTS2, TTL1, CKSUM, MARTIAN, NO_ROUTE, UNRESOLVED, ARP, OTHER_HOST,
+		NB_KIND };
+	static const enum dp_drop_reason why[NB_KIND] = {
+		[TTL1] = DP_DROP_IP4_TTL, [CKSUM] = DP_DROP_IP4_CKSUM,
+		[MARTIAN] = DP_DROP_IP4_MARTIAN, [NO_ROUTE] = DP_DROP_IP4_NO_ROUTE,
+		[UNRESOLVED] = DP_DROP_NEIGH_UNRESOLVED, [ARP] = DP_DROP_ARP,
+		[OTHER_HOST] = DP_DROP_L2_OTHER_HOST,
+	};
+	static uint8_t expect[2][96][128];
+	static size_t expect_len[2][96];
+	struct rte_mbuf *out[2][128];
+	unsigned int nexp[2] = {0, 0}, got[2], i, k, r;
+	uint64_t want_drops[DP_DROP_MAX] = {0};
+	uint8_t frame[2048];
+	struct dp_pkt_spec s;
+	size_t len;
+
+	snap_drops();
+	/* 3 bursts of 32; a prime stride mixes the kinds differently in each */
+	for (i = 0; i < 96; i++) {
+		enum kind kd = (enum kind)((i * 7) % NB_KIND);
+		uint16_t sport = (uint16_t)(3000 + i);
+
+		switch (kd) {
+		case GOOD1:
+		case GOOD2:
+		case OPTS2:
+			spec_to(&s, kd == GOOD1 ? 0xc6120109 : 0xc6120209, 9, sport);
+			len = build(&s, frame);
+			if (kd == OPTS2)
+				len = add_ip_options(frame, len);
+			k = kd == GOOD1 ? 0 : 1;
+			memcpy(expect[k][nexp[k]], frame, len);
+			expect_len[k][nexp[k]++] = len;
+			break;
+		case TTL1:
+			spec_to(&s, 0xc6120109, 1, sport);
+			len = build(&s, frame);
+			break;
+		case CKSUM:
+			spec_to(&s, 0xc6120209, 9, sport);
+			len = build(&s, frame);
+			CU_ASSERT_FATAL(dp_pkt_corrupt(frame, &len, DP_PKT_BAD_CKSUM) == 0);
+			break;
+		case MARTIAN:
+			spec_to(&s, 0xc6120109, 9, sport);
+			s.src_ip4 = 0xf0000001; /* 240.0.0.1 */
+			len = build(&s, frame);
+			break;
+		case NO_ROUTE:
+			spec_to(&s, 0xc612c801, 9, sport);
+			len = build(&s, frame);
+			break;
+		case UNRESOLVED:
+			spec_to(&s, 0xc6120301, 9, sport);
+			len = build(&s, frame);
+			break;
+		case ARP:
+			spec_to(&s, 0xc6120109, 9, sport);
+			CU_ASSERT_FATAL(dp_pkt_build_arp(&s, frame, sizeof(frame), &len) == 0);
+			break;
+		default:
+			spec_to(&s, 0xc6120109, 9, sport);
+			s.dst_mac[0] ^= 0x04;
+			len = build(&s, frame);
+			break;
+		}
+		if (kd > OPTS2)
+			want_drops[why[kd]]++;
+		inject_frame(frame, len);
+	}
+	run_graph();
+	got[0] = drain_tx(1, out[0], 128);
+	got[1] = drain_tx(2, out[1], 128);
+	CU_ASSERT_EQUAL(got[0], nexp[0]);
+	CU_ASSERT_EQUAL(got[1], nexp[1]);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < got[k] && i < nexp[k]; i++) {
+			const uint8_t *g = rte_pktmbuf_mtod(out[k][i], const uint8_t *);
+			const uint8_t *e = expect[k][i];
+			size_t l = expect_len[k][i];
+
+			CU_ASSERT_EQUAL(out[k][i]->pkt_len, l);
+			CU_ASSERT(memcmp(g, neigh_mac[k], 6) == 0);
+			CU_ASSERT_EQUAL(g[14 + 8], e[14 + 8] - 1);
+			CU_ASSERT_TRUE(dp_pkt_ipv4_hdr_cksum_ok(g + 14));
+			/* same flow, same order: the UDP source port and payload are unchanged */
+			CU_ASSERT(memcmp(g + 14 + 12, e + 14 + 12, l - 26) == 0);
+		}
+		rte_pktmbuf_free_bulk(out[k], got[k]);
+	}
+	for (r = 0; r < DP_DROP_MAX; r++) {
+		uint64_t d = worker()->stats.drops[r] - drops_before[r];
+
+		if (d != want_drops[r])
+			fprintf(stderr, "\n  %s moved by %lu, expected %lu\n", dp_drop_name(r),
+				(unsigned long)d, (unsigned long)want_drops[r]);
+		CU_ASSERT_EQUAL(d, want_drops[r]);
+	}
+}
+
 static void
 test_graph_tx_full_is_counted_not_stuck(void)
 {
@@ -458,6 +589,7 @@ static const struct dp_test tests[] = {
 		test_graph_forwards_and_rewrites_both_routes},
 	{"test_graph_each_malformed_packet_has_its_drop_reason",
 		test_graph_each_malformed_packet_has_its_drop_reason},
+	{"test_graph_mixed_bursts_split_exactly", test_graph_mixed_bursts_split_exactly},
 	{"test_graph_tx_full_is_counted_not_stuck", test_graph_tx_full_is_counted_not_stuck},
 	{"test_graph_small_batches_wait_for_the_drain_timer",
 		test_graph_small_batches_wait_for_the_drain_timer},
