@@ -11,7 +11,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${DPFWD_BUILD_DIR:-$ROOT/build}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
-	libpcap-dev libjansson-dev python3 python3-pyelftools clang-format jq)
+	libpcap-dev libjansson-dev libmicrohttpd-dev python3 python3-pyelftools python3-matplotlib
+	ministat curl clang-format jq)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 

@@ -161,6 +161,69 @@ parse_ip4_plen(const char *v, uint32_t *ip, uint8_t *plen)
 	return 0;
 }
 
+/*
+ * [dpfwd] metrics: "off", "on" (127.0.0.1:9108), "PORT" (on 127.0.0.1), "ADDR:PORT" with a
+ * numeric IPv4 address or "localhost", "[ADDR6]:PORT". Port 0 = any free port.
+ */
+static int
+parse_metrics(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
+	size_t errlen)
+{
+	static const char *const expected =
+		"expected off, on (= 127.0.0.1:9108), PORT, ADDR:PORT or [ADDR6]:PORT";
+	unsigned char bin[sizeof(struct in6_addr)];
+	char buf[64];
+	const char *host = "127.0.0.1", *port = buf;
+	char *sep;
+	uint64_t u;
+
+	cfg->metrics_loc = *loc;
+	if (strcasecmp(v, "off") == 0) {
+		cfg->metrics = false;
+		return 0;
+	}
+	if (strcasecmp(v, "on") == 0) {
+		cfg->metrics = true;
+		dp_strlcpy(cfg->metrics_addr, host, sizeof(cfg->metrics_addr));
+		cfg->metrics_port = 9108;
+		return 0;
+	}
+	if (dp_strlcpy(buf, v, sizeof(buf)) < 0)
+		return fail(err, errlen, loc, "metrics '%s' too long (%s)", v, expected);
+	if (buf[0] == '[') {
+		sep = strchr(buf, ']');
+		if (sep == NULL || sep[1] != ':')
+			return fail(err, errlen, loc, "metrics '%s': %s", v, expected);
+		*sep = '\0';
+		host = buf + 1;
+		port = sep + 2;
+		if (inet_pton(AF_INET6, host, bin) != 1)
+			return fail(err, errlen, loc,
+				"metrics '%s': '%s' is not a numeric IPv6 address", v, host);
+	} else if ((sep = strchr(buf, ':')) != NULL) {
+		*sep = '\0';
+		host = buf;
+		port = sep + 1;
+		if (strcmp(host, "localhost") == 0)
+			host = "127.0.0.1";
+		else if (strchr(port, ':') != NULL)
+			return fail(err, errlen, loc,
+				"metrics '%s': write an IPv6 address in brackets, e.g. [::1]:9108",
+				v);
+		else if (inet_pton(AF_INET, host, bin) != 1)
+			return fail(err, errlen, loc,
+				"metrics '%s': '%s' is not a numeric IPv4 address (or localhost)",
+				v, host);
+	}
+	if (parse_u64(port, 0, 65535, &u) < 0)
+		return fail(err, errlen, loc, "metrics '%s': port '%s' must be 0..65535 (%s)", v,
+			port, expected);
+	cfg->metrics = true;
+	dp_strlcpy(cfg->metrics_addr, host, sizeof(cfg->metrics_addr));
+	cfg->metrics_port = (uint16_t)u;
+	return 0;
+}
+
 static uint32_t
 plen_mask(uint8_t plen)
 {
@@ -518,6 +581,8 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 			goto bad_bool;
 	} else if (KEY("dpfwd", "drivers_cfg")) {
 		resolve_path(cfg, v, cfg->drivers_cfg, sizeof(cfg->drivers_cfg));
+	} else if (KEY("dpfwd", "metrics")) {
+		return parse_metrics(cfg, v, loc, err, errlen);
 	} else if (KEY("mempool", "size")) {
 		if (strcmp(v, "auto") == 0)
 			cfg->pool_size = 0;

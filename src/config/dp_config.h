@@ -7,6 +7,7 @@
  * Format (see README "Configuration" for the full reference):
  *
  *   [dpfwd]          main_lcore, burst, tx_drain_us, node_stats, ip4_cksum_check, ...
+ *                    metrics = 127.0.0.1:9108   (Prometheus text over HTTP; off by default)
  *   [mempool]        size, cache, ops, data_room
  *   [port0] ...      dev, profile, rx_queues, rx_desc, tx_desc, mac, ip4, promisc
  *   [lcores]         rx = (port,queue,lcore),...           as l3fwd's --config
@@ -88,6 +89,10 @@ struct dp_config {
 	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
 	bool check_dst_mac;	/**< drop unicast frames for other hosts */
 	char drivers_cfg[PATH_MAX];
+	bool metrics;			  /**< serve Prometheus metrics over HTTP */
+	char metrics_addr[48];		  /**< numeric address to bind: "127.0.0.1", "::1" */
+	uint16_t metrics_port;		  /**< 0 = any free port (logged, and in the JSON's run) */
+	struct dp_config_loc metrics_loc; /**< where "metrics =" was set, for bind errors */
 	/* [mempool] */
 	uint32_t pool_size; /**< 0 = computed from ports, queues, descriptors, lcores */
 	uint32_t pool_cache;

@@ -104,8 +104,13 @@ graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const
 		}
 		if (timed) {
 			t1 = rte_rdtsc();
-			node->total_cycles += t1 - t0;
-			w->timed_objs[node->id] += rc;
+			/* a call that moved nothing (an empty poll) is idle time, counted
+			 * per lcore; in a node's cycles it would make cycles/packet grow
+			 * without bound as the load falls */
+			if (rc != 0) {
+				node->total_cycles += t1 - t0;
+				w->timed_objs[node->id] += rc;
+			}
 			t0 = t1;
 		}
 		node->idx = 0;

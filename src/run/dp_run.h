@@ -42,9 +42,12 @@ int dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **o
 void dp_run_eal_args_free(char **out, int n);
 
 /**
- * After rte_eal_init(): pools, ports, forwarding tables, worker graphs,
- * telemetry sections. On failure, what was set up is torn down again.
- * @return 0 or -errno with "what failed: why" in @p err.
+ * After rte_eal_init(), on the main lcore: the metrics endpoint when [dpfwd] metrics
+ * is set (first, so that a busy port fails before any port starts), pools, ports,
+ * forwarding tables, worker graphs, telemetry sections. On failure, what was set up
+ * is torn down again.
+ * @return 0 or -errno with "what failed: why" in @p err (-EADDRINUSE, -EACCES, ...
+ *         when the metrics address cannot be bound; the message names it).
  */
 int dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen);
 

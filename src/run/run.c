@@ -138,30 +138,71 @@ dp_run_eal_args_free(char **out, int n)
 }
 
 static json_t *
+metrics_url(const struct dp_config *cfg)
+{
+	char url[128];
+	uint16_t port = dp_telemetry_metrics_port();
+
+	if (!cfg->metrics || port == 0)
+		return json_null();
+	snprintf(url, sizeof(url),
+		strchr(cfg->metrics_addr, ':') ? "http://[%s]:%u/metrics" : "http://%s:%u/metrics",
+		cfg->metrics_addr, port);
+	return json_string(url);
+}
+
+static json_t *
 run_fill(void *arg)
 {
 	const struct dp_config *cfg = run_cfg;
+	json_t *o;
 
 	RTE_SET_USED(arg);
 	if (cfg == NULL)
 		return json_object();
-	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b, s:s, s:i, s:i, s:I}",
+	o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b, s:s, s:i, s:i, s:I}",
 		"config", cfg->path, "mode", "forward", "main_lcore", (int)cfg->main_lcore,
 		"workers", (int)dp_nb_workers, "burst", cfg->burst, "node_stats", cfg->node_stats,
 		"ip4_cksum_check", cfg->ip4_cksum_check, "check_dst_mac", cfg->check_dst_mac,
 		"mempool_ops", cfg->pool_ops, "mempool_cache", (int)cfg->pool_cache,
 		"tx_drain_us", (int)cfg->tx_drain_us, "mbufs_over_baseline",
 		(json_int_t)dp_mem_in_use_over_baseline());
+	if (o != NULL)
+		json_object_set_new(o, "metrics", metrics_url(cfg));
+	return o;
 }
 
 static void
 teardown_all(void)
 {
+	/* first: no scrape or telemetry command may read what is freed below */
+	dp_telemetry_metrics_stop();
+	dp_telemetry_sections_clear();
 	dp_graph_workers_free();
 	dp_fwd_fini();
 	dp_port_close_all();
 	dp_mem_pools_free();
-	dp_telemetry_sections_clear();
+}
+
+/* The metrics endpoint, before any port: a busy port number stops dpfwd early. */
+static int
+metrics_start(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	char why[DP_CONFIG_ERR_LEN];
+	int rc;
+
+	if (!cfg->metrics)
+		return 0;
+	rc = dp_telemetry_metrics_start(cfg->metrics_addr, cfg->metrics_port, why, sizeof(why));
+	/* where it was set, as config errors say it: "file:line: " or "--set: " */
+	if (rc < 0 && cfg->metrics_loc.line > 0)
+		snprintf(err, errlen, "%s:%d: %s", cfg->metrics_loc.file, cfg->metrics_loc.line,
+			why);
+	else if (rc < 0 && cfg->metrics_loc.file != NULL)
+		snprintf(err, errlen, "%s: %s", cfg->metrics_loc.file, why);
+	else if (rc < 0)
+		snprintf(err, errlen, "%s", why);
+	return rc;
 }
 
 int
@@ -184,6 +225,9 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 			return rc;
 		}
 	}
+	rc = metrics_start(cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
 	nb_workers = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
 	rc = dp_port_probe(cfg, (uint16_t)nb_workers, err, errlen);
 	if (rc < 0)

@@ -5,7 +5,8 @@
  * this module assembles them into one snapshot and exports it three ways:
  *  - DPDK telemetry commands "/dpfwd/<module>/<what>" (dpdk-telemetry.py reads them),
  *  - a JSON file rewritten atomically (write + rename) every interval and at exit,
- *  - a one-line summary per interval on stdout.
+ *  - a one-line summary per interval on stdout,
+ *  - Prometheus text over HTTP (GET /metrics), rendered from a fresh snapshot per scrape.
  *
  * Snapshot layout (schema_version 1, documented in README "Telemetry JSON"):
  *   { "schema_version": 1, "dpfwd_version", "time_unix", "uptime_s", "tsc_hz",
@@ -60,5 +61,36 @@ void dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t line
 int dp_telemetry_insn_open(pid_t tid, char *why, size_t whylen);
 /** Read a counter opened above. @return 0 or -errno. */
 int dp_telemetry_insn_read(int fd, uint64_t *count);
+
+/**
+ * Render a snapshot (as dp_telemetry_snapshot() builds it) in the Prometheus text
+ * exposition format, version 0.0.4: one family per metric (# HELP, # TYPE, then its
+ * samples), names and labels from a fixed table (README "Prometheus metrics"). Values
+ * missing from @p snap or null there are left out; label values are escaped.
+ *
+ * @param len  receives the text's length (without the final NUL); may be NULL
+ * @return the text (caller frees with free()), or NULL with errno ENOMEM.
+ */
+char *dp_telemetry_prom_text(const json_t *snap, size_t *len);
+
+/**
+ * Serve GET /metrics (Prometheus text of a fresh snapshot) over HTTP on @p addr:@p port
+ * from libmicrohttpd's own thread, which inherits the caller's CPU affinity: call it
+ * from the main (control) lcore. The socket is bound and listening when this returns.
+ *
+ * @param addr  numeric IPv4 or IPv6 address ("127.0.0.1", "::1")
+ * @param port  0 = any free port (see dp_telemetry_metrics_port())
+ * @param err   receives "ADDR:PORT: what failed: why" on failure
+ * @return 0, -EALREADY (already serving), -EINVAL (bad address), -errno of socket(),
+ *         bind() or listen() (-EADDRINUSE, -EACCES, -EADDRNOTAVAIL, ...), or -errno
+ *         (-EIO when MHD leaves none) when the HTTP daemon cannot start.
+ */
+int dp_telemetry_metrics_start(const char *addr, uint16_t port, char *err, size_t errlen);
+
+/** The port served (the one chosen when started with port 0); 0 when not serving. */
+uint16_t dp_telemetry_metrics_port(void);
+
+/** Stop serving (waits for a scrape in progress); nothing when not serving. */
+void dp_telemetry_metrics_stop(void);
 
 #endif /* DP_TELEMETRY_H */

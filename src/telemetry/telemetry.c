@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,14 @@ struct section {
 static struct section sections[MAX_SECTIONS];
 static unsigned int nb_sections;
 static double start_time;
+/*
+ * Fill functions run on three threads: the main lcore (snapshots), rte_telemetry's
+ * socket thread (commands) and the metrics HTTP thread. Some must not run twice at
+ * once (rte_eth_stats_get is not thread-safe: ixgbe adds clear-on-read registers into
+ * a software sum), and teardown must not free what a fill reads (graphs, ports):
+ * the section list and every fill are under this lock.
+ */
+static pthread_mutex_t sections_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * rte_tel_data holds at most two levels (a dict or array of containers whose
@@ -162,12 +171,14 @@ tel_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 	json_t *v;
 
 	RTE_SET_USED(params);
+	pthread_mutex_lock(&sections_lock);
 	for (i = 0; i < nb_sections; i++)
 		if (strcmp(sections[i].cmd, cmd) == 0)
 			break;
+	v = i < nb_sections ? sections[i].fill(sections[i].arg) : NULL;
+	pthread_mutex_unlock(&sections_lock);
 	if (i == nb_sections)
 		return -EINVAL;
-	v = sections[i].fill(sections[i].arg);
 	if (v == NULL)
 		return -ENOMEM;
 	tel_from_json(d, v);
@@ -181,15 +192,20 @@ dp_telemetry_section_register(const char *key, const char *cmd, const char *help
 {
 	struct section *s;
 	unsigned int i;
-	int rc;
+	int rc = 0;
 
+	pthread_mutex_lock(&sections_lock);
 	if (start_time == 0)
 		start_time = dp_time_mono();
 	for (i = 0; i < nb_sections; i++)
-		if (strcmp(sections[i].key, key) == 0)
-			return -EEXIST;
-	if (nb_sections == MAX_SECTIONS)
-		return -ENOSPC;
+		if (strcmp(sections[i].key, key) == 0) {
+			rc = -EEXIST;
+			goto out;
+		}
+	if (nb_sections == MAX_SECTIONS) {
+		rc = -ENOSPC;
+		goto out;
+	}
 	s = &sections[nb_sections];
 	memset(s, 0, sizeof(*s));
 	dp_strlcpy(s->key, key, sizeof(s->key));
@@ -198,19 +214,26 @@ dp_telemetry_section_register(const char *key, const char *cmd, const char *help
 	if (cmd != NULL) {
 		dp_strlcpy(s->cmd, cmd, sizeof(s->cmd));
 		/* -EINVAL when the command exists already: a second registration in one
-		 * process (tests) keeps the first, which dispatches by name anyway. */
+		 * process (tests) keeps the first, which dispatches by name anyway.
+		 * rte_telemetry calls tel_cmd without its own lock held: no deadlock. */
 		rc = rte_telemetry_register_cmd(s->cmd, tel_cmd, help);
 		if (rc < 0 && rc != -EINVAL)
-			return rc;
+			goto out;
+		rc = 0;
 	}
 	nb_sections++;
-	return 0;
+out:
+	pthread_mutex_unlock(&sections_lock);
+	return rc;
 }
 
 void
 dp_telemetry_sections_clear(void)
 {
+	/* once this returns, no fill runs and none will start */
+	pthread_mutex_lock(&sections_lock);
 	nb_sections = 0;
+	pthread_mutex_unlock(&sections_lock);
 }
 
 json_t *
@@ -226,11 +249,13 @@ dp_telemetry_snapshot(void)
 	json_object_set_new(root, "time_unix", json_real(dp_time_real()));
 	json_object_set_new(root, "uptime_s", json_real(dp_time_mono() - start_time));
 	json_object_set_new(root, "tsc_hz", json_integer((json_int_t)rte_get_tsc_hz()));
+	pthread_mutex_lock(&sections_lock);
 	for (i = 0; i < nb_sections; i++) {
 		json_t *v = sections[i].fill(sections[i].arg);
 
 		json_object_set_new(root, sections[i].key, v ? v : json_null());
 	}
+	pthread_mutex_unlock(&sections_lock);
 	return root;
 }
 

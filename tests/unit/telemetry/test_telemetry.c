@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry without EAL: the Prometheus text of crafted snapshots (escaping, names,
+ * one header per family, values left out when null), the metrics HTTP server on a
+ * loopback port (GET /metrics, 404, 405, a busy port, stop frees the port), and the
+ * [dpfwd] metrics values the config accepts.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <jansson.h>
+
+#include "dp_build_config.h"
+#include "dp_config.h"
+#include "dp_telemetry.h"
+#include "dp_test.h"
+
+/* ---- helpers ---- */
+
+static json_t *
+parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	if (j == NULL)
+		fprintf(stderr, "bad test JSON: %s\n", e.text);
+	return j;
+}
+
+/* The Prometheus text of a snapshot given as JSON text. Caller frees. */
+static char *
+prom_of(const char *snapshot)
+{
+	json_t *j = parse(snapshot);
+	char *text;
+	size_t len = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	text = dp_telemetry_prom_text(j, &len);
+	json_decref(j);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL(strlen(text), len);
+	return text;
+}
+
+/* Does @p text hold @p line as a whole line? */
+static bool
+has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line)) != NULL) {
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		p++;
+	}
+	fprintf(stderr, "line not found: %s\n", line);
+	return false;
+}
+
+static bool
+name_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/* Length of a valid metric name at @p s (0 if none). */
+static size_t
+name_len(const char *s)
+{
+	size_t n = 0;
+
+	while (name_char(s[n], n == 0))
+		n++;
+	return n;
+}
+
+/*
+ * Check the exposition format line by line: names valid, "# HELP" then "# TYPE" once per
+ * family and before its samples, a family's samples together, counters named _total,
+ * label values quoted with only \\ \" \n escapes, a value after the labels.
+ */
+static bool
+exposition_ok(const char *text)
+{
+	char seen[128][96];
+	unsigned int nb_seen = 0, i;
+	char family[96] = "", type[16] = "";
+	bool help = false;
+	char *copy = strdup(text), *save = NULL, *line;
+	bool ok = true;
+
+	if (copy == NULL)
+		return false;
+	for (line = strtok_r(copy, "\n", &save); line != NULL && ok;
+		line = strtok_r(NULL, "\n", &save)) {
+		char name[96];
+		size_t n;
+		const char *p;
+		char *end;
+
+		if (strncmp(line, "# HELP ", 7) == 0) {
+			n = name_len(line + 7);
+			ok = n > 0 && n < sizeof(name) && line[7 + n] == ' ';
+			if (!ok)
+				break;
+			snprintf(family, sizeof(family), "%.*s", (int)n, line + 7);
+			for (i = 0; i < nb_seen; i++)
+				ok &= strcmp(seen[i], family) != 0;
+			if (nb_seen < 128)
+				snprintf(seen[nb_seen++], sizeof(seen[0]), "%s", family);
+			help = true;
+			type[0] = '\0';
+			continue;
+		}
+		if (strncmp(line, "# TYPE ", 7) == 0) {
+			n = strlen(family);
+			ok = help && strncmp(line + 7, family, n) == 0 && line[7 + n] == ' ';
+			if (ok)
+				snprintf(type, sizeof(type), "%s", line + 8 + n);
+			ok &= strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0;
+			continue;
+		}
+		ok = line[0] != '#' && type[0] != '\0';
+		n = name_len(line);
+		ok &= n == strlen(family) && strncmp(line, family, n) == 0;
+		if (ok && strcmp(type, "counter") == 0)
+			ok = n > 6 && strncmp(line + n - 6, "_total", 6) == 0;
+		p = line + n;
+		if (ok && *p == '{') {
+			p++;
+			while (ok && *p != '}') {
+				size_t ln = name_len(p);
+
+				ok = ln > 0 && p[ln] == '=' && p[ln + 1] == '"';
+				p += ln + 2;
+				while (ok && *p != '"') {
+					if (*p == '\\') {
+						ok = p[1] == '\\' || p[1] == '"' || p[1] == 'n';
+						p++;
+					}
+					ok &= *p != '\0';
+					p++;
+				}
+				p++;
+				if (ok && *p == ',')
+					p++;
+				ok &= *p != '\0';
+			}
+			p++;
+		}
+		ok &= *p == ' ';
+		if (ok) {
+			strtod(p + 1, &end);
+			ok = end != p + 1 && *end == '\0';
+		}
+	}
+	if (!ok)
+		fprintf(stderr, "bad exposition line: %s\n", line ? line : "(end)");
+	free(copy);
+	return ok;
+}
+
+/* A snapshot shaped like dp_telemetry_snapshot()'s, with awkward names. */
+static const char *const sample_snapshot =
+	"{\"schema_version\": 1, \"dpfwd_version\": \"0.1.0\", \"uptime_s\": 1.5,"
+	" \"tsc_hz\": 2600000000,"
+	" \"run\": {\"mode\": \"forward\", \"config\": \"/etc/d\\\"q\\\\b.ini\", \"workers\": 2,"
+	"   \"node_stats\": true, \"mempool_ops\": \"ring_mp_mc\", \"mbufs_over_baseline\": 0},"
+	" \"lcores\": ["
+	"  {\"lcore\": 1, \"rx_pkts\": 4611686018427387904, \"tx_pkts\": 7, \"tx_bytes\": 448,"
+	"   \"iterations\": 9, \"busy_cycles\": 100, \"idle_cycles\": 5, \"empty_polls\": 2,"
+	"   \"cycles_per_pkt\": 67.25, \"instructions\": null, \"insn_per_pkt\": null,"
+	"   \"instructions_unavailable\": \"no PMU\","
+	"   \"rx_burst_hist\": {\"0\": 2, \"32\": 7},"
+	"   \"nodes\": {\"port_rx\": {\"calls\": 9, \"pkts\": 7, \"timed_cycles\": 70,"
+	"      \"timed_pkts\": 7, \"cycles_per_pkt\": 10.0, \"pkts_per_call\": 0.7},"
+	"     \"port_tx-1\": {\"calls\": 1, \"pkts\": 7, \"timed_cycles\": 0, \"timed_pkts\": 0,"
+	"      \"cycles_per_pkt\": null, \"pkts_per_call\": 7.0},"
+	"     \"we\\\"ird\\\\node\\nx\": {\"calls\": 0, \"pkts\": 5}}},"
+	"  {\"lcore\": 3, \"rx_pkts\": 0, \"tx_pkts\": 0, \"cycles_per_pkt\": null,"
+	"   \"nodes\": {\"port_rx\": {\"calls\": 4, \"pkts\": 0}}}],"
+	" \"nodes\": {\"port_rx\": {\"calls\": 13, \"pkts\": 7}},"
+	" \"drops\": {\"total\": 3, \"by_reason\": {\"ip4_no_route\": 3, \"tx_full\": 0}},"
+	" \"ports\": [{\"index\": 0, \"name\": \"net_pcap0\", \"driver\": \"net_pcap\","
+	"   \"profile\": \"net_pcap\", \"mac\": \"02:70:63:61:70:00\", \"link_up\": true,"
+	"   \"ipackets\": 10, \"opackets\": 0, \"imissed\": 1, \"rx_nombuf\": 2}],"
+	" \"mempools\": [{\"name\": \"dpfwd_pkt_s0\", \"size\": 8191, \"in_use\": 1024}],"
+	" \"fwd\": {\"ip4_routes\": 2, \"next_hops_total\": 3, \"next_hops\": []}}";
+
+/* ---- Prometheus text ---- */
+
+static void
+test_prom_counters_gauges_and_labels(void)
+{
+	char *t = prom_of(sample_snapshot);
+
+	CU_ASSERT_TRUE(exposition_ok(t));
+	CU_ASSERT_TRUE(has_line(t, "# TYPE dpfwd_lcore_rx_packets_total counter"));
+	CU_ASSERT_TRUE(
+		has_line(t, "dpfwd_lcore_rx_packets_total{lcore=\"1\"} 4611686018427387904"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_lcore_rx_packets_total{lcore=\"3\"} 0"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_lcore_cycles_per_packet{lcore=\"1\"} 67.25"));
+	CU_ASSERT_TRUE(has_line(t, "# TYPE dpfwd_lcore_cycles_per_packet gauge"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_lcore_rx_bursts_total{lcore=\"1\",size=\"32\"} 7"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_node_packets_total{lcore=\"1\",node=\"port_tx-1\"} 7"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_node_calls_total{lcore=\"3\",node=\"port_rx\"} 4"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_node_cycles_total{lcore=\"1\",node=\"port_rx\"} 70"));
+	CU_ASSERT_TRUE(
+		has_line(t, "dpfwd_node_cycles_per_packet{lcore=\"1\",node=\"port_rx\"} 10"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_drops_total{reason=\"ip4_no_route\"} 3"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_drops_total{reason=\"tx_full\"} 0"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_port_rx_packets_total{port=\"0\"} 10"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_port_rx_missed_total{port=\"0\"} 1"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_port_rx_nombuf_total{port=\"0\"} 2"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_port_link_up{port=\"0\"} 1"));
+	CU_ASSERT_TRUE(
+		has_line(t, "dpfwd_port_info{port=\"0\",name=\"net_pcap0\",driver="
+			    "\"net_pcap\",profile=\"net_pcap\",mac=\"02:70:63:61:70:00\"} 1"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_mempool_in_use{pool=\"dpfwd_pkt_s0\"} 1024"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_tsc_hz 2600000000"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_uptime_seconds 1.5"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_info{version=\"0.1.0\"} 1"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_node_stats_enabled 1"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_ip4_routes 2"));
+	/* the summed "nodes" section is not exported: sum() over lcores gives it */
+	CU_ASSERT_PTR_NULL(strstr(t, "} 13\n"));
+	free(t);
+}
+
+static void
+test_prom_label_values_are_escaped(void)
+{
+	char *t = prom_of(sample_snapshot);
+
+	/* node name we"ird\node<newline>x, config path /etc/d"q\b.ini */
+	CU_ASSERT_TRUE(has_line(
+		t, "dpfwd_node_packets_total{lcore=\"1\",node=\"we\\\"ird\\\\node\\nx\"} 5"));
+	CU_ASSERT_TRUE(
+		has_line(t, "dpfwd_run_info{mode=\"forward\",config=\"/etc/d\\\"q\\\\b.ini\","
+			    "mempool_ops=\"ring_mp_mc\"} 1"));
+	free(t);
+}
+
+static void
+test_prom_null_and_missing_values_are_left_out(void)
+{
+	char *t = prom_of(sample_snapshot);
+
+	/* instructions are null on every lcore: no samples, and no header either */
+	CU_ASSERT_PTR_NULL(strstr(t, "dpfwd_lcore_instructions_total"));
+	CU_ASSERT_PTR_NULL(strstr(t, "dpfwd_lcore_instructions_per_packet"));
+	/* null on lcore 3 only */
+	CU_ASSERT_PTR_NULL(strstr(t, "dpfwd_lcore_cycles_per_packet{lcore=\"3\"}"));
+	CU_ASSERT_PTR_NULL(
+		strstr(t, "dpfwd_node_cycles_per_packet{lcore=\"1\",node=\"port_tx-1\"}"));
+	/* strings are not values */
+	CU_ASSERT_PTR_NULL(strstr(t, "unavailable"));
+	free(t);
+}
+
+static void
+test_prom_every_family_is_one_block(void)
+{
+	char *t = prom_of(sample_snapshot);
+	const char *p = t;
+	unsigned int families = 0, types = 0;
+
+	while ((p = strstr(p, "# HELP ")) != NULL) {
+		families++;
+		p++;
+	}
+	for (p = t; (p = strstr(p, "# TYPE ")) != NULL; p++)
+		types++;
+	CU_ASSERT_TRUE(families > 30);
+	CU_ASSERT_EQUAL(families, types);
+	/* exposition_ok() rejects a family that comes back after another one */
+	CU_ASSERT_TRUE(exposition_ok(t));
+	free(t);
+}
+
+static void
+test_prom_empty_snapshot_gives_empty_text(void)
+{
+	char *t = prom_of("{}");
+
+	CU_ASSERT_STRING_EQUAL(t, "");
+	free(t);
+	/* sections of the wrong shape are skipped, not misread */
+	t = prom_of("{\"lcores\": {\"a\": 1}, \"ports\": 3, \"drops\": [], \"run\": null}");
+	CU_ASSERT_STRING_EQUAL(t, "");
+	free(t);
+}
+
+/* Every key the table maps, once. */
+static const char *const full_snapshot =
+	"{\"dpfwd_version\": \"0.1.0\", \"uptime_s\": 1.5, \"tsc_hz\": 1,"
+	" \"run\": {\"mode\": \"forward\", \"workers\": 1, \"node_stats\": false,"
+	"   \"mbufs_over_baseline\": 0},"
+	" \"lcores\": [{\"lcore\": 1, \"rx_pkts\": 1, \"tx_pkts\": 1, \"tx_bytes\": 1,"
+	"   \"iterations\": 1, \"busy_cycles\": 1, \"idle_cycles\": 1, \"empty_polls\": 1,"
+	"   \"cycles_per_pkt\": 1.5, \"instructions\": 1, \"insn_per_pkt\": 1.5,"
+	"   \"rx_burst_hist\": {\"1\": 1},"
+	"   \"nodes\": {\"n\": {\"calls\": 1, \"pkts\": 1, \"timed_cycles\": 1, \"timed_pkts\": 1,"
+	"     \"cycles_per_pkt\": 1.5, \"pkts_per_call\": 1.5}}}],"
+	" \"drops\": {\"by_reason\": {\"r\": 1}},"
+	" \"ports\": [{\"index\": 0, \"name\": \"p\", \"ipackets\": 1, \"opackets\": 1,"
+	"   \"ibytes\": 1, \"obytes\": 1, \"imissed\": 1, \"ierrors\": 1, \"oerrors\": 1,"
+	"   \"rx_nombuf\": 1, \"link_up\": false, \"link_speed_mbps\": 1}],"
+	" \"mempools\": [{\"name\": \"m\", \"size\": 1, \"in_use\": 1, \"available\": 1,"
+	"   \"in_caches\": 1, \"in_use_baseline\": 1, \"cache_size\": 1}],"
+	" \"fwd\": {\"ip4_routes\": 1, \"next_hops_total\": 1}}";
+
+/* Every family is valid, and README's table names each one. */
+static void
+test_prom_every_family_is_documented(void)
+{
+	char *t = prom_of(full_snapshot);
+	char *readme = NULL, want[128];
+	const char *p;
+	size_t n = 0;
+	unsigned int families = 0;
+	FILE *f = fopen(DP_SOURCE_DIR "/README.md", "r");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_TRUE(getdelim(&readme, &n, '\0', f) > 0);
+	fclose(f);
+	CU_ASSERT_TRUE(exposition_ok(t));
+	for (p = t; readme != NULL && (p = strstr(p, "# TYPE ")) != NULL; p++) {
+		size_t len = name_len(p + 7);
+
+		families++;
+		snprintf(want, sizeof(want), "`%.*s`", (int)len, p + 7);
+		if (strstr(readme, want) == NULL) {
+			fprintf(stderr, "%s is not in README.md\n", want);
+			CU_FAIL("metric missing from README");
+		}
+	}
+	CU_ASSERT_EQUAL(families, 44); /* every row of prom.c's table */
+	free(readme);
+	free(t);
+}
+
+/* ---- the HTTP server ---- */
+
+struct http_reply {
+	int status;
+	char head[2048];
+	char *body;
+};
+
+/* One HTTP/1.0 request to 127.0.0.1:@p port; the whole reply. */
+static int
+http(uint16_t port, const char *method, const char *path, struct http_reply *r)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct timeval tv = {.tv_sec = 5};
+	char req[256], *buf = NULL, *sep;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", method, path);
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		close(fd);
+		return -EIO;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			if (buf == NULL)
+				abort();
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (buf == NULL)
+		return -EIO;
+	buf[len] = '\0';
+	sep = strstr(buf, "\r\n\r\n");
+	if (sep == NULL || sscanf(buf, "HTTP/1.%*d %d", &r->status) != 1) {
+		free(buf);
+		return -EPROTO;
+	}
+	*sep = '\0';
+	snprintf(r->head, sizeof(r->head), "%s", buf);
+	r->body = strdup(sep + 4);
+	free(buf);
+	return r->body != NULL ? 0 : -ENOMEM;
+}
+
+static json_t *
+lcores_fill(void *arg)
+{
+	uint64_t *rx = arg;
+
+	return json_pack("[{s:i, s:I}]", "lcore", 1, "rx_pkts", (json_int_t)(*rx)++);
+}
+
+static void
+test_metrics_serves_metrics_404_and_405(void)
+{
+	static uint64_t rx = 41;
+	struct http_reply r;
+	char err[256];
+	uint16_t port;
+
+	CU_ASSERT_EQUAL_FATAL(
+		dp_telemetry_section_register("lcores", NULL, "", lcores_fill, &rx), 0);
+	CU_ASSERT_EQUAL_FATAL(dp_telemetry_metrics_start("127.0.0.1", 0, err, sizeof(err)), 0);
+	port = dp_telemetry_metrics_port();
+	CU_ASSERT_NOT_EQUAL(port, 0);
+
+	/* each scrape is a fresh snapshot: the fill runs again */
+	CU_ASSERT_EQUAL(http(port, "GET", "/metrics", &r), 0);
+	CU_ASSERT_EQUAL(r.status, 200);
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r.head, "Content-Type: text/plain; version=0.0.4"));
+	CU_ASSERT_TRUE(r.body && has_line(r.body, "dpfwd_lcore_rx_packets_total{lcore=\"1\"} 41"));
+	CU_ASSERT_TRUE(r.body && exposition_ok(r.body));
+	free(r.body);
+	CU_ASSERT_EQUAL(http(port, "GET", "/metrics", &r), 0);
+	CU_ASSERT_TRUE(r.body && has_line(r.body, "dpfwd_lcore_rx_packets_total{lcore=\"1\"} 42"));
+	free(r.body);
+
+	CU_ASSERT_EQUAL(http(port, "GET", "/", &r), 0);
+	CU_ASSERT_EQUAL(r.status, 404);
+	free(r.body);
+	CU_ASSERT_EQUAL(http(port, "GET", "/metrics/x", &r), 0);
+	CU_ASSERT_EQUAL(r.status, 404);
+	free(r.body);
+	CU_ASSERT_EQUAL(http(port, "DELETE", "/metrics", &r), 0);
+	CU_ASSERT_EQUAL(r.status, 405);
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r.head, "Allow: GET, HEAD"));
+	free(r.body);
+
+	CU_ASSERT_EQUAL(dp_telemetry_metrics_start("127.0.0.1", 0, err, sizeof(err)), -EALREADY);
+	dp_telemetry_metrics_stop();
+	dp_telemetry_sections_clear();
+	CU_ASSERT_EQUAL(dp_telemetry_metrics_port(), 0);
+	CU_ASSERT_NOT_EQUAL(http(port, "GET", "/metrics", &r), 0);
+	free(r.body);
+}
+
+static void
+test_metrics_stop_frees_the_port(void)
+{
+	char err[256];
+	uint16_t port;
+
+	CU_ASSERT_EQUAL_FATAL(dp_telemetry_metrics_start("127.0.0.1", 0, err, sizeof(err)), 0);
+	port = dp_telemetry_metrics_port();
+	dp_telemetry_metrics_stop();
+	/* the same port again: the listening socket was closed */
+	CU_ASSERT_EQUAL(dp_telemetry_metrics_start("127.0.0.1", port, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(dp_telemetry_metrics_port(), port);
+	dp_telemetry_metrics_stop();
+	dp_telemetry_metrics_stop(); /* twice is fine */
+}
+
+static void
+test_metrics_busy_port_says_address_and_reason(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t slen = sizeof(sa);
+	char err[512], want[64];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	uint16_t port;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 1) == 0);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&sa, &slen) == 0);
+	port = ntohs(sa.sin_port);
+	err[0] = '\0';
+	CU_ASSERT_EQUAL(
+		dp_telemetry_metrics_start("127.0.0.1", port, err, sizeof(err)), -EADDRINUSE);
+	snprintf(want, sizeof(want), "127.0.0.1:%u: cannot bind", port);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(EADDRINUSE)));
+	CU_ASSERT_EQUAL(dp_telemetry_metrics_port(), 0);
+	close(fd);
+
+	CU_ASSERT_EQUAL(dp_telemetry_metrics_start("300.0.0.1", 9108, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "300.0.0.1"));
+}
+
+/* ---- the config key ---- */
+
+static void
+test_metrics_config_values(void)
+{
+	static const struct {
+		const char *value;
+		bool ok, on;
+		const char *addr;
+		uint16_t port;
+		const char *msg;
+	} cases[] = {
+		{"off", true, false, "", 0, NULL},
+		{"OFF", true, false, "", 0, NULL},
+		{"on", true, true, "127.0.0.1", 9108, NULL},
+		{"127.0.0.1:9108", true, true, "127.0.0.1", 9108, NULL},
+		{"127.0.0.1:0", true, true, "127.0.0.1", 0, NULL},
+		{"9200", true, true, "127.0.0.1", 9200, NULL},
+		{"localhost:9300", true, true, "127.0.0.1", 9300, NULL},
+		{"[::1]:9108", true, true, "::1", 9108, NULL},
+		{"0.0.0.0:9108", true, true, "0.0.0.0", 9108, NULL},
+		{"127.0.0.1:65536", false, false, NULL, 0, "port '65536' must be 0..65535"},
+		{"127.0.0.1:", false, false, NULL, 0, "port '' must be 0..65535"},
+		{"127.0.0.1:-1", false, false, NULL, 0, "port '-1' must be 0..65535"},
+		{"127.0.0.256:9108", false, false, NULL, 0, "not a numeric IPv4 address"},
+		{"example.com:9108", false, false, NULL, 0, "not a numeric IPv4 address"},
+		{"::1:9108", false, false, NULL, 0, "IPv6 address in brackets"},
+		{"[::1]", false, false, NULL, 0, "expected off, on"},
+		{"[fe80::zz]:1", false, false, NULL, 0, "not a numeric IPv6 address"},
+		{"yes", false, false, NULL, 0, "port 'yes' must be 0..65535"},
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dp_config cfg;
+		char set[128], err[DP_CONFIG_ERR_LEN] = "";
+		int rc;
+
+		dp_config_init(&cfg);
+		CU_ASSERT_FALSE(cfg.metrics); /* off by default */
+		snprintf(set, sizeof(set), "dpfwd.metrics=%s", cases[i].value);
+		rc = dp_config_set(&cfg, set, err, sizeof(err));
+		if ((rc == 0) != cases[i].ok || (rc != 0 && strstr(err, cases[i].msg) == NULL) ||
+			(rc == 0 && (cfg.metrics != cases[i].on ||
+					    (cfg.metrics &&
+						    (strcmp(cfg.metrics_addr, cases[i].addr) != 0 ||
+							    cfg.metrics_port != cases[i].port))))) {
+			fprintf(stderr, "metrics = %s: rc %d, err '%s', on %d, %s port %u\n",
+				cases[i].value, rc, err, cfg.metrics, cfg.metrics_addr,
+				cfg.metrics_port);
+			CU_FAIL("metrics value");
+		}
+		if (rc != 0)
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, "--set: metrics '"));
+		dp_config_free(&cfg);
+	}
+}
+
+int
+main(void)
+{
+	static const struct dp_test tests[] = {
+		{"test_prom_counters_gauges_and_labels", test_prom_counters_gauges_and_labels},
+		{"test_prom_label_values_are_escaped", test_prom_label_values_are_escaped},
+		{"test_prom_null_and_missing_values_are_left_out",
+			test_prom_null_and_missing_values_are_left_out},
+		{"test_prom_every_family_is_one_block", test_prom_every_family_is_one_block},
+		{"test_prom_empty_snapshot_gives_empty_text",
+			test_prom_empty_snapshot_gives_empty_text},
+		{"test_prom_every_family_is_documented", test_prom_every_family_is_documented},
+		{"test_metrics_serves_metrics_404_and_405",
+			test_metrics_serves_metrics_404_and_405},
+		{"test_metrics_stop_frees_the_port", test_metrics_stop_frees_the_port},
+		{"test_metrics_busy_port_says_address_and_reason",
+			test_metrics_busy_port_says_address_and_reason},
+		{"test_metrics_config_values", test_metrics_config_values},
+		{NULL, NULL},
+	};
+
+	return dp_test_run("telemetry", tests, NULL, NULL);
+}
