@@ -1,10 +1,32 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dpbench -- forwarding benchmark: dpfwd against its anchors.
 
     dpbench.py fwd-anchor --build BUILD --pcap PCAP [--runs 5] [--duration 10]
                           [--warmup 2] [--json OUT] [--only NAME,...] [--no-huge]
+    dpbench.py run BENCH.ini [--runs N] [--duration S] [--warmup W] [--out DIR]
+                   [--build BUILD] [--only NAME,...] [--no-anchors] [--keep-going]
+                   [--confidence 95] [--no-plots] [--dry-run] [--no-huge]
     dpbench.py build-anchors --build BUILD
     dpbench.py list --build BUILD
+
+`run` measures the variants of a bench config (configs/bench/*.ini, read by
+benchcfg.py: the dpfwd config, the rig, run length and count, anchors, and
+[variant NAME] sections of dpfwd --set overrides).  Each variant and anchor
+runs N times, round robin.  Every second it reads the ports' counters and,
+from dpfwd, /dpfwd/graph/lcores (busy cycles, packets) and
+/dpfwd/graph/nodes (cycles per node).  Per run: the median of the 1 s
+samples of Mpps forwarded and of cycles/packet; per variant the per-node
+cycles.  It prints a ministat-style table per metric (dpstat.py: N, min,
+max, median, avg, stddev, Student's t test of each against the first, the
+baseline) and writes to OUT (default BUILD/dpbench/runs/NAME-DATE/):
+results.json (every sample, per-run medians, nodes; rewritten after every
+run), summary.txt (the tables), plots/*.png and *.svg (dpplot.py), logs/
+and telemetry/ (dpfwd's final JSON of each run).  Before measuring, dpfwd
+itself checks the config with each variant's overrides (exit 2 and
+file:line on a refusal).  A run whose process dies is reported (which run,
+why, its log), the runs done are kept in results.json, and dpbench stops
+(--keep-going: runs the rest) and exits 1.
 
 Rig, identical for every program measured (only this machine, no NIC):
   port 0  net_pcap0,rx_pcap=PCAP,infinite_rx=1   line-rate generator
@@ -30,7 +52,8 @@ D s; pps = delta forwarded / delta time.  Runs are done round-robin over
 the programs, --runs times.  The process is stopped with SIGINT (then
 SIGTERM, SIGKILL) by its pid.
 
-Python 3 standard library only.
+Python 3 standard library; the plots of `run` use python3-matplotlib
+(dpplot.py; without it, run still measures and writes everything else).
 """
 
 import argparse
@@ -46,10 +69,16 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import benchcfg  # noqa: E402  (next to this file)
+import dpplot    # noqa: E402
+import dpstat    # noqa: E402
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
 DPFWD_PCAP_REL = "pcap/fwd-2000flows-64b.pcap"   # ${DPFWD_BUILD}/... in the config
@@ -164,6 +193,8 @@ class Ctx:
     workdir: Path              # BUILD/dpbench: logs, rule files
     mem: List[str]             # --in-memory, or --no-huge -m 1024
     dpfwd_config: Path
+    rx_port: int = RX_PORT     # the rig: traffic in on rx_port, forwarded = sum over tx_ports
+    tx_ports: Tuple[int, ...] = TX_PORTS
 
     def pcap_vdev(self) -> str:
         return f"net_pcap0,rx_pcap={self.pcap},infinite_rx=1"
@@ -177,6 +208,8 @@ class Program:
     check: Callable[[Ctx], Optional[str]]        # -> reason to skip, or None
     env: Callable[[Ctx], Dict[str, str]] = lambda ctx: {}
     probes: List[str] = field(default_factory=list)  # extra telemetry at end
+    per_second: List[str] = field(default_factory=list)  # extra telemetry in every sample
+    label: str = ""                              # legend text (dpbench run)
 
 
 def l3fwd_argv(ctx: Ctx, prefix: str) -> List[str]:
@@ -298,24 +331,65 @@ def _all_cpus():
     return set(range(os.cpu_count() or 1))
 
 
-def sample(tel: Telemetry) -> dict:
+def _int(v) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+
+
+def reduce_lcores(v) -> Optional[dict]:
+    """/dpfwd/graph/lcores (a dict keyed by worker index) -> the counters
+    summed over workers."""
+    if not isinstance(v, dict):
+        return None
+    out = {"busy_cycles": 0, "idle_cycles": 0, "rx_pkts": 0, "tx_pkts": 0, "workers": 0}
+    for w in v.values():
+        if isinstance(w, dict):
+            out["workers"] += 1
+            for k in ("busy_cycles", "idle_cycles", "rx_pkts", "tx_pkts"):
+                out[k] += _int(w.get(k))
+    return out
+
+
+def reduce_nodes(v) -> Optional[dict]:
+    """/dpfwd/graph/nodes -> {node: {calls, pkts, timed_cycles, timed_pkts}}."""
+    if not isinstance(v, dict):
+        return None
+    return {n: {k: _int(x.get(k)) for k in ("calls", "pkts", "timed_cycles", "timed_pkts")}
+            for n, x in v.items() if isinstance(x, dict)}
+
+
+# per-second telemetry: command -> (key in the sample, reducer)
+PER_SECOND = {
+    "/dpfwd/graph/lcores": ("lcores", reduce_lcores),
+    "/dpfwd/graph/nodes": ("nodes", reduce_nodes),
+}
+
+
+def sample(tel: Telemetry, rx_port: int = RX_PORT, tx_ports=TX_PORTS, extra=()) -> dict:
     # The timestamp brackets the TX-port queries only: pps is computed from
-    # those; port 0 (RX side) is read just before, for the sanity columns.
-    st = {RX_PORT: tel.cmd(f"/ethdev/stats,{RX_PORT}")}
+    # those; the RX port is read just before, for the sanity columns; the
+    # extra per-second commands (counters whose ratios need no time) after.
+    st = {rx_port: tel.cmd(f"/ethdev/stats,{rx_port}")}
     t0 = time.monotonic()
-    for p in TX_PORTS:
+    for p in tx_ports:
         st[p] = tel.cmd(f"/ethdev/stats,{p}")
     t1 = time.monotonic()
     for p, v in st.items():
         if not isinstance(v, dict):
             raise RunError(f"telemetry has no stats for port {p}: {v!r}")
-    return {"t": (t0 + t1) / 2,
-            "tx": sum(st[p]["opackets"] for p in TX_PORTS),
-            "rx": st[RX_PORT]["ipackets"],
-            "imissed": st[RX_PORT]["imissed"],
-            "rx_nombuf": st[RX_PORT].get("rx_nombuf", 0),
-            "tx_back": st[RX_PORT]["opackets"],     # sent back out port 0
-            "oerrors": sum(st[p]["oerrors"] for p in TX_PORTS)}
+    s = {"t": (t0 + t1) / 2,
+         "tx": sum(st[p]["opackets"] for p in tx_ports),
+         "rx": st[rx_port]["ipackets"],
+         "imissed": st[rx_port]["imissed"],
+         "rx_nombuf": st[rx_port].get("rx_nombuf", 0),
+         "tx_back": st[rx_port]["opackets"],     # sent back out the RX port
+         "oerrors": sum(st[p]["oerrors"] for p in tx_ports)}
+    for c in extra:
+        key, reduce = PER_SECOND[c]
+        s[key] = reduce(tel.cmd(c))
+    return s
 
 
 def stop_process(proc: subprocess.Popen) -> str:
@@ -339,7 +413,12 @@ def stop_process(proc: subprocess.Popen) -> str:
     return how
 
 
-def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int) -> dict:
+def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
+            keep_samples: bool = False) -> dict:
+    """Start PROG, wait until it forwards, warm up, sample every second for
+    DURATION s, stop it.  res["ok"] False with res["error"] when it failed
+    (res["log_tail"]: its log's last error lines).  keep_samples: every
+    sample in res["samples"] (with PROG's per-second telemetry)."""
     prefix = unique_prefix(prog.name)
     rtdir = dpdk_runtime_dir() / prefix
     sock_path = rtdir / "dpdk_telemetry.v2"
@@ -348,6 +427,13 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int) -> dict:
     logfile = logs / f"{prefix}.log"
     argv = prog.argv(ctx, prefix)
     env = dict(os.environ, **prog.env(ctx))
+    want_ports = {ctx.rx_port, *ctx.tx_ports}
+    port_list = ",".join(str(p) for p in sorted(want_ports))
+    tx_list = ",".join(str(p) for p in ctx.tx_ports)
+
+    def take() -> dict:
+        return sample(tel, ctx.rx_port, ctx.tx_ports, prog.per_second)
+
     res = {"program": prog.name, "prefix": prefix, "argv": argv, "log": str(logfile)}
     cpus = _all_cpus()
     with open(logfile, "wb") as lf:
@@ -373,30 +459,30 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int) -> dict:
                 raise RunError(f"no telemetry socket {sock_path} after 60 s")
             time.sleep(0.1)
         ports = tel.cmd("/ethdev/list")
-        if not isinstance(ports, list) or not {RX_PORT, *TX_PORTS} <= set(ports):
+        if not isinstance(ports, list) or not want_ports <= set(ports):
             # ports may still be probing; retry briefly
             for _ in range(50):
                 time.sleep(0.1)
                 ports = tel.cmd("/ethdev/list")
-                if isinstance(ports, list) and {RX_PORT, *TX_PORTS} <= set(ports):
+                if isinstance(ports, list) and want_ports <= set(ports):
                     break
             else:
-                raise RunError(f"expected ports 0,1,2, telemetry lists {ports!r}")
+                raise RunError(f"expected ports {port_list}, telemetry lists {ports!r}")
         # 2. wait until forwarding has started
         deadline = time.monotonic() + 60
-        first = sample(tel)
+        first = take()
         while True:
             time.sleep(0.2)
             if proc.poll() is not None:
                 raise RunError(f"exited with status {proc.returncode} before forwarding")
-            s = sample(tel)
+            s = take()
             if s["tx"] > first["tx"]:
                 break
             if time.monotonic() > deadline:
-                raise RunError(f"nothing forwarded to ports 1,2 after 60 s (rx={s['rx']})")
+                raise RunError(f"nothing forwarded to ports {tx_list} after 60 s (rx={s['rx']})")
         # 3. warm up, then sample every second
         time.sleep(warmup)
-        samples = [sample(tel)]
+        samples = [take()]
         t_start = samples[0]["t"]
         for k in range(1, duration + 1):
             delay = t_start + k - time.monotonic()
@@ -404,7 +490,7 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int) -> dict:
                 time.sleep(delay)
             if proc.poll() is not None:
                 raise RunError(f"exited with status {proc.returncode} while measuring")
-            samples.append(sample(tel))
+            samples.append(take())
         a, b = samples[0], samples[-1]
         dt = b["t"] - a["t"]
         per_sec = [(y["tx"] - x["tx"]) / (y["t"] - x["t"]) for x, y in zip(samples, samples[1:])]
@@ -419,6 +505,8 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int) -> dict:
             "seconds": dt,
             "per_second_pps": per_sec,
         })
+        if keep_samples:
+            res["samples"] = samples
         # 4. optional extra telemetry (e.g. dpfwd's per-node cycles/packet)
         res["probes"] = {}
         for c in prog.probes:
@@ -618,6 +706,444 @@ def cmd_fwd_anchor(args) -> int:
     return 0 if all(summ[p.name].get("n") for p in active) else 1
 
 
+# --------------------------------------------------------------------------
+# run: a bench config (configs/bench/*.ini) and its variants
+# --------------------------------------------------------------------------
+
+# The metrics of the ministat tables: one value per run, the median of the
+# run's 1 s samples.
+METRICS = {
+    "mpps": {"label": "Mpps forwarded", "file": "mpps",
+             "what": "packets out of the TX ports per second / 1e6, per-run median of 1 s samples"},
+    "cycles_per_pkt": {"label": "cycles/packet", "file": "cycles-per-pkt",
+                       "what": "worker lcores' busy TSC cycles / packets received, per-run "
+                               "median of 1 s samples (dpfwd only)"},
+}
+SOURCE_NODE = "port_rx"           # the graph's source: per received packet = per its packets
+DPFWD_PER_SECOND = ["/dpfwd/graph/lcores", "/dpfwd/graph/nodes"]
+# Not an EAL option: dpfwd checks its config and every --set first (exit 2
+# on a mistake), then EAL refuses the option and dpfwd exits 1 at once.
+PREFLIGHT_EAL_ARG = "--dpbench-preflight"
+RESULTS_SCHEMA = "dpbench-run/1"
+
+
+def derive_per_second(samples: List[dict]) -> dict:
+    """Rates between consecutive samples: t (s since the first sample), mpps,
+    rx_mpps and, when the samples carry dpfwd's lcore counters,
+    cycles_per_pkt (busy cycles / packets received in the interval)."""
+    out = {"t": [], "mpps": [], "rx_mpps": [], "cycles_per_pkt": []}
+    if not samples:
+        return out
+    t0 = samples[0]["t"]
+    for a, b in zip(samples, samples[1:]):
+        dt = b["t"] - a["t"]
+        if dt <= 0:
+            continue
+        out["t"].append(round(b["t"] - t0, 4))
+        out["mpps"].append((b["tx"] - a["tx"]) / dt / 1e6)
+        out["rx_mpps"].append((b["rx"] - a["rx"]) / dt / 1e6)
+        la, lb = a.get("lcores"), b.get("lcores")
+        if la and lb and lb["rx_pkts"] > la["rx_pkts"]:
+            out["cycles_per_pkt"].append(
+                (lb["busy_cycles"] - la["busy_cycles"]) / (lb["rx_pkts"] - la["rx_pkts"]))
+    return out
+
+
+def derive_nodes(first: dict, last: dict) -> dict:
+    """Per graph node over the measured window: cycles_per_pkt (per packet
+    through the node, as dpfwd reports it), cycles_per_rx_pkt (its share of
+    the cost of one received packet: the stackable number), pkts_per_call.
+    Nodes that saw nothing are left out; {} when node stats are off."""
+    na, nb = first.get("nodes"), last.get("nodes")
+    if not na or not nb:
+        return {}
+    keys = ("calls", "pkts", "timed_cycles", "timed_pkts")
+    d = {n: {k: x[k] - na.get(n, {}).get(k, 0) for k in keys} for n, x in nb.items()}
+    src = d.get(SOURCE_NODE)
+    if src is None and d:
+        src = max(d.values(), key=lambda x: x["timed_pkts"])
+    rx_timed = src["timed_pkts"] if src else 0
+    out = {}
+    for n, x in d.items():
+        if x["timed_cycles"] <= 0 or x["timed_pkts"] <= 0:
+            continue
+        out[n] = {"pkts": x["pkts"], "calls": x["calls"],
+                  "cycles_per_pkt": x["timed_cycles"] / x["timed_pkts"],
+                  "cycles_per_rx_pkt": x["timed_cycles"] / rx_timed if rx_timed else None,
+                  "pkts_per_call": x["pkts"] / x["calls"] if x["calls"] else None}
+    return out
+
+
+def finish_run(res: dict) -> dict:
+    """Add per_second, median (per metric) and nodes to one run_one() result."""
+    samples = res.get("samples") or []
+    ps = derive_per_second(samples)
+    res["per_second"] = ps
+    res["median"] = {m: (statistics.median(ps[m]) if ps.get(m) else None) for m in METRICS}
+    res["nodes"] = derive_nodes(samples[0], samples[-1]) if len(samples) > 1 else {}
+    return res
+
+
+def summarize_runs(programs: List[Program], runs: List[dict], confidence: float) -> dict:
+    """Per metric: every program's per-run medians as dpstat sets, the stats
+    and the t test against the first program with data."""
+    out = {}
+    for m in METRICS:
+        sets = []
+        for p in programs:
+            vals = [r["median"][m] for r in runs
+                    if r["program"] == p.name and r.get("ok") and r["median"].get(m) is not None]
+            if vals:
+                sets.append(dpstat.Dataset(p.name, vals))
+        if not sets:
+            continue
+        per = {}
+        for i, ds in enumerate(sets):
+            s = ds.summary()
+            s["values"] = ds.values
+            t = dpstat.ttest(sets[0], ds, confidence) if i else None
+            s["vs_baseline"] = t.as_dict() if t else None
+            per[ds.name] = s
+        out[m] = {"baseline": sets[0].name, "confidence": confidence, "programs": per}
+    return out
+
+
+def summarize_nodes(programs: List[Program], runs: List[dict]) -> dict:
+    """program -> node -> medians over its runs of the per-run node numbers."""
+    out = {}
+    for p in programs:
+        got = [r["nodes"] for r in runs if r["program"] == p.name and r.get("ok") and r.get("nodes")]
+        if not got:
+            continue
+        names = list(dict.fromkeys(n for g in got for n in g))
+        out[p.name] = {}
+        for n in names:
+            row = {"runs": sum(1 for g in got if n in g)}
+            for k in ("cycles_per_pkt", "cycles_per_rx_pkt", "pkts_per_call"):
+                vals = [g[n][k] for g in got if n in g and g[n].get(k) is not None]
+                row[k] = statistics.median(vals) if vals else None
+            out[p.name][n] = row
+    return out
+
+
+def tables_text(programs: List[Program], runs: List[dict], confidence: float) -> str:
+    """The ministat-style tables, one per metric, and the node table."""
+    label = {p.name: p.label for p in programs}
+    out = []
+    for m, meta in METRICS.items():
+        sets = []
+        for p in programs:
+            vals = [r["median"][m] for r in runs
+                    if r["program"] == p.name and r.get("ok") and r["median"].get(m) is not None]
+            if vals:
+                sets.append(dpstat.Dataset(p.name + (f": {label[p.name]}" if label[p.name] else ""),
+                                           vals))
+        if not sets:
+            continue
+        out.append(f"== {meta['label']}: {meta['what']}")
+        out.append(dpstat.report(sets, confidence).rstrip("\n"))
+        out.append("")
+    nodes = summarize_nodes(programs, runs)
+    if nodes:
+        progs = list(nodes)
+        names = list(dict.fromkeys(n for p in progs for n in nodes[p]))
+        w = max(12, max(len(n) for n in names) + 2)
+        cw = max(10, max(len(p) for p in progs) + 2)
+        out.append("== cycles/packet by graph node (per packet through the node; median over runs)")
+        out.append(f"{'node':<{w}}" + "".join(f"{p:>{cw}}" for p in progs))
+        for n in names:
+            cells = []
+            for p in progs:
+                v = nodes[p].get(n, {}).get("cycles_per_pkt")
+                cells.append(f"{v:>{cw}.1f}" if v is not None else f"{'-':>{cw}}")
+            out.append(f"{n:<{w}}" + "".join(cells))
+        tot = []
+        for p in progs:
+            vals = [x.get("cycles_per_rx_pkt") for x in nodes[p].values()]
+            s = sum(v for v in vals if v is not None)
+            tot.append(f"{s:>{cw}.1f}")
+        out.append(f"{'sum/rx pkt':<{w}}" + "".join(tot))
+        out.append("")
+    bad = [r for r in runs if not r.get("ok")]
+    if bad:
+        out.append("== failed runs (not in the tables above)")
+        for r in bad:
+            out.append(f"run {r.get('index')}: {r['program']}, repetition {r.get('repetition')}: "
+                       f"{r.get('error')} (log {r.get('log')})")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def dpgen_unavailable(build: Path) -> str:
+    b = build / "apps" / "dpgen" / "dpgen"
+    if not os.access(b, os.X_OK):
+        return (f"rig dpgen is not available yet: {b} does not exist (apps/dpgen is not "
+                "built); use rig = pcap")
+    return (f"rig dpgen is not available yet: dpbench does not drive {b} yet; use rig = pcap")
+
+
+def dpfwd_check(dpfwd: Path, config: Path, sets: List[str], env: Dict[str, str]) -> Optional[str]:
+    """What dpfwd says about CONFIG with SETS ('--set', 'k=v', ...), None if it
+    takes them."""
+    argv = [str(dpfwd), "--file-prefix", f"dpbench-{os.getpid()}-preflight", "--in-memory",
+            PREFLIGHT_EAL_ARG, "--", "-c", str(config), *sets]
+    try:
+        p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        warn(f"preflight: {dpfwd} did not stop within 30 s; config not checked")
+        return None
+    if p.returncode != 2:
+        return None
+    lines = [l.strip() for l in p.stderr.splitlines() if l.strip()]
+    errs = [l.replace("dpfwd: error: ", "", 1) for l in lines if l.startswith("dpfwd: error:")]
+    return "; ".join(errs or lines[-3:]) or "exit status 2"
+
+
+def preflight(bench: "benchcfg.BenchConfig", variants, dpfwd: Path, env: Dict[str, str],
+              rig_sets: List[str]) -> None:
+    """dpfwd checks the config with every variant's overrides before anything
+    runs; a refusal becomes a BenchConfigError at the line of the override."""
+    base_err = None
+    base_checked = False
+    for v in variants:
+        why = dpfwd_check(dpfwd, bench.config, rig_sets + bench.set_args(v), env)
+        if why is None:
+            continue
+        if not base_checked:
+            base_err = dpfwd_check(dpfwd, bench.config, rig_sets, env)
+            base_checked = True
+        if base_err:
+            raise benchcfg.BenchConfigError(bench.path, bench.config_line,
+                                            f"dpfwd rejects config {bench.config}: {base_err}")
+        for o in bench.overrides(v):
+            w = dpfwd_check(dpfwd, bench.config, rig_sets + ["--set", o.arg()], env)
+            if w:
+                where = "[bench] set" if o in bench.common else f"[variant {v.name}]"
+                raise benchcfg.BenchConfigError(bench.path, o.line,
+                                                f"{where} {o.key} = {o.value}: dpfwd says: {w}")
+        raise benchcfg.BenchConfigError(bench.path, v.line,
+                                        f"[variant {v.name}]: dpfwd rejects its overrides "
+                                        f"together: {why}")
+
+
+def make_variant_program(bench: "benchcfg.BenchConfig", v, rig_sets: List[str]) -> Program:
+    sets = rig_sets + bench.set_args(v)
+
+    def argv(ctx: Ctx, prefix: str) -> List[str]:
+        # dpfwd adds -l, --vdev and the rest from its config; the final
+        # telemetry JSON of each run is kept next to its log.
+        return [str(dpfwd_bin(ctx)), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
+                "--", "-c", str(bench.config), "--duration", "0",
+                "--telemetry-json", str(ctx.workdir / "telemetry" / f"{prefix}.json"), *sets]
+
+    def check(ctx: Ctx) -> Optional[str]:
+        if not os.access(dpfwd_bin(ctx), os.X_OK):
+            return f"{dpfwd_bin(ctx)} does not exist (build it: ninja -C {ctx.build})"
+        (ctx.workdir / "telemetry").mkdir(parents=True, exist_ok=True)
+        return None
+
+    return Program(name=v.name, group="dpfwd", argv=argv, check=check,
+                   env=lambda ctx: {"DPFWD_BUILD": str(ctx.build)},
+                   per_second=list(DPFWD_PER_SECOND), label=v.label)
+
+
+ANCHOR_LABELS = {"l3fwd": "DPDK l3fwd (LPM)", "testpmd": "dpdk-testpmd io (ceiling)"}
+
+
+def cmd_run(args) -> int:
+    build = Path(args.build).resolve() if args.build else benchcfg.default_build()
+    try:
+        bench = benchcfg.load(args.bench, build)
+    except benchcfg.BenchConfigError as e:
+        warn(str(e))
+        return 2
+    runs = args.runs or bench.repetitions
+    duration = args.duration or bench.duration
+    warmup = bench.warmup if args.warmup is None else args.warmup
+    cooldown = bench.cooldown if args.cooldown is None else args.cooldown
+    if bench.rig == "dpgen":
+        warn(dpgen_unavailable(build))
+        return 1
+
+    variants = bench.ordered_variants()
+    anchors = [] if args.no_anchors else list(bench.anchors)
+    if args.only:
+        want = [w.strip() for w in args.only.split(",") if w.strip()]
+        known = [v.name for v in variants] + anchors
+        for w in want:
+            if w not in known:
+                warn(f"--only: '{w}' is not a variant or anchor of {bench.path} "
+                     f"(have: {', '.join(known)})")
+                return 2
+        variants = [v for v in variants if v.name in want]
+        anchors = [a for a in anchors if a in want]
+
+    pcap = Path(bench.pcap)
+    rig_sets = ["--set", f"port{bench.rx_port}.dev=net_pcap{bench.rx_port},"
+                         f"rx_pcap={pcap},infinite_rx=1"]
+    dpfwd = build / "apps" / "dpfwd" / "dpfwd"
+    env = dict(os.environ, DPFWD_BUILD=str(build))
+    if variants:
+        if not os.access(dpfwd, os.X_OK):
+            warn(f"{dpfwd} does not exist: build dpfwd first (ninja -C {build})")
+            return 1
+        try:
+            preflight(bench, variants, dpfwd, env, rig_sets)
+        except benchcfg.BenchConfigError as e:
+            warn(str(e))
+            return 2
+
+    programs = [make_variant_program(bench, v, rig_sets) for v in variants]
+    by_group = {p.group: p for p in make_programs() if p.group in ("l3fwd", "testpmd")}
+    for a in anchors:
+        p = by_group[a]
+        p.label = ANCHOR_LABELS.get(a, "")
+        programs.append(p)
+    if not programs:
+        warn("nothing to run")
+        return 1
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else build / "dpbench" / "runs" / f"{bench.name}-{stamp}"
+    out = out.resolve()
+    mem = mem_args(bench.no_huge or args.no_huge)
+    ctx = Ctx(build=build, pcap=pcap, workdir=out, mem=mem, dpfwd_config=bench.config,
+              rx_port=bench.rx_port, tx_ports=tuple(bench.tx_ports))
+
+    if args.dry_run:
+        sys.stdout.write(benchcfg.describe(bench))
+        for p in programs:
+            log(f"{p.name}:\n    {' '.join(p.argv(ctx, 'PREFIX'))}")
+        return 0
+
+    if not pcap.is_file():
+        warn(f"pcap {pcap} not found ([bench] pcap; the default is made by the build: "
+             f"ninja -C {build})")
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    if "l3fwd" in anchors and not args.no_build:
+        try:
+            build_anchors(build)
+        except subprocess.CalledProcessError:
+            warn("building the anchors failed; l3fwd will be skipped")
+    active = []
+    for p in programs:
+        why = p.check(ctx)
+        if why and p.group == "dpfwd":
+            warn(f"{p.name}: {why}")
+            return 1
+        if why:
+            log(f"SKIP {p.name}: {why}")
+        else:
+            active.append(p)
+    programs = active
+
+    try:
+        if FWD_LCORE in os.sched_getaffinity(0) and MAIN_LCORE in _all_cpus():
+            os.sched_setaffinity(0, {MAIN_LCORE})
+    except OSError:
+        pass
+
+    results_path = out / "results.json"
+    meta = {"schema": RESULTS_SCHEMA,
+            "bench": bench.as_dict(),
+            "options": {"runs": runs, "duration_s": duration, "warmup_s": warmup,
+                        "cooldown_s": cooldown, "confidence": args.confidence,
+                        "only": args.only, "no_anchors": args.no_anchors},
+            "env": {"build": str(build), "dpfwd": str(dpfwd), "pcap": str(pcap),
+                    "mem_args": mem, "common_eal": COMMON_EAL, "rig_sets": rig_sets,
+                    "host": os.uname().nodename, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "out": str(out), "argv": sys.argv},
+            "metrics": METRICS,
+            "programs": [{"name": p.name, "kind": "variant" if p.group == "dpfwd" else "anchor",
+                          "group": p.group, "label": p.label,
+                          "argv": p.argv(ctx, "PREFIX")} for p in programs]}
+    done: List[dict] = []
+    failed: List[dict] = []
+
+    def results(complete: bool, extra: Optional[dict] = None) -> dict:
+        r = dict(meta)
+        r["complete"] = complete
+        r["failed"] = failed
+        r["runs"] = done
+        if extra:
+            r.update(extra)
+        return r
+
+    log(f"bench {bench.name}: {len(programs)} programs x {runs} runs x {duration} s "
+        f"(warmup {warmup:g} s), round robin; results in {out}")
+    schedule = [(r, p) for r in range(1, runs + 1) for p in programs]   # round robin
+    total = len(schedule)
+    stopped = None
+    try:
+        for i, (r, p) in enumerate(schedule, 1):
+            res = run_one(p, ctx, warmup, duration, keep_samples=True)
+            res.update({"index": i, "repetition": r,
+                        "kind": "variant" if p.group == "dpfwd" else "anchor"})
+            if p.group == "dpfwd":
+                tj = Path(res["argv"][res["argv"].index("--telemetry-json") + 1])
+                res["telemetry_json"] = str(tj) if tj.exists() else None
+            if res["ok"]:
+                finish_run(res)
+                ps = res["per_second"]["mpps"]
+                cyc = res["median"]["cycles_per_pkt"]
+                log(f"[{i:>2}/{total}] {p.name:<28} rep {r}  {res['median']['mpps']:8.3f} Mpps"
+                    f"  (1s {min(ps):.2f}..{max(ps):.2f})"
+                    + (f"  {cyc:6.1f} cyc/pkt" if cyc is not None else ""))
+            else:
+                why = (f"run {i} of {total} ({p.name}, repetition {r}) failed: "
+                       f"{res['error']}; exit status {res['exit_status']}, "
+                       f"stopped by {res['stopped_by']}; log {res['log']}")
+                log(f"[{i:>2}/{total}] {p.name:<28} rep {r}  FAILED: {res['error']}")
+                for line in res.get("log_tail", []):
+                    log("      | " + line)
+                failed.append({"index": i, "program": p.name, "repetition": r,
+                               "error": res["error"], "exit_status": res["exit_status"],
+                               "log": res["log"], "log_tail": res.get("log_tail", [])})
+                warn(why)
+            done.append(res)
+            write_json_atomic(results_path, results(False))
+            if not res["ok"] and not args.keep_going:
+                stopped = "a run failed"
+                break
+            if cooldown and i < total:
+                time.sleep(cooldown)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+        warn("interrupted; summarizing what was measured")
+
+    ok_runs = [r for r in done if r.get("ok")]
+    if stopped == "a run failed":
+        warn(f"stopped after run {len(done)} of {total}; the {len(ok_runs)} good runs "
+             f"done are kept in {results_path} (--keep-going runs the rest)")
+    text = tables_text(programs, done, args.confidence)
+    log("")
+    log(text)
+    (out / "summary.txt").write_text(text)
+    extra = {"summary": summarize_runs(programs, done, args.confidence),
+             "nodes": summarize_nodes(programs, done), "table": text, "plots": []}
+    complete = stopped is None and not failed and len(done) == total
+    write_json_atomic(results_path, results(complete, extra))
+    if not args.no_plots and ok_runs:
+        try:
+            extra["plots"] = dpplot.plots_from_results(results(complete, extra), out / "plots")
+            log(f"plots: {out / 'plots'} ({len(extra['plots'])} files)")
+        except dpplot.PlotUnavailable as e:
+            warn(f"no plots: {e}")
+        write_json_atomic(results_path, results(complete, extra))
+    log(f"results: {results_path}")
+    if stopped == "interrupted":
+        return 130
+    return 0 if complete else 1
+
+
 def cmd_build_anchors(args) -> int:
     build_anchors(Path(args.build).resolve())
     return 0
@@ -650,6 +1176,25 @@ def main(argv=None) -> int:
     fa.add_argument("--no-build", action="store_true", help="do not (re)build the anchors")
     fa.set_defaults(func=cmd_fwd_anchor)
 
+    ru = sub.add_parser("run", help="run a bench config's variants (configs/bench/*.ini)")
+    ru.add_argument("bench", help="bench config (INI; see benchcfg.py)")
+    ru.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
+    ru.add_argument("--runs", type=int, help="runs per variant (default: its repetitions)")
+    ru.add_argument("--duration", type=int, help="measured seconds per run (default: its duration)")
+    ru.add_argument("--warmup", type=float, help="seconds after forwarding starts (default: its warmup)")
+    ru.add_argument("--cooldown", type=float, help="pause between runs (default: its cooldown)")
+    ru.add_argument("--out", help="output dir (default BUILD/dpbench/runs/NAME-DATE)")
+    ru.add_argument("--only", help="comma list of variant/anchor names")
+    ru.add_argument("--no-anchors", action="store_true", help="skip the config's anchors")
+    ru.add_argument("--keep-going", action="store_true", help="go on after a failed run")
+    ru.add_argument("--confidence", type=float, default=95.0, choices=dpstat.CONFIDENCES,
+                    help="t test confidence, percent (default 95)")
+    ru.add_argument("--no-plots", action="store_true", help="no PNG/SVG plots")
+    ru.add_argument("--dry-run", action="store_true", help="check, print the command lines, stop")
+    ru.add_argument("--no-huge", action="store_true", help=f"force --no-huge -m {NO_HUGE_MEM_MB}")
+    ru.add_argument("--no-build", action="store_true", help="do not (re)build the l3fwd anchor")
+    ru.set_defaults(func=cmd_run)
+
     ba = sub.add_parser("build-anchors", help="build BUILD/anchors/dpdk-l3fwd")
     ba.add_argument("--build", required=True)
     ba.set_defaults(func=cmd_build_anchors)
@@ -660,8 +1205,14 @@ def main(argv=None) -> int:
     ls.set_defaults(func=cmd_list)
 
     args = ap.parse_args(argv)
-    if getattr(args, "runs", 1) < 1 or getattr(args, "duration", 1) < 1:
-        ap.error("--runs and --duration must be >= 1")
+    for k in ("runs", "duration"):
+        v = getattr(args, k, None)
+        if v is not None and v < 1:
+            ap.error(f"--{k} must be >= 1")
+    for k in ("warmup", "cooldown"):
+        v = getattr(args, k, None)
+        if v is not None and v < 0:
+            ap.error(f"--{k} must be >= 0")
     return args.func(args)
 
 

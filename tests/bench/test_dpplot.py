@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""dpplot: every plot from synthetic data (PNG and SVG written, readable),
+the latency CDF and its percentiles, and dpbench's metric derivation from
+samples (no DPDK needed)."""
+
+import math
+import random
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "apps" / "dpbench"))
+import dpbench  # noqa: E402
+import dpplot   # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class PlotTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assertPlots(self, paths, base: str):
+        self.assertEqual(sorted(Path(p).name for p in paths), [base + ".png", base + ".svg"])
+        for p in paths:
+            data = Path(p).read_bytes()
+            if p.endswith(".png"):
+                self.assertTrue(data.startswith(PNG_MAGIC), p)
+                self.assertGreater(len(data), 2000, p)
+            else:
+                self.assertIn(b"<svg", data[:2000], p)
+
+
+class TestLatency(PlotTest):
+    def test_percentiles_nearest_rank(self):
+        s = dpplot.latency_summary([float(v) for v in range(1000, 0, -1)])
+        self.assertEqual((s["n"], s["min"], s["p50"], s["p90"], s["p99"], s["p99.9"], s["max"]),
+                         (1000, 1.0, 500.0, 900.0, 990.0, 999.0, 1000.0))
+        self.assertAlmostEqual(s["mean"], 500.5)
+        self.assertAlmostEqual(s["jitter"], 1.0)     # |difference| of consecutive packets
+        self.assertEqual(dpplot.latency_summary([]), {"n": 0})
+        self.assertEqual(dpplot.percentile([7.0], 99.9), 7.0)
+
+    def test_latency_cdf_from_synthetic_data(self):
+        rnd = random.Random(42)
+        lat = {"dpfwd relay": [rnd.lognormvariate(math.log(8.0), 0.3) for _ in range(20000)],
+               "socat relay": [rnd.lognormvariate(math.log(110.0), 0.5) for _ in range(5000)],
+               "empty": []}
+        paths = dpplot.latency_cdf(lat, self.dir / "lat-cdf", unit="us")
+        self.assertPlots(paths, "lat-cdf")
+        svg = (self.dir / "lat-cdf.svg").read_text()
+        self.assertIn("latency (us)", svg)
+        self.assertIn("dpfwd relay (n=20000", svg)
+        s = dpplot.latency_summary(lat["dpfwd relay"])
+        self.assertTrue(7.0 < s["p50"] < 9.0, s)
+        self.assertTrue(s["p50"] < s["p99"] < s["p99.9"] <= s["max"])
+
+    def test_latency_cdf_from_a_histogram(self):
+        # 1000 packets: 900 at 10 us, 90 at 20, 9 at 50, 1 at 400
+        hist = {10.0: 900, 20.0: 90, 50.0: 9, 400.0: 1, 999.0: 0}
+        pairs = dpplot._weighted(hist)
+        self.assertEqual(pairs, [(10.0, 900), (20.0, 90), (50.0, 9), (400.0, 1)])
+        self.assertEqual([dpplot._weighted_percentile(pairs, 1000, p) for p in (50, 90, 99, 99.9)],
+                         [10.0, 10.0, 20.0, 50.0])
+        paths = dpplot.latency_cdf({"hist": hist, "list": [5.0, 6.0, 7.0]}, self.dir / "hist")
+        self.assertPlots(paths, "hist")
+        self.assertIn("hist (n=1000, p50 10, p99 20)", (self.dir / "hist.svg").read_text())
+
+    def test_latency_cdf_linear_axis_for_narrow_data(self):
+        paths = dpplot.latency_cdf({"a": [1.0, 1.5, 2.0, 2.5]}, self.dir / "narrow")
+        self.assertPlots(paths, "narrow")
+
+
+class TestBenchPlots(PlotTest):
+    def test_timeline_distribution_and_node_stack(self):
+        runs = [{"program": p, "repetition": r, "t": [1, 2, 3], "y": [40 + r, 41, 40.5]}
+                for r in (1, 2) for p in ("a", "b")]
+        self.assertPlots(dpplot.timeline(runs, self.dir / "tl"), "tl")
+        self.assertPlots(dpplot.distribution({"a": [40, 41, 42], "b": [43], "c": []},
+                                             self.dir / "dist", ylabel="Mpps"), "dist")
+        self.assertPlots(dpplot.node_stack({"a": {"port_rx": 16.0, "ip4_fwd": 18.0},
+                                            "b": {"port_rx": 15.0, "ip4_fwd": 12.0, "x": None}},
+                                           self.dir / "nodes"), "nodes")
+
+
+def fake_samples(n: int, pps: float, cyc_per_pkt: float, node_cycles: dict):
+    """dpbench samples every second of a steady run."""
+    out = []
+    for k in range(n + 1):
+        pk = int(pps * k)
+        out.append({"t": 100.0 + k, "tx": pk, "rx": pk, "imissed": 0, "rx_nombuf": 0,
+                    "tx_back": 0, "oerrors": 0,
+                    "lcores": {"busy_cycles": int(cyc_per_pkt * pk), "idle_cycles": 0,
+                               "rx_pkts": pk, "tx_pkts": pk, "workers": 1},
+                    "nodes": {name: {"calls": pk // 32, "pkts": int(pk * share),
+                                     "timed_cycles": int(c * pk * share // 8),
+                                     "timed_pkts": int(pk * share // 8)}
+                              for name, (c, share) in node_cycles.items()}})
+    return out
+
+
+class TestDerive(unittest.TestCase):
+    NODES = {"port_rx": (16.0, 1.0), "ip4_fwd": (18.0, 1.0), "port_tx_1": (14.0, 0.5),
+             "port_tx_2": (14.0, 0.5), "drop": (0.0, 0.0)}
+
+    def test_per_second_rates_medians_and_nodes(self):
+        res = {"samples": fake_samples(4, 40e6, 67.5, self.NODES)}
+        dpbench.finish_run(res)
+        ps = res["per_second"]
+        self.assertEqual(len(ps["mpps"]), 4)
+        for v in ps["mpps"]:
+            self.assertAlmostEqual(v, 40.0)
+        for v in ps["cycles_per_pkt"]:
+            self.assertAlmostEqual(v, 67.5, places=3)
+        self.assertAlmostEqual(res["median"]["mpps"], 40.0)
+        nodes = res["nodes"]
+        self.assertNotIn("drop", nodes)           # nothing went through it
+        self.assertAlmostEqual(nodes["port_rx"]["cycles_per_pkt"], 16.0, places=3)
+        self.assertAlmostEqual(nodes["port_tx_1"]["cycles_per_pkt"], 14.0, places=3)
+        self.assertAlmostEqual(nodes["port_tx_1"]["cycles_per_rx_pkt"], 7.0, places=3)
+        total = sum(x["cycles_per_rx_pkt"] for x in nodes.values())
+        self.assertAlmostEqual(total, 16 + 18 + 7 + 7, places=2)
+
+    def test_anchor_samples_have_no_cycles(self):
+        s = [{k: v for k, v in x.items() if k not in ("lcores", "nodes")}
+             for x in fake_samples(3, 60e6, 0, {})]
+        res = dpbench.finish_run({"samples": s})
+        self.assertIsNone(res["median"]["cycles_per_pkt"])
+        self.assertEqual(res["nodes"], {})
+        self.assertAlmostEqual(res["median"]["mpps"], 60.0)
+
+    def test_telemetry_reducers(self):
+        lc = dpbench.reduce_lcores({"0": {"lcore": 1, "busy_cycles": 10, "rx_pkts": 2,
+                                          "nodes": "{}", "cycles_per_pkt": "5.000"},
+                                    "1": {"busy_cycles": 30, "rx_pkts": 4, "idle_cycles": 7}})
+        self.assertEqual(lc, {"busy_cycles": 40, "idle_cycles": 7, "rx_pkts": 6, "tx_pkts": 0,
+                              "workers": 2})
+        self.assertIsNone(dpbench.reduce_lcores(None))
+        nd = dpbench.reduce_nodes({"ip4_fwd": {"calls": 1, "pkts": 32, "timed_cycles": 500,
+                                               "timed_pkts": 32, "cycles_per_pkt": "15.6"}})
+        self.assertEqual(nd, {"ip4_fwd": {"calls": 1, "pkts": 32, "timed_cycles": 500,
+                                          "timed_pkts": 32}})
+
+    def test_plots_from_results(self):
+        runs = []
+        for r in (1, 2):
+            for name, pps in (("a", 40e6), ("b", 42e6)):
+                res = dpbench.finish_run({"samples": fake_samples(3, pps + r * 1e5, 60.0,
+                                                                  self.NODES)})
+                res.update({"program": name, "repetition": r, "ok": True})
+                runs.append(res)
+        progs = [dpbench.Program(name=n, group="dpfwd", argv=None, check=None) for n in "ab"]
+        results = {"bench": {"name": "synthetic"}, "programs": [{"name": "a"}, {"name": "b"}],
+                   "metrics": dpbench.METRICS, "runs": runs,
+                   "nodes": dpbench.summarize_nodes(progs, runs)}
+        summ = dpbench.summarize_runs(progs, runs, 95.0)
+        self.assertEqual(summ["mpps"]["baseline"], "a")
+        self.assertTrue(summ["mpps"]["programs"]["b"]["vs_baseline"]["significant"])
+        text = dpbench.tables_text(progs, runs, 95.0)
+        self.assertIn("Difference at 95.0% confidence", text)
+        self.assertIn("sum/rx pkt", text)
+        with tempfile.TemporaryDirectory() as d:
+            paths = dpplot.plots_from_results(results, d)
+            names = sorted(Path(p).name for p in paths)
+        self.assertEqual(names, sorted(f"{b}.{e}" for b in ("timeline-mpps", "dist-mpps",
+                                                           "dist-cycles-per-pkt", "nodes-cycles")
+                                       for e in ("png", "svg")))
+
+
+if __name__ == "__main__":
+    try:
+        dpplot.pyplot()
+    except dpplot.PlotUnavailable as e:
+        print(f"SKIP: {e}")
+        sys.exit(77)
+    unittest.main(verbosity=1)
