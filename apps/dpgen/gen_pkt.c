@@ -17,7 +17,7 @@ sum_range(const uint8_t *f, size_t from, size_t to)
 	if ((to - from) & 1)
 		sum += (uint32_t)f[to - 1] << 8;
 	/* keep headroom for later additions: a 9000-byte payload sums below 2^28 anyway */
-	return gen_sum_fold(sum);
+	return dp_cksum_fold(sum);
 }
 
 /* Pseudo header (RFC 768, RFC 8200 section 8.1) plus the UDP header with checksum 0. */
@@ -83,7 +83,7 @@ gen_tmpl_parse(struct gen_tmpl *t)
 	/* a fragmented datagram (MF set) has its payload elsewhere: do not stamp it */
 	t->stampable = udp_len >= 8 + GEN_STAMP_LEN && !(t->ip_version == 4 && (f[l3 + 6] & 0x20));
 	pay_from = (uint32_t)l4 + 8 + (t->stampable ? GEN_STAMP_LEN : 0);
-	t->udp_sum = gen_sum_fold(hdr_sum(f, t) + sum_range(f, pay_from, end));
+	t->udp_sum = dp_cksum_fold(hdr_sum(f, t) + sum_range(f, pay_from, end));
 }
 
 void
@@ -161,7 +161,7 @@ gen_synth_build(
 			memcpy(fl[i].saddr, ip + 8, 16);
 		}
 		memcpy(&fl[i].sport_be, udp, 2);
-		fl[i].udp_sum = gen_sum_fold(hdr_sum(hdr, t) + pay_sum);
+		fl[i].udp_sum = dp_cksum_fold(hdr_sum(hdr, t) + pay_sum);
 	}
 	*flows = fl;
 	return 0;

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dp_cksum.h"
 #include "dp_pkt_craft.h"
 
 #define GEN_STAMP_LEN 18
@@ -143,15 +144,6 @@ gen_sum16(const uint8_t *p, unsigned int n)
 	return sum;
 }
 
-/** Fold to 16 bits with end-around carry. */
-static inline uint16_t
-gen_sum_fold(uint32_t sum)
-{
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 /**
  * Build one frame into @p dst (at least t->len bytes): the template, the
  * flow's port/address/IPv4 checksum when @p f is not NULL, the stamp when
@@ -188,7 +180,7 @@ gen_pkt_fill(uint8_t *dst, const struct gen_tmpl *t, const struct gen_flow *f, b
 	}
 	if (!t->udp_cksum)
 		return;
-	ck = (uint16_t)~gen_sum_fold(sum);
+	ck = (uint16_t)~dp_cksum_fold(sum);
 	if (ck == 0)
 		ck = 0xffff; /* RFC 768: a computed zero is sent as all ones */
 	udp[6] = (uint8_t)(ck >> 8);

@@ -14,61 +14,13 @@
 
 #define LINK_WAIT_MS 3000
 
-/* Is @p word one of the space/comma separated words of @p list? */
-static bool
-word_in(const char *list, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *s = list;
-
-	while ((s = strstr(s, word)) != NULL) {
-		bool start = s == list || s[-1] == ' ' || s[-1] == ',';
-		bool end = s[wl] == '\0' || s[wl] == ' ' || s[wl] == ',';
-
-		if (start && end)
-			return true;
-		s += wl;
-	}
-	return false;
-}
-
-/* The profile whose "drivers" lists @p driver, else generic defaults. */
-static void
-profile_for(const char *dir, const char *driver, struct dp_port_profile *out)
-{
-	char path[PATH_MAX + 300], err[256];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	/* as dpfwd's generic profile: l3fwd-like rings, no offloads */
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "generic");
-	out->rx_desc = 1024;
-	out->tx_desc = 1024;
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		struct dp_port_profile p;
-		size_t n = strlen(de->d_name);
-
-		if (n < 5 || strcmp(de->d_name + n - 4, ".ini") != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (dp_port_profile_load(path, &p, err, sizeof(err)) == 0 &&
-			word_in(p.drivers, driver)) {
-			*out = p;
-			break;
-		}
-	}
-	closedir(d);
-}
-
 int
 gen_port_probe(struct gen_port *p, uint16_t id, uint32_t max_frame, const char *drivers_cfg,
 	char *err, size_t errlen)
 {
 	struct dp_port_profile prof;
 	struct rte_eth_dev_info info;
+	bool found;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -101,7 +53,10 @@ gen_port_probe(struct gen_port *p, uint16_t id, uint32_t max_frame, const char *
 	p->id = id;
 	rte_eth_dev_get_name_by_port(id, p->name);
 	dp_strlcpy(p->driver, info.driver_name, sizeof(p->driver));
-	profile_for(drivers_cfg, p->driver, &prof);
+	/* the same profile dpfwd would use; a bad profile file is an error there */
+	rc = dp_port_profile_find(drivers_cfg, "", p->driver, &prof, &found, err, errlen);
+	if (rc < 0)
+		return rc;
 	dp_strlcpy(p->profile, prof.name, sizeof(p->profile));
 	p->socket = rte_eth_dev_socket_id(id);
 	if (p->socket < 0)

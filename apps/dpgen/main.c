@@ -68,36 +68,6 @@ sleep_ms(unsigned int ms)
 		;
 }
 
-/* Free hugepage memory of the default size, in MiB, from /proc/meminfo; -1 if unknown. */
-static long
-hugepages_free_mb(void)
-{
-	char line[128];
-	long pages = -1, kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		sscanf(line, "HugePages_Free: %ld", &pages);
-		sscanf(line, "Hugepagesize: %ld kB", &kb);
-	}
-	fclose(f);
-	return pages < 0 ? -1 : pages * kb / 1024;
-}
-
-static int
-push(char **out, int *n, int max, const char *s)
-{
-	if (*n >= max)
-		return -E2BIG;
-	out[*n] = strdup(s);
-	if (out[*n] == NULL)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
 /*
  * The user's EAL arguments and what dpgen adds when they are missing (see
  * --help). @p prefix receives the file prefix dpgen chose ("" if the user gave
@@ -116,7 +86,7 @@ eal_args(int argc, char **argv, char **out, int max, char *prefix, size_t prefix
 
 	prefix[0] = '\0';
 	for (i = 0; i < argc && rc == 0; i++)
-		rc = push(out, &n, max, argv[i]);
+		rc = dp_args_push(out, &n, max, argv[i]);
 	if (rc == 0 && !dp_args_has(argc, argv, lcore_opts)) {
 		cpu_set_t set;
 		int cpu, found = 0;
@@ -130,17 +100,17 @@ eal_args(int argc, char **argv, char **out, int max, char *prefix, size_t prefix
 					len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 						"%s%d", found++ ? "," : "", cpu);
 		if (found > 0) {
-			rc = push(out, &n, max, "-l");
+			rc = dp_args_push(out, &n, max, "-l");
 			if (rc == 0)
-				rc = push(out, &n, max, buf);
+				rc = dp_args_push(out, &n, max, buf);
 		}
 	}
 	if (rc == 0 && !dp_args_has(argc, argv, mem_opts)) {
-		long free_mb = hugepages_free_mb();
+		long free_mb = dp_hugepages_free_mb();
 
 		if (free_mb >= HUGE_MIN_FREE_MB) {
 			/* hugepages, and no hugepage file left behind */
-			rc = push(out, &n, max, "--in-memory");
+			rc = dp_args_push(out, &n, max, "--in-memory");
 		} else {
 			fprintf(stderr,
 				"dpgen: notice: %ld MiB of free hugepages (fewer than %d); running "
@@ -151,23 +121,23 @@ eal_args(int argc, char **argv, char **out, int max, char *prefix, size_t prefix
 				"  mount | grep -q hugetlbfs || mount -t hugetlbfs nodev "
 				"/dev/hugepages\n",
 				free_mb < 0 ? 0 : free_mb, HUGE_MIN_FREE_MB);
-			rc = push(out, &n, max, "--no-huge");
+			rc = dp_args_push(out, &n, max, "--no-huge");
 			if (rc == 0)
-				rc = push(out, &n, max, "-m");
+				rc = dp_args_push(out, &n, max, "-m");
 			if (rc == 0)
-				rc = push(out, &n, max, NOHUGE_MEM_MB);
+				rc = dp_args_push(out, &n, max, NOHUGE_MEM_MB);
 		}
 	}
 	if (rc == 0 && !dp_args_has(argc, argv, prefix_opts)) {
 		/* its own runtime folder and telemetry socket: runs next to dpfwd or another dpgen
 		 */
 		snprintf(prefix, prefix_len, "dpgen-%d", (int)getpid());
-		rc = push(out, &n, max, "--file-prefix");
+		rc = dp_args_push(out, &n, max, "--file-prefix");
 		if (rc == 0)
-			rc = push(out, &n, max, prefix);
+			rc = dp_args_push(out, &n, max, prefix);
 	}
 	if (rc == 0 && !dp_args_has(argc, argv, pci_opts))
-		rc = push(out, &n, max, "--no-pci");
+		rc = dp_args_push(out, &n, max, "--no-pci");
 	if (rc < 0) {
 		for (i = 0; i < n; i++)
 			free(out[i]);

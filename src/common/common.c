@@ -67,3 +67,32 @@ dp_time_real(void)
 {
 	return clock_sec(CLOCK_REALTIME);
 }
+
+int
+dp_args_push(char **out, int *n, int max, const char *s)
+{
+	if (*n >= max)
+		return -E2BIG;
+	out[*n] = strdup(s);
+	if (out[*n] == NULL)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+long
+dp_hugepages_free_mb(void)
+{
+	char line[128];
+	long pages = -1, kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "HugePages_Free: %ld", &pages);
+		sscanf(line, "Hugepagesize: %ld kB", &kb);
+	}
+	fclose(f);
+	return pages < 0 ? -1 : pages * kb / 1024;
+}

@@ -39,6 +39,12 @@ int dp_strlcpy(char *dst, const char *src, size_t size);
  */
 bool dp_args_has(int argc, char **argv, const char *const *opts);
 
+/** Append a copy of @p s to an argv being built (@p n of @p max used). @return 0, -E2BIG, -ENOMEM. */
+int dp_args_push(char **out, int *n, int max, const char *s);
+
+/** Free hugepage memory of the default size in MiB, from /proc/meminfo; -1 if unknown. */
+long dp_hugepages_free_mb(void);
+
 /** Monotonic wall time in seconds (CLOCK_MONOTONIC). */
 double dp_time_mono(void);
 /** Real time in seconds since the epoch (CLOCK_REALTIME). */

@@ -77,6 +77,14 @@ int dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_arg
 int dp_port_profile_load(const char *path, struct dp_port_profile *p, char *err, size_t errlen);
 
 /**
+ * The profile for a driver: @p want from @p dir when not empty, else the first
+ * profile whose "drivers" lists @p driver, else the generic one (*found false).
+ * @return 0, or -errno with a message when a profile file is bad.
+ */
+int dp_port_profile_find(const char *dir, const char *want, const char *driver,
+	struct dp_port_profile *out, bool *found, char *err, size_t errlen);
+
+/**
  * After rte_eal_init: find each configured port, pick its driver profile
  * (by the port's "profile" key, else by driver name), decide queues and
  * descriptors. @p nb_workers TX queues per port (one per worker).

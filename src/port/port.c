@@ -263,10 +263,8 @@ word_in(const char *list, const char *word)
 	return false;
 }
 
-/* The profile for a driver: the one the config names, else the first whose
- * "drivers" lists the driver name, else the generic one. */
-static int
-profile_find(const char *dir, const char *want, const char *driver, struct dp_port_profile *out,
+int
+dp_port_profile_find(const char *dir, const char *want, const char *driver, struct dp_port_profile *out,
 	bool *found, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 300];
@@ -339,7 +337,7 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 				i, strerror(-rc));
 		dp_strlcpy(p->name, name, sizeof(p->name));
 		dp_strlcpy(p->driver, info.driver_name, sizeof(p->driver));
-		rc = profile_find(cfg->drivers_cfg, cp->profile, p->driver, &p->profile,
+		rc = dp_port_profile_find(cfg->drivers_cfg, cp->profile, p->driver, &p->profile,
 			&p->has_profile, err, errlen);
 		if (rc < 0)
 			return rc;

@@ -49,35 +49,6 @@ dp_run_request_stop(void)
 	stop_requested = 1;
 }
 
-static int
-push(char **out, int *n, int max, const char *s)
-{
-	if (*n >= max)
-		return -E2BIG;
-	out[*n] = strdup(s);
-	if (out[*n] == NULL)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
-/* Free hugepages of the default size, from /proc/meminfo; -1 if unknown. */
-static long
-hugepages_free(void)
-{
-	char line[128];
-	long free_pages = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "HugePages_Free: %ld", &free_pages) == 1)
-			break;
-	fclose(f);
-	return free_pages;
-}
-
 int
 dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, int max)
 {
@@ -91,7 +62,7 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 	char buf[512];
 
 	for (k = 0; k < argc; k++) {
-		rc = push(out, &n, max, argv[k]);
+		rc = dp_args_push(out, &n, max, argv[k]);
 		if (rc < 0)
 			return rc;
 	}
@@ -101,16 +72,16 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 		nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
 		for (i = 0; i < nb && len > 0 && (size_t)len < sizeof(buf); i++)
 			len += snprintf(buf + len, sizeof(buf) - len, ",%u", lcores[i]);
-		if ((rc = push(out, &n, max, "-l")) < 0 || (rc = push(out, &n, max, buf)) < 0)
+		if ((rc = dp_args_push(out, &n, max, "-l")) < 0 || (rc = dp_args_push(out, &n, max, buf)) < 0)
 			return rc;
 		snprintf(buf, sizeof(buf), "%u", cfg->main_lcore);
-		if ((rc = push(out, &n, max, "--main-lcore")) < 0 ||
-			(rc = push(out, &n, max, buf)) < 0)
+		if ((rc = dp_args_push(out, &n, max, "--main-lcore")) < 0 ||
+			(rc = dp_args_push(out, &n, max, buf)) < 0)
 			return rc;
 	}
-	if (!user_mem && hugepages_free() > 0) {
+	if (!user_mem && dp_hugepages_free_mb() > 0) {
 		/* no hugepage files left behind, telemetry socket still served */
-		if ((rc = push(out, &n, max, "--in-memory")) < 0)
+		if ((rc = dp_args_push(out, &n, max, "--in-memory")) < 0)
 			return rc;
 	} else if (!user_mem) {
 		fprintf(stderr,
@@ -118,8 +89,8 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 			"for virtual devices, slower, no DMA). To reserve 2 GiB of 2 MiB pages:\n"
 			"  echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages\n"
 			"  mount -t hugetlbfs nodev /dev/hugepages   # if not mounted\n");
-		if ((rc = push(out, &n, max, "--no-huge")) < 0 ||
-			(rc = push(out, &n, max, "-m")) < 0 || (rc = push(out, &n, max, "1024")) < 0)
+		if ((rc = dp_args_push(out, &n, max, "--no-huge")) < 0 ||
+			(rc = dp_args_push(out, &n, max, "-m")) < 0 || (rc = dp_args_push(out, &n, max, "1024")) < 0)
 			return rc;
 	}
 	rc = dp_port_eal_args(cfg, argc, argv, out + n, max - n);
