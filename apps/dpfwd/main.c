@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 
 #include "dp_build_config.h"
+#include "dp_common.h"
 #include "dp_config.h"
 #include "dp_run.h"
 
@@ -149,20 +150,15 @@ main(int argc, char **argv)
 	char err[DP_CONFIG_ERR_LEN];
 	struct dp_config cfg;
 	struct dp_run_opts opts;
-	int eal_argc = argc, eal_n, i, rc;
+	int eal_argc, eal_n, i, rc;
 	int64_t leak = 0;
 
 	/* split at "--": EAL arguments before, ours after */
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			eal_argc = i;
-			break;
-		}
-	for (i = 1; i < eal_argc; i++)
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		}
+	eal_argc = dp_args_eal_end(argc, argv);
+	if (dp_args_wants_help(eal_argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
 	if (eal_argc == argc) {
 		/* no "--": everything is ours (dpfwd -c FILE) */
 		eal_argc = 1;

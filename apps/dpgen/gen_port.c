@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -427,7 +427,7 @@ main(int argc, char **argv)
 	uint32_t nb_tmpl = 0;
 	char *eal_argv[MAX_EAL_ARGS], *eal_copy[MAX_EAL_ARGS];
 	char prefix[64], err[512];
-	int eal_argc = argc, eal_n, i, rc, status = 1;
+	int eal_argc, eal_n, i, rc, status = 1;
 	struct gen_port ports[2];
 	unsigned int nb_ports = 0, nw = 0, lcore;
 	struct rte_mempool *pool = NULL;
@@ -443,16 +443,11 @@ main(int argc, char **argv)
 	memset(&synth_tmpl, 0, sizeof(synth_tmpl));
 	memset(&pinfo, 0, sizeof(pinfo));
 	/* split at "--": EAL arguments before, ours after; no "--": all ours */
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			eal_argc = i;
-			break;
-		}
-	for (i = 1; i < eal_argc; i++)
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			gen_args_usage(stdout);
-			return 0;
-		}
+	eal_argc = dp_args_eal_end(argc, argv);
+	if (dp_args_wants_help(eal_argc, argv)) {
+		gen_args_usage(stdout);
+		return 0;
+	}
 	if (eal_argc == argc) {
 		rc = gen_args_parse(argc, argv, &o);
 		eal_argc = 1;

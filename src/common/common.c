@@ -69,6 +69,28 @@ dp_time_real(void)
 }
 
 int
+dp_args_eal_end(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+bool
+dp_args_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return true;
+	return false;
+}
+
+int
 dp_args_push(char **out, int *n, int max, const char *s)
 {
 	if (*n >= max)

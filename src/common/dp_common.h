@@ -39,6 +39,15 @@ int dp_strlcpy(char *dst, const char *src, size_t size);
  */
 bool dp_args_has(int argc, char **argv, const char *const *opts);
 
+/**
+ * DPDK-style command lines: "[EAL args] -- [app args]". @return the index of
+ * "--" in @p argv, or @p argc when there is none.
+ */
+int dp_args_eal_end(int argc, char **argv);
+
+/** Is "-h" or "--help" (exactly) among argv[1..argc-1]? */
+bool dp_args_wants_help(int argc, char **argv);
+
 /** Append a copy of @p s to an argv being built (@p n of @p max used). @return 0, -E2BIG, -ENOMEM. */
 int dp_args_push(char **out, int *n, int max, const char *s);
 
