@@ -19,6 +19,7 @@ extern int dp_logtype_mem;
 extern int dp_logtype_port;
 extern int dp_logtype_graph;
 extern int dp_logtype_fwd;
+extern int dp_logtype_ctl;
 
 #define DP_LOG(level, module, fmt, ...)                                                            \
 	rte_log(RTE_LOG_##level, dp_logtype_##module, "dpfwd.%s: " fmt "\n", #module,              \

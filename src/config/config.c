@@ -383,6 +383,153 @@ dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, si
 	return 0;
 }
 
+/* ---- IPv6: addresses, routes (same line format as IPv4) ---- */
+
+static int
+parse_ip6(const char *v, uint8_t out[16])
+{
+	return inet_pton(AF_INET6, v, out) == 1 ? 0 : -EINVAL;
+}
+
+/* "addr/len" -> address and length; host bits are kept (callers decide) */
+static int
+parse_ip6_plen(const char *v, uint8_t ip[16], uint8_t *plen)
+{
+	char buf[64];
+	char *slash;
+	uint64_t len;
+
+	if (dp_strlcpy(buf, v, sizeof(buf)) < 0)
+		return -EINVAL;
+	slash = strchr(buf, '/');
+	if (slash == NULL)
+		return -EINVAL;
+	*slash = '\0';
+	if (parse_ip6(buf, ip) < 0 || parse_u64(slash + 1, 0, 128, &len) < 0)
+		return -EINVAL;
+	*plen = (uint8_t)len;
+	return 0;
+}
+
+static bool
+ip6_host_bits_set(const uint8_t ip[16], uint8_t plen)
+{
+	unsigned int i;
+
+	for (i = plen / 8; i < 16; i++) {
+		uint8_t keep = i == plen / 8 ? (uint8_t)(0xff00 >> (plen % 8)) : 0;
+
+		if ((ip[i] & ~keep) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Why @p ip cannot be a neighbor, a gateway or an interface address; NULL if it can. */
+static const char *
+ip6_not_unicast(const uint8_t ip[16])
+{
+	static const uint8_t zero[16];
+
+	if (ip[0] == 0xff)
+		return "a multicast address";
+	if (memcmp(ip, zero, 15) == 0 && ip[15] <= 1)
+		return ip[15] == 0 ? "the unspecified address" : "the loopback address";
+	return NULL;
+}
+
+const char *
+dp_config_ip6_str(const uint8_t ip[16], char *buf, size_t len)
+{
+	if (inet_ntop(AF_INET6, ip, buf, (socklen_t)len) == NULL)
+		dp_strlcpy(buf, "?", len);
+	return buf;
+}
+
+int
+dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err, size_t errlen)
+{
+	static const char *const expected =
+		"expected 'PREFIX/len via ADDR port N', 'PREFIX/len port N' or 'RPREFIX/len N'";
+	char buf[256];
+	char *tok[8];
+	char *save = NULL;
+	char *t;
+	const char *pfx, *port_s, *why;
+	unsigned int n = 0;
+	uint64_t port;
+
+	memset(r, 0, sizeof(*r));
+	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
+		return fail(err, errlen, NULL, "route too long");
+	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
+		t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if (t != NULL)
+		return fail(err, errlen, NULL, "too many words in route '%s'", text);
+	if (n == 2 && tok[0][0] == 'R') {
+		pfx = tok[0] + 1;
+		port_s = tok[1];
+	} else if (n == 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0) {
+		pfx = tok[0];
+		port_s = tok[4];
+		if (parse_ip6(tok[2], r->gw) < 0)
+			return fail(err, errlen, NULL, "bad gateway '%s' (expected an IPv6 address%s)",
+				tok[2], strchr(tok[2], ':') == NULL ? ": one family per route" : "");
+		why = ip6_not_unicast(r->gw);
+		if (why != NULL)
+			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
+		r->has_gw = true;
+	} else if (n == 3 && strcmp(tok[1], "port") == 0) {
+		pfx = tok[0];
+		port_s = tok[2];
+	} else {
+		return fail(err, errlen, NULL, "bad route '%s' (%s)", text, expected);
+	}
+	if (parse_ip6_plen(pfx, r->prefix, &r->plen) < 0)
+		return fail(err, errlen, NULL, "bad prefix '%s' (expected an IPv6 prefix/len, len 0..128%s)",
+			pfx, strchr(pfx, ':') == NULL ? "; one family per route" : "");
+	if (ip6_host_bits_set(r->prefix, r->plen))
+		return fail(err, errlen, NULL, "prefix '%s' has host bits set past /%u", pfx,
+			r->plen);
+	if (parse_u64(port_s, 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
+		return fail(err, errlen, NULL, "bad port '%s' (0..%d)", port_s,
+			DP_CONFIG_MAX_PORTS - 1);
+	r->port = (uint16_t)port;
+	return 0;
+}
+
+static int
+route6_push(struct dp_config *cfg, const struct dp_config_route6 *r)
+{
+	if (cfg->nb_routes6 == cfg->cap_routes6) {
+		uint32_t cap = cfg->cap_routes6 ? cfg->cap_routes6 * 2 : 64;
+		struct dp_config_route6 *n = realloc(cfg->routes6, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		cfg->routes6 = n;
+		cfg->cap_routes6 = cap;
+	}
+	cfg->routes6[cfg->nb_routes6++] = *r;
+	return 0;
+}
+
+static int
+route6_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc,
+	char *err, size_t errlen)
+{
+	struct dp_config_route6 r;
+	char why[DP_CONFIG_ERR_LEN];
+
+	if (dp_config_route6_parse(text, &r, why, sizeof(why)) < 0)
+		return fail(err, errlen, loc, "%s", why);
+	r.loc = *loc;
+	if (route6_push(cfg, &r) < 0)
+		return fail(err, errlen, loc, "out of memory for routes");
+	return 0;
+}
+
 static int
 route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc,
 	char *err, size_t errlen)
@@ -390,6 +537,9 @@ route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_l
 	struct dp_config_route r;
 	char why[DP_CONFIG_ERR_LEN];
 
+	/* an IPv4 route has no ':' anywhere */
+	if (strchr(text, ':') != NULL)
+		return route6_add_text(cfg, text, loc, err, errlen);
 	if (dp_config_route_parse(text, &r, why, sizeof(why)) < 0)
 		return fail(err, errlen, loc, "%s", why);
 	r.loc = *loc;
@@ -507,6 +657,34 @@ parse_rxmap(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 	return 0;
 }
 
+/* An IPv6 static neighbor: "ADDR lladdr MAC port N", the words already split. */
+static int
+parse_neigh6(struct dp_config *cfg, const char *ip, const char *mac, const char *port,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	struct dp_config_neigh6 *n;
+	const char *why;
+	uint64_t p;
+
+	if (cfg->nb_neighs6 == DP_CONFIG_MAX_NEIGHS)
+		return fail(err, errlen, loc, "more than %d static IPv6 neighbors",
+			DP_CONFIG_MAX_NEIGHS);
+	n = &cfg->neighs6[cfg->nb_neighs6];
+	if (parse_ip6(ip, n->ip) < 0)
+		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
+	why = ip6_not_unicast(n->ip);
+	if (why != NULL)
+		return fail(err, errlen, loc, "neighbor address '%s' is %s", ip, why);
+	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
+		return fail(err, errlen, loc, "bad MAC address '%s'", mac);
+	if (parse_u64(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)
+		return fail(err, errlen, loc, "bad port '%s'", port);
+	n->port = (uint16_t)p;
+	n->loc = *loc;
+	cfg->nb_neighs6++;
+	return 0;
+}
+
 static int
 parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
 	size_t errlen)
@@ -516,13 +694,17 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 	uint64_t p;
 	int k;
 
-	if (cfg->nb_neighs == DP_CONFIG_MAX_NEIGHS)
-		return fail(err, errlen, loc, "more than %d static neighbors", DP_CONFIG_MAX_NEIGHS);
-	n = &cfg->neighs[cfg->nb_neighs];
 	k = sscanf(v, "%63s %31s %63s %31s %31s %7s", ip, w1, mac, w2, port, extra);
 	if (k != 5 || strcmp(w1, "lladdr") != 0 || strcmp(w2, "port") != 0)
 		return fail(err, errlen, loc,
-			"bad neighbor '%s' (expected 'a.b.c.d lladdr xx:xx:xx:xx:xx:xx port N')", v);
+			"bad neighbor '%s' (expected 'a.b.c.d lladdr xx:xx:xx:xx:xx:xx port N', or "
+			"an IPv6 address instead of a.b.c.d)",
+			v);
+	if (strchr(ip, ':') != NULL)
+		return parse_neigh6(cfg, ip, mac, port, loc, err, errlen);
+	if (cfg->nb_neighs == DP_CONFIG_MAX_NEIGHS)
+		return fail(err, errlen, loc, "more than %d static neighbors", DP_CONFIG_MAX_NEIGHS);
+	n = &cfg->neighs[cfg->nb_neighs];
 	if (parse_ip4(ip, &n->ip) < 0)
 		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
 	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
@@ -536,6 +718,41 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 }
 
 #define KEY(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
+
+/* [dpfwd] neigh_*: the neighbor table (ARP, ND) */
+static int
+neigh_key(struct dp_config *cfg, const char *key, const char *v, const struct dp_config_loc *loc,
+	char *err, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		uint32_t min, max;
+		size_t off;
+	} keys[] = {
+		{"neigh_max", 16, 1u << 20, offsetof(struct dp_config, neigh_max)},
+		{"neigh_hold", 0, DP_CONFIG_NEIGH_HOLD_MAX, offsetof(struct dp_config, neigh_hold)},
+		{"neigh_reachable_ms", 1000, 3600000, offsetof(struct dp_config, neigh_reachable_ms)},
+		{"neigh_retrans_ms", 100, 60000, offsetof(struct dp_config, neigh_retrans_ms)},
+		{"neigh_probes", 1, 10, offsetof(struct dp_config, neigh_probes)},
+		{"neigh_failed_ms", 0, 600000, offsetof(struct dp_config, neigh_failed_ms)},
+	};
+	uint64_t u;
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(keys); i++) {
+		if (strcmp(key, keys[i].key) != 0)
+			continue;
+		if (parse_u64(v, keys[i].min, keys[i].max, &u) < 0)
+			return fail(err, errlen, loc, "%s '%s' must be %u..%u", key, v, keys[i].min,
+				keys[i].max);
+		*(uint32_t *)((char *)cfg + keys[i].off) = (uint32_t)u;
+		return 0;
+	}
+	return fail(err, errlen, loc,
+		"unknown key '%s' in [dpfwd] (neighbor keys: neigh_max, neigh_hold, "
+		"neigh_reachable_ms, neigh_retrans_ms, neigh_probes, neigh_failed_ms)",
+		key);
+}
 
 static int
 apply(struct dp_config *cfg, const char *section, const char *key, const char *raw,
@@ -579,6 +796,19 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	} else if (KEY("dpfwd", "check_dst_mac")) {
 		if (parse_bool(v, &cfg->check_dst_mac) < 0)
 			goto bad_bool;
+	} else if (KEY("dpfwd", "icmp_rate")) {
+		if (parse_u64(v, 0, 10000000, &u) < 0)
+			return fail(err, errlen, loc,
+				"icmp_rate '%s' must be 0..10000000 (ICMP errors per second per "
+				"worker; 0 = none sent)",
+				v);
+		cfg->icmp_rate = (uint32_t)u;
+	} else if (KEY("dpfwd", "icmp_burst")) {
+		if (parse_u64(v, 1, 1000000, &u) < 0)
+			return fail(err, errlen, loc, "icmp_burst '%s' must be 1..1000000", v);
+		cfg->icmp_burst = (uint32_t)u;
+	} else if (strcmp(section, "dpfwd") == 0 && strncmp(key, "neigh_", 6) == 0) {
+		return neigh_key(cfg, key, v, loc, err, errlen);
 	} else if (KEY("dpfwd", "drivers_cfg")) {
 		resolve_path(cfg, v, cfg->drivers_cfg, sizeof(cfg->drivers_cfg));
 	} else if (KEY("dpfwd", "metrics")) {
@@ -652,13 +882,28 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 				return fail(err, errlen, loc,
 					"bad interface address '%s' (expected a.b.c.d/len, len 1..31)",
 					v);
+		} else if (strcmp(key, "ip6") == 0) {
+			const char *why;
+
+			if (parse_ip6_plen(v, p->ip6, &p->ip6_pfxlen) < 0 || p->ip6_pfxlen == 0 ||
+				p->ip6_pfxlen > 127)
+				return fail(err, errlen, loc,
+					"bad interface address '%s' (expected an IPv6 address/len, "
+					"len 1..127)",
+					v);
+			why = ip6_not_unicast(p->ip6);
+			if (why == NULL && p->ip6[0] == 0xfe && (p->ip6[1] & 0xc0) == 0x80)
+				why = "link-local (the port's link-local address is made from its MAC)";
+			if (why != NULL)
+				return fail(err, errlen, loc, "interface address '%s' is %s", v, why);
+			p->has_ip6 = true;
 		} else if (strcmp(key, "promisc") == 0) {
 			if (parse_bool(v, &p->promisc) < 0)
 				goto bad_bool;
 		} else {
 			return fail(err, errlen, loc,
 				"unknown key '%s' in [%s] (expected dev, profile, rx_queues, "
-				"rx_desc, tx_desc, mac, ip4, promisc)",
+				"rx_desc, tx_desc, mac, ip4, ip6, promisc)",
 				key, section);
 		}
 	} else if (pi == -2) {
@@ -775,6 +1020,17 @@ dp_config_init(struct dp_config *cfg)
 	cfg->node_stats_sample = 8;
 	cfg->ip4_cksum_check = true;
 	cfg->check_dst_mac = true;
+	/* ICMP errors: as Linux's icmp_msgs_per_sec and icmp_msgs_burst, per worker */
+	cfg->icmp_rate = 1000;
+	cfg->icmp_burst = 50;
+	/* neighbors: the timers of Linux and RFC 4861 (REACHABLE_TIME, RETRANS_TIMER,
+	 * MAX_MULTICAST_SOLICIT), and Linux's hold queue of a few packets */
+	cfg->neigh_max = 4096;
+	cfg->neigh_hold = 4;
+	cfg->neigh_reachable_ms = 30000;
+	cfg->neigh_retrans_ms = 1000;
+	cfg->neigh_probes = 3;
+	cfg->neigh_failed_ms = 3000;
 	snprintf(cfg->drivers_cfg, sizeof(cfg->drivers_cfg), "%s/drivers-cfg", DP_SOURCE_DIR);
 	cfg->pool_size = 0;
 	cfg->pool_cache = 256;
@@ -935,6 +1191,20 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen, &n->loc, "neighbor on port %u, which is not defined",
 				n->port);
 	}
+	for (uint32_t k = 0; k < cfg->nb_routes6; k++) {
+		const struct dp_config_route6 *r = &cfg->routes6[k];
+
+		if (r->port >= cfg->nb_ports)
+			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
+				r->port);
+	}
+	for (i = 0; i < cfg->nb_neighs6; i++) {
+		const struct dp_config_neigh6 *n = &cfg->neighs6[i];
+
+		if (n->port >= cfg->nb_ports)
+			return fail(err, errlen, &n->loc, "neighbor on port %u, which is not defined",
+				n->port);
+	}
 	return 0;
 }
 
@@ -970,6 +1240,9 @@ dp_config_free(struct dp_config *cfg)
 	free(cfg->routes);
 	cfg->routes = NULL;
 	cfg->nb_routes = cfg->cap_routes = 0;
+	free(cfg->routes6);
+	cfg->routes6 = NULL;
+	cfg->nb_routes6 = cfg->cap_routes6 = 0;
 	for (i = 0; i < cfg->nb_files; i++)
 		free(cfg->files[i]);
 	cfg->nb_files = 0;

@@ -9,11 +9,13 @@
  *   [dpfwd]          main_lcore, burst, tx_drain_us, node_stats, ip4_cksum_check, ...
  *                    metrics = 127.0.0.1:9108   (Prometheus text over HTTP; off by default)
  *   [mempool]        size, cache, ops, data_room
- *   [port0] ...      dev, profile, rx_queues, rx_desc, tx_desc, mac, ip4, promisc
+ *   [port0] ...      dev, profile, rx_queues, rx_desc, tx_desc, mac, ip4, ip6, promisc
  *   [lcores]         rx = (port,queue,lcore),...           as l3fwd's --config
  *   [routes]         route = 198.18.1.0/24 via 198.18.1.2 port 1   (repeatable)
+ *                    route = 2001:db8:1::/48 via 2001:db8:101::2 port 1   (IPv6 alike)
  *                    file = routes.txt                       (same line format)
  *   [neighbors]      neigh = 198.18.1.2 lladdr 02:00:00:00:01:02 port 1
+ *                    neigh = 2001:db8:101::2 lladdr 02:00:00:00:01:02 port 1
  */
 #ifndef DP_CONFIG_H
 #define DP_CONFIG_H
@@ -26,6 +28,7 @@
 #define DP_CONFIG_MAX_PORTS 16
 #define DP_CONFIG_MAX_RXMAP 64
 #define DP_CONFIG_MAX_NEIGHS 256
+#define DP_CONFIG_NEIGH_HOLD_MAX 16
 #define DP_CONFIG_DEV_LEN 256
 #define DP_CONFIG_ERR_LEN 512
 
@@ -46,6 +49,9 @@ struct dp_config_port {
 	struct rte_ether_addr mac;
 	uint32_t ip4;	/**< host order, 0 = none */
 	uint8_t ip4_plen;
+	bool has_ip6;
+	uint8_t ip6_pfxlen;
+	uint8_t ip6[16]; /**< global unicast, network order (the link-local is from the MAC) */
 	bool promisc;
 	struct dp_config_loc loc;
 };
@@ -62,6 +68,23 @@ struct dp_config_route {
 	uint8_t plen;
 	bool has_gw;
 	uint32_t gw; /**< host order; without a gateway the route is on-link */
+	uint16_t port;
+	struct dp_config_loc loc;
+};
+
+/** An IPv6 route: the same line format as IPv4, with IPv6 addresses. */
+struct dp_config_route6 {
+	uint8_t prefix[16]; /**< network order, host bits zero */
+	uint8_t gw[16];	    /**< network order; without a gateway the route is on-link */
+	uint8_t plen;
+	bool has_gw;
+	uint16_t port;
+	struct dp_config_loc loc;
+};
+
+struct dp_config_neigh6 {
+	uint8_t ip[16];
+	struct rte_ether_addr mac;
 	uint16_t port;
 	struct dp_config_loc loc;
 };
@@ -88,6 +111,15 @@ struct dp_config {
 	uint16_t node_stats_sample; /**< time one graph walk in this many (1 = every walk) */
 	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
 	bool check_dst_mac;	/**< drop unicast frames for other hosts */
+	uint32_t icmp_rate;	/**< ICMP errors per second per worker; 0 = none sent */
+	uint32_t icmp_burst;	/**< ICMP errors sent at once (the token bucket's depth) */
+	/* neighbors (ARP, ND) */
+	uint32_t neigh_max;	     /**< dynamic + static neighbors, IPv4 and IPv6 */
+	uint32_t neigh_hold;	     /**< packets held per unresolved neighbor */
+	uint32_t neigh_reachable_ms; /**< a confirmed neighbor turns stale after this */
+	uint32_t neigh_retrans_ms;   /**< between two solicitations */
+	uint32_t neigh_probes;	     /**< solicitations before failed */
+	uint32_t neigh_failed_ms;    /**< a failed neighbor is not asked again for this long */
 	char drivers_cfg[PATH_MAX];
 	bool metrics;			  /**< serve Prometheus metrics over HTTP */
 	char metrics_addr[48];		  /**< numeric address to bind: "127.0.0.1", "::1" */
@@ -108,6 +140,11 @@ struct dp_config {
 	uint32_t cap_routes;
 	struct dp_config_neigh neighs[DP_CONFIG_MAX_NEIGHS];
 	uint16_t nb_neighs;
+	struct dp_config_route6 *routes6; /**< IPv6 routes ([routes] and route files) */
+	uint32_t nb_routes6;
+	uint32_t cap_routes6;
+	struct dp_config_neigh6 neighs6[DP_CONFIG_MAX_NEIGHS];
+	uint16_t nb_neighs6;
 	/* names of every file read, for struct dp_config_loc */
 	char *files[8];
 	unsigned int nb_files;
@@ -183,5 +220,18 @@ unsigned int dp_config_worker_lcores(const struct dp_config *cfg, unsigned int *
 
 /** "a.b.c.d" of a host-order address into @p buf (16 bytes). */
 const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);
+
+/**
+ * Parse one IPv6 route, in the IPv4 formats with IPv6 addresses:
+ *   2001:db8:1::/48 via 2001:db8:101::2 port 1    (or via fe80::... link-local)
+ *   2001:db8:2::/48 port 2                         (on-link)
+ *   R2001:db8:3::/48 3                             (l3fwd's rule format)
+ * @return 0 or -EINVAL with the reason in @p err.
+ */
+int dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err,
+	size_t errlen);
+
+/** The text form of an IPv6 address (network order) into @p buf (46 bytes). */
+const char *dp_config_ip6_str(const uint8_t ip[16], char *buf, size_t len);
 
 #endif /* DP_CONFIG_H */

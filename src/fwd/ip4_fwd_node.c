@@ -2,13 +2,18 @@
 /*
  * ip4_fwd
  *   uses: IPv4 header (after a plain Ethernet header), the LPM table
- *   sets: dp_mbuf_meta.nh (next hop index)
- *   next: ip4_output, or drop (ip4_truncated, ip4_bad_version, ip4_bad_ihl,
- *         ip4_bad_length, ip4_bad_cksum, ip4_martian, ip4_no_route, ip4_local,
- *         ip4_ttl_exceeded)
+ *   sets: dp_mbuf_meta.nh (next hop index); icmp_type and icmp_code for
+ *         icmp4_error
+ *   next: ip4_output; ip4_local (the route is the router itself);
+ *         icmp4_error after counting ip4_no_route or ip4_ttl_exceeded (the
+ *         packet is dropped, the error is a new packet in its mbuf); or drop
+ *         (ip4_truncated, ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
+ *         ip4_bad_cksum, ip4_martian)
  *
  * Header checks follow RFC 1812 section 5.2.2; the TTL check (5.3.1) applies
- * only to packets being forwarded, so it comes after the lookup.
+ * only to packets being forwarded, so it comes after the lookup. Only the
+ * slow path (ip4_fwd_slow) takes the local and ICMP edges: the fast pass is
+ * the same with or without them.
  */
 #include <string.h>
 
@@ -21,6 +26,7 @@
 #include "dp_cksum.h"
 #include "dp_fwd.h"
 #include "dp_graph.h"
+#include "dp_icmp4.h"
 #include "dp_mem.h"
 #include "graph_fp.h"
 
@@ -30,6 +36,8 @@
 enum ip4_fwd_next {
 	IP4_FWD_NEXT_DROP,
 	IP4_FWD_NEXT_OUTPUT,
+	IP4_FWD_NEXT_LOCAL,
+	IP4_FWD_NEXT_ICMP_ERROR,
 	IP4_FWD_NEXT_MAX,
 };
 
@@ -85,23 +93,31 @@ ip4_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, bool cksum_check, int meta
 {
 	const struct rte_ipv4_hdr *ip = NULL;
 	enum dp_drop_reason why = ip4_check(cksum_check, m, &ip);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
 	uint32_t nh;
 
-	if (why != DP_DROP_MAX)
-		goto drop;
-	if (rte_lpm_lookup(dp_fwd.lpm, rte_be_to_cpu_32(ip->dst_addr), &nh) != 0)
+	if (why != DP_DROP_MAX) {
+		w->stats.drops[why]++;
+		return IP4_FWD_NEXT_DROP;
+	}
+	if (rte_lpm_lookup(dp_fwd.lpm, rte_be_to_cpu_32(ip->dst_addr), &nh) != 0) {
 		why = DP_DROP_IP4_NO_ROUTE;
-	else if (nh == DP_FWD_NH_LOCAL)
-		why = DP_DROP_IP4_LOCAL;
-	else if (ip->time_to_live <= 1)
+		meta->icmp_type = DP_ICMP4_DEST_UNREACH;
+		meta->icmp_code = DP_ICMP4_UNREACH_NET;
+	} else if (nh == DP_FWD_NH_LOCAL) {
+		return IP4_FWD_NEXT_LOCAL;
+	} else if (ip->time_to_live <= 1) {
 		why = DP_DROP_IP4_TTL;
-	else {
-		dp_mbuf_meta(m, meta_off)->nh = nh;
+		meta->icmp_type = DP_ICMP4_TIME_EXCEEDED;
+		meta->icmp_code = DP_ICMP4_EXC_TTL;
+	} else {
+		meta->nh = nh;
 		return IP4_FWD_NEXT_OUTPUT;
 	}
-drop:
+	/* the packet is not forwarded (counted); icmp4_error decides whether an
+	 * error goes back and makes it in this mbuf (RFC 1812 4.3.2) */
 	w->stats.drops[why]++;
-	return IP4_FWD_NEXT_DROP;
+	return IP4_FWD_NEXT_ICMP_ERROR;
 }
 
 /*
@@ -193,6 +209,8 @@ static struct rte_node_register ip4_fwd_node = {
 	.next_nodes = {
 		[IP4_FWD_NEXT_DROP] = "drop",
 		[IP4_FWD_NEXT_OUTPUT] = "ip4_output",
+		[IP4_FWD_NEXT_LOCAL] = "ip4_local",
+		[IP4_FWD_NEXT_ICMP_ERROR] = "icmp4_error",
 	},
 };
 

@@ -4,7 +4,13 @@
  *   uses: dp_mbuf_meta.nh, the next-hop table
  *   sets: Ethernet destination (neighbor) and source (egress port), TTL - 1,
  *         header checksum updated incrementally (RFC 1624)
- *   next: port_tx-<port>, or drop (neigh_unresolved)
+ *   next: port_tx-<port>, or ctl_punt (next hop without a MAC yet: the control
+ *         lcore holds the packet and resolves the neighbor)
+ *
+ * A connected (on-link) next hop stands for every host of its subnet: the
+ * packet goes to the neighbor of its own destination, found in the neighbor
+ * hash. That lookup is on the slow path; routes through a gateway whose MAC is
+ * known (the fast path) never take it.
  */
 #include <string.h>
 
@@ -18,27 +24,20 @@
 #include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_neigh.h"
+#include "dp_ctl.h"
 #include "graph_fp.h"
-
-#define IP4_OUTPUT_NEXT_DROP 0
 
 _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the word");
 _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
 	"ip4_output has an edge per port: more than dp_node_dispatch() counts");
 
-static __rte_always_inline rte_edge_t
-ip4_output_one(struct dp_worker *w, const struct dp_fwd_nh *nh_table, int meta_off,
-	struct rte_mbuf *m)
+static __rte_always_inline void
+ip4_output_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
 {
-	const struct dp_fwd_nh *nh = &nh_table[dp_mbuf_meta(m, meta_off)->nh];
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint32_t w32;
 
-	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
-		w->stats.drops[DP_DROP_NEIGH_UNRESOLVED]++;
-		return IP4_OUTPUT_NEXT_DROP;
-	}
 	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv4 */
 	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
 	/* TTL, protocol and checksum are one 32-bit word: one load, one store
@@ -47,13 +46,50 @@ ip4_output_one(struct dp_worker *w, const struct dp_fwd_nh *nh_table, int meta_o
 	w32 = (((w32 & 0xffff) - 1) & 0xffff) |
 		(uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16)) << 16;
 	memcpy(&ip->time_to_live, &w32, sizeof(w32));
+}
+
+/* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
+static __rte_noinline rte_edge_t
+ip4_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m,
+	uint32_t idx)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+	const struct dp_fwd_nh *nh = &nh_table[idx];
+
+	if (nh->flags & DP_FWD_NH_F_CONNECTED) {
+		int32_t n = dp_neigh_find4(ip->dst_addr, nh->port);
+
+		if (n >= 0) {
+			idx = (uint32_t)n;
+			nh = &nh_table[idx];
+			if (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED) {
+				ip4_output_rewrite(nh, eth);
+				return DP_GRAPH_EDGE_PORT_TX(nh->port);
+			}
+		}
+	}
+	meta->nh = idx;
+	meta->punt = DP_PUNT_NEIGH4;
+	return DP_GRAPH_EDGE_PUNT;
+}
+
+static __rte_always_inline rte_edge_t
+ip4_output_one(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m)
+{
+	const uint32_t idx = dp_mbuf_meta(m, meta_off)->nh;
+	const struct dp_fwd_nh *nh = &nh_table[idx];
+
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)))
+		return ip4_output_unresolved(nh_table, meta_off, m, idx);
+	ip4_output_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
 	return DP_GRAPH_EDGE_PORT_TX(nh->port);
 }
 
 static uint16_t
 ip4_output_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
@@ -64,7 +100,7 @@ ip4_output_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	if (unlikely(nb_objs == 0))
 		return 0;
 	for (i = 0; i < nb_objs; i++) {
-		next[i] = ip4_output_one(w, nh_table, meta_off, pkts[i]);
+		next[i] = ip4_output_one(nh_table, meta_off, pkts[i]);
 		diff |= next[i] ^ next[0];
 	}
 	if (likely(diff == 0))
@@ -79,9 +115,10 @@ static struct rte_node_register ip4_output_node = {
 	.process = ip4_output_process,
 	.init = dp_graph_node_init_worker,
 	/* the port_tx edges are added by dp_fwd_init() once ports are known */
-	.nb_edges = 1,
+	.nb_edges = 2,
 	.next_nodes = {
-		[IP4_OUTPUT_NEXT_DROP] = "drop",
+		[DP_GRAPH_EDGE_DROP] = "drop",
+		[DP_GRAPH_EDGE_PUNT] = "ctl_punt",
 	},
 };
 

@@ -32,6 +32,8 @@ struct dp_worker_stats {
 	uint64_t rx_pkts;
 	uint64_t tx_pkts;
 	uint64_t tx_bytes; /**< frame bytes sent, without FCS */
+	uint64_t punted;   /**< handed to the control lcore (ctl_punt) */
+	uint64_t injected; /**< frames from the control lcore (ctl_inject) */
 	uint64_t iterations;
 	uint64_t busy_cycles; /**< iterations that received packets */
 	uint64_t idle_cycles;
@@ -68,6 +70,10 @@ struct dp_worker {
 	/* per port, indexed by DPDK port id */
 	struct dp_worker_txq *txq[RTE_MAX_ETHPORTS];
 	struct dp_worker_stats stats;
+	/* hand-off with the control lcore (dp_ctl.h), both single-producer single-consumer */
+	struct rte_ring *punt_ring;   /**< worker -> control */
+	struct rte_ring *inject_ring; /**< control -> worker */
+	struct rte_rcu_qsbr *qsv;     /**< reports a quiescent state after each walk */
 	/** packets seen by each node (by node id) in timed walks only: cycles / this */
 	uint64_t timed_objs[DP_GRAPH_MAX_NODES];
 	/* control */
@@ -97,8 +103,13 @@ struct dp_graph_port_l2 {
 };
 extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 
-/** Edge of ip4_output (and later rewrite nodes) towards port_tx of config port @p i. */
-#define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(1 + (i)))
+/*
+ * Edges of every node in dp_graph_tx_nodes: 0 "drop", 1 "ctl_punt" (declared in
+ * the node's registration), then one per config port towards port_tx-<i>.
+ */
+#define DP_GRAPH_EDGE_DROP ((rte_edge_t)0)
+#define DP_GRAPH_EDGE_PUNT ((rte_edge_t)1)
+#define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
 
 /**
  * Clone one port_tx node per started port ("port_tx-<index>") and record each
@@ -133,7 +144,24 @@ int dp_graph_worker_run(struct dp_worker *w, uint64_t max_iterations);
 /** Send (or drop, counted) what a worker holds in its TX buffers. */
 void dp_graph_worker_flush(struct dp_worker *w);
 
-/** Sum over workers of one drop reason. */
+/**
+ * The workers' RCU state (QSBR, thread id = worker index): each reports a
+ * quiescent state between two walks. The control lcore waits on it before it
+ * frees a table the workers may still read (rte_rcu_qsbr_synchronize), and
+ * rte_lpm defers its own frees on it.
+ */
+extern struct rte_rcu_qsbr *dp_graph_qsv;
+
+/** Drops counted on the control lcore (ctl, neighbors), by reason. */
+extern uint64_t dp_ctl_drops[DP_DROP_MAX];
+
+/**
+ * Nodes with one edge per port towards port_tx-<i> (edge DP_GRAPH_EDGE_PORT_TX(i)),
+ * connected by dp_graph_ports_prepare(): add a node here when it sends to ports.
+ */
+extern const char *const dp_graph_tx_nodes[];
+
+/** Sum over workers (and the control lcore) of one drop reason. */
 uint64_t dp_graph_drops(enum dp_drop_reason r);
 
 /** Register "lcores", "nodes" and "drops" sections (/dpfwd/graph/...). */

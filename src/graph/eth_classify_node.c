@@ -3,8 +3,9 @@
  * eth_classify
  *   uses: Ethernet header, the input port's MAC
  *   sets: nothing; decides which job a packet belongs to
- *   next: ip4_fwd, or drop (l2_too_short, l2_other_host, l2_mcast_ip4, vlan, arp,
- *         not_ip4)
+ *   next: ip4_fwd, ip6_fwd (unicast for the port, or multicast and broadcast:
+ *         neighbor discovery), ctl_punt (ARP, to the control lcore), or drop
+ *         (l2_too_short, l2_other_host, l2_mcast_ip4, vlan, not_ip4)
  *
  * The one place where the jobs part ways: relay and endpoint edges join here
  * (by UDP destination) in later stages; ARP/ND go to the local control nodes.
@@ -16,12 +17,16 @@
 #include <rte_graph_worker.h>
 #include <rte_mbuf.h>
 
+#include "dp_ctl.h"
 #include "dp_graph.h"
+#include "dp_mem.h"
 #include "graph_fp.h"
 
 enum classify_next {
 	CLASSIFY_NEXT_DROP,
 	CLASSIFY_NEXT_IP4,
+	CLASSIFY_NEXT_PUNT,
+	CLASSIFY_NEXT_IP6,
 	CLASSIFY_NEXT_MAX,
 };
 
@@ -53,8 +58,12 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 		why = DP_DROP_L2_MCAST_IP4;
 		break;
 	case RTE_BE16(RTE_ETHER_TYPE_ARP):
-		why = DP_DROP_ARP;
-		break;
+		/* requests are broadcast: the destination check above let them by */
+		dp_mbuf_meta(m, dp_mbuf_meta_offset)->punt = DP_PUNT_ARP;
+		return CLASSIFY_NEXT_PUNT;
+	case RTE_BE16(RTE_ETHER_TYPE_IPV6):
+		/* multicast too (33:33:...): ND goes to groups; ip6_fwd sorts it out */
+		return CLASSIFY_NEXT_IP6;
 	case RTE_BE16(RTE_ETHER_TYPE_VLAN):
 	case RTE_BE16(RTE_ETHER_TYPE_QINQ):
 		why = DP_DROP_VLAN;
@@ -75,7 +84,7 @@ drop:
  * for a frame shorter than that, whose result the length test discards.
  */
 static __rte_always_inline bool
-classify_fast(const struct rte_mbuf *m, uint64_t check_mask)
+classify_fast(const struct rte_mbuf *m, uint64_t check_mask, const uint16_t type_be)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct dp_graph_port_l2 *l2 = &dp_graph_port_l2[m->port];
@@ -84,8 +93,19 @@ classify_fast(const struct rte_mbuf *m, uint64_t check_mask)
 
 	memcpy(&dst, d, sizeof(dst));
 	memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
-	return (m->data_len >= RTE_ETHER_HDR_LEN) & (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) &
+	return (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) &
 		((dst & 1) == 0) & (((dst ^ l2->mac) & l2->mask & check_mask) == 0);
+}
+
+/* The ethertype of a frame as loaded (network order), read inside the data room. */
+static __rte_always_inline uint16_t
+classify_type(const struct rte_mbuf *m)
+{
+	uint16_t type;
+
+	memcpy(&type, rte_pktmbuf_mtod_offset(m, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+		sizeof(type));
+	return type;
 }
 
 static uint16_t
@@ -98,12 +118,22 @@ classify_process(struct rte_graph *graph, struct rte_node *node, void **objs, ui
 	bool all = true;
 	uint16_t i;
 
-	for (i = 0; i < nb_objs; i++)
-		all &= classify_fast(pkts[i], check_mask);
-	if (likely(all)) {
-		if (nb_objs != 0)
-			rte_node_next_stream_move(graph, node, CLASSIFY_NEXT_IP4);
-		return nb_objs;
+	if (nb_objs != 0 && classify_type(pkts[0]) == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		/* the same pass for unicast IPv6, when the burst begins with IPv6 */
+		for (i = 0; i < nb_objs; i++)
+			all &= classify_fast(pkts[i], check_mask, RTE_BE16(RTE_ETHER_TYPE_IPV6));
+		if (all) {
+			rte_node_next_stream_move(graph, node, CLASSIFY_NEXT_IP6);
+			return nb_objs;
+		}
+	} else {
+		for (i = 0; i < nb_objs; i++)
+			all &= classify_fast(pkts[i], check_mask, RTE_BE16(RTE_ETHER_TYPE_IPV4));
+		if (likely(all)) {
+			if (nb_objs != 0)
+				rte_node_next_stream_move(graph, node, CLASSIFY_NEXT_IP4);
+			return nb_objs;
+		}
 	}
 	for (i = 0; i < nb_objs; i++)
 		next[i] = classify_one(w, pkts[i]);
@@ -119,6 +149,8 @@ static struct rte_node_register classify_node = {
 	.next_nodes = {
 		[CLASSIFY_NEXT_DROP] = "drop",
 		[CLASSIFY_NEXT_IP4] = "ip4_fwd",
+		[CLASSIFY_NEXT_PUNT] = "ctl_punt",
+		[CLASSIFY_NEXT_IP6] = "ip6_fwd",
 	},
 };
 

@@ -11,6 +11,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "dp_common.h"
 #include "dp_graph.h"
@@ -26,8 +27,14 @@ struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 static struct dp_worker *creating;
 
 /* Nodes of every worker graph; port_tx clones are matched by pattern. */
-static const char *const graph_patterns[] = {"port_rx", "eth_classify", "ip4_fwd",
-	"ip4_output", "port_tx-*", "drop"};
+static const char *const graph_patterns[] = {"port_rx", "ctl_inject", "eth_classify",
+	"ip4_fwd", "ip4_local", "icmp4_error", "ip4_output", "ip6_fwd", "ip6_local", "icmp6_error",
+	"ip6_output", "ctl_punt", "port_tx-*", "drop"};
+
+const char *const dp_graph_tx_nodes[] = {"ip4_output", "ctl_inject", "ip6_output", NULL};
+
+uint64_t dp_ctl_drops[DP_DROP_MAX];
+struct rte_rcu_qsbr *dp_graph_qsv;
 
 int
 dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *node)
@@ -67,6 +74,21 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 		l2->mac = 0;
 		memcpy(&l2->mac, &dp_ports[i].mac, RTE_ETHER_ADDR_LEN);
 		l2->mask = dp_ports[i].promisc ? 0 : (UINT64_C(1) << 48) - 1;
+	}
+	for (i = 0; dp_graph_tx_nodes[i] != NULL; i++) {
+		const char *edge_names[DP_PORT_MAX];
+		rte_node_t id = rte_node_from_name(dp_graph_tx_nodes[i]);
+		uint16_t p;
+
+		for (p = 0; p < dp_nb_ports; p++)
+			edge_names[p] = names[p];
+		if (id == RTE_NODE_ID_INVALID ||
+			rte_node_edge_update(id, DP_GRAPH_EDGE_PORT_TX(0), edge_names, dp_nb_ports) !=
+				dp_nb_ports) {
+			DP_LOG(ERR, graph, "cannot connect %s to the port_tx nodes",
+				dp_graph_tx_nodes[i]);
+			return -EINVAL;
+		}
 	}
 	*nb = dp_nb_ports;
 	return 0;
@@ -163,6 +185,10 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 		}
 		st->iterations++;
 		prev = now;
+		/* between two walks this worker holds no pointer into the tables
+		 * (routes, neighbors): what the control lcore replaced may be freed */
+		if (w->qsv != NULL)
+			rte_rcu_qsbr_quiescent(w->qsv, w->index);
 	}
 }
 
@@ -182,8 +208,12 @@ worker_main(void *arg)
 {
 	struct dp_worker *w = arg;
 
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_online(w->qsv, w->index);
 	dp_graph_worker_run(w, UINT64_MAX);
 	dp_graph_worker_flush(w);
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
 	return 0;
 }
 
@@ -215,6 +245,15 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 
 	nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
 	dp_graph_quit = false;
+	if (nb > 0) {
+		size_t sz = rte_rcu_qsbr_get_memsize(nb);
+
+		dp_graph_qsv = rte_zmalloc("dp_qsbr", sz, RTE_CACHE_LINE_SIZE);
+		if (dp_graph_qsv == NULL || rte_rcu_qsbr_init(dp_graph_qsv, nb) != 0) {
+			snprintf(err, errlen, "out of memory for the RCU state of %u workers", nb);
+			return -ENOMEM;
+		}
+	}
 	for (i = 0; i < nb; i++) {
 		struct rte_graph_param prm;
 		struct dp_worker *w;
@@ -244,6 +283,8 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		w->check_dst_mac = cfg->check_dst_mac;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->tx_drain_us;
 		w->insn_fd = -1;
+		w->qsv = dp_graph_qsv;
+		rte_rcu_qsbr_thread_register(dp_graph_qsv, w->index);
 		for (j = 0; j < cfg->nb_rxmap; j++) {
 			const struct dp_config_rxmap *m = &cfg->rxmap[j];
 
@@ -340,12 +381,14 @@ dp_graph_workers_free(void)
 		dp_workers[i] = NULL;
 	}
 	dp_nb_workers = 0;
+	rte_free(dp_graph_qsv);
+	dp_graph_qsv = NULL;
 }
 
 uint64_t
 dp_graph_drops(enum dp_drop_reason r)
 {
-	uint64_t s = 0;
+	uint64_t s = dp_ctl_drops[r];
 	uint16_t i;
 
 	for (i = 0; i < dp_nb_workers; i++)
@@ -422,6 +465,8 @@ lcores_fill(void *arg)
 			json_object_set_new(o, "instructions_unavailable",
 				json_string(w->insn_why[0] ? w->insn_why : "counter not open"));
 		}
+		json_object_set_new(o, "punted", json_integer((json_int_t)st->punted));
+		json_object_set_new(o, "injected", json_integer((json_int_t)st->injected));
 		json_object_set_new(o, "rx_burst_hist", hist);
 		json_object_set_new(o, "node_stats", json_boolean(w->node_stats));
 		json_object_set_new(o, "nodes", nodes);

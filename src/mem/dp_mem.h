@@ -30,8 +30,12 @@ struct dp_mem_params {
 
 /** Per-packet metadata that nodes pass along, in the mbuf's dynamic field area. */
 struct dp_mbuf_meta {
-	uint32_t nh;	/**< next hop index, set by ip4_fwd for ip4_output */
-	uint16_t in_port;
+	uint32_t nh;	   /**< next hop index, set by ip4_fwd/ip6_fwd for the output nodes */
+	uint16_t port;	   /**< config port index to send on (ctl_inject) */
+	uint8_t punt;	   /**< enum dp_punt_kind, for ctl_punt */
+	uint8_t flags;	   /**< free for a node and its successor (not cleared on RX) */
+	uint8_t icmp_type; /**< for the ICMP error nodes: what to send */
+	uint8_t icmp_code;
 	uint16_t pad;
 };
 

@@ -12,14 +12,19 @@
 #include <rte_lcore.h>
 
 #include "dp_common.h"
+#include "dp_ctl.h"
 #include "dp_fwd.h"
+#include "dp_fwd6.h"
+#include "dp_icmp4.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_neigh.h"
 #include "dp_port.h"
 #include "dp_run.h"
 #include "dp_telemetry.h"
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reload_requested;
 static json_t *last_snapshot;
 static enum dp_run_exit exit_reason;
 static const struct dp_config *run_cfg;
@@ -27,8 +32,10 @@ static const struct dp_config *run_cfg;
 static void
 on_signal(int sig)
 {
-	RTE_SET_USED(sig);
-	stop_requested = 1;
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
 }
 
 void
@@ -41,6 +48,7 @@ dp_run_signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* re-read the routes */
 }
 
 void
@@ -149,6 +157,7 @@ teardown_all(void)
 	/* first: no scrape or telemetry command may read what is freed below */
 	dp_telemetry_metrics_stop();
 	dp_telemetry_sections_clear();
+	dp_ctl_fini();
 	dp_graph_workers_free();
 	dp_fwd_fini();
 	dp_port_close_all();
@@ -244,18 +253,36 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot prepare TX nodes: %s", strerror(-rc));
 		goto fail;
 	}
-	rc = dp_fwd_init(cfg, tx_names, nb_tx, err, errlen);
+	rc = dp_fwd_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
 	rc = dp_graph_workers_create(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
+	rc = dp_ctl_init();
+	if (rc == 0)
+		rc = dp_neigh_start();
+	if (rc == 0)
+		rc = dp_arp_start();
+	if (rc == 0)
+		rc = dp_nd_start();
+	if (rc == 0)
+		rc = dp_icmp4_init(cfg);
+	if (rc == 0)
+		rc = dp_route_start();
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot start the control path: %s", strerror(-rc));
+		goto fail;
+	}
 
 	dp_telemetry_sections_clear();
 	if ((rc = dp_telemetry_section_register("run", "/dpfwd/run/info",
 		     "Config path, mode, workers and data path options", run_fill, NULL)) < 0 ||
 		(rc = dp_graph_telemetry_register()) < 0 || (rc = dp_port_telemetry_register()) < 0 ||
-		(rc = dp_mem_telemetry_register()) < 0 || (rc = dp_fwd_telemetry_register()) < 0) {
+		(rc = dp_mem_telemetry_register()) < 0 || (rc = dp_fwd_telemetry_register()) < 0 ||
+		(rc = dp_ctl_telemetry_register()) < 0 || (rc = dp_neigh_telemetry_register()) < 0 ||
+		(rc = dp_route_start_cmds(cfg->path)) < 0 || (rc = dp_icmp4_telemetry_register()) < 0 ||
+		(rc = dp_fwd6_telemetry_register()) < 0) {
 		snprintf(err, errlen, "cannot register telemetry: %s", strerror(-rc));
 		goto fail;
 	}
@@ -272,6 +299,7 @@ dp_run_start(void)
 {
 	json_decref(last_snapshot);
 	last_snapshot = dp_telemetry_snapshot();
+	dp_arp_announce();
 	return dp_graph_workers_launch();
 }
 
@@ -312,10 +340,20 @@ dp_run_loop(const struct dp_run_opts *opts)
 	double next = start + opts->interval_ms / 1000.0;
 
 	for (;;) {
-		struct timespec ts = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+		/* the control lcore's work (ARP, ND, held packets, timers) every millisecond */
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = 1000 * 1000};
 		double now;
 
 		nanosleep(&ts, NULL);
+		dp_ctl_poll(dp_ctl_now_ms());
+		if (reload_requested && run_cfg != NULL) {
+			char err[DP_CONFIG_ERR_LEN];
+
+			reload_requested = 0;
+			if (dp_route_reload(run_cfg->path, err, sizeof(err)) < 0)
+				DP_LOG(ERR, fwd, "SIGHUP: routes not reloaded, the old ones stay: %s",
+					err);
+		}
 		now = dp_time_mono();
 		if (stop_requested) {
 			exit_reason = DP_RUN_EXIT_SIGNAL;
@@ -340,6 +378,7 @@ dp_run_teardown(const struct dp_run_opts *opts, int64_t *leak)
 	int rc;
 
 	dp_graph_workers_stop();
+	dp_ctl_stop();
 	*leak = dp_mem_in_use_over_baseline();
 	if (*leak != 0)
 		DP_LOG(ERR, mem, "%" PRId64 " mbufs still in use above the baseline after stop",

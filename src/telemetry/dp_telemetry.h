@@ -36,6 +36,22 @@ typedef json_t *(*dp_telemetry_fill_t)(void *arg);
 int dp_telemetry_section_register(const char *key, const char *cmd, const char *help,
 	dp_telemetry_fill_t fill, void *arg);
 
+/**
+ * A command that does something (add a route, reload): runs in the caller's
+ * thread (rte_telemetry's), gets the command's parameter string, may set
+ * @p result (a JSON object; "ok" and "error" are added to it).
+ * @return 0 or -errno with a message in @p err.
+ */
+typedef int (*dp_telemetry_action_t)(const char *params, json_t **result, char *err,
+	size_t errlen);
+
+/** Register (or re-point) an action command such as "/dpfwd/route/add". @return 0 or -errno. */
+int dp_telemetry_action_register(const char *cmd, const char *help, dp_telemetry_action_t fn);
+
+/** Run a registered action by name, as rte_telemetry would (for tests and signals). */
+int dp_telemetry_action_run(const char *cmd, const char *params, json_t **result, char *err,
+	size_t errlen);
+
 /** Drop every registered section (sections stay registered with rte_telemetry). */
 void dp_telemetry_sections_clear(void);
 

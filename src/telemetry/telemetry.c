@@ -186,6 +186,90 @@ tel_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* ---- actions: commands that change something (routes, counters) ---- */
+
+#define MAX_ACTIONS 16
+
+static struct {
+	char cmd[64];
+	dp_telemetry_action_t fn;
+} actions[MAX_ACTIONS];
+static unsigned int nb_actions;
+
+static int
+tel_action(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	dp_telemetry_action_t fn = NULL;
+	char err[256] = "";
+	json_t *res = NULL;
+	unsigned int i;
+	int rc;
+
+	pthread_mutex_lock(&sections_lock);
+	for (i = 0; i < nb_actions; i++)
+		if (strcmp(actions[i].cmd, cmd) == 0)
+			fn = actions[i].fn;
+	pthread_mutex_unlock(&sections_lock);
+	if (fn == NULL)
+		return -EINVAL;
+	rc = fn(params ? params : "", &res, err, sizeof(err));
+	if (res == NULL)
+		res = json_object();
+	json_object_set_new(res, "ok", json_boolean(rc == 0));
+	if (rc != 0)
+		json_object_set_new(res, "error", json_string(err[0] ? err : strerror(-rc)));
+	tel_from_json(d, res);
+	json_decref(res);
+	/* the answer says what went wrong; a negative return would hide it */
+	return 0;
+}
+
+int
+dp_telemetry_action_register(const char *cmd, const char *help, dp_telemetry_action_t fn)
+{
+	unsigned int i;
+	int rc = 0;
+
+	pthread_mutex_lock(&sections_lock);
+	for (i = 0; i < nb_actions; i++)
+		if (strcmp(actions[i].cmd, cmd) == 0)
+			break;
+	if (i == MAX_ACTIONS) {
+		rc = -ENOSPC;
+	} else {
+		if (i == nb_actions) {
+			nb_actions++;
+			/* rte_telemetry keeps commands for the process's life */
+			rc = rte_telemetry_register_cmd(cmd, tel_action, help);
+			if (rc == -EINVAL)
+				rc = 0; /* already registered by an earlier setup */
+		}
+		dp_strlcpy(actions[i].cmd, cmd, sizeof(actions[i].cmd));
+		actions[i].fn = fn;
+	}
+	pthread_mutex_unlock(&sections_lock);
+	return rc;
+}
+
+int
+dp_telemetry_action_run(const char *cmd, const char *params, json_t **result, char *err,
+	size_t errlen)
+{
+	dp_telemetry_action_t fn = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&sections_lock);
+	for (i = 0; i < nb_actions; i++)
+		if (strcmp(actions[i].cmd, cmd) == 0)
+			fn = actions[i].fn;
+	pthread_mutex_unlock(&sections_lock);
+	if (fn == NULL) {
+		snprintf(err, errlen, "no command %s", cmd);
+		return -ENOENT;
+	}
+	return fn(params, result, err, errlen);
+}
+
 int
 dp_telemetry_section_register(const char *key, const char *cmd, const char *help,
 	dp_telemetry_fill_t fill, void *arg)

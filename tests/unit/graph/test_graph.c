@@ -21,8 +21,10 @@
 #include <rte_ring.h>
 
 #include "dp_config.h"
+#include "dp_ctl.h"
 #include "dp_fwd.h"
 #include "dp_graph.h"
+#include "dp_icmp4.h"
 #include "dp_mem.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
@@ -66,7 +68,9 @@ static const char config_text[] =
 	"route = 198.18.3.0/24 via 198.18.103.2 port 2\n" /* gateway with no neighbor */
 	"[neighbors]\n"
 	"neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n"
-	"neigh = 198.18.102.2 lladdr 02:00:00:00:02:02 port 2\n";
+	"neigh = 198.18.102.2 lladdr 02:00:00:00:02:02 port 2\n"
+	/* the sender of every test frame: ICMP errors about them go back out of port0 */
+	"neigh = 198.18.0.2 lladdr 02:00:00:00:00:02 port 0\n";
 
 static struct dp_worker *
 worker(void)
@@ -222,6 +226,38 @@ one_drop_case(const uint8_t *frame, size_t len, enum dp_drop_reason want)
 	assert_only_drop(want);
 }
 
+/* Take what the worker handed to the control lcore; checks each packet's kind. */
+static unsigned int
+drain_punts(enum dp_punt_kind want, unsigned int max)
+{
+	struct rte_mbuf *m[64];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(worker()->punt_ring, (void **)m, RTE_MIN(max, 64u), NULL);
+	for (i = 0; i < n; i++) {
+		if (want != DP_PUNT_NONE)
+			CU_ASSERT_EQUAL(dp_mbuf_meta(m[i], dp_mbuf_meta_offset)->punt, want);
+	}
+	rte_pktmbuf_free_bulk(m, n);
+	return n;
+}
+
+/* A frame the worker cannot finish alone: punted (not dropped, not sent) as @p kind. */
+static void
+one_punt_case(const uint8_t *frame, size_t len, enum dp_punt_kind kind)
+{
+	struct rte_mbuf *out[8];
+	unsigned int r;
+
+	snap_drops();
+	inject_frame(frame, len);
+	run_graph();
+	CU_ASSERT_EQUAL(drain_tx(1, out, 8) + drain_tx(2, out, 8), 0);
+	for (r = 0; r < DP_DROP_MAX; r++)
+		CU_ASSERT_EQUAL(worker()->stats.drops[r] - drops_before[r], 0);
+	CU_ASSERT_EQUAL(drain_punts(kind, 8), 1);
+}
+
 static void
 test_graph_each_malformed_packet_has_its_drop_reason(void)
 {
@@ -249,19 +285,19 @@ test_graph_each_malformed_packet_has_its_drop_reason(void)
 		CU_ASSERT_FATAL(dp_pkt_corrupt(frame, &len, cases[i].defect) == 0);
 		one_drop_case(frame, len, cases[i].reason);
 	}
-	/* ARP */
+	/* ARP: to the control lcore */
 	spec_to(&s, 0xc6120107, 64, 2000);
 	CU_ASSERT_FATAL(dp_pkt_build_arp(&s, frame, sizeof(frame), &len) == 0);
-	one_drop_case(frame, len, DP_DROP_ARP);
+	one_punt_case(frame, len, DP_PUNT_ARP);
 	/* no route */
 	spec_to(&s, 0xc612c801, 64, 2000); /* 198.18.200.1 */
 	one_drop_case(frame, build(&s, frame), DP_DROP_IP4_NO_ROUTE);
 	/* to the router itself */
 	spec_to(&s, 0xc6120001, 64, 2000); /* 198.18.0.1 */
 	one_drop_case(frame, build(&s, frame), DP_DROP_IP4_LOCAL);
-	/* route whose gateway has no neighbor entry */
+	/* route whose gateway has no neighbor entry: held by the control lcore */
 	spec_to(&s, 0xc6120301, 64, 2000); /* 198.18.3.1 */
-	one_drop_case(frame, build(&s, frame), DP_DROP_NEIGH_UNRESOLVED);
+	one_punt_case(frame, build(&s, frame), DP_PUNT_NEIGH4);
 	/* martians: loopback source, multicast destination */
 	spec_to(&s, 0xc6120107, 64, 2000);
 	s.src_ip4 = 0x7f000001;
@@ -320,9 +356,10 @@ test_graph_mixed_bursts_split_exactly(void)
 	static const enum dp_drop_reason why[NB_KIND] = {
 		[TTL1] = DP_DROP_IP4_TTL, [CKSUM] = DP_DROP_IP4_CKSUM,
 		[MARTIAN] = DP_DROP_IP4_MARTIAN, [NO_ROUTE] = DP_DROP_IP4_NO_ROUTE,
-		[UNRESOLVED] = DP_DROP_NEIGH_UNRESOLVED, [ARP] = DP_DROP_ARP,
+		[UNRESOLVED] = DP_DROP_MAX, [ARP] = DP_DROP_MAX, /* punted, not dropped */
 		[OTHER_HOST] = DP_DROP_L2_OTHER_HOST,
 	};
+	unsigned int want_punts = 0;
 	static uint8_t expect[2][96][128];
 	static size_t expect_len[2][96];
 	struct rte_mbuf *out[2][128];
@@ -382,13 +419,16 @@ test_graph_mixed_bursts_split_exactly(void)
 			len = build(&s, frame);
 			break;
 		}
-		if (kd > OPTS2)
+		if (kd > OPTS2 && why[kd] == DP_DROP_MAX)
+			want_punts++;
+		else if (kd > OPTS2)
 			want_drops[why[kd]]++;
 		inject_frame(frame, len);
 	}
 	run_graph();
 	got[0] = drain_tx(1, out[0], 128);
 	got[1] = drain_tx(2, out[1], 128);
+	CU_ASSERT_EQUAL(drain_punts(DP_PUNT_NONE, 128), want_punts);
 	CU_ASSERT_EQUAL(got[0], nexp[0]);
 	CU_ASSERT_EQUAL(got[1], nexp[1]);
 	for (k = 0; k < 2; k++) {
@@ -486,8 +526,18 @@ test_graph_telemetry_counts_add_up_and_json_is_valid(void)
 	tx = json_integer_value(json_object_get(lc, "tx_pkts"));
 	drops = json_integer_value(json_object_get(json_object_get(snap, "drops"), "total"));
 	CU_ASSERT(rx > 0);
-	/* in = out + dropped, once the TX buffers are flushed */
-	CU_ASSERT_EQUAL(rx, tx + drops);
+	/* in + made by the control lcore + ICMP errors originated = out + dropped +
+	 * handed to the control lcore, once the TX buffers are flushed (a packet that
+	 * gets an ICMP error is a drop, and the error one more packet) */
+	CU_ASSERT(json_integer_value(json_object_get(lc, "punted")) > 0);
+	{
+		struct dp_icmp4_stats ist;
+
+		dp_icmp4_stats_get(&ist);
+		CU_ASSERT(ist.errors_sent > 0);
+		CU_ASSERT_EQUAL(rx + json_integer_value(json_object_get(lc, "injected")) + ist.errors,
+			tx + drops + json_integer_value(json_object_get(lc, "punted")));
+	}
 	nodes = json_object_get(snap, "nodes");
 	fwd = json_object_get(nodes, "ip4_fwd");
 	CU_ASSERT_FATAL(fwd != NULL);

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv6 tables, control path: the rte_fib6 built from the config, the ports'
+ * addresses, the ICMPv6 rate limit and per-worker state, telemetry.
+ *
+ * Why rte_fib6 (trie) and not rte_lpm6: both resolve a lookup in a 2^24-entry
+ * first table plus one 8-bit table per further byte, but the fib6 trie does a
+ * whole burst in one call (rte_fib6_lookup_bulk, vectorized where AVX512 is
+ * there), keeps its rules in a separate RIB (so a delete needs no rule scan
+ * and a later live route change can be done on the RIB), and stores next hops
+ * of 2, 4 or 8 bytes instead of lpm6's 21 bits. lpm6 looks up one address at
+ * a time behind rte_lpm6_lookup_bulk_func. We use 4-byte next hops: the
+ * next-hop table is indexed up to 2^24 (rte_lpm's limit for IPv4).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_fib6.h>
+#include <rte_graph_worker.h>
+
+#include "dp_common.h"
+#include "dp_fwd.h"
+#include "dp_fwd6.h"
+#include "dp_graph.h"
+#include "dp_neigh.h"
+#include "dp_port.h"
+#include "dp_telemetry.h"
+#include "fwd6_priv.h"
+#include "graph_fp.h"
+
+struct dp_fwd6_table dp_fwd6;
+struct icmp6_worker icmp6_workers[DP_GRAPH_MAX_WORKERS];
+struct icmp6_params icmp6_params = {
+	.rate = 1000,
+	.burst = 50,
+	.gen = 1,
+};
+
+void
+dp_fwd6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16])
+{
+	const uint8_t *b = mac->addr_bytes;
+
+	memset(out, 0, 16);
+	out[0] = 0xfe;
+	out[1] = 0x80;
+	/* modified EUI-64: the universal/local bit inverted, ff:fe in the middle */
+	out[8] = b[0] ^ 0x02;
+	out[9] = b[1];
+	out[10] = b[2];
+	out[11] = 0xff;
+	out[12] = 0xfe;
+	out[13] = b[3];
+	out[14] = b[4];
+	out[15] = b[5];
+}
+
+uint32_t
+dp_fwd6_lookup(const uint8_t addr[16])
+{
+	uint8_t ips[1][16];
+	uint64_t hop;
+
+	if (dp_fwd6.fib == NULL)
+		return DP_FWD6_NO_ROUTE;
+	memcpy(ips[0], addr, 16);
+	rte_fib6_lookup_bulk(dp_fwd6.fib, ips, &hop, 1);
+	return (uint32_t)hop;
+}
+
+void
+dp_icmp6_ratelimit_set(uint32_t rate, uint32_t burst)
+{
+	icmp6_params.rate = rate;
+	icmp6_params.burst = burst;
+	/* workers compare gen before they read rate and burst */
+	__atomic_store_n(&icmp6_params.gen, icmp6_params.gen + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * ip6_local and icmp6_error of each worker graph share the worker's state,
+ * which starts afresh (tb_gen 0 never matches: the first error fills the bucket).
+ */
+int
+icmp6_node_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
+	int rc;
+
+	rc = dp_graph_node_init_worker(graph, node);
+	if (rc < 0)
+		return rc;
+	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
+		return -EINVAL;
+	ctx->arg = &icmp6_workers[ctx->w->index];
+	memset(ctx->arg, 0, sizeof(icmp6_workers[0]));
+	return 0;
+}
+
+void
+dp_icmp6_stats_get(struct dp_icmp6_stats *st)
+{
+	uint16_t i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < dp_nb_workers; i++) {
+		const struct icmp6_worker *w = &icmp6_workers[dp_workers[i]->index];
+
+		st->echo_replies += w->echo_replies;
+		st->errors += w->errors;
+		st->errors_sent += w->errors_sent;
+	}
+}
+
+static bool
+config_has_ip6(const struct dp_config *cfg)
+{
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_ports; i++)
+		if (cfg->ports[i].has_ip6)
+			return true;
+	return cfg->nb_routes6 != 0 || cfg->nb_neighs6 != 0;
+}
+
+/* rte_fib6 trie: one 8-bit table per byte past the first 24 bits, at most */
+static uint32_t
+tbl8_for(uint8_t plen)
+{
+	return plen <= 24 ? 0 : (plen - 24 + 7) / 8;
+}
+
+static int
+route6_add(const uint8_t *prefix, uint8_t plen, uint32_t nh)
+{
+	int rc = rte_fib6_add(dp_fwd6.fib, prefix, plen, nh);
+
+	if (rc == 0)
+		dp_fwd6.nb_routes++;
+	return rc;
+}
+
+/* The on-link next hop of a port: packets go to the neighbor of their destination. */
+static int
+connected6(uint16_t port, uint32_t *idx)
+{
+	int32_t rc;
+
+	if (dp_fwd.connected6[port] == 0) {
+		rc = dp_fwd_nh_alloc(port, true);
+		if (rc < 0)
+			return rc;
+		dp_fwd.nh[rc].flags |= DP_FWD_NH_F_CONNECTED;
+		dp_fwd.connected6[port] = (uint32_t)rc;
+	}
+	*idx = dp_fwd.connected6[port];
+	return 0;
+}
+
+static int
+fib_create(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	struct rte_fib6_conf fc;
+	uint64_t tbl8 = 64, rules = 16;
+	uint32_t i;
+
+	for (i = 0; i < cfg->nb_ports; i++) {
+		/* link-local /128, global /128 and its prefix */
+		tbl8 += 2 * tbl8_for(128) + tbl8_for(cfg->ports[i].ip6_pfxlen);
+		rules += 3;
+	}
+	for (i = 0; i < cfg->nb_routes6; i++)
+		tbl8 += tbl8_for(cfg->routes6[i].plen);
+	rules += cfg->nb_routes6;
+	memset(&fc, 0, sizeof(fc));
+	fc.type = RTE_FIB6_TRIE;
+	fc.default_nh = DP_FWD6_NO_ROUTE;
+	fc.max_routes = (int)RTE_MIN(rules, (uint64_t)INT32_MAX);
+	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
+	/* an upper bound (no table shared between prefixes), capped at 1 GiB of tables */
+	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
+	dp_fwd6.fib = rte_fib6_create("dp_fwd_fib6", SOCKET_ID_ANY, &fc);
+	if (dp_fwd6.fib == NULL) {
+		snprintf(err, errlen, "out of memory for %u IPv6 routes (fib6, %u tables): %s",
+			cfg->nb_routes6, fc.trie.num_tbl8, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *
+why_str(int rc)
+{
+	return rc == -ENOSPC ? "table full (routes, or neighbors: [dpfwd] neigh_max)"
+			     : strerror(-rc);
+}
+
+int
+dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	char a[64], b[64];
+	uint32_t i, idx;
+	int32_t nh;
+	int rc;
+
+	dp_fwd6_fini();
+	memset(dp_fwd6.port_index, UINT8_MAX, sizeof(dp_fwd6.port_index));
+	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_fwd6_port *p = &dp_fwd6.port[i];
+
+		dp_fwd6.port_index[dp_ports[i].port_id] = (uint8_t)i;
+		dp_fwd6_ll_from_mac(&dp_ports[i].mac, p->ll);
+		if (i < cfg->nb_ports && cfg->ports[i].has_ip6) {
+			memcpy(p->global, cfg->ports[i].ip6, 16);
+			p->pfxlen = cfg->ports[i].ip6_pfxlen;
+			p->has_global = true;
+		}
+	}
+	dp_icmp6_ratelimit_set(cfg->icmp_rate, cfg->icmp_burst);
+	if (!config_has_ip6(cfg)) {
+		DP_LOG(INFO, fwd, "IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
+		return 0;
+	}
+	rc = fib_create(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
+
+	for (i = 0; i < dp_nb_ports && i < cfg->nb_ports; i++) {
+		const struct dp_config_port *cp = &cfg->ports[i];
+		const struct dp_fwd6_port *p = &dp_fwd6.port[i];
+		uint8_t pfx[16];
+		unsigned int k;
+
+		/* every port: its link-local address, and a connected next hop for
+		 * link-local destinations (replies, routes via fe80::...) */
+		rc = route6_add(p->ll, 128, DP_FWD_NH_LOCAL);
+		if (rc == 0)
+			rc = connected6((uint16_t)i, &idx);
+		if (rc == 0 && p->has_global) {
+			memcpy(pfx, p->global, 16);
+			for (k = p->pfxlen; k < 128; k++)
+				pfx[k / 8] &= (uint8_t)~(0x80 >> (k % 8));
+			rc = route6_add(pfx, p->pfxlen, idx);
+			if (rc == 0)
+				rc = route6_add(p->global, 128, DP_FWD_NH_LOCAL);
+		}
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%d: cannot add routes for port%u's IPv6 address: %s",
+				cp->loc.file, cp->loc.line, i, why_str(rc));
+			goto fail;
+		}
+	}
+	/* static neighbors: permanent entries, reached through their connected route
+	 * or through routes that name them as gateway */
+	for (i = 0; i < cfg->nb_neighs6; i++) {
+		const struct dp_config_neigh6 *n = &cfg->neighs6[i];
+
+		nh = dp_neigh_get(6, n->ip, n->port, true);
+		if (nh < 0) {
+			rc = nh;
+			snprintf(err, errlen, "%s:%d: cannot add neighbor %s: %s", n->loc.file,
+				n->loc.line, dp_config_ip6_str(n->ip, a, sizeof(a)), why_str(rc));
+			goto fail;
+		}
+		dp_neigh_set_permanent((uint32_t)nh, &n->mac);
+	}
+	for (i = 0; i < cfg->nb_routes6; i++) {
+		const struct dp_config_route6 *r = &cfg->routes6[i];
+
+		if (r->has_gw) {
+			nh = dp_neigh_get(6, r->gw, r->port, true);
+			rc = nh < 0 ? nh : 0;
+			idx = (uint32_t)nh;
+		} else {
+			rc = connected6(r->port, &idx);
+		}
+		if (rc == 0)
+			rc = route6_add(r->prefix, r->plen, idx);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %u: %s",
+				r->loc.file, r->loc.line, dp_config_ip6_str(r->prefix, a, sizeof(a)),
+				r->plen, r->has_gw ? " via " : "",
+				r->has_gw ? dp_config_ip6_str(r->gw, b, sizeof(b)) : "", r->port,
+				why_str(rc));
+			goto fail;
+		}
+	}
+	DP_LOG(INFO, fwd, "%u IPv6 routes (with local and connected ones)", dp_fwd6.nb_routes);
+	return 0;
+fail:
+	dp_fwd6_fini();
+	return rc < 0 ? rc : -EINVAL;
+}
+
+void
+dp_fwd6_fini(void)
+{
+	rte_fib6_free(dp_fwd6.fib);
+	dp_fwd6.fib = NULL;
+	dp_fwd6.nb_routes = 0;
+}
+
+/* ---- telemetry ---- */
+
+static json_t *
+fwd6_fill(void *arg)
+{
+	struct dp_icmp6_stats ic;
+	struct dp_nd_stats nd;
+	json_t *ports = json_array();
+	uint16_t i;
+
+	RTE_SET_USED(arg);
+	for (i = 0; i < dp_nb_ports; i++) {
+		const struct dp_fwd6_port *p = &dp_fwd6.port[i];
+		char ll[64], addr[64], gl[80];
+
+		dp_config_ip6_str(p->ll, ll, sizeof(ll));
+		dp_config_ip6_str(p->global, addr, sizeof(addr));
+		snprintf(gl, sizeof(gl), "%s/%u", addr, p->pfxlen);
+		json_array_append_new(ports, json_pack("{s:i, s:s, s:o}", "port", i, "link_local",
+						     ll, "global",
+						     p->has_global ? json_string(gl) : json_null()));
+	}
+	dp_icmp6_stats_get(&ic);
+	dp_nd_stats_get(&nd);
+	return json_pack("{s:b, s:I, s:o, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I}}",
+		"enabled", dp_fwd6.fib != NULL, "routes", (json_int_t)dp_fwd6.nb_routes, "ports",
+		ports, "icmp6", "echo_replies", (json_int_t)ic.echo_replies, "errors",
+		(json_int_t)ic.errors, "errors_sent", (json_int_t)ic.errors_sent, "rate",
+		(json_int_t)icmp6_params.rate, "burst", (json_int_t)icmp6_params.burst, "nd",
+		"ns_in", (json_int_t)nd.ns_in, "na_in", (json_int_t)nd.na_in, "ns_out",
+		(json_int_t)nd.ns_out, "na_out", (json_int_t)nd.na_out);
+}
+
+int
+dp_fwd6_telemetry_register(void)
+{
+	return dp_telemetry_section_register("fwd6", "/dpfwd/fwd/ip6",
+		"IPv6: routes, port addresses, ICMPv6 echo replies and errors, ND messages",
+		fwd6_fill, NULL);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_fwd
+ *   uses: IPv6 header (after a plain Ethernet header), the fib6 table
+ *   sets: dp_mbuf_meta.nh (next hop index); icmp_type/icmp_code for icmp6_error
+ *   next: ip6_output; ip6_local (the router's addresses, its multicast groups);
+ *         icmp6_error (hop limit exceeded, no route: the packet is counted as
+ *         dropped and the error is built from it); or drop (ip6_off,
+ *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,
+ *         ip6_bad_dst, ip6_mcast, ip6_l2_mcast, ip6_link_local, ip6_hbh,
+ *         ip6_no_route, ip6_hop_limit)
+ *
+ * Checks follow RFC 8200 and RFC 4291: version 6, a payload inside the frame,
+ * no multicast, unspecified or loopback source, no unspecified or loopback
+ * destination, link-local addresses never forwarded (2.5.6), multicast only
+ * for the router's own groups (no multicast routing). The hop limit (RFC 8200
+ * 3) matters only for packets being forwarded, so it comes after the lookup.
+ *
+ * Extension headers are not parsed on the way through: a router forwards them
+ * as they are (RFC 8200 4), except Hop-by-Hop Options, which every node on the
+ * path must process; we do not, so those packets (next header 0) are dropped
+ * (ip6_hbh), as RFC 8200 4.3's note on routers that skip them permits.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_fib6.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "dp_fwd.h"
+#include "dp_fwd6.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "fwd6_priv.h"
+#include "graph_fp.h"
+
+enum ip6_fwd_next {
+	IP6_FWD_NEXT_DROP,
+	IP6_FWD_NEXT_OUTPUT,
+	IP6_FWD_NEXT_LOCAL,
+	IP6_FWD_NEXT_ICMP,
+	IP6_FWD_NEXT_MAX,
+};
+
+/* Ask icmp6_error for an error about @p m; the packet itself is a drop (@p why). */
+static __rte_always_inline rte_edge_t
+ip6_fwd_icmp(struct dp_worker *w, struct dp_mbuf_meta *meta, enum dp_drop_reason why,
+	uint8_t type, uint8_t code)
+{
+	w->stats.drops[why]++;
+	meta->icmp_type = type;
+	meta->icmp_code = code;
+	return IP6_FWD_NEXT_ICMP;
+}
+
+/* The slow path for one packet the fast pass refused: the exact reason, counted. */
+static __rte_noinline rte_edge_t
+ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+	enum dp_drop_reason why;
+	uint64_t shi, slo, dhi, dlo;
+
+	if (unlikely(m->data_len < IP6_ETH_HLEN)) {
+		why = DP_DROP_IP6_TRUNCATED;
+		goto drop;
+	}
+	if ((ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000)) {
+		why = DP_DROP_IP6_VERSION;
+		goto drop;
+	}
+	if (IP6_HLEN + rte_be_to_cpu_16(ip->payload_len) > m->pkt_len - RTE_ETHER_HDR_LEN) {
+		why = DP_DROP_IP6_LEN;
+		goto drop;
+	}
+	ip6_addr_words(ip->src_addr, &shi, &slo);
+	ip6_addr_words(ip->dst_addr, &dhi, &dlo);
+	if (ip6_w_mcast(shi) || (shi == 0 && slo == UINT64_C(1) << 56)) {
+		why = DP_DROP_IP6_BAD_SRC;
+		goto drop;
+	}
+	if (ip6_w_unspec_or_loop(dhi, dlo)) {
+		why = DP_DROP_IP6_BAD_DST;
+		goto drop;
+	}
+	if (ip6_w_mcast(dhi)) {
+		/* no multicast routing: only the groups the router itself is in */
+		if (ip6_is_our_group(ip->dst_addr, dp_fwd6.port_index[m->port]))
+			return IP6_FWD_NEXT_LOCAL;
+		why = DP_DROP_IP6_MCAST;
+		goto drop;
+	}
+	/* the unspecified source is for duplicate address detection only, which
+	 * goes to a multicast group (RFC 4862 5.4.2) */
+	if (ip6_w_unspec(shi, slo)) {
+		why = DP_DROP_IP6_BAD_SRC;
+		goto drop;
+	}
+	if (eth[0] & 1) {
+		why = DP_DROP_IP6_L2_MCAST;
+		goto drop;
+	}
+	if (hop == DP_FWD_NH_LOCAL)
+		return IP6_FWD_NEXT_LOCAL;
+	/* forwarding from here on */
+	if (ip6_w_linklocal(shi) || ip6_w_linklocal(dhi)) {
+		why = DP_DROP_IP6_LINK_LOCAL;
+		goto drop;
+	}
+	if (ip->proto == IPPROTO_HOPOPTS) {
+		why = DP_DROP_IP6_HBH;
+		goto drop;
+	}
+	if (hop == DP_FWD6_NO_ROUTE)
+		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_NO_ROUTE, ICMP6_DST_UNREACH,
+			ICMP6_DST_UNREACH_NOROUTE);
+	if (ip->hop_limits <= 1)
+		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_HOP_LIMIT, ICMP6_TIME_EXCEEDED,
+			ICMP6_TIME_EXCEED_TRANSIT);
+	meta->nh = (uint32_t)hop;
+	return IP6_FWD_NEXT_OUTPUT;
+drop:
+	w->stats.drops[why]++;
+	return IP6_FWD_NEXT_DROP;
+}
+
+/*
+ * The fast pass over one packet: a whole IPv6 header in the first segment,
+ * version 6, the payload inside the packet, hop limit > 1, no Hop-by-Hop
+ * header, unicast and forwardable addresses, in a unicast frame. Anything else
+ * takes ip6_fwd_slow(), which checks everything in order and counts the
+ * reason. The header is read even when the frame is shorter (inside the
+ * mbuf's data room); the length test discards the result. The destination is
+ * copied out for the bulk lookup.
+ */
+static __rte_always_inline bool
+ip6_fast(const struct rte_mbuf *m, uint8_t dst[16])
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = eth + RTE_ETHER_HDR_LEN;
+	const int32_t avail = (int32_t)m->pkt_len - (int32_t)IP6_ETH_HLEN;
+	uint64_t shi, slo, dhi, dlo;
+	uint16_t plen;
+
+	memcpy(&plen, ip + 4, sizeof(plen));
+	ip6_addr_words(ip + 8, &shi, &slo);
+	ip6_addr_words(ip + 24, &dhi, &dlo);
+	memcpy(dst, &dhi, 8);
+	memcpy(dst + 8, &dlo, 8);
+	/* short-circuit: each test is a well-predicted branch */
+	return m->data_len >= IP6_ETH_HLEN && (ip[0] >> 4) == 6 &&
+		(int32_t)rte_be_to_cpu_16(plen) <= avail && ip[6] != IPPROTO_HOPOPTS && ip[7] > 1 &&
+		(eth[0] & 1) == 0 && !(ip6_w_special(shi, slo) | ip6_w_special(dhi, dlo));
+}
+
+static uint16_t
+ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	struct dp_worker *w = dp_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	uint8_t dst[RTE_GRAPH_BURST_SIZE][16];
+	uint64_t hop[RTE_GRAPH_BURST_SIZE];
+	bool ok[RTE_GRAPH_BURST_SIZE];
+	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
+	struct rte_fib6 *fib = dp_fwd6.fib;
+	const int meta_off = dp_mbuf_meta_offset;
+	bool all = true;
+	uint16_t i;
+
+	if (unlikely(fib == NULL)) {
+		/* IPv6 is off: nothing configured */
+		w->stats.drops[DP_DROP_IP6_OFF] += nb_objs;
+		if (nb_objs != 0)
+			rte_node_next_stream_move(graph, node, IP6_FWD_NEXT_DROP);
+		return nb_objs;
+	}
+	/* three passes over the burst, as ip4_fwd: checks, one bulk lookup, verdicts */
+	for (i = 0; i < nb_objs; i++)
+		ok[i] = ip6_fast(pkts[i], dst[i]);
+	rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
+	for (i = 0; i < nb_objs; i++) {
+		ok[i] = ok[i] && hop[i] != DP_FWD6_NO_ROUTE && hop[i] != DP_FWD_NH_LOCAL;
+		all &= ok[i];
+		dp_mbuf_meta(pkts[i], meta_off)->nh = (uint32_t)hop[i];
+	}
+	if (likely(all)) {
+		if (nb_objs != 0)
+			rte_node_next_stream_move(graph, node, IP6_FWD_NEXT_OUTPUT);
+		return nb_objs;
+	}
+	for (i = 0; i < nb_objs; i++)
+		next[i] = ok[i] ? IP6_FWD_NEXT_OUTPUT : ip6_fwd_slow(w, pkts[i], hop[i], meta_off);
+	dp_node_dispatch(graph, node, objs, next, nb_objs);
+	return nb_objs;
+}
+
+static struct rte_node_register ip6_fwd_node = {
+	.name = "ip6_fwd",
+	.process = ip6_fwd_process,
+	.init = dp_graph_node_init_worker,
+	.nb_edges = IP6_FWD_NEXT_MAX,
+	.next_nodes = {
+		[IP6_FWD_NEXT_DROP] = "drop",
+		[IP6_FWD_NEXT_OUTPUT] = "ip6_output",
+		[IP6_FWD_NEXT_LOCAL] = "ip6_local",
+		[IP6_FWD_NEXT_ICMP] = "icmp6_error",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_fwd_node);

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ip6_output (the IPv6 rewrite stage)
+ *   uses: dp_mbuf_meta.nh, the next-hop table, the neighbor hash
+ *   sets: Ethernet destination (neighbor) and source (egress port), hop limit - 1
+ *         (IPv6 has no header checksum to update)
+ *   next: port_tx-<port>, or ctl_punt (meta.punt = DP_PUNT_NEIGH6: the next hop
+ *         has no MAC yet; the control lcore holds the packet, solicits the
+ *         neighbor and sends the packet once it is known, hop limit - 1 then)
+ *
+ * A connected (on-link) next hop stands for every host of its prefix: the
+ * packet goes to the neighbor of its own destination, found in the neighbor
+ * hash (dp_neigh_find6). That lookup is on the slow path; routes through a
+ * gateway whose MAC is known (the fast path) never take it.
+ *
+ * Packets the router originates (echo replies, ICMPv6 errors) come here too,
+ * written with a hop limit one above the one they should leave with.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_graph_worker.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "dp_config.h"
+#include "dp_ctl.h"
+#include "dp_fwd.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_neigh.h"
+#include "graph_fp.h"
+
+_Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
+	"ip6_output has an edge per port: more than dp_node_dispatch() counts");
+
+static __rte_always_inline void
+ip6_output_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
+{
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+
+	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv6 */
+	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
+	/* ip6_fwd let only hop limit > 1 through */
+	ip->hop_limits--;
+}
+
+/* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
+static __rte_noinline rte_edge_t
+ip6_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m,
+	uint32_t idx)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+	const struct dp_fwd_nh *nh = &nh_table[idx];
+
+	if (nh->flags & DP_FWD_NH_F_CONNECTED) {
+		int32_t n = dp_neigh_find6(ip->dst_addr, nh->port);
+
+		if (n >= 0) {
+			idx = (uint32_t)n;
+			nh = &nh_table[idx];
+			if (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED) {
+				ip6_output_rewrite(nh, eth);
+				return DP_GRAPH_EDGE_PORT_TX(nh->port);
+			}
+		}
+	}
+	/* the hop limit is left as it is: the control lcore takes one off when it sends */
+	meta->nh = idx;
+	meta->punt = DP_PUNT_NEIGH6;
+	return DP_GRAPH_EDGE_PUNT;
+}
+
+static __rte_always_inline rte_edge_t
+ip6_output_one(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m)
+{
+	const uint32_t idx = dp_mbuf_meta(m, meta_off)->nh;
+	const struct dp_fwd_nh *nh = &nh_table[idx];
+
+	/* a connected next hop is never resolved itself */
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)))
+		return ip6_output_unresolved(nh_table, meta_off, m, idx);
+	ip6_output_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+	return DP_GRAPH_EDGE_PORT_TX(nh->port);
+}
+
+static uint16_t
+ip6_output_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
+	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
+	const int meta_off = dp_mbuf_meta_offset;
+	rte_edge_t diff = 0;
+	uint16_t i;
+
+	if (unlikely(nb_objs == 0))
+		return 0;
+	for (i = 0; i < nb_objs; i++) {
+		next[i] = ip6_output_one(nh_table, meta_off, pkts[i]);
+		diff |= next[i] ^ next[0];
+	}
+	if (likely(diff == 0))
+		rte_node_next_stream_move(graph, node, next[0]);
+	else
+		dp_node_dispatch_mixed(graph, node, objs, next, nb_objs);
+	return nb_objs;
+}
+
+static struct rte_node_register ip6_output_node = {
+	.name = "ip6_output",
+	.process = ip6_output_process,
+	.init = dp_graph_node_init_worker,
+	/* the port_tx edges are added by dp_graph_ports_prepare() (dp_graph_tx_nodes) */
+	.nb_edges = 2,
+	.next_nodes = {
+		[DP_GRAPH_EDGE_DROP] = "drop",
+		[DP_GRAPH_EDGE_PUNT] = "ctl_punt",
+	},
+};
+
+RTE_NODE_REGISTER(ip6_output_node);

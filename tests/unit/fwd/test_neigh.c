@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Neighbors and ARP, end to end in one process: two net_ring ports, the real
+ * worker graph walked on the test thread, and the control lcore's work run by
+ * calling dp_ctl_poll() in between, as dp_run_loop() does. Frames go in as
+ * bytes and are checked as bytes when they come out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dp_config.h"
+#include "dp_ctl.h"
+#include "dp_fwd.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_neigh.h"
+#include "dp_pkt_craft.h"
+#include "dp_port.h"
+#include "dp_run.h"
+#include "dp_test.h"
+
+#define NB_PORTS 2
+
+static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
+static struct dp_config cfg;
+static char tmpdir[64] = "/tmp/dpfwd-test-neigh-XXXXXX";
+static char cfg_path[128];
+
+/* a host on port0's subnet, and the gateway of 198.18.1.0/24 on port1 */
+static const uint8_t host_mac[6] = {0x02, 0x11, 0, 0, 0, 0x02};
+static const uint8_t gw_mac[6] = {0x02, 0x22, 0, 0, 0, 0x02};
+static const uint8_t gw_mac2[6] = {0x02, 0x22, 0, 0, 0, 0x99};
+#define IP_PORT0 0xc6120001u /* 198.18.0.1 */
+#define IP_HOST 0xc6120002u  /* 198.18.0.2 */
+#define IP_PORT1 0xc6126501u /* 198.18.101.1 */
+#define IP_GW 0xc6126502u    /* 198.18.101.2 */
+
+static const char config_text[] =
+	"[dpfwd]\n"
+	"burst = 32\n"
+	"neigh_hold = 3\n"
+	"neigh_retrans_ms = 100\n"
+	"neigh_probes = 2\n"
+	"neigh_failed_ms = 300\n"
+	"neigh_reachable_ms = 2000\n"
+	"[mempool]\n"
+	"cache = 32\n"
+	"[port0]\n"
+	"dev = net_ring_n0\n"
+	"ip4 = 198.18.0.1/24\n"
+	"[port1]\n"
+	"dev = net_ring_n1\n"
+	"ip4 = 198.18.101.1/24\n"
+	"[lcores]\n"
+	"rx = (0,0,1), (1,0,1)\n"
+	"[routes]\n"
+	"route = 198.18.1.0/24 via 198.18.101.2 port 1\n";
+
+static struct dp_worker *
+worker(void)
+{
+	return dp_workers[0];
+}
+
+static void
+inject(int port, const uint8_t *frame, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
+	char *p;
+
+	CU_ASSERT_FATAL(m != NULL);
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	CU_ASSERT_FATAL(p != NULL);
+	memcpy(p, frame, len);
+	m->port = dp_ports[port].port_id;
+	CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[port], m) == 0);
+}
+
+/* Workers, then the control lcore, then workers again (what it sent goes out). */
+static void
+step(void)
+{
+	dp_graph_worker_run(worker(), 4);
+	dp_ctl_poll(dp_ctl_now_ms());
+	dp_graph_worker_run(worker(), 4);
+	dp_graph_worker_flush(worker());
+}
+
+static unsigned int
+drain(int port, struct rte_mbuf **out, unsigned int max)
+{
+	return rte_ring_dequeue_burst(tx_ring[port], (void **)out, max, NULL);
+}
+
+static void
+drain_free(void)
+{
+	struct rte_mbuf *out[64];
+	unsigned int p, n;
+
+	for (p = 0; p < NB_PORTS; p++)
+		while ((n = drain((int)p, out, 64)) > 0)
+			rte_pktmbuf_free_bulk(out, n);
+}
+
+/*
+ * Drain port @p port; count ARP requests for @p tip (a neighbor's probes may
+ * go out at any time: other frames are freed unless @p keep takes them).
+ */
+static unsigned int
+requests_for(int port, uint32_t tip, struct rte_mbuf **keep, unsigned int *nkeep)
+{
+	struct rte_mbuf *out[64];
+	unsigned int n, i, c = 0;
+
+	if (nkeep != NULL)
+		*nkeep = 0;
+	n = drain(port, out, 64);
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(out[i], const uint8_t *);
+		uint32_t t;
+
+		memcpy(&t, d + 38, 4);
+		if (d[12] == 0x08 && d[13] == 0x06) {
+			c += d[21] == 1 && ntohl(t) == tip;
+			rte_pktmbuf_free(out[i]);
+		} else if (keep != NULL) {
+			keep[(*nkeep)++] = out[i];
+		} else {
+			rte_pktmbuf_free(out[i]);
+		}
+	}
+	return c;
+}
+
+static void
+sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	nanosleep(&ts, NULL);
+}
+
+static size_t
+arp_frame(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha, uint32_t sip,
+	const uint8_t *tha, uint32_t tip)
+{
+	uint32_t be;
+
+	memset(f, 0, 60);
+	memcpy(f, eth_dst, 6);
+	memcpy(f + 6, sha, 6);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	f[14] = 0;
+	f[15] = 1; /* Ethernet */
+	f[16] = 0x08;
+	f[17] = 0x00; /* IPv4 */
+	f[18] = 6;
+	f[19] = 4;
+	f[20] = 0;
+	f[21] = (uint8_t)op;
+	memcpy(f + 22, sha, 6);
+	be = htonl(sip);
+	memcpy(f + 28, &be, 4);
+	memcpy(f + 32, tha, 6);
+	be = htonl(tip);
+	memcpy(f + 38, &be, 4);
+	return 60;
+}
+
+/* An ARP frame as dpfwd must send it: checks every field. */
+static void
+assert_arp(const struct rte_mbuf *m, uint16_t op, const uint8_t *eth_dst, int port, uint32_t sip,
+	const uint8_t *tha, uint32_t tip)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t want[60];
+
+	CU_ASSERT_EQUAL_FATAL(m->pkt_len, 60);
+	arp_frame(want, op, eth_dst, dp_ports[port].mac.addr_bytes, sip, tha, tip);
+	CU_ASSERT(memcmp(d, want, 60) == 0);
+	if (memcmp(d, want, 60) != 0) {
+		unsigned int i;
+
+		fprintf(stderr, "\n  got : ");
+		for (i = 0; i < 42; i++)
+			fprintf(stderr, "%02x", d[i]);
+		fprintf(stderr, "\n  want: ");
+		for (i = 0; i < 42; i++)
+			fprintf(stderr, "%02x", want[i]);
+		fprintf(stderr, "\n");
+	}
+}
+
+/* A UDP packet from a host behind port @p in towards @p dst. */
+static size_t
+udp_to(uint8_t *buf, int in, uint32_t dst, uint16_t sport)
+{
+	struct dp_pkt_spec s;
+	size_t len = 0;
+
+	dp_pkt_spec_init(&s);
+	memcpy(s.dst_mac, &dp_ports[in].mac, 6);
+	memcpy(s.src_mac, in == 0 ? host_mac : gw_mac, 6);
+	s.src_ip4 = in == 0 ? IP_HOST : 0xc6120107;
+	s.dst_ip4 = dst;
+	s.ttl = 20;
+	s.sport = sport;
+	s.frame_len = 64;
+	CU_ASSERT_FATAL(dp_pkt_build(&s, buf, 2048, &len) == 0);
+	return len;
+}
+
+static int32_t
+neigh_of(uint32_t ip, uint16_t port)
+{
+	uint32_t be = htonl(ip);
+
+	return dp_neigh_get(4, (const uint8_t *)&be, port, false);
+}
+
+static bool
+resolved_to(int32_t nh, const uint8_t *mac)
+{
+	const struct dp_fwd_nh *e = &dp_fwd.nh[nh];
+
+	return (e->flags & DP_FWD_NH_F_RESOLVED) && memcmp(&e->l2.dst_addr, mac, 6) == 0;
+}
+
+static void
+test_neigh_announces_each_address(void)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t zero[6];
+	struct rte_mbuf *out[8];
+	unsigned int n;
+
+	CU_ASSERT_EQUAL(dp_arp_announce(), 2);
+	step();
+	n = drain(0, out, 8);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	assert_arp(out[0], 1, bcast, 0, IP_PORT0, zero, IP_PORT0);
+	rte_pktmbuf_free_bulk(out, n);
+	n = drain(1, out, 8);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	assert_arp(out[0], 1, bcast, 1, IP_PORT1, zero, IP_PORT1);
+	rte_pktmbuf_free_bulk(out, n);
+}
+
+static void
+test_neigh_answers_arp_for_own_address_and_learns_sender(void)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t zero[6];
+	struct rte_mbuf *out[8];
+	uint8_t f[60];
+	unsigned int n;
+	int32_t nh;
+
+	inject(0, f, arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0));
+	step();
+	n = drain(0, out, 8);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	assert_arp(out[0], 2, host_mac, 0, IP_PORT0, host_mac, IP_HOST);
+	rte_pktmbuf_free_bulk(out, n);
+	CU_ASSERT_EQUAL(drain(1, out, 8), 0);
+	/* RFC 826: a request for us creates the sender's entry */
+	nh = neigh_of(IP_HOST, 0);
+	CU_ASSERT_FATAL(nh > 0);
+	CU_ASSERT_TRUE(resolved_to(nh, host_mac));
+}
+
+static void
+test_neigh_ignores_and_counts_other_arp(void)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t zero[6];
+	uint64_t bad = dp_graph_drops(DP_DROP_ARP_BAD);
+	uint64_t other = dp_graph_drops(DP_DROP_ARP_NOT_FOR_US);
+	struct rte_mbuf *out[8];
+	uint8_t f[60];
+	size_t len;
+
+	/* for another address: no reply, no entry for a stranger */
+	inject(0, f, arp_frame(f, 1, bcast, gw_mac2, 0xc6120063, zero, 0xc6120064));
+	/* hardware length 8, protocol type IPv6, opcode 7: malformed */
+	len = arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
+	f[18] = 8;
+	inject(0, f, len);
+	len = arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
+	f[16] = 0x86;
+	f[17] = 0xdd;
+	inject(0, f, len);
+	inject(0, f, arp_frame(f, 7, bcast, host_mac, IP_HOST, zero, IP_PORT0));
+	/* truncated */
+	arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
+	inject(0, f, 30);
+	step();
+	CU_ASSERT_EQUAL(drain(0, out, 8) + drain(1, out, 8), 0);
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_ARP_NOT_FOR_US) - other, 1);
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_ARP_BAD) - bad, 4);
+	CU_ASSERT_TRUE(neigh_of(0xc6120063, 0) < 0);
+}
+
+/*
+ * A route through a gateway with no MAC: the first packets are held (the
+ * newest neigh_hold of them), one broadcast request goes out; the reply
+ * releases them in order, rewritten as ip4_output would have; later packets
+ * take the fast path without the control lcore.
+ */
+static void
+test_neigh_resolves_gateway_and_releases_held_packets(void)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t zero[6];
+	uint64_t full = dp_graph_drops(DP_DROP_NEIGH_HOLD_FULL);
+	struct rte_mbuf *out[16];
+	uint8_t f[2048], sent[5][128];
+	uint64_t punted;
+	unsigned int n, i;
+	size_t len = 0;
+	int32_t nh;
+
+	for (i = 0; i < 5; i++) {
+		len = udp_to(f, 0, 0xc6120105, (uint16_t)(100 + i));
+		memcpy(sent[i], f, len);
+		inject(0, f, len);
+	}
+	step();
+	n = drain(1, out, 16);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	assert_arp(out[0], 1, bcast, 1, IP_PORT1, zero, IP_GW);
+	rte_pktmbuf_free_bulk(out, n);
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_HOLD_FULL) - full, 2);
+	nh = neigh_of(IP_GW, 1);
+	CU_ASSERT_FATAL(nh > 0);
+	CU_ASSERT_FALSE(resolved_to(nh, gw_mac));
+
+	/* the reply, to port1's MAC */
+	inject(1, f, arp_frame(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
+		dp_ports[1].mac.addr_bytes, IP_PORT1));
+	step();
+	CU_ASSERT_TRUE(resolved_to(nh, gw_mac));
+	n = drain(1, out, 16);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	for (i = 0; i < n; i++) {
+		const uint8_t *g = rte_pktmbuf_mtod(out[i], const uint8_t *);
+		const uint8_t *e = sent[2 + i]; /* the oldest two were dropped */
+
+		CU_ASSERT_EQUAL(out[i]->pkt_len, len);
+		CU_ASSERT(memcmp(g, gw_mac, 6) == 0);
+		CU_ASSERT(memcmp(g + 6, &dp_ports[1].mac, 6) == 0);
+		CU_ASSERT_EQUAL(g[14 + 8], e[14 + 8] - 1);
+		CU_ASSERT_TRUE(dp_pkt_ipv4_hdr_cksum_ok(g + 14));
+		CU_ASSERT(memcmp(g + 12, e + 12, 14 + 8 - 12) == 0);
+		CU_ASSERT(memcmp(g + 14 + 12, e + 14 + 12, len - 26) == 0);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+
+	/* now the fast path: nothing is punted */
+	punted = worker()->stats.punted;
+	inject(0, f, udp_to(f, 0, 0xc6120106, 200));
+	dp_graph_worker_run(worker(), 4);
+	dp_graph_worker_flush(worker());
+	CU_ASSERT_EQUAL(worker()->stats.punted, punted);
+	n = drain(1, out, 16);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), gw_mac, 6) == 0);
+	rte_pktmbuf_free_bulk(out, n);
+
+	/* an announcement with a new MAC moves the neighbor at once */
+	inject(1, f, arp_frame(f, 1, bcast, gw_mac2, IP_GW, zero, IP_GW));
+	step();
+	CU_ASSERT_TRUE(resolved_to(nh, gw_mac2));
+	inject(0, f, udp_to(f, 0, 0xc6120106, 201));
+	step();
+	n = drain(1, out, 16);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), gw_mac2, 6) == 0);
+	rte_pktmbuf_free_bulk(out, n);
+}
+
+/* A host on a connected subnet gets its own neighbor entry, by destination. */
+static void
+test_neigh_connected_host_is_resolved_by_destination(void)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t zero[6];
+	static const uint8_t mac7[6] = {0x02, 0x77, 0, 0, 0, 7};
+	struct rte_mbuf *out[8];
+	uint8_t f[2048];
+	unsigned int n;
+
+	inject(1, f, udp_to(f, 1, 0xc6120007, 300)); /* 198.18.0.7 */
+	step();
+	n = drain(0, out, 8);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	assert_arp(out[0], 1, bcast, 0, IP_PORT0, zero, 0xc6120007);
+	rte_pktmbuf_free_bulk(out, n);
+	inject(0, f, arp_frame(f, 2, dp_ports[0].mac.addr_bytes, mac7, 0xc6120007,
+		dp_ports[0].mac.addr_bytes, IP_PORT0));
+	step();
+	requests_for(0, 0, out, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), mac7, 6) == 0);
+	rte_pktmbuf_free_bulk(out, n);
+	/* the next one goes without the control lcore (neighbor hash on the worker) */
+	n = (unsigned int)worker()->stats.punted;
+	inject(1, f, udp_to(f, 1, 0xc6120007, 301));
+	dp_graph_worker_run(worker(), 4);
+	dp_graph_worker_flush(worker());
+	CU_ASSERT_EQUAL(worker()->stats.punted, n);
+	requests_for(0, 0, out, &n);
+	CU_ASSERT_EQUAL(n, 1);
+	rte_pktmbuf_free_bulk(out, n);
+}
+
+/* Nobody answers: neigh_probes requests, then the held packet is dropped as
+ * failed; while failed, packets are dropped without new requests; after
+ * neigh_failed_ms the neighbor may be asked again. */
+static void
+test_neigh_unanswered_fails_then_retries(void)
+{
+	uint64_t failed = dp_graph_drops(DP_DROP_NEIGH_FAILED);
+	struct rte_mbuf *out[8];
+	unsigned int requests = 0, i, n;
+	uint8_t f[2048];
+
+	inject(1, f, udp_to(f, 1, 0xc6120009, 400)); /* 198.18.0.9: silent */
+	for (i = 0; i < 12; i++) { /* 600 ms: retrans 100 ms x 2 probes */
+		step();
+		requests += requests_for(0, 0xc6120009, NULL, NULL);
+		sleep_ms(50);
+		if (dp_graph_drops(DP_DROP_NEIGH_FAILED) != failed)
+			break;
+	}
+	CU_ASSERT_EQUAL(requests, 2);
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_FAILED) - failed, 1);
+	/* failed: dropped at once, no request */
+	inject(1, f, udp_to(f, 1, 0xc6120009, 401));
+	step();
+	CU_ASSERT_EQUAL(requests_for(0, 0xc6120009, out, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_FAILED) - failed, 2);
+	/* after neigh_failed_ms: asked again */
+	sleep_ms(400);
+	step();
+	inject(1, f, udp_to(f, 1, 0xc6120009, 402));
+	step();
+	CU_ASSERT_EQUAL(requests_for(0, 0xc6120009, NULL, NULL), 1);
+	/* and fails again (its held packet counted) before the suite goes on */
+	for (i = 0; i < 12; i++) {
+		sleep_ms(50);
+		step();
+		requests_for(0, 0, NULL, NULL);
+	}
+}
+
+static void
+test_neigh_subnet_broadcast_is_not_a_neighbor(void)
+{
+	uint64_t d = dp_graph_drops(DP_DROP_NEIGH_UNRESOLVED);
+	struct rte_mbuf *out[8];
+	uint8_t f[2048];
+
+	inject(1, f, udp_to(f, 1, 0xc61200ff, 500)); /* 198.18.0.255 */
+	step();
+	CU_ASSERT_EQUAL(drain(0, out, 8), 0);
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_UNRESOLVED) - d, 1);
+}
+
+/* Confirmed neighbors turn stale after neigh_reachable_ms and are probed by
+ * unicast; an answer keeps them, silence takes their MAC away. */
+static void
+test_neigh_reachable_turns_stale_and_is_probed(void)
+{
+	struct rte_mbuf *out[8];
+	int32_t nh = neigh_of(IP_GW, 1);
+	unsigned int i, n, probes = 0;
+
+	CU_ASSERT_FATAL(nh > 0);
+	drain_free();
+	/* stale since the announcement; probed after min(5 s, reachable time) */
+	for (i = 0; i < 80 && probes == 0; i++) {
+		sleep_ms(50);
+		step();
+		n = drain(1, out, 8);
+		if (n > 0) {
+			/* unicast to the known MAC */
+			CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), gw_mac2, 6) == 0);
+			CU_ASSERT_EQUAL(rte_pktmbuf_mtod(out[0], const uint8_t *)[21], 1);
+		}
+		probes += n;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CU_ASSERT_EQUAL(probes, 1);
+	CU_ASSERT_TRUE(resolved_to(nh, gw_mac2)); /* still usable while probed */
+	/* no answer: after the probes, unresolved */
+	for (i = 0; i < 20; i++) {
+		sleep_ms(50);
+		step();
+		drain_free();
+	}
+	CU_ASSERT_FALSE(dp_fwd.nh[nh].flags & DP_FWD_NH_F_RESOLVED);
+}
+
+static void
+test_neigh_no_mbuf_leak(void)
+{
+	step();
+	drain_free();
+	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
+}
+
+static int
+suite_init(void)
+{
+	char *eal[] = {"test_neigh", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
+		"--no-shconf", "--log-level", "*:warning", NULL};
+	char err[DP_CONFIG_ERR_LEN];
+	char name[32];
+	unsigned int i;
+	FILE *f;
+
+	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
+		return -1;
+	for (i = 0; i < NB_PORTS; i++) {
+		snprintf(name, sizeof(name), "n_rx%u", i);
+		rx_ring[i] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "n_tx%u", i);
+		tx_ring[i] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "n%u", i);
+		if (rx_ring[i] == NULL || tx_ring[i] == NULL ||
+			rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0)
+			return -1;
+	}
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	snprintf(cfg_path, sizeof(cfg_path), "%s/neigh.ini", tmpdir);
+	f = fopen(cfg_path, "w");
+	if (f == NULL)
+		return -1;
+	fputs(config_text, f);
+	fclose(f);
+	dp_config_init(&cfg);
+	if (dp_config_load(&cfg, cfg_path, err, sizeof(err)) < 0 ||
+		dp_config_validate(&cfg, err, sizeof(err)) < 0 ||
+		dp_run_setup(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "setup: %s\n", err);
+		return -1;
+	}
+	worker()->drain_tsc = 0;
+	return 0;
+}
+
+static int
+suite_cleanup(void)
+{
+	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
+	int64_t leak = 0;
+
+	dp_run_teardown(&opts, &leak);
+	dp_config_free(&cfg);
+	unlink(cfg_path);
+	rmdir(tmpdir);
+	rte_eal_cleanup();
+	return 0;
+}
+
+static const struct dp_test tests[] = {
+	{"test_neigh_announces_each_address", test_neigh_announces_each_address},
+	{"test_neigh_answers_arp_for_own_address_and_learns_sender",
+		test_neigh_answers_arp_for_own_address_and_learns_sender},
+	{"test_neigh_ignores_and_counts_other_arp", test_neigh_ignores_and_counts_other_arp},
+	{"test_neigh_resolves_gateway_and_releases_held_packets",
+		test_neigh_resolves_gateway_and_releases_held_packets},
+	{"test_neigh_connected_host_is_resolved_by_destination",
+		test_neigh_connected_host_is_resolved_by_destination},
+	{"test_neigh_unanswered_fails_then_retries", test_neigh_unanswered_fails_then_retries},
+	{"test_neigh_subnet_broadcast_is_not_a_neighbor",
+		test_neigh_subnet_broadcast_is_not_a_neighbor},
+	{"test_neigh_reachable_turns_stale_and_is_probed",
+		test_neigh_reachable_turns_stale_and_is_probed},
+	{"test_neigh_no_mbuf_leak", test_neigh_no_mbuf_leak},
+	{NULL, NULL},
+};
+
+int
+main(void)
+{
+	return dp_test_run("neigh", tests, suite_init, suite_cleanup);
+}
