@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+dpfwd routing between real Linux hosts in network namespaces (see netns.py for the
+topology): A 198.18.10.2/24 -- port0 [dpfwd] port1 -- B 198.18.20.2/24, each host with
+its default route via dpfwd, unmodified ping, iperf3 and tshark.
+
+Exit status 77 (meson: skipped) with the reason when this machine cannot make network
+namespaces (not root, a container without CAP_SYS_ADMIN, no veth). Tests of features
+dpfwd does not have yet are skipped while their name is in FEATURES_PENDING.
+
+  meson test -C build --suite netns          # all of it (~25 s)
+  python3 tests/netns/test_netns.py -v AfPacketTest.test_1_ping_a_to_b_counted
+  DPFWD_NETNS_KEEP=1 ...                      # keep the temporary folder (configs, pcaps, logs)
+  DPFWD_NETNS_FEATURES=arp,ip6 ...            # treat these as landed without editing the file
+"""
+import json
+import os
+import re
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netns  # noqa: E402
+from netns import node_pkts, port_stat  # noqa: E402
+
+# Features dpfwd does not have yet; their tests are skipped with this reason. Remove a
+# name when the feature lands: "arp" also switches the whole suite to dynamic neighbors
+# (no static entries on the hosts nor in dpfwd's config), "ip6" gives dpfwd its IPv6
+# addresses.
+FEATURES_PENDING = set()
+FEATURES_PENDING -= set(filter(None, os.environ.get("DPFWD_NETNS_FEATURES", "").split(",")))
+STATIC_NEIGHBORS = "arp" in FEATURES_PENDING
+WITH_IP6 = "ip6" not in FEATURES_PENDING
+
+# Drop reasons a clean run still shows: what the hosts send by themselves (IPv6 router
+# solicitations, MLD reports, DAD probes), ARP/ND frames freed once learned from, and
+# what dpfwd cannot take yet. Any other reason (bad checksum, no route, TX full...) fails.
+BENIGN_DROPS = {"arp_consumed", "nd_consumed", "nd_not_for_us", "ip6_mcast", "ip6_link_local",
+                "icmp6_unhandled"}
+if not WITH_IP6:
+    BENIGN_DROPS |= {"not_ip4", "ip6_off"}
+if STATIC_NEIGHBORS:
+    BENIGN_DROPS |= {"arp"}
+
+TRAFFIC = os.path.join(netns.HERE, "traffic.py")
+GOOD = "1"  # tshark's *.checksum.status: 0 bad, 1 good, 2 unverified
+
+
+def note(text):
+    """A line of results in the test's verbose output (unittest writes to stderr)."""
+    sys.stderr.write(f"\n  {text} ")
+    sys.stderr.flush()
+
+
+def pending(feature, what):
+    return unittest.skipIf(feature in FEATURES_PENDING,
+                           f"pending: {what} (remove '{feature}' from FEATURES_PENDING "
+                           f"in tests/netns/test_netns.py when it lands)")
+
+
+def needs(*tools):
+    miss = netns.missing_tools(*tools)
+    return unittest.skipIf(bool(miss), f"{', '.join(miss)} not installed (scripts/dev.sh "
+                                        f"installs it)")
+
+
+def ping(host, dst, count=5, extra=(), timeout=30):
+    """ping's (transmitted, received, loss %, output)."""
+    r = host.run("ping", "-n", "-c", count, "-i", "0.2", "-W", "2", *extra, dst,
+                 check=False, timeout=timeout)
+    m = re.search(r"(\d+) packets transmitted, (\d+) received.*?([\d.]+)% packet loss",
+                  r.stdout)
+    if m is None:
+        raise AssertionError(f"ping {dst}: exit {r.returncode}: {r.stdout}{r.stderr}")
+    return int(m.group(1)), int(m.group(2)), float(m.group(3)), r.stdout
+
+
+def iperf3(topo, *client_args, timeout=30):
+    """One iperf3 run, A (client) -> B (one-off server): the client's JSON."""
+    srv = topo.b.spawn("iperf3", "-s", "-1", "-B", topo.b.ip4)
+    deadline = time.monotonic() + 10
+    while not topo.b.run("ss", "-Hltn", "sport = :5201").stdout.strip():
+        if srv.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError("the iperf3 server did not start")
+        time.sleep(0.05)
+    r = topo.a.run("iperf3", "-c", topo.b.ip4, "-J", *client_args, check=False,
+                   timeout=timeout)
+    netns.stop_process(srv)
+    netns.undo(srv.cleanup)
+    try:
+        res = json.loads(r.stdout)
+    except ValueError:
+        raise AssertionError(f"iperf3: exit {r.returncode}: {r.stdout}{r.stderr}")
+    if "error" in res:
+        raise AssertionError(f"iperf3: {res['error']}")
+    return res
+
+
+class Router:
+    """The tests, on one topology and one dpfwd (set up once per driver class)."""
+    driver = None
+    # mbufs a PMD may still hold after the workers stop, which dpfwd's exit check then
+    # reports as leaked (see AfXdpTest); 0 = none allowed
+    held_mbufs_allowed = 0
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(netns.DPFWD_BIN):
+            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
+        cls.topo = netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
+        try:
+            cls.topo.up()
+            cls.dp = netns.Dpfwd(cls.topo, cls.driver).start().wait_ready()
+        except BaseException:
+            cls.topo.down()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.topo.down()
+
+    def assert_ping(self, src, dst, count=5, extra=()):
+        tx, rx, loss, out = ping(src, dst, count, extra)
+        self.assertEqual((tx, rx, loss), (count, count, 0.0), f"ping {dst}:\n{out}")
+
+    def assert_stopped_clean(self, dp):
+        """SIGTERM: exit 0, final JSON, no mbuf leak, no drop that this clean
+        topology cannot explain (bad checksums, martians, no route, TX full...)."""
+        rc = dp.stop()
+        snap = dp.read_json()
+        self.assertTrue(snap.get("final"), f"no final JSON; dpfwd exit {rc}:\n{dp.output()}")
+        held = snap["run"]["mbufs_over_baseline"]
+        if 0 < held <= self.held_mbufs_allowed:
+            # the known case: exit 1 with that message and nothing else wrong
+            self.assertEqual(rc, 1, dp.output())
+            errors = [ln for ln in dp.output().splitlines()
+                      if re.search(r"\berror:|\bERR\b", ln)]
+            self.assertEqual(errors, [f"dpfwd: error: {held} mbufs leaked"])
+            note(f"NOTE: {self.driver}: dpfwd reports {held} mbufs leaked at exit: "
+                 f"the PMD still holds the last TX burst per port (see AfXdpTest)")
+        else:
+            self.assertEqual((rc, held), (0, 0), f"dpfwd exit {rc}:\n{dp.output()}")
+        drops = {k: v for k, v in snap["drops"]["by_reason"].items() if v}
+        self.assertEqual({k: v for k, v in drops.items() if k not in BENIGN_DROPS}, {},
+                         f"unexpected drops: {drops}")
+        return snap
+
+    def test_1_ping_a_to_b_counted(self):
+        before = self.dp.snapshot()
+        self.assert_ping(self.topo.a, self.topo.b.ip4, 5)
+        after = self.dp.snapshot()
+
+        def delta(fn, *a):
+            return fn(after, *a) - fn(before, *a)
+        # 5 requests A -> B out of port1, 5 replies B -> A out of port0, nothing else
+        # IPv4; with dynamic neighbors, up to 2 ARP frames more per port (dpfwd's request
+        # for the host, its reply to the host's request)
+        arp = 0 if STATIC_NEIGHBORS else 2
+        self.assertEqual(delta(node_pkts, "ip4_fwd"), 10, after["nodes"])
+        self.assertEqual(delta(node_pkts, "ip4_output"), 10)
+        for port in (0, 1):
+            self.assertIn(delta(node_pkts, f"port_tx-{port}"), range(5, 5 + arp + 1))
+            self.assertIn(delta(port_stat, port, "opackets"), range(5, 5 + arp + 1))
+            self.assertGreaterEqual(delta(port_stat, port, "ipackets"), 5)
+        tx = sum(lc["tx_pkts"] for lc in after["lcores"]) - \
+            sum(lc["tx_pkts"] for lc in before["lcores"])
+        self.assertIn(tx, range(10, 10 + 2 * arp + 1))
+        self.assertEqual(after["drops"]["by_reason"]["ip4_bad_cksum"], 0)
+
+    def test_2_ping_through_a_gateway_route(self):
+        """198.19.30.2 (on B's lo) is routed via 198.18.20.2, not on-link."""
+        self.assert_ping(self.topo.a, "198.19.30.2", 3)
+
+    @needs("iperf3")
+    def test_3_iperf3_tcp(self):
+        before = self.dp.snapshot()
+        res = iperf3(self.topo, "-t", "3")
+        after = self.dp.snapshot()
+        recv = res["end"]["sum_received"]
+        note(f"iperf3 TCP A -> B: {recv['bits_per_second'] / 1e6:.0f} Mbit/s, "
+             f"{res['end']['sum_sent'].get('retransmits', '?')} retransmits")
+        self.assertGreater(recv["bits_per_second"], 0)
+        # what was still in A's socket buffer when the time was up is not received
+        self.assertGreater(recv["bytes"], 0.9 * res["end"]["sum_sent"]["bytes"])
+        # every segment B received went through port1
+        self.assertGreaterEqual(port_stat(after, 1, "opackets") -
+                                port_stat(before, 1, "opackets"), recv["bytes"] // 1500)
+
+    @needs("iperf3")
+    def test_4_iperf3_udp_50mbit(self):
+        before = self.dp.snapshot()
+        # -w 4M: socket buffers that absorb a few ms without CPU for the iperf3 server
+        # (with the default, a busy 2-core machine loses datagrams in B's socket,
+        # UdpRcvbufErrors, after dpfwd delivered them)
+        res = iperf3(self.topo, "-u", "-b", "50M", "-t", "3", "-w", "4M")
+        after = self.dp.snapshot()
+        s = res["end"]["sum"]
+        fwd = port_stat(after, 1, "opackets") - port_stat(before, 1, "opackets")
+        note(f"iperf3 UDP A -> B at 50 Mbit/s: {s['packets']} datagrams, "
+             f"{s['lost_packets']} lost ({s['lost_percent']:.2f}%), "
+             f"jitter {s['jitter_ms']:.3f} ms; dpfwd sent {fwd} frames to B")
+        self.assertGreater(s["packets"], 10000)  # 50 Mbit/s x 3 s / 1460 B ~ 12800
+        self.assertLessEqual(s["lost_percent"], 1.0)
+        self.assertGreater(res["end"]["sum_received"]["bytes"], 0)
+        self.assertGreaterEqual(fwd, 0.99 * s["packets"])
+
+    @needs("tshark")
+    def test_5_checksums_and_ttl_in_captures(self):
+        """Captures on both hosts: every packet dpfwd forwarded (A -> B at B, B -> A at A)
+        has good IPv4, UDP, TCP and ICMP checksums (tshark validating) and the TTL its
+        sender gave it minus exactly 1. Traffic: ping, crafted UDP whose IP checksums sit
+        where an incremental update wraps, TTL 2, odd and full-size datagrams, and a TCP
+        transfer of 2 MB whose bytes are compared end to end."""
+        a, b = self.topo.a, self.topo.b
+        tmp = self.topo.tmp
+        cap_a = netns.Capture(a, os.path.join(tmp, "a.pcapng"))
+        cap_b = netns.Capture(b, os.path.join(tmp, "b.pcapng"))
+        t0 = time.time()  # both capturing: what arrives from now on was captured when sent
+        self.assert_ping(a, b.ip4, 3, extra=("-s", "1000"))
+        r = a.run(sys.executable, TRAFFIC, "udp-corners", a.ip4, b.ip4, 9)
+        corners = json.loads(r.stdout)
+        recv_out = os.path.join(tmp, "tcp-recv.out")
+        with open(recv_out, "w") as out:
+            srv = b.spawn(sys.executable, TRAFFIC, "tcp-recv", b.ip4, 5202, stdout=out)
+        deadline = time.monotonic() + 10
+        while "listening" not in netns.read_text(recv_out):
+            self.assertLess(time.monotonic(), deadline, "tcp-recv did not start")
+            time.sleep(0.05)
+        sent = a.run(sys.executable, TRAFFIC, "tcp-send", b.ip4, 5202, 2 * 1024 * 1024,
+                     timeout=60).stdout.split()
+        self.assertEqual(srv.wait(timeout=30), 0)
+        netns.undo(srv.cleanup)
+        got = netns.read_text(recv_out).split()[1:]
+        self.assertEqual(got, sent, "TCP bytes differ between A and B")
+        t1 = time.time()
+        cap_a.stop()
+        cap_b.stop()
+
+        pa, pb = cap_a.packets(), cap_b.packets()
+
+        def key(p):
+            return (p["ip.src"], p["ip.dst"], p["ip.proto"], p["ip.id"], p["ip.len"],
+                    p["udp.checksum"], p["tcp.checksum"], p["icmp.checksum"])
+
+        def check_direction(sent_cap, recv_cap, src, dst):
+            sent_by_key = {}
+            for p in sent_cap:
+                if p["ip.src"] == src and p["ip.dst"] == dst:
+                    sent_by_key.setdefault(key(p), []).append(int(p["ip.ttl"]))
+            fwd = [p for p in recv_cap if p["ip.src"] == src and p["ip.dst"] == dst and
+                   t0 <= float(p["frame.time_epoch"]) <= t1]
+            bad, unmatched = [], []
+            for p in fwd:
+                for f in ("ip", "udp", "tcp", "icmp"):
+                    st = p[f + ".checksum.status"]
+                    if f == "ip" and st != GOOD or f != "ip" and st not in ("", GOOD):
+                        bad.append((f, p))
+                ttls = sent_by_key.get(key(p))
+                if not ttls:
+                    unmatched.append(p)
+                elif int(p["ip.ttl"]) + 1 not in ttls:
+                    bad.append(("ttl", p, ttls))
+            self.assertEqual(bad, [], f"{src} -> {dst}: bad checksums or TTL")
+            self.assertEqual(unmatched, [], f"{src} -> {dst}: received but never sent")
+            return fwd
+
+        fwd_ab = check_direction(pa, pb, a.ip4, b.ip4)
+        fwd_ba = check_direction(pb, pa, b.ip4, a.ip4)
+        protos = {p["ip.proto"] for p in fwd_ab}
+        self.assertTrue({"1", "6", "17"} <= protos, protos)  # ICMP, TCP, UDP all seen
+        self.assertGreater(len(fwd_ab), 1000)  # the TCP transfer alone is ~1440 segments
+        self.assertGreater(len(fwd_ba), 100)   # its ACKs
+        # the crafted datagrams all arrived, and A really sent them with those checksums
+        udp_b = {(int(p["ip.id"], 16), int(p["ip.ttl"])) for p in fwd_ab
+                 if p["ip.proto"] == "17"}
+        missing = [c for c in corners if (c["id"], c["ttl"] - 1) not in udp_b]
+        self.assertEqual(missing, [], "crafted UDP datagrams lost")
+        cks_a = {(int(p["ip.id"], 16), int(p["ip.ttl"]), int(p["ip.len"])):
+                 int(p["ip.checksum"], 16) for p in pa
+                 if p["ip.src"] == a.ip4 and p["ip.proto"] == "17"}
+        self.assertEqual([c for c in corners
+                          if cks_a.get((c["id"], c["ttl"], c["len"])) != c["ip_cksum"]], [])
+        self.assertIn(0x0000, {c["ip_cksum"] for c in corners})
+        self.assertIn(0xFFFE, {c["ip_cksum"] for c in corners})
+        note(f"captured {len(fwd_ab)} A -> B and {len(fwd_ba)} B -> A forwarded "
+             f"packets, {len(corners)} crafted UDP")
+
+    @pending("icmp_echo", "echo replies from dpfwd's own addresses")
+    def test_6_ping_dpfwd_addresses(self):
+        a, b = self.topo.a, self.topo.b
+        self.assert_ping(a, a.gw4, 3)                      # the near port
+        self.assert_ping(a, b.gw4, 3)                      # the far port, through dpfwd
+        self.assert_ping(b, b.gw4, 3)
+        if WITH_IP6:
+            self.assert_ping(a, a.gw6, 3, extra=("-6",))
+            self.assert_ping(a, b.gw6, 3, extra=("-6",))
+
+    @pending("ip6", "IPv6 forwarding and neighbor discovery")
+    def test_7_ping6_a_to_b(self):
+        before = self.dp.snapshot()
+        self.assert_ping(self.topo.a, self.topo.b.ip6, 5, extra=("-6",))
+        after = self.dp.snapshot()
+        self.assertGreaterEqual(port_stat(after, 1, "opackets") -
+                                port_stat(before, 1, "opackets"), 5)
+
+    @pending("arp", "ARP (and ND with ip6) in dpfwd")
+    def test_8_neighbors_learned_dynamically(self):
+        """No static neighbor anywhere: the ping works only if dpfwd answered the hosts'
+        ARP requests and resolved the hosts' MACs itself."""
+        self.assertFalse(self.topo.static_neighbors)
+        with open(self.dp.cfg) as f:
+            self.assertNotIn("[neighbors]", f.read())
+        a, b = self.topo.a, self.topo.b
+        self.assert_ping(a, b.ip4, 3)
+        if WITH_IP6:
+            self.assert_ping(a, b.ip6, 3, extra=("-6",))
+        for h, port in ((a, self.topo.ports[0]), (b, self.topo.ports[1])):
+            for gw in (h.gw4, h.gw6) if WITH_IP6 else (h.gw4,):
+                mac, states = h.neigh(gw)
+                self.assertEqual(mac, port.mac, f"{h.name} learned {mac} for {gw}")
+                self.assertNotIn("PERMANENT", states)
+
+    def test_9_stop_clean(self):
+        snap = self.assert_stopped_clean(self.dp)
+        self.assertGreater(port_stat(snap, 1, "opackets"), 0)
+
+
+class AfPacketTest(Router, unittest.TestCase):
+    """dpfwd on net_af_packet (AF_PACKET sockets; rings of 4096 frames, see DEVARGS)."""
+    driver = "net_af_packet"
+
+
+# a line of dpfwd's output that says XDP itself failed (DPDK, libbpf, libxdp or dpfwd)
+XDP_FAILURE = re.compile(r"(?=.*xdp)(?=.*(fail|error|cannot))", re.I)
+
+
+class AfXdpTest(Router, unittest.TestCase):
+    """The same on net_af_xdp (XDP sockets on the veths; libxdp loads the program).
+    Skipped, saying why, where the kernel or DPDK cannot open XDP sockets.
+
+    DPDK 22.11's af_xdp PMD frees transmitted mbufs from its completion ring only when
+    it sends again (kick_tx), so after the workers stop it still holds each port's last
+    TX burst, and dpfwd's exit check (in use over the baseline) reports them as leaked and
+    exits 1. Allowed here up to one burst per port, with a NOTE, until dpfwd accounts
+    for it."""
+    driver = "net_af_xdp"
+    held_mbufs_allowed = 2 * 32
+
+    @classmethod
+    def setUpClass(cls):
+        try:
+            super().setUpClass()
+        except RuntimeError as e:
+            # dpfwd exited: skip only when what failed is the XDP socket itself
+            why = [ln for ln in str(e).splitlines() if XDP_FAILURE.search(ln)]
+            if why:
+                raise unittest.SkipTest("net_af_xdp does not work here: " + " / ".join(why))
+            raise
+
+
+def main():
+    try:
+        netns.check_environment()
+    except netns.Unavailable as e:
+        print(f"netns tests skipped: {e}")
+        sys.exit(77)
+    print(f"netns: pending features {sorted(FEATURES_PENDING) or 'none'}; "
+          f"{'static' if STATIC_NEIGHBORS else 'dynamic'} neighbors; dpfwd {netns.DPFWD_BIN}")
+    sys.stdout.flush()
+    prog = unittest.main(module=__name__, verbosity=2, exit=False)
+    netns.cleanup_all()
+    sys.stderr.flush()
+    r = prog.result
+    print(f"netns: {r.testsRun - len(r.failures) - len(r.errors) - len(r.skipped)} passed, "
+          f"{len(r.failures) + len(r.errors)} failed, {len(r.skipped)} skipped")
+    sys.exit(0 if r.wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Traffic for tests/netns, run inside a host's namespace (ip netns exec NS python3 traffic.py).
+
+  udp-corners SRC DST PORT   raw IPv4/UDP datagrams (IP_HDRINCL) whose IP IDs are chosen so
+                             that their header checksums, as the kernel fills them in, hit
+                             the values where an incremental update (RFC 1624) can go
+                             wrong (0x0000, 0xfeff..0xffff and around), at TTLs 2, 64 and
+                             255 and odd and full-size payloads; prints the list sent (JSON)
+  tcp-recv ADDR PORT         accept one connection, read to EOF, print "<bytes> <sha256>"
+  tcp-send DST PORT N        connect, send N deterministic pseudo-random bytes, print the same
+
+Standard library only.
+"""
+import hashlib
+import json
+import random
+import socket
+import struct
+import sys
+import time
+
+
+def fold(s):
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def csum(data):
+    """Internet checksum (RFC 1071) of data."""
+    if len(data) % 2:
+        data += b"\0"
+    return ~fold(sum(struct.unpack(f"!{len(data) // 2}H", data))) & 0xFFFF
+
+
+def ip4_header(src, dst, ident, ttl, total_len, cksum=0):
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, total_len, ident, 0x4000, ttl,
+                       socket.IPPROTO_UDP, cksum, socket.inet_aton(src), socket.inet_aton(dst))
+
+
+def udp_datagram(src, dst, sport, dport, payload):
+    length = 8 + len(payload)
+    pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack(
+        "!BBH", 0, socket.IPPROTO_UDP, length)
+    c = csum(pseudo + struct.pack("!HHHH", sport, dport, length, 0) + payload)
+    return struct.pack("!HHHH", sport, dport, length, c or 0xFFFF) + payload  # RFC 768
+
+
+# header checksums (before forwarding) to hit: a TTL decrement adds 0x0100 to the
+# checksum in one's complement, so these are the values around both ends of the wrap
+TARGETS = (0x0000, 0x0001, 0x00FE, 0x00FF, 0x0100, 0x0101, 0x7FFF, 0x8000, 0xFDFF, 0xFEFE,
+           0xFEFF, 0xFF00, 0xFF01, 0xFFFE)
+TTLS = (2, 64, 255)
+LENGTHS = (1, 17, 1472)  # 1472 = a full 1500-byte IP packet
+
+
+def udp_corners(src, dst, port):
+    rnd = random.Random(4)
+    plan = []
+    for ttl in TTLS:
+        for n in LENGTHS:
+            payload = bytes(rnd.randrange(256) for _ in range(n))
+            total = 20 + 8 + n
+            # the checksum is ~(S0 + id) in one's complement, S0 the sum with id = 0:
+            # id = ~t - S0; checked below by computing the header's checksum again
+            s0 = ~csum(ip4_header(src, dst, 0, ttl, total)) & 0xFFFF
+            for t in TARGETS + tuple(rnd.randrange(0x10000) for _ in range(4)):
+                ident = fold((~t & 0xFFFF) + (~s0 & 0xFFFF))
+                if ident == 0:  # 0 would make the kernel choose the ID
+                    continue
+                if csum(ip4_header(src, dst, ident, ttl, total)) == t:
+                    plan.append((ident, ttl, payload, t))
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    sent = []
+    for i, (ident, ttl, payload, c) in enumerate(plan):
+        udp = udp_datagram(src, dst, 40000 + i, port, payload)
+        s.sendto(ip4_header(src, dst, ident, ttl, 20 + len(udp), c) + udp, (dst, 0))
+        sent.append({"id": ident, "ttl": ttl, "len": 20 + len(udp), "ip_cksum": c})
+        time.sleep(0.001)  # paced: the test is about bytes, not about queue sizes
+    json.dump(sent, sys.stdout)
+
+
+def stream(n, seed=7):
+    rnd = random.Random(seed)
+    while n > 0:
+        k = min(n, 65536)
+        yield rnd.randbytes(k)
+        n -= k
+
+
+def tcp_recv(addr, port):
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(1)
+    print("listening", flush=True)
+    ls.settimeout(30)
+    c, _ = ls.accept()
+    c.settimeout(30)
+    h, total = hashlib.sha256(), 0
+    while True:
+        b = c.recv(1 << 16)
+        if not b:
+            break
+        h.update(b)
+        total += len(b)
+    print(total, h.hexdigest(), flush=True)
+
+
+def tcp_send(dst, port, n):
+    h = hashlib.sha256()
+    s = socket.create_connection((dst, port), timeout=30)
+    for chunk in stream(n):
+        h.update(chunk)
+        s.sendall(chunk)
+    s.shutdown(socket.SHUT_WR)
+    s.recv(1)  # until the peer closes: everything was read
+    print(n, h.hexdigest(), flush=True)
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "udp-corners":
+        udp_corners(args[0], args[1], int(args[2]))
+    elif cmd == "tcp-recv":
+        tcp_recv(args[0], int(args[1]))
+    elif cmd == "tcp-send":
+        tcp_send(args[0], int(args[1]), int(args[2]))
+    else:
+        sys.exit(f"unknown command {cmd}")
