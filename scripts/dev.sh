@@ -4,7 +4,7 @@
 # The README's two commands. On a fresh Debian 12 machine, as root:
 #   scripts/dev.sh run    install what is missing, build, reserve hugepages, run
 #                         dpfwd on configs/default.ini for a few seconds, show telemetry
-#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func)
+#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns)
 # Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
 set -euo pipefail
 
@@ -12,7 +12,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${DPFWD_BUILD_DIR:-$ROOT/build}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
 	libpcap-dev libjansson-dev libmicrohttpd-dev python3 python3-pyelftools python3-matplotlib
-	ministat curl clang-format jq)
+	ministat curl clang-format jq
+	iproute2 ethtool iputils-ping iperf3 tshark) # the last line: tests/netns (hosts in namespaces)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 
@@ -96,7 +97,7 @@ cmd_run() {
 }
 
 cmd_test() {
-	say "meson test (suites: unit, func)"
+	say "meson test (suites: unit, func, netns)"
 	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@"
 	say "CUnit summaries"
 	grep -hE "^ +(tests|asserts) " "$BUILD/meson-logs/testlog.txt" | awk '

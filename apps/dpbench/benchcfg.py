@@ -14,7 +14,7 @@ start of a line or after a blank), `;` at the start of a line too.
     name = fwd-2000flows-64b-variants   # default: the file name without .ini
     description = seed 003 tunables      # free text, into the results
     config = fwd-2000flows-64b.ini       # the dpfwd config; relative to this file
-    rig = pcap                           # pcap | dpgen
+    rig = pcap                           # pcap | memif
     pcap = ${DPFWD_BUILD}/pcap/fwd-2000flows-64b.pcap   # pcap rig: what port RX_PORT replays
     rx_port = 0                          # the port traffic comes in on
     tx_ports = 1, 2                      # forwarded = opackets summed over these
@@ -26,6 +26,9 @@ start of a line or after a blank), `;` at the start of a line too.
     baseline = cache-256                 # variant the others are tested against (default: first)
     set = dpfwd.node_stats=on            # override for every variant (repeatable)
     no_huge = off                        # on: every program with --no-huge -m 1024
+    telemetry = socket                   # where dpfwd's 1 s samples come from: socket (DPDK
+                                         # telemetry), or metrics (GET its Prometheus
+                                         # /metrics, served on 127.0.0.1, a free port)
 
     [variant cache-0]                    # one per variant, in the order to show them
     label = mempool cache 0              # optional legend text
@@ -35,9 +38,37 @@ start of a line or after a blank), `;` at the start of a line too.
     mempool.cache = 0 | 256              # values separated by '|'
     mempool.ops = ring_mp_mc | stack     # -> 4 variants "cache=0/ops=ring_mp_mc", ...
 
-The dpgen rig takes `gen_pcap` (required: the pcap dpgen replays) and
-`gen_rate` (dpgen's --rate: max, the default, or N[k|M|G]pps or N[k|M|G]bps) instead
-of `pcap`.
+The pcap rig: dpfwd's port RX_PORT replays `pcap` with net_pcap's
+infinite_rx (a line-rate source), TX_PORTS are the config's sinks.
+
+The memif rig: two processes, dpgen -> dpfwd -> dpgen over one net_memif
+interface (dpfwd is the server, dpgen the client; `tx_ports` is RX_PORT, its
+default: dpfwd routes the traffic back out of the port it came in on, to
+dpgen's MAC 02:64:67:00:00:00 that the dpfwd config names as a neighbor).
+dpgen measures what comes back: loss, reordering, latency.  Its keys:
+
+    gen_pcap = ${DPFWD_BUILD}/pcap/replay-1024flows-100b.pcap   # replay in a loop, or:
+    gen_flows = 2000                     # synthetic UDP flows (default 2000) of
+    gen_frame_size = 64                  # frame size with FCS, 64..1518 (default 64), or
+    gen_payload = 100                    # UDP payload bytes, 18..1472
+    gen_rate = max                       # dpgen's --rate: max, N[k|M|G]pps, N[k|M|G]bps
+
+and an optional [rfc2544] section for `dpbench.py rfc2544` (RFC 2544 26.1
+throughput: the highest rate without loss, by binary search, and the
+offered-load curve):
+
+    [rfc2544]
+    trial = 5                            # measured seconds per trial
+    warmup = 1                           # seconds of traffic before each trial's measurement
+    repeats = 2                          # trials per rate; a rate passes when all pass
+    loss_tolerance = 0                   # percent of frames lost that still passes (RFC: 0)
+    rate_tolerance = 1                   # percent dpgen may fall short of the offered rate
+    resolution = 1%                      # stop when hi - lo <= 1% of hi; or a rate: 10kpps
+    max_rate = max                       # the top: max = what dpgen reaches; or N[k|M|G]pps
+    min_rate = 0                         # the bottom, assumed to pass
+    points = 10                          # offered-load curve: max_rate/points .. max_rate
+    validate = 10                        # seconds of the final trial at the rate found (0: none)
+    max_trials = 40                      # search trials at most (the curve not counted)
 
 `${NAME}` in config, pcap and gen_pcap comes from the environment, with
 DPFWD_BUILD (the build dir), DPFWD_SRC (the source tree) and BENCH_DIR (this
@@ -64,7 +95,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
-RIGS = ("pcap", "dpgen")
+RIGS = ("pcap", "memif")
+TELEMETRY_SOURCES = ("socket", "metrics")
 ANCHORS = ("l3fwd", "testpmd")
 DEFAULT_PCAP = "${DPFWD_BUILD}/pcap/fwd-2000flows-64b.pcap"
 MAX_PORTS = 16
@@ -72,6 +104,14 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=/-]*$")
 OVERRIDE_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\.([A-Za-z][A-Za-z0-9_]*)$")
 VAR_RE = re.compile(r"\$\{([^}]*)\}")
 GEN_RATE_RE = re.compile(r"^(max|[0-9]+(\.[0-9]+)?[kMG]?(pps|bps))$")
+PPS_RE = re.compile(r"^([0-9]+(\.[0-9]+)?)([kMG]?)pps$")
+UNIT = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
+# memif in DPDK 22.11 carries frames up to 1518 bytes with the FCS (no jumbo frames)
+MEMIF_MAX_FRAME = 1518
+GEN_MIN_FRAME, GEN_STAMP_LEN, GEN_UDP4_HDRS = 64, 18, 14 + 20 + 8
+GEN_FLOWS_MAX = 1 << 20
+# dpgen's MAC on the memif rig; the dpfwd config's neighbor (the next hop back to dpgen)
+GEN_MAC = "02:64:67:00:00:00"
 
 MEMPOOL_OPS = ("ring_mp_mc", "ring_sp_sc", "ring_mp_sc", "ring_sp_mc", "stack", "lf_stack",
                "ring_mt_rts", "ring_mt_hts")
@@ -150,6 +190,60 @@ def check_override(key: str, value: str) -> Optional[str]:
     return None
 
 
+def parse_pps(v: str) -> Optional[float]:
+    """'12Mpps', '500kpps', '1000pps' -> packets per second; None if not that form."""
+    m = PPS_RE.match(v)
+    if not m:
+        return None
+    return float(m.group(1)) * UNIT[m.group(3)]
+
+
+def fmt_pps(pps: float) -> str:
+    """12000000 -> '12Mpps' (dpgen's --rate syntax, exact to the packet per second)."""
+    for unit, mult in (("M", 1e6), ("k", 1e3)):
+        if pps >= mult:
+            return f"{pps / mult:.6f}".rstrip("0").rstrip(".") + unit + "pps"
+    return f"{max(1, round(pps))}pps"
+
+
+@dataclass
+class SearchConfig:
+    """[rfc2544]: the throughput search and the offered-load curve."""
+    trial: int = 5                   # measured seconds per trial
+    warmup: int = 1                  # seconds of traffic before the measurement
+    repeats: int = 2                 # trials per rate; all must pass
+    loss_tolerance: float = 0.0      # percent
+    rate_tolerance: float = 1.0      # percent dpgen may fall short of the offered rate
+    resolution: Tuple[str, float] = ("pct", 1.0)    # ("pct", %) or ("pps", pps)
+    max_rate: Optional[float] = None                # pps; None = what dpgen reaches
+    min_rate: float = 0.0
+    points: int = 10
+    validate: Optional[int] = None   # seconds; None = 2 x trial; 0 = no validation
+    max_trials: int = 40
+    line: int = 0                    # of the [rfc2544] header
+    lines: Dict[str, int] = field(default_factory=dict)
+
+    def validate_s(self) -> int:
+        return 2 * self.trial if self.validate is None else self.validate
+
+    def resolution_text(self) -> str:
+        kind, v = self.resolution
+        return f"{v:g}%" if kind == "pct" else fmt_pps(v)
+
+    def as_dict(self) -> dict:
+        return {"trial_s": self.trial, "warmup_s": self.warmup, "repeats": self.repeats,
+                "loss_tolerance_pct": self.loss_tolerance,
+                "rate_tolerance_pct": self.rate_tolerance,
+                "resolution": self.resolution_text(),
+                "max_rate_pps": self.max_rate, "min_rate_pps": self.min_rate,
+                "points": self.points, "validate_s": self.validate_s(),
+                "max_trials": self.max_trials}
+
+
+SEARCH_KEYS = ("trial", "warmup", "repeats", "loss_tolerance", "rate_tolerance", "resolution",
+               "max_rate", "min_rate", "points", "validate", "max_trials")
+
+
 # --------------------------------------------------------------------------
 # The scenario
 # --------------------------------------------------------------------------
@@ -195,9 +289,30 @@ class BenchConfig:
     common: List[Override]
     variants: List[Variant]
     no_huge: bool
+    telemetry: str = "socket"               # socket | metrics: where the 1 s samples come from
     gen_pcap: Optional[str] = None
     gen_rate: str = "max"
+    gen_flows: int = 2000
+    gen_frame_size: Optional[int] = None     # with the FCS; None with gen_payload or gen_pcap
+    gen_payload: Optional[int] = None
+    search: Optional[SearchConfig] = None    # [rfc2544]; memif rig only
     lines: Dict[str, int] = field(default_factory=dict)   # [bench] key -> line
+
+    def gen_traffic_args(self) -> List[str]:
+        """dpgen's options for what to send (not the rate)."""
+        if self.gen_pcap:
+            return ["--pcap", self.gen_pcap]
+        a = ["--flows", str(self.gen_flows)]
+        if self.gen_payload is not None:
+            return a + ["--payload", str(self.gen_payload)]
+        return a + ["--frame-size", str(self.gen_frame_size or GEN_MIN_FRAME)]
+
+    def gen_traffic_text(self) -> str:
+        if self.gen_pcap:
+            return f"replay {self.gen_pcap}"
+        size = (f"{self.gen_payload} B UDP payload" if self.gen_payload is not None
+                else f"{self.gen_frame_size or GEN_MIN_FRAME} B frames")
+        return f"{self.gen_flows} UDP flow{'s' if self.gen_flows != 1 else ''} of {size}"
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -230,7 +345,12 @@ class BenchConfig:
                 "duration_s": self.duration, "warmup_s": self.warmup,
                 "repetitions": self.repetitions, "cooldown_s": self.cooldown,
                 "anchors": self.anchors, "baseline": self.baseline, "no_huge": self.no_huge,
+                "telemetry": self.telemetry,
                 "gen_pcap": self.gen_pcap, "gen_rate": self.gen_rate,
+                "gen_flows": self.gen_flows if self.rig == "memif" and not self.gen_pcap else None,
+                "gen_frame_size": self.gen_frame_size, "gen_payload": self.gen_payload,
+                "gen_traffic": self.gen_traffic_text() if self.rig == "memif" else None,
+                "rfc2544": self.search.as_dict() if self.search else None,
                 "common_sets": [o.arg() for o in self.common],
                 "variants": [{"name": v.name, "label": v.label,
                               "sets": [o.arg() for o in self.overrides(v)]}
@@ -243,10 +363,11 @@ class BenchConfig:
 
 BENCH_KEYS = ("name", "description", "config", "rig", "pcap", "rx_port", "tx_ports",
               "duration", "warmup", "repetitions", "cooldown", "anchors", "baseline", "set",
-              "no_huge", "gen_pcap", "gen_rate")
+              "no_huge", "gen_pcap", "gen_rate", "gen_flows", "gen_frame_size", "gen_payload",
+              "telemetry")
 REPEATABLE = ("set",)
 PCAP_ONLY = ("pcap", "anchors")
-DPGEN_ONLY = ("gen_pcap", "gen_rate")
+MEMIF_ONLY = ("gen_pcap", "gen_rate", "gen_flows", "gen_frame_size", "gen_payload")
 
 
 def _strip_comment(line: str) -> str:
@@ -299,7 +420,9 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
     matrix: List[Tuple[str, str, int]] = []
     matrix_line = 0
     variants: List[Variant] = []
-    section = None          # "bench" | "matrix" | Variant
+    search_kv: Dict[str, Tuple[str, int]] = {}
+    search_line = 0
+    section = None          # "bench" | "matrix" | "rfc2544" | Variant
     seen_keys: Dict[str, int] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         s = _strip_comment(raw)
@@ -308,7 +431,7 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
         if s.startswith("["):
             if not s.endswith("]"):
                 raise err(lineno, f"bad section header '{s}' (expected [bench], "
-                                  "[variant NAME] or [matrix])")
+                                  "[variant NAME], [matrix] or [rfc2544])")
             head = s[1:-1].strip()
             seen_keys = {}
             if head == "bench":
@@ -319,6 +442,10 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
                 if matrix_line:
                     raise err(lineno, f"[matrix] given twice (first at line {matrix_line})")
                 matrix_line, section = lineno, "matrix"
+            elif head == "rfc2544":
+                if search_line:
+                    raise err(lineno, f"[rfc2544] given twice (first at line {search_line})")
+                search_line, section = lineno, "rfc2544"
             elif head.split(None, 1)[0] == "variant":
                 parts = head.split(None, 1)
                 if len(parts) != 2:
@@ -335,7 +462,7 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
                 variants.append(section)
             else:
                 raise err(lineno, f"unknown section [{head}] (expected [bench], "
-                                  "[variant NAME] or [matrix])")
+                                  "[variant NAME], [matrix] or [rfc2544])")
             continue
         if "=" not in s:
             raise err(lineno, f"expected 'key = value', got '{s}'")
@@ -354,6 +481,13 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
                 raise err(lineno, f"unknown key '{key}' in [bench] (expected "
                                   f"{', '.join(BENCH_KEYS)})")
             bench.setdefault(key, []).append((value, lineno))
+        elif section == "rfc2544":
+            if key not in SEARCH_KEYS:
+                raise err(lineno, f"unknown key '{key}' in [rfc2544] (expected "
+                                  f"{', '.join(SEARCH_KEYS)})")
+            if value == "":
+                raise err(lineno, f"{key}: empty value")
+            search_kv[key] = (value, lineno)
         elif section == "matrix":
             why = check_key(key)
             if why:
@@ -427,11 +561,14 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
     rig = rig or "pcap"
     if rig not in RIGS:
         raise err(rig_line, f"rig '{rig}' unknown (expected {', '.join(RIGS)})")
-    for k in PCAP_ONLY if rig != "pcap" else DPGEN_ONLY:
+    for k in PCAP_ONLY if rig != "pcap" else MEMIF_ONLY:
         if k in bench:
             raise err(bench[k][0][1], f"'{k}' applies to rig = "
-                                      f"{'pcap' if k in PCAP_ONLY else 'dpgen'} only "
+                                      f"{'pcap' if k in PCAP_ONLY else 'memif'} only "
                                       f"(this is rig = {rig})")
+    if search_line and rig != "memif":
+        raise err(search_line, "[rfc2544] needs rig = memif: the searches need dpgen to offer "
+                               "a rate and count what comes back")
 
     cfg_v, cfg_line = one("config")
     if cfg_v is None:
@@ -452,13 +589,27 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
             raise err(pl, "pcap path must not contain ',' (it goes into a --vdev devargs string)")
 
     gen_pcap, gen_rate = None, "max"
-    if rig == "dpgen":
+    gen_flows, gen_frame_size, gen_payload = 2000, None, None
+    if rig == "memif":
         gv, gl = one("gen_pcap")
-        if gv is None:
-            raise err(bench_line, "rig = dpgen needs gen_pcap (the pcap dpgen replays)")
-        gen_pcap = expand(gv, gl)
-        if not os.path.isabs(gen_pcap):
-            gen_pcap = str(bench_dir / gen_pcap)
+        if gv is not None:
+            for k in ("gen_flows", "gen_frame_size", "gen_payload"):
+                if k in bench:
+                    raise err(bench[k][0][1], f"{k}: gen_pcap (line {gl}) is replayed as it "
+                                              "is; give one or the other")
+            gen_pcap = expand(gv, gl)
+            if not os.path.isabs(gen_pcap):
+                gen_pcap = str(bench_dir / gen_pcap)
+        gen_flows = get_int("gen_flows", 2000, 1, GEN_FLOWS_MAX)
+        if "gen_frame_size" in bench and "gen_payload" in bench:
+            raise err(bench["gen_payload"][0][1], "gen_payload: gen_frame_size (line "
+                      f"{bench['gen_frame_size'][0][1]}) already sets the size; give one")
+        if "gen_frame_size" in bench:
+            gen_frame_size = get_int("gen_frame_size", GEN_MIN_FRAME, GEN_MIN_FRAME,
+                                     MEMIF_MAX_FRAME)
+        if "gen_payload" in bench:
+            gen_payload = get_int("gen_payload", 100, GEN_STAMP_LEN,
+                                  MEMIF_MAX_FRAME - 4 - GEN_UDP4_HDRS)
         rv, rl = one("gen_rate")
         if rv is not None:
             if not GEN_RATE_RE.match(rv):
@@ -469,7 +620,7 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
     rx_port = get_int("rx_port", 0, 0, MAX_PORTS - 1)
     tv, tl = one("tx_ports")
     if tv is None:
-        tx_ports = [1, 2]
+        tx_ports = [rx_port] if rig == "memif" else [1, 2]
     else:
         try:
             tx_ports = [int(x, 10) for x in _split_list(tv)]
@@ -479,6 +630,9 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
             raise err(tl, f"tx_ports '{tv}': expected port numbers 0..{MAX_PORTS - 1}")
         if len(set(tx_ports)) != len(tx_ports):
             raise err(tl, f"tx_ports '{tv}': a port is listed twice")
+        if rig == "memif" and tx_ports != [rx_port]:
+            raise err(tl, f"tx_ports '{tv}': on the memif rig the traffic goes back to dpgen "
+                          f"over the one memif it came in on: tx_ports = {rx_port} (rx_port)")
 
     duration = get_int("duration", 10, 1, 86400)
     warmup = get_float("warmup", 2.0, 0.0, 3600.0)
@@ -497,6 +651,14 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
         if anchors and (rx_port != 0 or tx_ports != [1, 2]):
             raise err(al, "the anchors run on the fixed rig port 0 -> ports 1, 2: they need "
                           "rx_port = 0 and tx_ports = 1, 2")
+
+    tv_, tl_ = one("telemetry")
+    telemetry = tv_ or "socket"
+    if telemetry not in TELEMETRY_SOURCES:
+        raise err(tl_, f"telemetry '{telemetry}' unknown (expected {', '.join(TELEMETRY_SOURCES)})")
+    if telemetry == "metrics" and anchors:
+        raise err(tl_, "telemetry = metrics: the anchors (l3fwd, testpmd) serve no metrics "
+                       f"endpoint; use anchors = none (line {al})")
 
     nh, nl = one("no_huge")
     if nh is not None and nh.lower() not in BOOLS:
@@ -543,6 +705,8 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
         raise err(bench_line, "no variants: add at least one [variant NAME] section (it may "
                               "be empty: the config as it is) or a [matrix]")
 
+    search = _load_search(search_kv, search_line, err) if search_line else None
+
     bv, bl = one("baseline")
     baseline = variants[0].name
     if bv is not None:
@@ -556,8 +720,82 @@ def load(path, build: Optional[Path] = None) -> BenchConfig:
                        tx_ports=tx_ports, duration=duration, warmup=warmup,
                        repetitions=repetitions, cooldown=cooldown, anchors=anchors,
                        baseline=baseline, common=common, variants=variants, no_huge=no_huge,
-                       gen_pcap=gen_pcap, gen_rate=gen_rate,
+                       telemetry=telemetry, gen_pcap=gen_pcap, gen_rate=gen_rate,
+                       gen_flows=gen_flows,
+                       gen_frame_size=gen_frame_size, gen_payload=gen_payload, search=search,
                        lines={k: v[0][1] for k, v in bench.items()})
+
+
+def _load_search(kv: Dict[str, Tuple[str, int]], line: int, err) -> SearchConfig:
+    """[rfc2544] key = value pairs -> SearchConfig; errors at the key's line."""
+    sc = SearchConfig(line=line, lines={k: v[1] for k, v in kv.items()})
+
+    def num(key: str, lo: float, hi: float, integer: bool):
+        v, ln = kv[key]
+        try:
+            x = int(v, 10) if integer else float(v)
+        except ValueError:
+            raise err(ln, f"{key} '{v}' is not {'an integer' if integer else 'a number'} "
+                          f"({lo:g}..{hi:g})") from None
+        if not lo <= x <= hi:
+            raise err(ln, f"{key} '{v}' is out of range {lo:g}..{hi:g}")
+        return x
+
+    def rate(key: str, allow_max: bool) -> Optional[float]:
+        v, ln = kv[key]
+        if allow_max and v == "max":
+            return None
+        if v == "0":
+            return 0.0
+        pps = parse_pps(v)
+        if pps is None:
+            raise err(ln, f"{key} '{v}': expected {'max or ' if allow_max else ''}"
+                          "N[k|M|G]pps (e.g. 12Mpps; the searches count packets)")
+        return pps
+
+    if "trial" in kv:
+        sc.trial = num("trial", 1, 3600, True)
+    if "warmup" in kv:
+        sc.warmup = num("warmup", 0, 600, True)
+    if "repeats" in kv:
+        sc.repeats = num("repeats", 1, 100, True)
+    if "loss_tolerance" in kv:
+        sc.loss_tolerance = num("loss_tolerance", 0, 100, False)
+    if "rate_tolerance" in kv:
+        sc.rate_tolerance = num("rate_tolerance", 0, 50, False)
+    if "resolution" in kv:
+        v, ln = kv["resolution"]
+        if v.endswith("%"):
+            try:
+                pct = float(v[:-1])
+            except ValueError:
+                pct = -1.0
+            if not 0.01 <= pct <= 50:
+                raise err(ln, f"resolution '{v}': a percentage 0.01%..50% of the upper bound, "
+                              "or a rate (10kpps)")
+            sc.resolution = ("pct", pct)
+        else:
+            pps = parse_pps(v)
+            if pps is None or pps <= 0:
+                raise err(ln, f"resolution '{v}': expected a percentage (1%) or a rate "
+                              "(10kpps)")
+            sc.resolution = ("pps", pps)
+    if "max_rate" in kv:
+        sc.max_rate = rate("max_rate", True)
+        if sc.max_rate == 0:
+            raise err(kv["max_rate"][1], "max_rate 0: nothing to search")
+    if "min_rate" in kv:
+        sc.min_rate = rate("min_rate", False)
+        if sc.max_rate is not None and sc.min_rate >= sc.max_rate:
+            raise err(kv["min_rate"][1], f"min_rate {kv['min_rate'][0]} is not below max_rate "
+                                         f"{kv['max_rate'][0]}")
+    if "points" in kv:
+        sc.points = num("points", 2, 100, True)
+    if "validate" in kv:
+        sc.validate = num("validate", 0, 3600, True)
+    if "max_trials" in kv:
+        sc.max_trials = num("max_trials", 2, 1000, True)
+    return sc
 
 
 def describe(b: BenchConfig) -> str:
@@ -565,13 +803,23 @@ def describe(b: BenchConfig) -> str:
            f"  file      {b.path}",
            f"  config    {b.config}",
            f"  rig       {b.rig}"
-           + (f"  pcap {b.pcap}" if b.rig == "pcap" else f"  gen_pcap {b.gen_pcap} "
-              f"gen_rate {b.gen_rate}"),
+           + (f"  pcap {b.pcap}" if b.rig == "pcap" else f"  dpgen: {b.gen_traffic_text()} "
+              f"at {b.gen_rate}"),
            f"  ports     rx {b.rx_port}  tx {','.join(map(str, b.tx_ports))}",
            f"  runs      {b.repetitions} x {b.duration} s (warmup {b.warmup:g} s, "
            f"cooldown {b.cooldown:g} s), round robin",
            f"  anchors   {', '.join(b.anchors) or 'none'}",
+           f"  telemetry {b.telemetry}"
+           + ("  (dpfwd's 1 s samples from its Prometheus /metrics)" if b.telemetry == "metrics"
+              else "  (dpfwd's 1 s samples from its DPDK telemetry socket)"),
            f"  baseline  {b.baseline}"]
+    if b.search:
+        sc = b.search
+        out.append(f"  rfc2544   trials {sc.repeats} x {sc.trial} s (warmup {sc.warmup} s), "
+                   f"loss tolerance {sc.loss_tolerance:g}%, resolution {sc.resolution_text()}, "
+                   f"rates {fmt_pps(sc.min_rate) if sc.min_rate else '0'}.."
+                   f"{fmt_pps(sc.max_rate) if sc.max_rate else 'max'}, curve {sc.points} points, "
+                   f"validation {sc.validate_s()} s")
     for v in b.ordered_variants():
         out.append(f"  variant {v.name}" + (f"  ({v.label})" if v.label else ""))
         out.append("      " + (" ".join(b.set_args(v)) or "(the config as it is)"))

@@ -7,8 +7,11 @@
     dpbench.py run BENCH.ini [--runs N] [--duration S] [--warmup W] [--out DIR]
                    [--build BUILD] [--only NAME,...] [--no-anchors] [--keep-going]
                    [--confidence 95] [--no-plots] [--dry-run] [--no-huge]
+    dpbench.py rfc2544 BENCH.ini [--only NAME,...] [--no-curve | --no-search] [--trial S]
+                   [--repeats N] [--loss-tolerance PCT] [--resolution 1%|RATE]
+                   [--max-rate max|RATE] [--points N] [--validate S] [--out DIR] [--dry-run]
     dpbench.py build-anchors --build BUILD
-    dpbench.py list --build BUILD
+    dpbench.py list [--build BUILD] [--programs]
 
 `run` measures the variants of a bench config (configs/bench/*.ini, read by
 benchcfg.py: the dpfwd config, the rig, run length and count, anchors, and
@@ -66,6 +69,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +83,7 @@ if str(HERE) not in sys.path:
 import benchcfg  # noqa: E402  (next to this file)
 import dpplot    # noqa: E402
 import dpstat    # noqa: E402
+import rfc2544   # noqa: E402
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
 DPFWD_PCAP_REL = "pcap/fwd-2000flows-64b.pcap"   # ${DPFWD_BUILD}/... in the config
@@ -195,6 +200,7 @@ class Ctx:
     dpfwd_config: Path
     rx_port: int = RX_PORT     # the rig: traffic in on rx_port, forwarded = sum over tx_ports
     tx_ports: Tuple[int, ...] = TX_PORTS
+    metrics: bool = False      # dpfwd's per-second samples from its Prometheus endpoint
 
     def pcap_vdev(self) -> str:
         return f"net_pcap0,rx_pcap={self.pcap},infinite_rx=1"
@@ -381,6 +387,7 @@ def sample(tel: Telemetry, rx_port: int = RX_PORT, tx_ports=TX_PORTS, extra=()) 
             raise RunError(f"telemetry has no stats for port {p}: {v!r}")
     s = {"t": (t0 + t1) / 2,
          "tx": sum(st[p]["opackets"] for p in tx_ports),
+         "tx_bytes": sum(st[p]["obytes"] for p in tx_ports),
          "rx": st[rx_port]["ipackets"],
          "imissed": st[rx_port]["imissed"],
          "rx_nombuf": st[rx_port].get("rx_nombuf", 0),
@@ -392,10 +399,94 @@ def sample(tel: Telemetry, rx_port: int = RX_PORT, tx_ports=TX_PORTS, extra=()) 
     return s
 
 
-def stop_process(proc: subprocess.Popen) -> str:
-    """SIGINT, then SIGTERM, then SIGKILL, by pid; returns how it ended."""
+# --------------------------------------------------------------------------
+# dpfwd's Prometheus endpoint (the bench key telemetry = metrics)
+# --------------------------------------------------------------------------
+
+PROM_LINE_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?$')
+PROM_LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def parse_prometheus(text: str) -> Dict[str, List[Tuple[Dict[str, str], float]]]:
+    """Prometheus text format 0.0.4 -> {metric: [(labels, value)]} (comments skipped)."""
+    out: Dict[str, List[Tuple[Dict[str, str], float]]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = PROM_LINE_RE.match(line.strip())
+        if not m:
+            raise ValueError(f"not a Prometheus sample line: {line!r}")
+        labels = {k: v.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+                  for k, v in PROM_LABEL_RE.findall(m.group(2) or "")}
+        v = m.group(3)
+        try:
+            val = int(v)
+        except ValueError:
+            val = float(v)
+        out.setdefault(m.group(1), []).append((labels, val))
+    return out
+
+
+def scrape(url: str, timeout: float = 5.0) -> Dict[str, List[Tuple[Dict[str, str], float]]]:
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return parse_prometheus(r.read().decode())
+    except urllib.error.HTTPError as e:
+        raise RunError(f"GET {url}: HTTP {e.code} {e.reason}") from None
+
+
+def sample_metrics(url: str, rx_port: int, tx_ports, extra=()) -> dict:
+    """One sample (the keys of sample()) from one scrape of dpfwd's /metrics: the
+    ports' counters, and with EXTRA the lcores' and nodes' counters summed as
+    reduce_lcores() and reduce_nodes() do.  One GET is one snapshot, so t is the
+    middle of the request."""
+    t0 = time.monotonic()
+    m = scrape(url)
+    t1 = time.monotonic()
+
+    def port(name: str, p: int) -> int:
+        for labels, v in m.get(name, []):
+            if labels.get("port") == str(p):
+                return int(v)
+        raise RunError(f"{url} has no {name}{{port=\"{p}\"}}")
+
+    s = {"t": (t0 + t1) / 2,
+         "tx": sum(port("dpfwd_port_tx_packets_total", p) for p in tx_ports),
+         "tx_bytes": sum(port("dpfwd_port_tx_bytes_total", p) for p in tx_ports),
+         "rx": port("dpfwd_port_rx_packets_total", rx_port),
+         "imissed": port("dpfwd_port_rx_missed_total", rx_port),
+         "rx_nombuf": port("dpfwd_port_rx_nombuf_total", rx_port),
+         "tx_back": port("dpfwd_port_tx_packets_total", rx_port),
+         "oerrors": sum(port("dpfwd_port_tx_errors_total", p) for p in tx_ports)}
+    if "/dpfwd/graph/lcores" in extra:
+        lc = {"busy_cycles": 0, "idle_cycles": 0, "rx_pkts": 0, "tx_pkts": 0, "workers": 0}
+        for name, key in (("dpfwd_lcore_busy_cycles_total", "busy_cycles"),
+                          ("dpfwd_lcore_idle_cycles_total", "idle_cycles"),
+                          ("dpfwd_lcore_rx_packets_total", "rx_pkts"),
+                          ("dpfwd_lcore_tx_packets_total", "tx_pkts")):
+            lc[key] = sum(int(v) for _, v in m.get(name, []))
+        lc["workers"] = len({l.get("lcore") for l, _ in m.get("dpfwd_lcore_rx_packets_total", [])})
+        s["lcores"] = lc
+    if "/dpfwd/graph/nodes" in extra:
+        nodes: Dict[str, dict] = {}
+        for name, key in (("dpfwd_node_calls_total", "calls"),
+                          ("dpfwd_node_packets_total", "pkts"),
+                          ("dpfwd_node_cycles_total", "timed_cycles"),
+                          ("dpfwd_node_timed_packets_total", "timed_pkts")):
+            for labels, v in m.get(name, []):
+                n = nodes.setdefault(labels.get("node", "?"),
+                                     {"calls": 0, "pkts": 0, "timed_cycles": 0, "timed_pkts": 0})
+                n[key] += int(v)
+        s["nodes"] = nodes
+    return s
+
+
+def stop_process(proc: subprocess.Popen, first=signal.SIGINT, wait_first: float = 20) -> str:
+    """SIGINT (or FIRST), then SIGTERM, then SIGKILL, by pid; returns how it ended."""
     how = "already exited"
-    for sig, wait in ((signal.SIGINT, 20), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+    for sig, wait in ((first, wait_first), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
         if proc.poll() is not None:
             break
         try:
@@ -413,68 +504,221 @@ def stop_process(proc: subprocess.Popen) -> str:
     return how
 
 
+def spawn(argv: List[str], env: Dict[str, str], logfile: Path) -> subprocess.Popen:
+    """Start ARGV with its output in LOGFILE (first line: the command), in its own
+    session, allowed on every CPU (dpbench itself keeps off the worker's)."""
+    cpus = _all_cpus()
+    with open(logfile, "wb") as lf:
+        lf.write(("# " + " ".join(argv) + "\n").encode())
+        lf.flush()
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=lf,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+
+
+def log_tail(logfile: Path) -> List[str]:
+    """The error lines of a log (EAL, Cause, error, ...), or its last lines."""
+    try:
+        lines = Path(logfile).read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    errs = [l for l in lines if re.search(r"EAL:|Cause:|[Ee]rror|FATAL|[Ii]nvalid|[Ff]ail", l)]
+    return errs[-10:] if errs else lines[-15:]
+
+
+def remove_runtime_dir(prefix: str) -> None:
+    """--in-memory leaves no hugepage files (--no-huge uses none); remove our
+    (unique) runtime dir: it keeps EAL's config files with --no-huge, and the
+    socket if the process had to be killed."""
+    rtdir = dpdk_runtime_dir() / prefix
+    if rtdir.name.startswith("dpbench-") and rtdir.is_dir():
+        shutil.rmtree(rtdir, ignore_errors=True)
+
+
+def connect_telemetry(proc: subprocess.Popen, prefix: str, who: str = "") -> Telemetry:
+    """Wait (60 s at most) for the process's DPDK telemetry socket and connect."""
+    sock_path = dpdk_runtime_dir() / prefix / "dpdk_telemetry.v2"
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            raise RunError(f"{who}exited with status {proc.returncode} during start-up")
+        if sock_path.exists():
+            try:
+                return Telemetry(sock_path)
+            except OSError:
+                pass
+        if time.monotonic() > deadline:
+            raise RunError(f"{who}no telemetry socket {sock_path} after 60 s")
+        time.sleep(0.1)
+
+
+def wait_ports(tel: Telemetry, want_ports) -> None:
+    ports = tel.cmd("/ethdev/list")
+    if not isinstance(ports, list) or not set(want_ports) <= set(ports):
+        # ports may still be probing; retry briefly
+        for _ in range(50):
+            time.sleep(0.1)
+            ports = tel.cmd("/ethdev/list")
+            if isinstance(ports, list) and set(want_ports) <= set(ports):
+                break
+        else:
+            raise RunError(f"expected ports {','.join(map(str, sorted(want_ports)))}, "
+                           f"telemetry lists {ports!r}")
+
+
+class GenRun:
+    """dpgen on the memif rig, next to one dpfwd: started once dpfwd's ports
+    exist (dpfwd is the memif server).  It runs with --hold: once its run is
+    over (SIGINT, or its --duration) it writes its JSON and keeps the memif
+    port open, polling nothing, until the next SIGINT.  So dpfwd can be
+    stopped first: DPDK 22.11's memif PMD unmaps the shared rings when the
+    peer disconnects, under the feet of a worker still polling them (dpfwd's
+    worker died of that, SIGSEGV in librte_net_memif, about one trial in 10
+    before this order).  Errors name dpgen."""
+
+    HOLD_S = 120
+
+    def __init__(self, rig: "MemifRig", prefix: str, logs: Path, rate: str, warmup: float,
+                 duration: float = 0, sock: Optional[str] = None):
+        self.rig, self.rate, self.warmup, self.duration = rig, rate, warmup, duration
+        self.prefix = prefix + "-gen"
+        self.log = logs / f"{self.prefix}.log"
+        self.json = logs / f"{self.prefix}.json"
+        self.sock = sock or rig.sock_path(prefix)
+        self.proc: Optional[subprocess.Popen] = None
+        self.argv: List[str] = []
+        self.exit_status: Optional[int] = None
+
+    def start(self, tel: Telemetry, rx_port: int) -> None:
+        info = tel.cmd(f"/ethdev/info,{rx_port}")
+        mac = info.get("mac_addr") if isinstance(info, dict) else None
+        if not mac:
+            raise RunError(f"dpfwd's telemetry has no MAC address for port {rx_port}: {info!r}")
+        self.argv = self.rig.gen_argv(self.prefix, self.sock, mac, self.json, self.rate,
+                                      self.warmup, self.duration, self.HOLD_S)
+        self.proc = spawn(self.argv, dict(os.environ), self.log)
+
+    def check(self, when: str) -> None:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RunError(f"dpgen exited with status {self.proc.returncode} {when} "
+                           f"(log {self.log})")
+
+    def wait_json(self, timeout: float, also: Optional[Callable[[], None]] = None) -> None:
+        """Until dpgen has written its JSON (it then holds); ALSO() is called in
+        between (to check on dpfwd)."""
+        deadline = time.monotonic() + timeout
+        while not self.json.exists():
+            if self.proc.poll() is not None:
+                raise RunError(f"dpgen exited with status {self.proc.returncode} before "
+                               f"writing its JSON (log {self.log})")
+            if also:
+                also()
+            if time.monotonic() > deadline:
+                raise RunError(f"dpgen wrote no JSON within {timeout:.0f} s (log {self.log})")
+            time.sleep(0.05)
+
+    def finish(self) -> dict:
+        """End its run (SIGINT: it stops sending, drains, writes its JSON) and
+        read the JSON; it keeps holding the port until cleanup()."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGINT)
+        self.wait_json(30)
+        return self.read()
+
+    def read(self) -> dict:
+        try:
+            j = json.loads(self.json.read_text())
+        except (OSError, ValueError) as e:
+            raise RunError(f"dpgen wrote no usable JSON {self.json}: {e}") from None
+        return {"argv": self.argv, "log": str(self.log), "json": str(self.json),
+                "measured": j.get("measured"), "samples": j.get("samples"),
+                "total": j.get("total"), "config": j.get("config")}
+
+    def quiesce(self) -> None:
+        """Before dpfwd is stopped: make sure dpgen's lcores have stopped polling
+        (its run ended: JSON written, holding), SIGINT if not; errors ignored."""
+        if self.proc is None or self.proc.poll() is not None or self.json.exists():
+            return
+        try:
+            os.kill(self.proc.pid, signal.SIGINT)
+            self.wait_json(10)
+        except (ProcessLookupError, RunError):
+            pass
+
+    def cleanup(self) -> None:
+        """Stop it: SIGINT ends a run, the next one the hold; then SIGTERM, SIGKILL."""
+        if self.proc is not None:
+            for _ in range(2):
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    os.kill(self.proc.pid, signal.SIGINT)
+                    self.proc.wait(timeout=10)
+                except (ProcessLookupError, subprocess.TimeoutExpired):
+                    pass
+            try:
+                stop_process(self.proc, signal.SIGTERM, 5)
+            except RunError:
+                pass
+            self.exit_status = self.proc.returncode
+        remove_runtime_dir(self.prefix)
+
+
 def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
-            keep_samples: bool = False) -> dict:
+            keep_samples: bool = False, rig: Optional["MemifRig"] = None) -> dict:
     """Start PROG, wait until it forwards, warm up, sample every second for
     DURATION s, stop it.  res["ok"] False with res["error"] when it failed
     (res["log_tail"]: its log's last error lines).  keep_samples: every
-    sample in res["samples"] (with PROG's per-second telemetry)."""
+    sample in res["samples"] (with PROG's per-second telemetry).  RIG (the
+    memif rig): dpgen is started once dpfwd's ports exist and sends at the
+    bench's gen_rate; its measured part (loss, latency) is res["gen"]."""
     prefix = unique_prefix(prog.name)
-    rtdir = dpdk_runtime_dir() / prefix
-    sock_path = rtdir / "dpdk_telemetry.v2"
     logs = ctx.workdir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     logfile = logs / f"{prefix}.log"
     argv = prog.argv(ctx, prefix)
     env = dict(os.environ, **prog.env(ctx))
     want_ports = {ctx.rx_port, *ctx.tx_ports}
-    port_list = ",".join(str(p) for p in sorted(want_ports))
     tx_list = ",".join(str(p) for p in ctx.tx_ports)
+    who = "dpfwd " if rig else ""
+    gen = GenRun(rig, prefix, logs, rig.bench.gen_rate, warmup) if rig else None
+
+    metrics_url = None
 
     def take() -> dict:
+        if metrics_url:
+            return sample_metrics(metrics_url, ctx.rx_port, ctx.tx_ports, prog.per_second)
         return sample(tel, ctx.rx_port, ctx.tx_ports, prog.per_second)
 
+    def alive(when: str) -> None:
+        if proc.poll() is not None:
+            raise RunError(f"{who}exited with status {proc.returncode} {when}")
+        if gen:
+            gen.check(when)
+
     res = {"program": prog.name, "prefix": prefix, "argv": argv, "log": str(logfile)}
-    cpus = _all_cpus()
-    with open(logfile, "wb") as lf:
-        lf.write(("# " + " ".join(argv) + "\n").encode())
-        lf.flush()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=lf, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True,
-                                preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+    proc = spawn(argv, env, logfile)
     tel = None
+    failed_gen = False
     try:
-        # 1. wait for the telemetry socket
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RunError(f"exited with status {proc.returncode} during start-up")
-            if sock_path.exists():
-                try:
-                    tel = Telemetry(sock_path)
-                    break
-                except OSError:
-                    pass
-            if time.monotonic() > deadline:
-                raise RunError(f"no telemetry socket {sock_path} after 60 s")
-            time.sleep(0.1)
-        ports = tel.cmd("/ethdev/list")
-        if not isinstance(ports, list) or not want_ports <= set(ports):
-            # ports may still be probing; retry briefly
-            for _ in range(50):
-                time.sleep(0.1)
-                ports = tel.cmd("/ethdev/list")
-                if isinstance(ports, list) and want_ports <= set(ports):
-                    break
-            else:
-                raise RunError(f"expected ports {port_list}, telemetry lists {ports!r}")
+        # 1. wait for the telemetry socket and the ports
+        tel = connect_telemetry(proc, prefix, who)
+        wait_ports(tel, want_ports)
+        if ctx.metrics and prog.group == "dpfwd":
+            info = tel.cmd("/dpfwd/run/info")
+            metrics_url = info.get("metrics") if isinstance(info, dict) else None
+            if not metrics_url:
+                raise RunError(f"dpfwd serves no metrics endpoint (/dpfwd/run/info: {info!r})")
+            res["metrics_url"] = metrics_url
+        if gen:
+            gen.start(tel, ctx.rx_port)
+            res["gen_log"] = str(gen.log)
         # 2. wait until forwarding has started
         deadline = time.monotonic() + 60
         first = take()
         while True:
             time.sleep(0.2)
-            if proc.poll() is not None:
-                raise RunError(f"exited with status {proc.returncode} before forwarding")
+            alive("before forwarding")
             s = take()
             if s["tx"] > first["tx"]:
                 break
@@ -482,14 +726,14 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
                 raise RunError(f"nothing forwarded to ports {tx_list} after 60 s (rx={s['rx']})")
         # 3. warm up, then sample every second
         time.sleep(warmup)
+        alive("while warming up")
         samples = [take()]
         t_start = samples[0]["t"]
         for k in range(1, duration + 1):
             delay = t_start + k - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-            if proc.poll() is not None:
-                raise RunError(f"exited with status {proc.returncode} while measuring")
+            alive("while measuring")
             samples.append(take())
         a, b = samples[0], samples[-1]
         dt = b["t"] - a["t"]
@@ -507,7 +751,12 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
         })
         if keep_samples:
             res["samples"] = samples
-        # 4. optional extra telemetry (e.g. dpfwd's per-node cycles/packet)
+        # 4. dpgen's JSON (it then holds its port: dpfwd stops first), then the
+        # optional extra telemetry
+        if gen:
+            failed_gen = True
+            res["gen"] = gen.finish()
+            failed_gen = False
         res["probes"] = {}
         for c in prog.probes:
             try:
@@ -519,25 +768,102 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
                 res["probes"][c] = v
     except (RunError, OSError, ValueError) as e:
         res.update({"ok": False, "error": str(e)})
+        if not isinstance(e, RunError):
+            # a telemetry or HTTP read that failed: most often because the process died
+            time.sleep(0.2)
+            if proc.poll() is not None:
+                res["error"] = f"{who}exited with status {proc.returncode} ({e})"
+            elif metrics_url and isinstance(e, OSError):
+                res["error"] = f"metrics endpoint {metrics_url}: {e}"
+        if gen and (failed_gen or str(e).startswith("dpgen")):
+            res["failed_process"] = "dpgen"
+        elif gen:
+            res["failed_process"] = "dpfwd"
     finally:
         if tel:
             tel.close()
+        if gen:
+            gen.quiesce()
         res["stopped_by"] = stop_process(proc)
         res["exit_status"] = proc.returncode
-        # --in-memory leaves no hugepage files (--no-huge uses none); remove
-        # our (unique) runtime dir: it keeps EAL's config files with
-        # --no-huge, and the socket if the process had to be killed.
-        if rtdir.name.startswith("dpbench-") and rtdir.is_dir():
-            shutil.rmtree(rtdir, ignore_errors=True)
+        if gen:
+            gen.cleanup()
+            if "gen" in res:
+                res["gen"]["exit_status"] = gen.exit_status
+        remove_runtime_dir(prefix)
+        if rig:
+            rig.remove_socket(rig.sock_path(prefix))
     if not res["ok"]:
-        try:
-            lines = logfile.read_text(errors="replace").splitlines()
-        except OSError:
-            lines = []
-        errs = [l for l in lines if re.search(r"EAL:|Cause:|[Ee]rror|FATAL|[Ii]nvalid|[Ff]ail", l)]
-        tail = errs[-10:] if errs else lines[-15:]
+        tail = log_tail(logfile)
+        if gen and res.get("failed_process") == "dpgen":
+            tail = [f"(dpgen) {l}" for l in log_tail(gen.log)] + tail
         res["log_tail"] = tail
     return res
+
+
+# --------------------------------------------------------------------------
+# The memif rig: dpgen <-> dpfwd, two processes over net_memif
+# --------------------------------------------------------------------------
+
+GEN_CPU = MAIN_LCORE          # dpgen's worker: CPU 0 (with the main lcores); dpfwd's: CPU 1
+GEN_NO_HUGE_MEM_ARGS = ["--no-huge", "-m", "512"]
+
+
+def dpgen_bin(build: Path) -> Path:
+    return build / "apps" / "dpgen" / "dpgen"
+
+
+class MemifRig:
+    """dpfwd's port RX_PORT becomes a memif server (--set portN.dev=net_memif...)
+    on a socket of its own for each dpfwd process, in a private folder under
+    /tmp that cleanup() removes; dpgen is the client, one worker lcore on CPU 0
+    doing TX and RX, with the MAC the dpfwd config names as its next hop
+    (benchcfg.GEN_MAC).  dpfwd routes what it receives back out of the same
+    port.  This machine has 2 CPUs: dpfwd's worker has CPU 1 to itself, dpgen's
+    worker shares CPU 0 with both main lcores (which sleep) and dpbench."""
+
+    def __init__(self, bench: "benchcfg.BenchConfig", build: Path, mem: List[str]):
+        self.bench, self.build = bench, build
+        self.dir = Path(tempfile.mkdtemp(prefix="dpbench-memif-"))
+        self.gen_mem = GEN_NO_HUGE_MEM_ARGS if "--no-huge" in mem else list(HUGE_MEM_ARGS)
+
+    def sock_path(self, prefix: str) -> str:
+        return str(self.dir / f"{prefix}.sock")
+
+    def dpfwd_sets(self, prefix: str) -> List[str]:
+        p = self.bench.rx_port
+        return ["--set", f"port{p}.dev=net_memif{p},role=server,id=0,"
+                         f"socket={self.sock_path(prefix)},socket-abstract=no"]
+
+    def gen_argv(self, prefix: str, sock: str, dst_mac: str, json_path: Path, rate: str,
+                 warmup: float, duration: float, hold: int = 120) -> List[str]:
+        return [str(dpgen_bin(self.build)), "--lcores", f"0@{GEN_CPU},1@{GEN_CPU}",
+                "--file-prefix", prefix, *COMMON_EAL, *self.gen_mem,
+                "--vdev", f"net_memif0,role=client,id=0,socket={sock},socket-abstract=no,"
+                          f"mac={benchcfg.GEN_MAC}",
+                "--", "--tx-port", "0", "--rx-port", "0", *self.bench.gen_traffic_args(),
+                "--src-mac", benchcfg.GEN_MAC, "--dst-mac", dst_mac, "--rate", rate,
+                "--warmup", f"{warmup:g}", "--duration", f"{duration:g}", "--quiet",
+                "--hold", str(hold), "--json", str(json_path)]
+
+    def check(self) -> Optional[str]:
+        b = dpgen_bin(self.build)
+        if not os.access(b, os.X_OK):
+            return f"{b} does not exist (build it: ninja -C {self.build})"
+        if self.bench.gen_pcap and not Path(self.bench.gen_pcap).is_file():
+            return (f"gen_pcap {self.bench.gen_pcap} not found ({self.bench.path}:"
+                    f"{self.bench.lines.get('gen_pcap', 0)}; the build makes the shipped ones: "
+                    f"ninja -C {self.build})")
+        return None
+
+    def remove_socket(self, sock: str) -> None:
+        try:
+            os.unlink(sock)
+        except OSError:
+            pass
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------
@@ -715,10 +1041,23 @@ def cmd_fwd_anchor(args) -> int:
 METRICS = {
     "mpps": {"label": "Mpps forwarded", "file": "mpps",
              "what": "packets out of the TX ports per second / 1e6, per-run median of 1 s samples"},
+    "gbps": {"label": "Gbps forwarded", "file": "gbps",
+             "what": "frame bytes (with the 4-byte FCS) out of the TX ports x 8 / 1e9 per "
+                     "second, per-run median of 1 s samples"},
     "cycles_per_pkt": {"label": "cycles/packet", "file": "cycles-per-pkt",
                        "what": "worker lcores' busy TSC cycles / packets received, per-run "
                                "median of 1 s samples (dpfwd only)"},
+    # from dpgen's measured part (memif rig): one value per run, not a median of samples
+    "loss_pct": {"label": "loss %", "file": "loss-pct", "source": "dpgen",
+                 "what": "frames dpgen sent and did not get back, percent, over the run's "
+                         "measured part (memif rig)"},
+    "lat_p50_us": {"label": "latency p50 us", "file": "latency-p50", "source": "dpgen",
+                   "what": "dpgen's round-trip latency through dpfwd, median, us (memif rig)"},
+    "lat_p99_us": {"label": "latency p99 us", "file": "latency-p99", "source": "dpgen",
+                   "what": "dpgen's round-trip latency through dpfwd, 99th percentile, us "
+                           "(memif rig)"},
 }
+FCS_BYTES = 4
 SOURCE_NODE = "port_rx"           # the graph's source: per received packet = per its packets
 DPFWD_PER_SECOND = ["/dpfwd/graph/lcores", "/dpfwd/graph/nodes"]
 # Not an EAL option: dpfwd checks its config and every --set first (exit 2
@@ -729,9 +1068,10 @@ RESULTS_SCHEMA = "dpbench-run/1"
 
 def derive_per_second(samples: List[dict]) -> dict:
     """Rates between consecutive samples: t (s since the first sample), mpps,
-    rx_mpps and, when the samples carry dpfwd's lcore counters,
-    cycles_per_pkt (busy cycles / packets received in the interval)."""
-    out = {"t": [], "mpps": [], "rx_mpps": [], "cycles_per_pkt": []}
+    gbps (frames with the FCS), rx_mpps and, when the samples carry dpfwd's
+    lcore counters, cycles_per_pkt (busy cycles / packets received in the
+    interval)."""
+    out = {"t": [], "mpps": [], "gbps": [], "rx_mpps": [], "cycles_per_pkt": []}
     if not samples:
         return out
     t0 = samples[0]["t"]
@@ -741,6 +1081,9 @@ def derive_per_second(samples: List[dict]) -> dict:
             continue
         out["t"].append(round(b["t"] - t0, 4))
         out["mpps"].append((b["tx"] - a["tx"]) / dt / 1e6)
+        if "tx_bytes" in a and "tx_bytes" in b:
+            frames = (b["tx_bytes"] - a["tx_bytes"]) + FCS_BYTES * (b["tx"] - a["tx"])
+            out["gbps"].append(frames * 8 / dt / 1e9)
         out["rx_mpps"].append((b["rx"] - a["rx"]) / dt / 1e6)
         la, lb = a.get("lcores"), b.get("lcores")
         if la and lb and lb["rx_pkts"] > la["rx_pkts"]:
@@ -779,7 +1122,13 @@ def finish_run(res: dict) -> dict:
     samples = res.get("samples") or []
     ps = derive_per_second(samples)
     res["per_second"] = ps
-    res["median"] = {m: (statistics.median(ps[m]) if ps.get(m) else None) for m in METRICS}
+    res["median"] = {m: (statistics.median(ps[m]) if ps.get(m) else None) for m in METRICS
+                     if METRICS[m].get("source") != "dpgen"}
+    m = (res.get("gen") or {}).get("measured") or {}
+    lat = m.get("latency_ns") or {}
+    res["median"]["loss_pct"] = (m.get("seq") or {}).get("loss_pct")
+    res["median"]["lat_p50_us"] = lat["p50"] / 1e3 if lat.get("p50") is not None else None
+    res["median"]["lat_p99_us"] = lat["p99"] / 1e3 if lat.get("p99") is not None else None
     res["nodes"] = derive_nodes(samples[0], samples[-1]) if len(samples) > 1 else {}
     return res
 
@@ -880,14 +1229,6 @@ def write_json_atomic(path: Path, obj) -> None:
     os.replace(tmp, path)
 
 
-def dpgen_unavailable(build: Path) -> str:
-    b = build / "apps" / "dpgen" / "dpgen"
-    if not os.access(b, os.X_OK):
-        return (f"rig dpgen is not available yet: {b} does not exist (apps/dpgen is not "
-                "built); use rig = pcap")
-    return (f"rig dpgen is not available yet: dpbench does not drive {b} yet; use rig = pcap")
-
-
 def dpfwd_check(dpfwd: Path, config: Path, sets: List[str], env: Dict[str, str]) -> Optional[str]:
     """What dpfwd says about CONFIG with SETS ('--set', 'k=v', ...), None if it
     takes them."""
@@ -933,15 +1274,18 @@ def preflight(bench: "benchcfg.BenchConfig", variants, dpfwd: Path, env: Dict[st
                                         f"together: {why}")
 
 
-def make_variant_program(bench: "benchcfg.BenchConfig", v, rig_sets: List[str]) -> Program:
-    sets = rig_sets + bench.set_args(v)
+def make_variant_program(bench: "benchcfg.BenchConfig", v,
+                         rig_sets: Callable[[str], List[str]]) -> Program:
+    """RIG_SETS(prefix): the rig's --set arguments for the process with that
+    file prefix (the memif rig gives each its own socket)."""
 
     def argv(ctx: Ctx, prefix: str) -> List[str]:
         # dpfwd adds -l, --vdev and the rest from its config; the final
         # telemetry JSON of each run is kept next to its log.
         return [str(dpfwd_bin(ctx)), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
                 "--", "-c", str(bench.config), "--duration", "0",
-                "--telemetry-json", str(ctx.workdir / "telemetry" / f"{prefix}.json"), *sets]
+                "--telemetry-json", str(ctx.workdir / "telemetry" / f"{prefix}.json"),
+                *rig_sets(prefix), *bench.set_args(v)]
 
     def check(ctx: Ctx) -> Optional[str]:
         if not os.access(dpfwd_bin(ctx), os.X_OK):
@@ -968,10 +1312,6 @@ def cmd_run(args) -> int:
     duration = args.duration or bench.duration
     warmup = bench.warmup if args.warmup is None else args.warmup
     cooldown = bench.cooldown if args.cooldown is None else args.cooldown
-    if bench.rig == "dpgen":
-        warn(dpgen_unavailable(build))
-        return 1
-
     variants = bench.ordered_variants()
     anchors = [] if args.no_anchors else list(bench.anchors)
     if args.only:
@@ -985,9 +1325,29 @@ def cmd_run(args) -> int:
         variants = [v for v in variants if v.name in want]
         anchors = [a for a in anchors if a in want]
 
-    pcap = Path(bench.pcap)
-    rig_sets = ["--set", f"port{bench.rx_port}.dev=net_pcap{bench.rx_port},"
-                         f"rx_pcap={pcap},infinite_rx=1"]
+    mem = mem_args(bench.no_huge or args.no_huge)
+    rig = MemifRig(bench, build, mem) if bench.rig == "memif" else None
+    try:
+        return _cmd_run(args, build, bench, runs, duration, warmup, cooldown, variants, anchors,
+                        mem, rig)
+    finally:
+        if rig:
+            rig.cleanup()
+
+
+def _cmd_run(args, build, bench, runs, duration, warmup, cooldown, variants, anchors, mem,
+             rig) -> int:
+    pcap = Path(bench.pcap) if bench.pcap else None
+    if rig:
+        port_sets = rig.dpfwd_sets
+    else:
+        pcap_sets = ["--set", f"port{bench.rx_port}.dev=net_pcap{bench.rx_port},"
+                              f"rx_pcap={pcap},infinite_rx=1"]
+        port_sets = lambda prefix: pcap_sets    # noqa: E731
+    # telemetry = metrics: dpfwd serves /metrics on a free port of 127.0.0.1 (its
+    # /dpfwd/run/info names it) and dpbench reads its samples from there
+    metrics_sets = ["--set", "dpfwd.metrics=127.0.0.1:0"] if bench.telemetry == "metrics" else []
+    rig_sets = lambda prefix: port_sets(prefix) + metrics_sets    # noqa: E731
     dpfwd = build / "apps" / "dpfwd" / "dpfwd"
     env = dict(os.environ, DPFWD_BUILD=str(build))
     if variants:
@@ -995,7 +1355,7 @@ def cmd_run(args) -> int:
             warn(f"{dpfwd} does not exist: build dpfwd first (ninja -C {build})")
             return 1
         try:
-            preflight(bench, variants, dpfwd, env, rig_sets)
+            preflight(bench, variants, dpfwd, env, rig_sets("dpbench-preflight"))
         except benchcfg.BenchConfigError as e:
             warn(str(e))
             return 2
@@ -1013,17 +1373,27 @@ def cmd_run(args) -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else build / "dpbench" / "runs" / f"{bench.name}-{stamp}"
     out = out.resolve()
-    mem = mem_args(bench.no_huge or args.no_huge)
     ctx = Ctx(build=build, pcap=pcap, workdir=out, mem=mem, dpfwd_config=bench.config,
-              rx_port=bench.rx_port, tx_ports=tuple(bench.tx_ports))
+              rx_port=bench.rx_port, tx_ports=tuple(bench.tx_ports),
+              metrics=bench.telemetry == "metrics")
 
     if args.dry_run:
         sys.stdout.write(benchcfg.describe(bench))
         for p in programs:
             log(f"{p.name}:\n    {' '.join(p.argv(ctx, 'PREFIX'))}")
+        if rig:
+            log("dpgen (started once dpfwd's ports exist; DPFWD_MAC from its telemetry):\n    "
+                + " ".join(rig.gen_argv("PREFIX-gen", rig.sock_path("PREFIX"), "DPFWD_MAC",
+                                        out / "logs" / "PREFIX-gen.json", bench.gen_rate,
+                                        warmup, 0)))
         return 0
 
-    if not pcap.is_file():
+    if rig:
+        why = rig.check()
+        if why:
+            warn(why)
+            return 1
+    elif not pcap.is_file():
         warn(f"pcap {pcap} not found ([bench] pcap; the default is made by the build: "
              f"ninja -C {build})")
         return 1
@@ -1057,8 +1427,11 @@ def cmd_run(args) -> int:
             "options": {"runs": runs, "duration_s": duration, "warmup_s": warmup,
                         "cooldown_s": cooldown, "confidence": args.confidence,
                         "only": args.only, "no_anchors": args.no_anchors},
-            "env": {"build": str(build), "dpfwd": str(dpfwd), "pcap": str(pcap),
-                    "mem_args": mem, "common_eal": COMMON_EAL, "rig_sets": rig_sets,
+            "env": {"build": str(build), "dpfwd": str(dpfwd),
+                    "pcap": str(pcap) if pcap else None,
+                    "dpgen": str(dpgen_bin(build)) if rig else None,
+                    "mem_args": mem, "common_eal": COMMON_EAL,
+                    "rig_sets": rig_sets("PREFIX"),
                     "host": os.uname().nodename, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                     "out": str(out), "argv": sys.argv},
             "metrics": METRICS,
@@ -1084,7 +1457,8 @@ def cmd_run(args) -> int:
     stopped = None
     try:
         for i, (r, p) in enumerate(schedule, 1):
-            res = run_one(p, ctx, warmup, duration, keep_samples=True)
+            res = run_one(p, ctx, warmup, duration, keep_samples=True,
+                          rig=rig if p.group == "dpfwd" else None)
             res.update({"index": i, "repetition": r,
                         "kind": "variant" if p.group == "dpfwd" else "anchor"})
             if p.group == "dpfwd":
@@ -1093,10 +1467,15 @@ def cmd_run(args) -> int:
             if res["ok"]:
                 finish_run(res)
                 ps = res["per_second"]["mpps"]
-                cyc = res["median"]["cycles_per_pkt"]
-                log(f"[{i:>2}/{total}] {p.name:<28} rep {r}  {res['median']['mpps']:8.3f} Mpps"
+                med = res["median"]
+                cyc, gb = med["cycles_per_pkt"], med["gbps"]
+                log(f"[{i:>2}/{total}] {p.name:<28} rep {r}  {med['mpps']:8.3f} Mpps"
                     f"  (1s {min(ps):.2f}..{max(ps):.2f})"
-                    + (f"  {cyc:6.1f} cyc/pkt" if cyc is not None else ""))
+                    + (f"  {gb:7.3f} Gbps" if gb is not None else "")
+                    + (f"  {cyc:6.1f} cyc/pkt" if cyc is not None else "")
+                    + (f"  loss {med['loss_pct']:.4g}%" if med.get("loss_pct") is not None else "")
+                    + (f"  lat p50 {med['lat_p50_us']:.1f} p99 {med['lat_p99_us']:.1f} us"
+                       if med.get("lat_p99_us") is not None else ""))
             else:
                 why = (f"run {i} of {total} ({p.name}, repetition {r}) failed: "
                        f"{res['error']}; exit status {res['exit_status']}, "
@@ -1106,7 +1485,9 @@ def cmd_run(args) -> int:
                     log("      | " + line)
                 failed.append({"index": i, "program": p.name, "repetition": r,
                                "error": res["error"], "exit_status": res["exit_status"],
-                               "log": res["log"], "log_tail": res.get("log_tail", [])})
+                               "process": res.get("failed_process", p.group),
+                               "log": res["log"], "gen_log": res.get("gen_log"),
+                               "log_tail": res.get("log_tail", [])})
                 warn(why)
             done.append(res)
             write_json_atomic(results_path, results(False))
@@ -1144,18 +1525,349 @@ def cmd_run(args) -> int:
     return 0 if complete else 1
 
 
+# --------------------------------------------------------------------------
+# rfc2544: the offered-load curve and the zero-loss throughput search
+# --------------------------------------------------------------------------
+
+RFC2544_SCHEMA = "dpbench-rfc2544/1"
+
+
+class TrialRunner:
+    """The trials of one variant on the memif rig.  Each trial is a fresh dpfwd
+    (it starts in about 0.2 s) and one dpgen that sends for warmup + trial
+    seconds and writes its JSON; dpfwd's counters are read once dpgen is done,
+    then dpfwd is stopped.  A fresh dpfwd per trial keeps the trials
+    independent: no state (queues, a half-torn-down memif connection) carries
+    over from one to the next.  Errors name the process that failed."""
+
+    def __init__(self, prog: Program, ctx: Ctx, rig: MemifRig):
+        self.prog, self.ctx, self.rig = prog, ctx, rig
+        self.base = unique_prefix(prog.name)
+        self.logs = ctx.workdir / "logs"
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.n = 0
+        self.last_log: Optional[Path] = None
+
+    def _counters(self, tel: Telemetry) -> dict:
+        ports = {p: tel.cmd(f"/ethdev/stats,{p}")
+                 for p in sorted({self.ctx.rx_port, *self.ctx.tx_ports})}
+        drops = tel.cmd("/dpfwd/graph/drops")
+        lc = reduce_lcores(tel.cmd("/dpfwd/graph/lcores")) or {}
+        for p, v in ports.items():
+            if not isinstance(v, dict):
+                raise RunError(f"dpfwd's telemetry has no stats for port {p}: {v!r}")
+        by = drops.get("by_reason", {}) if isinstance(drops, dict) else {}
+        return {"rx": ports[self.ctx.rx_port]["ipackets"],
+                "tx": sum(ports[p]["opackets"] for p in self.ctx.tx_ports),
+                "imissed": ports[self.ctx.rx_port]["imissed"],
+                "rx_nombuf": ports[self.ctx.rx_port].get("rx_nombuf", 0),
+                "oerrors": sum(ports[p]["oerrors"] for p in self.ctx.tx_ports),
+                "drops": {k: _int(v) for k, v in by.items()},
+                "busy_cycles": lc.get("busy_cycles", 0), "rx_pkts": lc.get("rx_pkts", 0),
+                "tx_pkts": lc.get("tx_pkts", 0)}
+
+    def trial(self, rate: Optional[float], secs: float, warmup: float) -> dict:
+        """dpgen at RATE (pps; None = max) for WARMUP + SECS; its measured part
+        (after WARMUP) and dpfwd's counters over the whole trial."""
+        self.n += 1
+        prefix = f"{self.base}-t{self.n}"
+        log_path = self.logs / f"{prefix}.log"
+        self.last_log = log_path
+        argv = self.prog.argv(self.ctx, prefix)
+        proc = spawn(argv, dict(os.environ, **self.prog.env(self.ctx)), log_path)
+        tel = None
+        rate_text = "max" if rate is None else benchcfg.fmt_pps(rate)
+        gen = GenRun(self.rig, prefix, self.logs, rate_text, warmup, warmup + secs)
+
+        def alive(when: str) -> None:
+            if proc.poll() is not None:
+                raise RunError(f"dpfwd exited with status {proc.returncode} {when} "
+                               f"(log {log_path})")
+
+        try:
+            tel = connect_telemetry(proc, prefix, "dpfwd ")
+            wait_ports(tel, {self.ctx.rx_port, *self.ctx.tx_ports})
+            before = self._counters(tel)
+            gen.start(tel, self.ctx.rx_port)
+            gen.wait_json(warmup + secs + 60, lambda: alive("during the trial"))
+            alive("at the end of the trial")
+            after = self._counters(tel)
+            out = gen.read()
+        finally:
+            # dpfwd first, while dpgen holds its port (see GenRun)
+            if tel:
+                tel.close()
+            gen.quiesce()
+            stopped_by = stop_process(proc)
+            gen.cleanup()
+            remove_runtime_dir(prefix)
+            self.rig.remove_socket(self.rig.sock_path(prefix))
+        if proc.returncode != 0:
+            raise RunError(f"dpfwd exited with status {proc.returncode} when stopped "
+                           f"({stopped_by}; log {log_path})")
+        m = out.get("measured")
+        if not m or not m.get("seq"):
+            raise RunError(f"dpgen measured nothing (its JSON {gen.json} has no measured part)")
+        d = {k: after[k] - before[k] for k in ("rx", "tx", "imissed", "rx_nombuf", "oerrors",
+                                                "busy_cycles", "rx_pkts", "tx_pkts")}
+        d["drops"] = {k: v - before["drops"].get(k, 0) for k, v in after["drops"].items()
+                      if v - before["drops"].get(k, 0)}
+        lat = m.get("latency_ns") or {}
+        return {"offered_pps": rate, "tx_pps": m["tx"]["pps"], "rx_pps": m["rx"]["pps"],
+                "tx_gbps": m["tx"]["gbps_frame"], "rx_gbps": m["rx"]["gbps_frame"],
+                "sent": m["seq"]["sent"], "lost": m["seq"]["lost"],
+                "reordered": m["seq"]["reordered"], "duplicates": m["seq"]["duplicates"],
+                "measured_s": m["duration_s"],
+                "latency_us": {k: (lat[k] / 1e3 if lat.get(k) is not None else None)
+                               for k in ("p50", "p99", "p99_9", "max")},
+                "gen": {"queue_full": m["tx"]["queue_full"], "behind_s": m["tx"]["behind_s"],
+                        "nombuf": m["tx"]["nombuf"]},
+                "dut": {"rx_pkts": d["rx_pkts"], "tx_pkts": d["tx_pkts"],
+                        "imissed": d["imissed"], "rx_nombuf": d["rx_nombuf"],
+                        "oerrors": d["oerrors"], "drops": d["drops"],
+                        "cycles_per_pkt": (d["busy_cycles"] / d["rx_pkts"]
+                                           if d["rx_pkts"] else None)},
+                "dpfwd_log": str(log_path), "dpfwd_exit_status": proc.returncode,
+                "dpfwd_stopped_by": stopped_by, "dpgen_log": out["log"],
+                "dpgen_json": out["json"]}
+
+
+def search_options(args, bench: "benchcfg.BenchConfig") -> benchcfg.SearchConfig:
+    """[rfc2544] of the bench config (defaults without one), then the command line."""
+    sc = bench.search or benchcfg.SearchConfig()
+    if args.trial is not None:
+        sc.trial = args.trial
+    if args.trial_warmup is not None:
+        sc.warmup = args.trial_warmup
+    if args.repeats is not None:
+        sc.repeats = args.repeats
+    if args.loss_tolerance is not None:
+        sc.loss_tolerance = args.loss_tolerance
+    if args.points is not None:
+        sc.points = args.points
+    if args.validate is not None:
+        sc.validate = args.validate
+    if args.max_trials is not None:
+        sc.max_trials = args.max_trials
+    if args.resolution is not None:
+        if args.resolution.endswith("%"):
+            sc.resolution = ("pct", float(args.resolution[:-1]))
+        else:
+            sc.resolution = ("pps", benchcfg.parse_pps(args.resolution))
+    if args.max_rate is not None:
+        sc.max_rate = None if args.max_rate == "max" else benchcfg.parse_pps(args.max_rate)
+    return sc
+
+
+def cmd_rfc2544(args) -> int:
+    build = Path(args.build).resolve() if args.build else benchcfg.default_build()
+    try:
+        bench = benchcfg.load(args.bench, build)
+    except benchcfg.BenchConfigError as e:
+        warn(str(e))
+        return 2
+    if bench.rig != "memif":
+        warn(f"{bench.path}:{bench.lines.get('rig', 0)}: rfc2544 needs rig = memif (dpgen "
+             f"offers the rate and counts what comes back); this is rig = {bench.rig}")
+        return 2
+    sc = search_options(args, bench)
+    variants = bench.ordered_variants()
+    if args.only:
+        want = [w.strip() for w in args.only.split(",") if w.strip()]
+        for w in want:
+            if w not in [v.name for v in variants]:
+                warn(f"--only: '{w}' is not a variant of {bench.path} "
+                     f"(have: {', '.join(v.name for v in variants)})")
+                return 2
+        variants = [v for v in variants if v.name in want]
+    mem = mem_args(bench.no_huge or args.no_huge)
+    rig = MemifRig(bench, build, mem)
+    try:
+        return _cmd_rfc2544(args, build, bench, sc, variants, mem, rig)
+    finally:
+        rig.cleanup()
+
+
+def _cmd_rfc2544(args, build, bench, sc, variants, mem, rig) -> int:
+    dpfwd = build / "apps" / "dpfwd" / "dpfwd"
+    env = dict(os.environ, DPFWD_BUILD=str(build))
+    if not os.access(dpfwd, os.X_OK):
+        warn(f"{dpfwd} does not exist: build dpfwd first (ninja -C {build})")
+        return 1
+    try:
+        preflight(bench, variants, dpfwd, env, rig.dpfwd_sets("dpbench-preflight"))
+    except benchcfg.BenchConfigError as e:
+        warn(str(e))
+        return 2
+    do_curve, do_search = not args.no_curve, not args.no_search
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else build / "dpbench" / "rfc2544" / f"{bench.name}-{stamp}"
+    out = out.resolve()
+    ctx = Ctx(build=build, pcap=None, workdir=out, mem=mem, dpfwd_config=bench.config,
+              rx_port=bench.rx_port, tx_ports=tuple(bench.tx_ports))
+    programs = [make_variant_program(bench, v, rig.dpfwd_sets) for v in variants]
+    what = " + ".join(x for x, on in (("offered-load curve", do_curve),
+                                      ("zero-loss search", do_search)) if on)
+    if args.dry_run:
+        sys.stdout.write(benchcfg.describe(bench))
+        log(f"rfc2544: {what}; {json.dumps(sc.as_dict())}")
+        for p in programs:
+            log(f"{p.name}:\n    {' '.join(p.argv(ctx, 'PREFIX'))}")
+        log("dpgen, one per trial:\n    " + " ".join(rig.gen_argv(
+            "PREFIX-tN-gen", rig.sock_path("PREFIX"), "DPFWD_MAC",
+            out / "logs" / "PREFIX-tN-gen.json", "RATE", sc.warmup, sc.warmup + sc.trial)))
+        return 0
+    why = rig.check()
+    if why:
+        warn(why)
+        return 1
+    for p in programs:
+        why = p.check(ctx)
+        if why:
+            warn(f"{p.name}: {why}")
+            return 1
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        if FWD_LCORE in os.sched_getaffinity(0) and MAIN_LCORE in _all_cpus():
+            os.sched_setaffinity(0, {MAIN_LCORE})
+    except OSError:
+        pass
+
+    results_path = out / "results.json"
+    res = {"schema": RFC2544_SCHEMA, "bench": bench.as_dict(), "rfc2544": sc.as_dict(),
+           "options": {"curve": do_curve, "search": do_search, "only": args.only},
+           "env": {"build": str(build), "dpfwd": str(dpfwd), "dpgen": str(dpgen_bin(build)),
+                   "mem_args": mem, "host": os.uname().nodename,
+                   "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "out": str(out),
+                   "argv": sys.argv},
+           "variants": {}, "failed": [], "complete": False, "plots": []}
+    log(f"bench {bench.name}: rfc2544 {what} for {len(programs)} variant(s); "
+        f"trials {sc.trial} s after {sc.warmup} s, x{sc.repeats}; loss tolerance "
+        f"{sc.loss_tolerance:g}%, resolution {sc.resolution_text()}; results in {out}")
+    status = 0
+    stopped = None
+    texts = []
+    for p in programs:
+        v = {"label": p.label, "status": "running", "trials": [],
+             "argv": p.argv(ctx, "PREFIX")}
+        res["variants"][p.name] = v
+        runner = TrialRunner(p, ctx, rig)
+        log(f"-- {p.name}" + (f" ({p.label})" if p.label else ""))
+
+        def trial(rate, secs, runner=runner, v=v):
+            t = runner.trial(rate, secs, sc.warmup)
+            v["trials"].append(t)
+            write_json_atomic(results_path, res)
+            return t
+
+        try:
+            r = rfc2544.run(trial, max_rate=sc.max_rate, min_rate=sc.min_rate,
+                            resolution=sc.resolution, loss_tolerance=sc.loss_tolerance,
+                            rate_tolerance=sc.rate_tolerance, trial_s=sc.trial,
+                            repeats=sc.repeats, validate_s=sc.validate_s(), points=sc.points,
+                            max_trials=sc.max_trials, curve=do_curve, search=do_search, log=log)
+            v.update({"status": "done", "top": r["top"], "curve": r["curve"],
+                      "search": r["search"], "trials": r["trials"]})
+            texts.append(rfc2544.summary_text(p.name + (f": {p.label}" if p.label else ""), r))
+        except (RunError, OSError, ValueError) as e:
+            n = len(v["trials"]) + 1
+            why = (f"variant {p.name}, trial {n} failed: {e}; the {len(v['trials'])} trials "
+                   f"done are kept in {results_path}")
+            v.update({"status": "failed", "error": str(e)})
+            res["failed"].append({"variant": p.name, "trial": n, "error": str(e),
+                                  "dpfwd_log": str(runner.last_log)})
+            warn(why)
+            for line in log_tail(runner.last_log) if runner.last_log else []:
+                log("      | " + line)
+            status = 1
+        except KeyboardInterrupt:
+            v["status"] = "interrupted"
+            stopped = "interrupted"
+            warn("interrupted; keeping what was measured")
+        write_json_atomic(results_path, res)
+        if stopped or (status and not args.keep_going):
+            break
+    text = "\n".join(texts)
+    log("")
+    log(text)
+    (out / "summary.txt").write_text(text)
+    res["table"] = text
+    res["complete"] = all(v["status"] == "done" for v in res["variants"].values()) and \
+        len(res["variants"]) == len(programs)
+    curves = {n: v["curve"] for n, v in res["variants"].items() if v.get("curve")}
+    found = {n: v["search"]["rate_pps"] for n, v in res["variants"].items()
+             if v.get("search") and v["search"]["found"]}
+    if curves and not args.no_plots:
+        try:
+            res["plots"] = dpplot.offered_load(curves, out / "plots" / "offered-load", found,
+                                               title=f"{bench.name}: throughput against "
+                                                     "offered load")
+            log(f"plots: {out / 'plots'} ({len(res['plots'])} files)")
+        except dpplot.PlotUnavailable as e:
+            warn(f"no plots: {e}")
+    write_json_atomic(results_path, res)
+    log(f"results: {results_path}")
+    if stopped:
+        return 130
+    return status
+
+
 def cmd_build_anchors(args) -> int:
     build_anchors(Path(args.build).resolve())
     return 0
 
 
+def _shown(p: Path) -> str:
+    """P relative to the current folder when under it, else absolute."""
+    rel = os.path.relpath(p)
+    return str(p) if rel.startswith("..") else rel
+
+
 def cmd_list(args) -> int:
-    build = Path(args.build).resolve()
-    ctx = Ctx(build=build, pcap=Path(args.pcap).resolve(), workdir=build / "dpbench",
-              mem=list(HUGE_MEM_ARGS), dpfwd_config=REPO / DEFAULT_DPFWD_CONFIG)
-    for p in make_programs():
-        log(f"{p.name}:\n    {' '.join(p.argv(ctx, 'PREFIX'))}")
-    return 0
+    build = Path(args.build).resolve() if args.build else benchcfg.default_build()
+    if args.programs:
+        ctx = Ctx(build=build, pcap=Path(args.pcap).resolve(), workdir=build / "dpbench",
+                  mem=list(HUGE_MEM_ARGS), dpfwd_config=REPO / DEFAULT_DPFWD_CONFIG)
+        for p in make_programs():
+            log(f"{p.name}:\n    {' '.join(p.argv(ctx, 'PREFIX'))}")
+        return 0
+    folder = Path(args.dir) if args.dir else REPO / "configs" / "bench"
+    me = _shown(Path(__file__).resolve())
+    benches, others, bad = [], [], []
+    for f in sorted(folder.glob("*.ini")):
+        try:
+            text = f.read_text()
+        except OSError:
+            continue
+        if not re.search(r"^\s*\[bench\]", text, re.M):
+            others.append(f.name)
+            continue
+        try:
+            benches.append(benchcfg.load(f, build))
+        except benchcfg.BenchConfigError as e:
+            bad.append(str(e))
+    log(f"bench configs in {_shown(folder)} (build {_shown(build)}):")
+    for b in benches:
+        n = len(b.variants) + len(b.anchors)
+        secs = n * b.repetitions * (b.warmup + b.duration + 2 + b.cooldown)
+        log("")
+        log(f"{b.name}  [rig {b.rig}; {len(b.variants)} variant(s)"
+            + (f" + {', '.join(b.anchors)}" if b.anchors else "")
+            + f" x {b.repetitions} x {b.duration} s: about {max(1, round(secs / 60))} min]")
+        if b.description:
+            log(f"    {b.description}")
+        if b.rig == "memif":
+            log(f"    dpgen: {b.gen_traffic_text()} at {b.gen_rate}")
+        log(f"    python3 {me} run {_shown(b.path)}")
+        if b.rig == "memif":
+            log(f"    python3 {me} rfc2544 {_shown(b.path)}"
+                + ("   (its [rfc2544] section)" if b.search else "   (default search settings)"))
+    if others:
+        log("")
+        log(f"dpfwd configs the benches run: {', '.join(others)}")
+    for e in bad:
+        warn(e)
+    return 1 if bad else 0
 
 
 def main(argv=None) -> int:
@@ -1195,13 +1907,39 @@ def main(argv=None) -> int:
     ru.add_argument("--no-build", action="store_true", help="do not (re)build the l3fwd anchor")
     ru.set_defaults(func=cmd_run)
 
+    rf = sub.add_parser("rfc2544", help="offered-load curve and zero-loss throughput search "
+                        "(memif rig)")
+    rf.add_argument("bench", help="bench config with rig = memif (and optionally [rfc2544])")
+    rf.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
+    rf.add_argument("--out", help="output dir (default BUILD/dpbench/rfc2544/NAME-DATE)")
+    rf.add_argument("--only", help="comma list of variant names")
+    rf.add_argument("--no-curve", action="store_true", help="the search only")
+    rf.add_argument("--no-search", action="store_true", help="the curve only")
+    rf.add_argument("--trial", type=int, help="measured seconds per trial")
+    rf.add_argument("--trial-warmup", type=int, help="seconds before each trial's measurement")
+    rf.add_argument("--repeats", type=int, help="trials per rate")
+    rf.add_argument("--loss-tolerance", type=float, help="percent lost that still passes")
+    rf.add_argument("--resolution", help="N%% of the upper bound, or a rate (10kpps)")
+    rf.add_argument("--max-rate", help="max or N[k|M|G]pps: the top of the range")
+    rf.add_argument("--points", type=int, help="offered-load curve points")
+    rf.add_argument("--validate", type=int, help="seconds of the final trial (0: none)")
+    rf.add_argument("--max-trials", type=int, help="search trials at most")
+    rf.add_argument("--keep-going", action="store_true", help="go on after a failed variant")
+    rf.add_argument("--no-plots", action="store_true", help="no PNG/SVG plot")
+    rf.add_argument("--dry-run", action="store_true", help="check, print the command lines, stop")
+    rf.add_argument("--no-huge", action="store_true", help=f"force --no-huge -m {NO_HUGE_MEM_MB}")
+    rf.set_defaults(func=cmd_rfc2544)
+
     ba = sub.add_parser("build-anchors", help="build BUILD/anchors/dpdk-l3fwd")
     ba.add_argument("--build", required=True)
     ba.set_defaults(func=cmd_build_anchors)
 
-    ls = sub.add_parser("list", help="print each program's command line")
-    ls.add_argument("--build", required=True)
-    ls.add_argument("--pcap", default="PCAP")
+    ls = sub.add_parser("list", help="the shipped bench configs and the command that runs each "
+                        "(--programs: fwd-anchor's command lines)")
+    ls.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
+    ls.add_argument("--dir", help="folder of bench configs (default REPO/configs/bench)")
+    ls.add_argument("--programs", action="store_true", help="fwd-anchor's programs instead")
+    ls.add_argument("--pcap", default="PCAP", help="with --programs: the pcap to show")
     ls.set_defaults(func=cmd_list)
 
     args = ap.parse_args(argv)
@@ -1213,6 +1951,25 @@ def main(argv=None) -> int:
         v = getattr(args, k, None)
         if v is not None and v < 0:
             ap.error(f"--{k} must be >= 0")
+    if args.cmd == "rfc2544":
+        for k, lo, hi in (("trial", 1, 3600), ("trial_warmup", 0, 600), ("repeats", 1, 100),
+                          ("points", 2, 100), ("validate", 0, 3600), ("max_trials", 2, 1000)):
+            v = getattr(args, k)
+            if v is not None and not lo <= v <= hi:
+                ap.error(f"--{k.replace('_', '-')} must be {lo}..{hi}")
+        if args.loss_tolerance is not None and not 0 <= args.loss_tolerance <= 100:
+            ap.error("--loss-tolerance must be 0..100 (percent)")
+        if args.resolution is not None:
+            r = args.resolution
+            ok = (r.endswith("%") and re.match(r"^[0-9]+(\.[0-9]+)?%$", r)
+                  and 0.01 <= float(r[:-1]) <= 50) or (benchcfg.parse_pps(r) or 0) > 0
+            if not ok:
+                ap.error(f"--resolution '{r}': a percentage 0.01%..50% or a rate (10kpps)")
+        if args.max_rate is not None and args.max_rate != "max" and \
+                not benchcfg.parse_pps(args.max_rate):
+            ap.error(f"--max-rate '{args.max_rate}': max or N[k|M|G]pps")
+        if args.no_curve and args.no_search:
+            ap.error("--no-curve and --no-search: nothing left to do")
     return args.func(args)
 
 

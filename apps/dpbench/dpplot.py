@@ -10,6 +10,8 @@ paths it wrote.
     node_stack(nodes, base)       cycles per received packet by graph node, stacked per program
     latency_cdf(lat, base)        CDF of per-packet latencies (lists or histograms),
                                   p50/p99/p99.9 marked
+    offered_load(curves, base)    RFC 2544: throughput and loss against offered load, one
+                                  line per variant, the zero-loss rate found marked
 
     python3 dpplot.py results.json [OUTDIR]   redraw a dpbench run's plots
 
@@ -243,6 +245,64 @@ def latency_cdf(latencies: Dict[str, object], base, unit: str = "us",
     return _save(fig, base)
 
 
+def offered_load(curves: Dict[str, Sequence[dict]], base, found: Optional[Dict[str, float]] = None,
+                 title: str = "") -> List[str]:
+    """curves: variant -> points {"offered_pps", "tx_pps", "rx_pps", "loss_pct", "passed"}
+    (rfc2544.offered_load_curve()); found: variant -> zero-loss rate (pps).  Throughput
+    (what came back) against offered load, with y = x dashed, what dpgen managed to send
+    dotted, failing points hollow, the zero-loss rate a vertical line; loss % below."""
+    plt = pyplot()
+    fig, (ax, axl) = plt.subplots(2, 1, figsize=(8, 6), sharex=True,
+                                  gridspec_kw={"height_ratios": [3, 1]})
+    col = _colors(list(curves))
+    top = 0.0
+    for name, pts in curves.items():
+        pts = sorted(pts, key=lambda p: p["offered_pps"])
+        if not pts:
+            continue
+        xs = [p["offered_pps"] / 1e6 for p in pts]
+        top = max(top, max(xs), max(p["rx_pps"] / 1e6 for p in pts))
+        c = col[name]
+        ax.plot(xs, [p["rx_pps"] / 1e6 for p in pts], color=c, linewidth=1.5,
+                label=f"{name}: received")
+        ax.plot(xs, [p["tx_pps"] / 1e6 for p in pts], color=c, linewidth=1, linestyle=":",
+                label=f"{name}: sent by dpgen")
+        for p, x in zip(pts, xs):
+            ax.plot([x], [p["rx_pps"] / 1e6], marker="o", color=c,
+                    markerfacecolor=c if p["passed"] else "white", linestyle="")
+        axl.plot(xs, [p["loss_pct"] for p in pts], color=c, marker=".", linewidth=1)
+        if found and found.get(name):
+            f = found[name] / 1e6
+            ax.axvline(f, color=c, linestyle="--", linewidth=0.8, alpha=0.8)
+            ax.annotate(f"zero loss {f:.3g} Mpps", (f, 0), textcoords="offset points",
+                        xytext=(3, 4), fontsize="small", color=c, rotation=90)
+    if top:
+        ax.plot([0, top], [0, top], color="grey", linestyle="--", linewidth=0.8,
+                label="received = offered")
+        ax.set_xlim(0, top * 1.03)
+        ax.set_ylim(0, top * 1.08)
+    ax.set_ylabel("throughput (Mpps)")
+    ax.set_title(title or "throughput against offered load (filled: no loss, full rate)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left")
+    axl.set_xlabel("offered load (Mpps)")
+    axl.set_ylabel("loss %")
+    axl.grid(True, alpha=0.3)
+    return _save(fig, base)
+
+
+def latency_hists(res: dict) -> Dict[str, Dict[float, int]]:
+    """program -> {latency us (top of its bucket): count}, the measured parts of a
+    dpbench run's dpgen histograms merged over the program's runs."""
+    out: Dict[str, Dict[float, int]] = {}
+    for r in res.get("runs", []):
+        m = ((r.get("gen") or {}).get("measured") or {}) if r.get("ok") else {}
+        for _, high, count in m.get("latency_hist_ns") or []:
+            h = out.setdefault(r["program"], {})
+            h[high / 1e3] = h.get(high / 1e3, 0) + int(count)
+    return out
+
+
 def plots_from_results(res: dict, outdir) -> List[str]:
     """All of a dpbench run's plots from its results JSON (see dpbench.py)."""
     outdir = Path(outdir)
@@ -271,6 +331,11 @@ def plots_from_results(res: dict, outdir) -> List[str]:
     if nodes:
         stack = {p: {n: x.get("cycles_per_rx_pkt") for n, x in v.items()} for p, v in nodes.items()}
         out += node_stack(stack, outdir / "nodes-cycles", title=f"{name}: cycles per packet by node")
+    lat = latency_hists(res)
+    if lat:
+        out += latency_cdf(lat, outdir / "latency-cdf",
+                           title=f"{name}: dpgen -> dpfwd -> dpgen latency (markers: p50, p99, "
+                                 "p99.9)")
     return out
 
 

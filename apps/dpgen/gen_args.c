@@ -97,6 +97,12 @@ gen_args_usage(FILE *f)
 		"                         --count / --loops is done)\n"
 		"  --count N              stop after sending N packets\n"
 		"  --drain-ms MS          after sending stops, keep receiving MS ms (default 100)\n"
+		"  --warmup S             the JSON's \"measured\" part (counts, loss, latency and its\n"
+		"                         histogram) starts at the first 1 s sample at or after S\n"
+		"                         seconds (default 0: the whole run); the totals stay whole\n"
+		"  --hold S               after the JSON is written, keep the ports open (nothing is\n"
+		"                         sent or polled) up to S seconds, or until SIGINT/SIGTERM:\n"
+		"                         a memif peer can stop before dpgen disconnects (default 0)\n"
 		"  --json FILE            per-second samples and totals as JSON, written at exit\n"
 		"  --quiet                no per-second lines\n"
 		"  --drivers-cfg DIR      driver profiles (default %s/drivers-cfg)\n"
@@ -235,6 +241,8 @@ enum {
 	OPT_DURATION,
 	OPT_COUNT,
 	OPT_DRAIN,
+	OPT_WARMUP,
+	OPT_HOLD,
 	OPT_JSON,
 	OPT_QUIET,
 	OPT_DRIVERS_CFG,
@@ -266,6 +274,8 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, OPT_DURATION},
 	{"count", required_argument, NULL, OPT_COUNT},
 	{"drain-ms", required_argument, NULL, OPT_DRAIN},
+	{"warmup", required_argument, NULL, OPT_WARMUP},
+	{"hold", required_argument, NULL, OPT_HOLD},
 	{"json", required_argument, NULL, OPT_JSON},
 	{"quiet", no_argument, NULL, OPT_QUIET},
 	{"drivers-cfg", required_argument, NULL, OPT_DRIVERS_CFG},
@@ -496,6 +506,17 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 			rc = parse_u64("--drain-ms", optarg, 0, 60000, &v);
 			o->drain_ms = (uint32_t)v;
 			break;
+		case OPT_WARMUP:
+			errno = 0;
+			o->warmup = strtod(optarg, &end);
+			if (errno != 0 || *end != '\0' || end == optarg || !(o->warmup >= 0) ||
+				o->warmup > 1e6)
+				rc = bad("--warmup: '%s' is not a number of seconds >= 0", optarg);
+			break;
+		case OPT_HOLD:
+			rc = parse_u64("--hold", optarg, 0, 3600, &v);
+			o->hold_s = (uint32_t)v;
+			break;
 		case OPT_JSON:
 			o->json = optarg;
 			break;
@@ -528,5 +549,8 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 		return bad("unexpected argument '%s' (options start with --)", argv[optind]);
 	if (o->rate.kind == GEN_RATE_MAX && o->rate_wire)
 		return bad("--rate-wire applies to a bps --rate");
+	if (o->duration > 0 && o->warmup >= o->duration)
+		return bad("--warmup %g s leaves nothing to measure in --duration %g s", o->warmup,
+			o->duration);
 	return finish(o, src, dst);
 }

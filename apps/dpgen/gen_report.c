@@ -30,13 +30,26 @@ gen_report_init(struct gen_report *r, double hz, uint64_t t0, bool has_tx, bool 
 	r->prev_tx.tsc = t0;
 	r->prev_rx.tsc = t0;
 	r->total = malloc(sizeof(*r->total));
+	r->measured = malloc(sizeof(*r->measured));
 	r->samples = json_array();
-	if (r->total == NULL || r->samples == NULL) {
+	if (r->total == NULL || r->measured == NULL || r->samples == NULL) {
 		gen_report_free(r);
 		return -ENOMEM;
 	}
 	gen_hist_reset(r->total);
+	gen_hist_reset(r->measured);
+	r->measuring = true;
+	r->m_tsc = t0;
+	r->m_tx.tsc = t0;
+	r->m_rx.tsc = t0;
 	return 0;
+}
+
+void
+gen_report_set_warmup(struct gen_report *r, double secs)
+{
+	r->warmup_tsc = secs > 0 ? (uint64_t)(secs * r->hz) : 0;
+	r->measuring = r->warmup_tsc == 0;
 }
 
 void
@@ -44,6 +57,8 @@ gen_report_free(struct gen_report *r)
 {
 	free(r->total);
 	r->total = NULL;
+	free(r->measured);
+	r->measured = NULL;
 	json_decref(r->samples);
 	r->samples = NULL;
 }
@@ -196,10 +211,21 @@ gen_report_interval(struct gen_report *r, const struct gen_counters *tx,
 				ns(r, gen_hist_percentile(h, 99000)) / 1e3,
 				ns(r, gen_hist_percentile(h, 99900)) / 1e3, ns(r, h->max) / 1e3);
 		gen_hist_merge(r->total, h);
+		if (r->measuring)
+			gen_hist_merge(r->measured, h);
 		r->prev_rx = *rx;
 	}
 	json_array_append_new(r->samples, s);
 	r->n++;
+	if (r->measuring) {
+		r->m_n++;
+	} else if (end->tsc - r->t0 >= r->warmup_tsc) {
+		/* this sample ends the warm-up: the measured part starts at its end */
+		r->measuring = true;
+		r->m_tsc = end->tsc;
+		r->m_tx = r->prev_tx;
+		r->m_rx = r->prev_rx;
+	}
 	if (!r->quiet) {
 		printf("[%7.1fs] %s\n", (double)(end->tsc - r->t0) / r->hz, line);
 		fflush(stdout);
@@ -304,6 +330,91 @@ gen_report_total(struct gen_report *r, const struct gen_counters *tx, const stru
 					     : 0.0);
 	}
 	return t;
+}
+
+json_t *
+gen_report_measured(struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx)
+{
+	json_t *m, *o, *hist;
+	uint64_t start = r->m_tsc, end;
+	double secs;
+	unsigned int i;
+
+	if (!r->measuring || r->m_n == 0)
+		return json_null();
+	m = json_object();
+	if (m == NULL)
+		return NULL;
+	/* as the totals: rates over the time TX was sending, within the measured part */
+	end = tx != NULL ? (tx->tx_end_tsc ? tx->tx_end_tsc : tx->tsc) : rx->tsc;
+	if (tx != NULL && tx->tx_start_tsc > start)
+		start = tx->tx_start_tsc;
+	secs = end > start ? (double)(end - start) / r->hz : 0.0;
+	json_object_set_new(m, "from_s", json_real((double)(r->m_tsc - r->t0) / r->hz));
+	json_object_set_new(m, "duration_s", json_real(secs));
+	json_object_set_new(m, "samples", json_integer(r->m_n));
+	if (tx != NULL) {
+		const struct gen_counters *a = &r->m_tx;
+		uint64_t pkts = tx->tx_pkts - a->tx_pkts;
+
+		o = json_object();
+		json_object_set_new(o, "pkts", json_integer((json_int_t)pkts));
+		set_rates(o, NULL, rates(pkts, tx->tx_bytes - a->tx_bytes, secs));
+		json_object_set_new(
+			o, "stamped", json_integer((json_int_t)(tx->tx_stamped - a->tx_stamped)));
+		json_object_set_new(
+			o, "nombuf", json_integer((json_int_t)(tx->tx_nombuf - a->tx_nombuf)));
+		json_object_set_new(
+			o, "queue_full", json_integer((json_int_t)(tx->tx_full - a->tx_full)));
+		json_object_set_new(
+			o, "behind_s", json_real((double)(tx->tx_behind - a->tx_behind) / r->hz));
+		json_object_set_new(m, "tx", o);
+	}
+	if (rx != NULL) {
+		const struct gen_counters *a = &r->m_rx;
+		const struct gen_seq_counts *c = &rx->seq, *p = &a->seq;
+		uint64_t pkts = rx->rx_pkts - a->rx_pkts;
+		uint64_t sent = tx != NULL ? tx->tx_stamped - r->m_tx.tx_stamped : 0;
+		uint64_t jn = rx->jitter_n - a->jitter_n;
+
+		o = json_object();
+		json_object_set_new(o, "pkts", json_integer((json_int_t)pkts));
+		set_rates(o, NULL, rates(pkts, rx->rx_bytes - a->rx_bytes, secs));
+		json_object_set_new(
+			o, "stamped", json_integer((json_int_t)(rx->rx_stamped - a->rx_stamped)));
+		json_object_set_new(m, "rx", o);
+
+		o = json_object();
+		json_object_set_new(o, "sent", json_integer((json_int_t)sent));
+		json_object_set_new(
+			o, "received", json_integer((json_int_t)(c->received - p->received)));
+		json_object_set_new(o, "lost", json_integer((json_int_t)(c->lost - p->lost)));
+		json_object_set_new(o, "loss_pct",
+			json_real(sent ? 100.0 * (double)(c->lost - p->lost) / (double)sent : 0.0));
+		json_object_set_new(
+			o, "reordered", json_integer((json_int_t)(c->reordered - p->reordered)));
+		json_object_set_new(
+			o, "duplicates", json_integer((json_int_t)(c->duplicates - p->duplicates)));
+		json_object_set_new(o, "late", json_integer((json_int_t)(c->late - p->late)));
+		json_object_set_new(m, "seq", o);
+
+		o = gen_report_latency_json(r->measured, r->hz);
+		if (json_is_object(o))
+			json_object_set_new(o, "jitter",
+				jn ? json_real(ns(r, rx->jitter_sum - a->jitter_sum) / (double)jn)
+				   : json_null());
+		json_object_set_new(m, "latency_ns", o);
+
+		hist = json_array();
+		for (i = 0; hist != NULL && i < GEN_HIST_BUCKETS; i++)
+			if (r->measured->bucket[i] != 0)
+				json_array_append_new(hist,
+					json_pack("[f, f, I]", ns(r, gen_hist_bucket_low(i)),
+						ns(r, gen_hist_bucket_high(i)),
+						(json_int_t)r->measured->bucket[i]));
+		json_object_set_new(m, "latency_hist_ns", hist ? hist : json_null());
+	}
+	return m;
 }
 
 int

@@ -36,6 +36,15 @@ struct gen_report {
 	json_t *samples;
 	unsigned int n;
 	uint64_t t0; /**< TSC at launch */
+
+	/* the measured part: from the first sample at or after --warmup to the end */
+	uint64_t warmup_tsc;	  /**< ticks after t0; 0 = the whole run */
+	bool measuring;		  /**< the measured part has begun */
+	unsigned int m_n;	  /**< samples in it */
+	uint64_t m_tsc;		  /**< TSC where it began */
+	struct gen_counters m_tx; /**< counters where it began */
+	struct gen_counters m_rx;
+	struct gen_hist *measured; /**< its latencies */
 };
 
 /** @return 0 or -ENOMEM. */
@@ -43,6 +52,12 @@ int gen_report_init(
 	struct gen_report *r, double hz, uint64_t t0, bool has_tx, bool has_rx, bool quiet);
 
 void gen_report_free(struct gen_report *r);
+
+/**
+ * Start the measured part at the first sample boundary at or after @p secs
+ * after t0 (default 0: the whole run). Call before the first interval.
+ */
+void gen_report_set_warmup(struct gen_report *r, double secs);
 
 /** Print what the columns of the per-second line mean (unless quiet). */
 void gen_report_legend(const struct gen_report *r);
@@ -61,6 +76,15 @@ void gen_report_interval(struct gen_report *r, const struct gen_counters *tx,
  * @return a new JSON object (NULL on allocation failure).
  */
 json_t *gen_report_total(
+	struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx);
+
+/**
+ * The measured part (see gen_report_set_warmup()) from the final counters, as
+ * the totals are, plus its latency histogram: "latency_hist_ns" is a list of
+ * [low, high, count] for every non-empty bucket, in ns.
+ * @return a new JSON object, or JSON null when no sample was measured.
+ */
+json_t *gen_report_measured(
 	struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx);
 
 /** Latency summary of @p h as JSON, in ns: count min mean p50 p90 p99 p99_9 max; null if empty. */

@@ -325,6 +325,7 @@ config_json(const struct gen_opts *o, const struct gen_pcap_info *pi, uint16_t r
 	json_object_set_new(c, "rate_value", json_real(o->rate.value));
 	json_object_set_new(c, "burst", json_integer(o->burst));
 	json_object_set_new(c, "duration_s", json_real(o->duration));
+	json_object_set_new(c, "warmup_s", json_real(o->warmup));
 	json_object_set_new(c, "count", json_integer((json_int_t)o->count));
 	json_object_set_new(c, "stamp", json_boolean(o->stamp));
 	json_object_set_new(c, "run_id", json_integer(run_id));
@@ -389,6 +390,8 @@ write_results(const struct gen_opts *o, const struct gen_pcap_info *pinfo,
 	json_object_set_new(root, "samples", json_incref(rep->samples));
 	json_object_set_new(
 		root, "total", gen_report_total(rep, &txw->fin, rxw ? &rxw->fin : NULL));
+	json_object_set_new(
+		root, "measured", gen_report_measured(rep, &txw->fin, rxw ? &rxw->fin : NULL));
 	json_array_append_new(pj, port_json(&ports[0], o->rx_port == o->tx_port ? "tx+rx" : "tx"));
 	if (nb_ports == 2)
 		json_array_append_new(pj, port_json(&ports[1], "rx"));
@@ -673,6 +676,7 @@ main(int argc, char **argv)
 		goto free_workers_state;
 	}
 	rep_ok = true;
+	gen_report_set_warmup(&rep, o.warmup);
 	gen_report_legend(&rep);
 	for (i = 0; i < (int)nw; i++) {
 		rc = rte_eal_remote_launch(gen_worker_main, ws[i], ws[i]->lcore);
@@ -697,6 +701,21 @@ main(int argc, char **argv)
 	gen_report_interval(
 		&rep, &txw->fin, rxw ? &rxw->fin : NULL, rxw ? rxw->hist[rxw->epoch & 1] : NULL);
 	status = write_results(&o, &pinfo, &traffic, ports, nb_ports, txw, rxw, &rep, reason);
+	if (o.hold_s > 0) {
+		/*
+		 * The lcores have stopped; the ports stay open so that a memif peer can stop
+		 * first: DPDK 22.11's memif unmaps the shared rings when the peer disconnects,
+		 * under the feet of a worker still polling them.
+		 */
+		unsigned int waited;
+
+		printf("dpgen: holding the ports open for %u s or until SIGINT/SIGTERM\n",
+			o.hold_s);
+		fflush(stdout);
+		got_signal = 0;
+		for (waited = 0; waited < o.hold_s * 100 && !got_signal; waited++)
+			sleep_ms(10);
+	}
 
 free_workers_state:
 	if (rep_ok)

@@ -139,12 +139,63 @@ class TestErrors(BenchFiles):
                          "${DPBENCH_TEST_NOT_SET} is not set")
 
     def test_rig_specific_keys(self):
-        self.assertError(GOOD_HEAD + "gen_rate = 5\n[variant a]\n", 3, "rig = dpgen only")
-        self.assertError(GOOD_HEAD + "rig = dpgen\n[variant a]\n", 1, "needs gen_pcap")
-        self.assertError(GOOD_HEAD + "rig = dpgen\ngen_pcap = x.pcap\ngen_rate = fast\n"
+        self.assertError(GOOD_HEAD + "gen_rate = 5\n[variant a]\n", 3, "rig = memif only")
+        self.assertError(GOOD_HEAD + "rig = memif\ngen_pcap = x.pcap\ngen_rate = fast\n"
                          "[variant a]\n", 5, "gen_rate 'fast'")
-        self.assertError(GOOD_HEAD + "rig = dpgen\ngen_pcap = x.pcap\npcap = y.pcap\n"
+        self.assertError(GOOD_HEAD + "rig = memif\ngen_pcap = x.pcap\npcap = y.pcap\n"
                          "[variant a]\n", 5, "rig = pcap only")
+        self.assertError(GOOD_HEAD + "rig = memif\nanchors = l3fwd\n[variant a]\n", 4,
+                         "rig = pcap only")
+
+    def test_telemetry_source(self):
+        self.assertError(GOOD_HEAD + "telemetry = snmp\n[variant a]\n", 3,
+                         "telemetry 'snmp' unknown (expected socket, metrics)")
+        self.assertError(GOOD_HEAD + "anchors = l3fwd\ntelemetry = metrics\n[variant a]\n", 4,
+                         "the anchors (l3fwd, testpmd) serve no metrics endpoint")
+        self.assertEqual(self.load(GOOD_HEAD + "[variant a]\n").telemetry, "socket")
+        self.assertEqual(self.load(GOOD_HEAD + "telemetry = metrics\n[variant a]\n").telemetry,
+                         "metrics")
+
+    def test_memif_rig_errors(self):
+        head = GOOD_HEAD + "rig = memif\n"
+        for body, line, frag in (
+                ("gen_pcap = x.pcap\ngen_flows = 10\n", 5, "gen_pcap (line 4) is replayed"),
+                ("gen_frame_size = 64\ngen_payload = 100\n", 5, "gen_frame_size (line 4)"),
+                ("gen_frame_size = 9000\n", 4, "out of range 64..1518"),
+                ("gen_frame_size = 63\n", 4, "out of range 64..1518"),
+                ("gen_payload = 17\n", 4, "out of range 18..1472"),
+                ("gen_payload = 1473\n", 4, "out of range 18..1472"),
+                ("gen_flows = 0\n", 4, "out of range"),
+                ("gen_flows = x\n", 4, "not an integer"),
+                ("tx_ports = 1\n", 4, "tx_ports = 0 (rx_port)"),
+                ("rx_port = 2\ntx_ports = 1, 2\n", 5, "tx_ports = 2 (rx_port)")):
+            with self.subTest(body=body):
+                self.assertError(head + body + "[variant a]\n", line, frag)
+
+    def test_rfc2544_section_errors(self):
+        head = GOOD_HEAD + "rig = memif\n[variant a]\n[rfc2544]\n"
+        self.assertError(GOOD_HEAD + "[variant a]\n[rfc2544]\ntrial = 2\n", 4, "needs rig = memif")
+        self.assertError(head + "[rfc2544]\n", 6, "[rfc2544] given twice (first at line 5)")
+        for body, frag in (("trial = 0", "out of range 1..3600"),
+                           ("trial = 1.5", "not an integer"),
+                           ("trial = 3601", "out of range 1..3600"),
+                           ("loss_tolerance = -1", "out of range 0..100"),
+                           ("loss_tolerance = lots", "not a number"),
+                           ("rate_tolerance = 60", "out of range 0..50"),
+                           ("resolution = 0%", "a percentage 0.01%..50%"),
+                           ("resolution = fine", "expected a percentage (1%) or a rate"),
+                           ("max_rate = 5Gbps", "expected max or N[k|M|G]pps"),
+                           ("max_rate = 0", "nothing to search"),
+                           ("min_rate = max", "expected N[k|M|G]pps"),
+                           ("points = 1", "out of range 2..100"),
+                           ("validate = -1", "out of range 0..3600"),
+                           ("max_trials = 1", "out of range 2..1000"),
+                           ("bogus = 1", "unknown key 'bogus' in [rfc2544]"),
+                           ("trial =", "trial: empty value")):
+            with self.subTest(body=body):
+                self.assertError(head + "repeats = 1\n" + body + "\n", 7, frag)
+        self.assertError(head + "max_rate = 2Mpps\nmin_rate = 2Mpps\n", 7,
+                         "min_rate 2Mpps is not below max_rate 2Mpps")
 
     def test_matrix_errors(self):
         self.assertError(GOOD_HEAD + "[matrix]\nmempool.cache = 0 | | 256\n", 4,
@@ -223,16 +274,50 @@ class TestExpansion(BenchFiles):
         self.assertEqual(self.load(GOOD_HEAD + "anchors = testpmd l3fwd\n[variant a]\n").anchors,
                          ["testpmd", "l3fwd"])
 
-    def test_dpgen_rig_parses_and_run_says_not_available(self):
-        p = self.write(GOOD_HEAD + "rig = dpgen\ngen_pcap = g.pcap\ngen_rate = 1.5Mpps\n"
+    def test_memif_rig_parses(self):
+        p = self.write(GOOD_HEAD + "rig = memif\ngen_pcap = g.pcap\ngen_rate = 1.5Mpps\n"
                        "[variant a]\n")
         b = benchcfg.load(p, BUILD)
-        self.assertEqual((b.rig, b.gen_pcap, b.gen_rate, b.pcap),
-                         ("dpgen", str(self.dir.resolve() / "g.pcap"), "1.5Mpps", None))
-        r = subprocess.run([sys.executable, str(DPBENCH), "run", str(p)], capture_output=True,
-                           text=True, env=dict(os.environ, DPFWD_BUILD=str(BUILD)))
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("rig dpgen is not available yet", r.stderr)
+        self.assertEqual((b.rig, b.gen_pcap, b.gen_rate, b.pcap, b.tx_ports, b.search),
+                         ("memif", str(self.dir.resolve() / "g.pcap"), "1.5Mpps", None, [0],
+                          None))
+        self.assertEqual(b.gen_traffic_args(), ["--pcap", str(self.dir.resolve() / "g.pcap")])
+        b = self.load(GOOD_HEAD + "rig = memif\n[variant a]\n")
+        self.assertEqual(b.gen_traffic_args(), ["--flows", "2000", "--frame-size", "64"])
+        b = self.load(GOOD_HEAD + "rig = memif\ngen_flows = 1\ngen_payload = 1472\n"
+                      "[variant a]\n")
+        self.assertEqual(b.gen_traffic_args(), ["--flows", "1", "--payload", "1472"])
+        self.assertEqual(b.gen_traffic_text(), "1 UDP flow of 1472 B UDP payload")
+        b = self.load(GOOD_HEAD + "rig = memif\nrx_port = 1\n[variant a]\n")
+        self.assertEqual(b.tx_ports, [1])
+
+    def test_rfc2544_section(self):
+        b = self.load(GOOD_HEAD + "rig = memif\n[variant a]\n[rfc2544]\n")
+        sc = b.search
+        self.assertEqual((sc.trial, sc.warmup, sc.repeats, sc.loss_tolerance, sc.rate_tolerance,
+                          sc.resolution, sc.max_rate, sc.min_rate, sc.points, sc.validate_s(),
+                          sc.max_trials),
+                         (5, 1, 2, 0.0, 1.0, ("pct", 1.0), None, 0.0, 10, 10, 40))
+        b = self.load(GOOD_HEAD + "rig = memif\n[rfc2544]\ntrial = 3\nwarmup = 0\nrepeats = 1\n"
+                      "loss_tolerance = 0.01\nresolution = 50kpps\nmax_rate = 12Mpps\n"
+                      "min_rate = 1.5Mpps\npoints = 4\nvalidate = 0\nmax_trials = 9\n"
+                      "[variant a]\n")
+        sc = b.search
+        self.assertEqual((sc.trial, sc.warmup, sc.repeats, sc.loss_tolerance, sc.resolution,
+                          sc.max_rate, sc.min_rate, sc.points, sc.validate_s(), sc.max_trials),
+                         (3, 0, 1, 0.01, ("pps", 50e3), 12e6, 1.5e6, 4, 0, 9))
+        self.assertEqual(sc.lines["max_rate"], 10)
+        self.assertEqual(b.as_dict()["rfc2544"]["resolution"], "50kpps")
+        self.assertIn("rfc2544   trials 1 x 3 s", benchcfg.describe(b))
+
+    def test_rates(self):
+        for text, pps in (("12Mpps", 12e6), ("1.5Mpps", 1.5e6), ("500kpps", 5e5), ("7pps", 7.0),
+                          ("1Gpps", 1e9)):
+            self.assertEqual(benchcfg.parse_pps(text), pps)
+            self.assertEqual(benchcfg.parse_pps(benchcfg.fmt_pps(pps)), pps)
+        for bad in ("12Mbps", "12 Mpps", "Mpps", "-1pps", "max"):
+            self.assertIsNone(benchcfg.parse_pps(bad))
+        self.assertEqual(benchcfg.fmt_pps(12345678), "12.345678Mpps")
 
     def test_shipped_bench_configs_load(self):
         found = 0
@@ -276,6 +361,26 @@ class TestPreflight(BenchFiles):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertIn("--set port0.dev=net_pcap0,rx_pcap=", r.stdout)
         self.assertFalse((self.dir / "out").exists())    # a dry run writes nothing
+
+    def test_dry_run_of_shipped_memif_configs(self):
+        for name in ("replay-1024flows-100.ini", "alloc-udp-tx.ini", "rfc2544-memif-64b.ini"):
+            for cmd in ("run", "rfc2544"):
+                with self.subTest(config=name, cmd=cmd):
+                    r = subprocess.run([sys.executable, str(DPBENCH), cmd,
+                                        str(REPO / "configs" / "bench" / name), "--build",
+                                        str(BUILD), "--dry-run", "--out", str(self.dir / "out")],
+                                       capture_output=True, text=True, timeout=120)
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    self.assertIn("--set port0.dev=net_memif0,role=server,id=0,socket=/tmp/",
+                                  r.stdout)
+                    self.assertIn("net_memif0,role=client,id=0,socket=/tmp/", r.stdout)
+                    self.assertIn("mac=02:64:67:00:00:00", r.stdout)
+        self.assertFalse((self.dir / "out").exists())
+        r = subprocess.run([sys.executable, str(DPBENCH), "rfc2544",
+                            str(REPO / "configs" / "bench" / "fwd-2000flows-64b-variants.ini"),
+                            "--build", str(BUILD), "--dry-run"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("rfc2544 needs rig = memif", r.stderr)
 
 
 if __name__ == "__main__":

@@ -174,6 +174,121 @@ class TestDerive(unittest.TestCase):
                                        for e in ("png", "svg")))
 
 
+PROM_TEXT = """# HELP dpfwd_port_tx_packets_total Packets sent.
+# TYPE dpfwd_port_tx_packets_total counter
+dpfwd_port_tx_packets_total{port="0"} 7
+dpfwd_port_tx_packets_total{port="1"} 1000
+dpfwd_port_tx_packets_total{port="2"} 2000
+dpfwd_port_tx_bytes_total{port="0"} 420
+dpfwd_port_tx_bytes_total{port="1"} 60000
+dpfwd_port_tx_bytes_total{port="2"} 120000
+dpfwd_port_rx_packets_total{port="0"} 3100
+dpfwd_port_rx_missed_total{port="0"} 4
+dpfwd_port_rx_nombuf_total{port="0"} 5
+dpfwd_port_tx_errors_total{port="1"} 1
+dpfwd_port_tx_errors_total{port="2"} 2
+dpfwd_lcore_busy_cycles_total{lcore="1"} 300000
+dpfwd_lcore_busy_cycles_total{lcore="2"} 100000
+dpfwd_lcore_idle_cycles_total{lcore="1"} 9
+dpfwd_lcore_rx_packets_total{lcore="1"} 2000
+dpfwd_lcore_rx_packets_total{lcore="2"} 1100
+dpfwd_lcore_tx_packets_total{lcore="1"} 2000
+dpfwd_lcore_cycles_per_packet{lcore="1"} 150.5
+dpfwd_node_calls_total{lcore="1",node="ip4_fwd"} 10
+dpfwd_node_calls_total{lcore="2",node="ip4_fwd"} 5
+dpfwd_node_packets_total{lcore="1",node="ip4_fwd"} 320
+dpfwd_node_packets_total{lcore="2",node="ip4_fwd"} 160
+dpfwd_node_cycles_total{lcore="1",node="ip4_fwd"} 3200
+dpfwd_node_timed_packets_total{lcore="1",node="ip4_fwd"} 32
+dpfwd_run_info{mode="forward",config="/tmp/a \\"b\\".ini",mempool_ops="stack"} 1
+"""
+
+
+class TestPrometheus(unittest.TestCase):
+    def test_parse(self):
+        m = dpbench.parse_prometheus(PROM_TEXT)
+        self.assertEqual(m["dpfwd_port_tx_packets_total"][1], ({"port": "1"}, 1000))
+        self.assertEqual(m["dpfwd_lcore_cycles_per_packet"][0][1], 150.5)
+        self.assertEqual(m["dpfwd_run_info"][0][0],
+                         {"mode": "forward", "config": '/tmp/a "b".ini', "mempool_ops": "stack"})
+        with self.assertRaises(ValueError):
+            dpbench.parse_prometheus("dpfwd_x{port=\"1\"}\n")
+
+    def test_sample_from_a_scrape(self):
+        import http.server
+        import threading
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = PROM_TEXT.encode()
+                self.send_response(200 if self.path == "/metrics" else 404)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+        th = threading.Thread(target=srv.serve_forever, daemon=True)
+        th.start()
+        try:
+            url = f"http://127.0.0.1:{srv.server_address[1]}/metrics"
+            s = dpbench.sample_metrics(url, 0, (1, 2), dpbench.DPFWD_PER_SECOND)
+            with self.assertRaises(dpbench.RunError):          # 404
+                dpbench.sample_metrics(url.replace("/metrics", "/x"), 0, (1,))
+            with self.assertRaises(dpbench.RunError):          # no port 9 there
+                dpbench.sample_metrics(url, 9, (1,))
+        finally:
+            srv.shutdown()
+            srv.server_close()
+        self.assertEqual((s["tx"], s["tx_bytes"], s["rx"], s["imissed"], s["rx_nombuf"],
+                          s["tx_back"], s["oerrors"]), (3000, 180000, 3100, 4, 5, 7, 3))
+        self.assertEqual(s["lcores"], {"busy_cycles": 400000, "idle_cycles": 9, "rx_pkts": 3100,
+                                       "tx_pkts": 2000, "workers": 2})
+        self.assertEqual(s["nodes"], {"ip4_fwd": {"calls": 15, "pkts": 480,
+                                                  "timed_cycles": 3200, "timed_pkts": 32}})
+
+
+class TestMemifAndRfc2544Plots(PlotTest):
+    def test_dpgen_metrics_and_latency_histograms(self):
+        hist = [[100.0, 100.0, 5], [1000.0, 1007.0, 3], [20000.0, 20150.0, 2]]
+        runs = []
+        for r, scale in ((1, 1), (2, 2)):
+            res = {"samples": fake_samples(3, 1e6, 100.0, {}), "program": "v", "ok": True,
+                   "repetition": r,
+                   "gen": {"measured": {"seq": {"loss_pct": 0.5 * scale},
+                                        "latency_ns": {"p50": 1000.0 * scale, "p99": 20000.0},
+                                        "latency_hist_ns": [[lo, hi, c * scale]
+                                                            for lo, hi, c in hist]}}}
+            dpbench.finish_run(res)
+            runs.append(res)
+        self.assertEqual([r["median"]["loss_pct"] for r in runs], [0.5, 1.0])
+        self.assertEqual([r["median"]["lat_p50_us"] for r in runs], [1.0, 2.0])
+        self.assertEqual(runs[0]["median"]["lat_p99_us"], 20.0)
+        lat = dpplot.latency_hists({"runs": runs + [{"program": "v", "ok": False,
+                                                     "gen": {"measured": {
+                                                         "latency_hist_ns": hist}}}]})
+        # the failed run is left out; counts add up per bucket top, in us
+        self.assertEqual(lat, {"v": {0.1: 15, 1.007: 9, 20.15: 6}})
+        paths = dpplot.latency_cdf(lat, self.dir / "cdf")
+        self.assertPlots(paths, "cdf")
+        self.assertIn("v (n=30", (self.dir / "cdf.svg").read_text())
+
+    def test_offered_load_plot(self):
+        curve = [{"offered_pps": r, "tx_pps": min(r, 9e6), "rx_pps": min(r, 6e6),
+                  "loss_pct": max(0.0, 100 * (min(r, 9e6) - 6e6) / min(r, 9e6)),
+                  "passed": r <= 6e6} for r in (2e6, 4e6, 6e6, 8e6, 10e6)]
+        paths = dpplot.offered_load({"baseline": curve, "cache-0": curve[:3]},
+                                    self.dir / "offered", {"baseline": 5.9e6})
+        self.assertPlots(paths, "offered")
+        svg = (self.dir / "offered.svg").read_text()
+        for text in ("offered load (Mpps)", "throughput (Mpps)", "loss %",
+                     "zero loss 5.9 Mpps", "baseline: received", "cache-0: sent by dpgen"):
+            self.assertIn(text, svg)
+
+
 if __name__ == "__main__":
     try:
         dpplot.pyplot()
