@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""dpbench -- forwarding benchmark: dpfwd against its anchors.
+"""dpbench -- dpfwd's benchmarks: bench configs and variants, RFC 2544 searches, anchors.
 
     dpbench.py fwd-anchor --build BUILD --pcap PCAP [--runs 5] [--duration 10]
                           [--warmup 2] [--json OUT] [--only NAME,...] [--no-huge]
@@ -12,6 +12,16 @@
                    [--max-rate max|RATE] [--points N] [--validate S] [--out DIR] [--dry-run]
     dpbench.py build-anchors --build BUILD
     dpbench.py list [--build BUILD] [--programs]
+
+`list` prints the shipped bench configs (configs/bench/*.ini with a [bench]
+section) and the command that runs each.
+
+`rfc2544` (memif rig) measures each variant in trials, one fresh dpfwd and
+one dpgen at a fixed rate per trial: the top of the range (dpgen flat out),
+the offered-load curve, and a binary search for the highest rate without
+loss, validated by a longer trial; every failing trial names its
+bottleneck (dpgen or dpfwd, from both sides' counters).  The search itself
+is rfc2544.py (no DPDK; its tests run it on a model of the rig).
 
 `run` measures the variants of a bench config (configs/bench/*.ini, read by
 benchcfg.py: the dpfwd config, the rig, run length and count, anchors, and
@@ -31,7 +41,13 @@ file:line on a refusal).  A run whose process dies is reported (which run,
 why, its log), the runs done are kept in results.json, and dpbench stops
 (--keep-going: runs the rest) and exits 1.
 
-Rig, identical for every program measured (only this machine, no NIC):
+The memif rig (rig = memif): dpgen and dpfwd as two processes over one
+net_memif interface, dpfwd the server (its port RX_PORT, a socket per
+process under /tmp), dpgen the client, its worker on CPU 0, dpfwd's on CPU
+1; dpfwd routes the traffic back to dpgen, which counts loss and latency.
+See MemifRig and GenRun (and why dpfwd must stop before dpgen disconnects).
+
+The pcap rig, identical for every program measured (only this machine, no NIC):
   port 0  net_pcap0,rx_pcap=PCAP,infinite_rx=1   line-rate generator
   port 1  net_null0                               sink  (198.18.1.0/24)
   port 2  net_null1                               sink  (198.18.2.0/24)
@@ -349,12 +365,19 @@ def reduce_lcores(v) -> Optional[dict]:
     summed over workers."""
     if not isinstance(v, dict):
         return None
-    out = {"busy_cycles": 0, "idle_cycles": 0, "rx_pkts": 0, "tx_pkts": 0, "workers": 0}
+    out = {"busy_cycles": 0, "idle_cycles": 0, "rx_pkts": 0, "tx_pkts": 0, "workers": 0,
+           "instructions": 0}
     for w in v.values():
         if isinstance(w, dict):
             out["workers"] += 1
             for k in ("busy_cycles", "idle_cycles", "rx_pkts", "tx_pkts"):
                 out[k] += _int(w.get(k))
+            # hardware counters: "null" (as text) where the CPU or the VM has no PMU
+            insn = w.get("instructions")
+            if isinstance(insn, int) and out["instructions"] is not None:
+                out["instructions"] += insn
+            else:
+                out["instructions"] = None
     return out
 
 
@@ -468,6 +491,8 @@ def sample_metrics(url: str, rx_port: int, tx_ports, extra=()) -> dict:
                           ("dpfwd_lcore_tx_packets_total", "tx_pkts")):
             lc[key] = sum(int(v) for _, v in m.get(name, []))
         lc["workers"] = len({l.get("lcore") for l, _ in m.get("dpfwd_lcore_rx_packets_total", [])})
+        insn = m.get("dpfwd_lcore_instructions_total", [])
+        lc["instructions"] = sum(int(v) for _, v in insn) if len(insn) == lc["workers"] else None
         s["lcores"] = lc
     if "/dpfwd/graph/nodes" in extra:
         nodes: Dict[str, dict] = {}
@@ -481,6 +506,57 @@ def sample_metrics(url: str, rx_port: int, tx_ports, extra=()) -> dict:
                 n[key] += int(v)
         s["nodes"] = nodes
     return s
+
+
+# --------------------------------------------------------------------------
+# Did the workers have their CPUs?  (this machine is shared)
+# --------------------------------------------------------------------------
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+CPU_SHARE_WARN = 0.9
+
+
+def worker_ticks(pid: Optional[int]) -> Optional[Tuple[int, int]]:
+    """(user + system clock ticks, number) of PID's DPDK worker threads
+    (rte-worker-N), None when there is none (or the process is gone)."""
+    if pid is None:
+        return None
+    total, n = 0, 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if not f.read().startswith("rte-worker"):
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])       # utime, stime
+            n += 1
+        except (OSError, IndexError, ValueError):
+            continue
+    return (total, n) if n else None
+
+
+def cpu_share(a: Optional[Tuple[int, int]], b: Optional[Tuple[int, int]], seconds: float
+              ) -> Optional[float]:
+    """Share of its CPU a worker thread had between two worker_ticks() readings
+    SECONDS apart (1.0: all of it; a busy-polling worker that shares its CPU with
+    another busy process gets about 0.5)."""
+    if not a or not b or seconds <= 0 or a[1] != b[1]:
+        return None
+    return (b[0] - a[0]) / CLK_TCK / seconds / a[1]
+
+
+def share_note(shares: Dict[str, Optional[float]]) -> str:
+    """'' or a warning that a worker did not have its CPU to itself."""
+    low = {k: v for k, v in shares.items() if v is not None and v < CPU_SHARE_WARN}
+    if not low:
+        return ""
+    return "  WARNING: " + ", ".join(f"{k} worker had {v:.0%} of its CPU" for k, v in low.items()) \
+        + " (another process ran there: numbers not representative)"
 
 
 def stop_process(proc: subprocess.Popen, first=signal.SIGINT, wait_first: float = 20) -> str:
@@ -727,6 +803,9 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
         # 3. warm up, then sample every second
         time.sleep(warmup)
         alive("while warming up")
+        ticks0 = {"dpfwd": worker_ticks(proc.pid),
+                  "dpgen": worker_ticks(gen.proc.pid) if gen else None}
+        w0 = time.monotonic()
         samples = [take()]
         t_start = samples[0]["t"]
         for k in range(1, duration + 1):
@@ -735,6 +814,10 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
                 time.sleep(delay)
             alive("while measuring")
             samples.append(take())
+        w1 = time.monotonic()
+        res["cpu_share"] = {k: cpu_share(v, worker_ticks(proc.pid if k == "dpfwd" else
+                                                         gen.proc.pid), w1 - w0)
+                            for k, v in ticks0.items() if v}
         a, b = samples[0], samples[-1]
         dt = b["t"] - a["t"]
         per_sec = [(y["tx"] - x["tx"]) / (y["t"] - x["t"]) for x, y in zip(samples, samples[1:])]
@@ -1047,6 +1130,10 @@ METRICS = {
     "cycles_per_pkt": {"label": "cycles/packet", "file": "cycles-per-pkt",
                        "what": "worker lcores' busy TSC cycles / packets received, per-run "
                                "median of 1 s samples (dpfwd only)"},
+    "insn_per_pkt": {"label": "instructions/packet", "file": "insn-per-pkt",
+                     "what": "worker lcores' retired instructions / packets received, per-run "
+                             "median of 1 s samples (dpfwd, where the CPU has a PMU: not in "
+                             "a VM without one)"},
     # from dpgen's measured part (memif rig): one value per run, not a median of samples
     "loss_pct": {"label": "loss %", "file": "loss-pct", "source": "dpgen",
                  "what": "frames dpgen sent and did not get back, percent, over the run's "
@@ -1071,7 +1158,8 @@ def derive_per_second(samples: List[dict]) -> dict:
     gbps (frames with the FCS), rx_mpps and, when the samples carry dpfwd's
     lcore counters, cycles_per_pkt (busy cycles / packets received in the
     interval)."""
-    out = {"t": [], "mpps": [], "gbps": [], "rx_mpps": [], "cycles_per_pkt": []}
+    out = {"t": [], "mpps": [], "gbps": [], "rx_mpps": [], "cycles_per_pkt": [],
+           "insn_per_pkt": []}
     if not samples:
         return out
     t0 = samples[0]["t"]
@@ -1089,6 +1177,9 @@ def derive_per_second(samples: List[dict]) -> dict:
         if la and lb and lb["rx_pkts"] > la["rx_pkts"]:
             out["cycles_per_pkt"].append(
                 (lb["busy_cycles"] - la["busy_cycles"]) / (lb["rx_pkts"] - la["rx_pkts"]))
+            if la.get("instructions") is not None and lb.get("instructions") is not None:
+                out["insn_per_pkt"].append((lb["instructions"] - la["instructions"])
+                                           / (lb["rx_pkts"] - la["rx_pkts"]))
     return out
 
 
@@ -1475,7 +1566,8 @@ def _cmd_run(args, build, bench, runs, duration, warmup, cooldown, variants, anc
                     + (f"  {cyc:6.1f} cyc/pkt" if cyc is not None else "")
                     + (f"  loss {med['loss_pct']:.4g}%" if med.get("loss_pct") is not None else "")
                     + (f"  lat p50 {med['lat_p50_us']:.1f} p99 {med['lat_p99_us']:.1f} us"
-                       if med.get("lat_p99_us") is not None else ""))
+                       if med.get("lat_p99_us") is not None else "")
+                    + share_note(res.get("cpu_share") or {}))
             else:
                 why = (f"run {i} of {total} ({p.name}, repetition {r}) failed: "
                        f"{res['error']}; exit status {res['exit_status']}, "
@@ -1588,9 +1680,13 @@ class TrialRunner:
             tel = connect_telemetry(proc, prefix, "dpfwd ")
             wait_ports(tel, {self.ctx.rx_port, *self.ctx.tx_ports})
             before = self._counters(tel)
+            fwd0, w0 = worker_ticks(proc.pid), time.monotonic()
             gen.start(tel, self.ctx.rx_port)
             gen.wait_json(warmup + secs + 60, lambda: alive("during the trial"))
             alive("at the end of the trial")
+            shares = {"dpfwd": cpu_share(fwd0, worker_ticks(proc.pid), time.monotonic() - w0),
+                      "dpgen": cpu_share((0, 1), worker_ticks(gen.proc.pid),
+                                         warmup + secs + 0.1)}
             after = self._counters(tel)
             out = gen.read()
         finally:
@@ -1627,6 +1723,7 @@ class TrialRunner:
                         "oerrors": d["oerrors"], "drops": d["drops"],
                         "cycles_per_pkt": (d["busy_cycles"] / d["rx_pkts"]
                                            if d["rx_pkts"] else None)},
+                "cpu_share": shares, "warning": share_note(shares).strip(),
                 "dpfwd_log": str(log_path), "dpfwd_exit_status": proc.returncode,
                 "dpfwd_stopped_by": stopped_by, "dpgen_log": out["log"],
                 "dpgen_json": out["json"]}

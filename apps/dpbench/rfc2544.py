@@ -168,7 +168,8 @@ def _run(trial: TrialFn, rate: Optional[float], secs: float, phase: str, log, re
         log(f"  trial {t['n']:>3} {phase:<9} offered {off:>14}  sent {t.get('tx_pps', 0) / 1e6:8.4f}"
             f"  back {t.get('rx_pps', 0) / 1e6:8.4f} Mpps  loss {loss_pct(t):8.4g}%  "
             f"{'pass' if ok else 'FAIL'}"
-            + ("" if ok else f"  [{t['bottleneck']['who']}: {t['bottleneck']['detail']}]"))
+            + ("" if ok else f"  [{t['bottleneck']['who']}: {t['bottleneck']['detail']}]")
+            + (f"  {t['warning']}" if t.get("warning") else ""))
     return t
 
 
@@ -407,5 +408,6 @@ def summary_text(name: str, r: Dict) -> str:
         else:
             out.append("zero-loss throughput: no rate above the minimum passed")
         out.append(f"bottleneck: {lb['who']} ({lb['where']}): {lb['detail']}")
-        out.append(f"trials: {s['trials_used']}")
+        out.append(f"search trials: {s['trials_used']} (the top's, the search's and the "
+                   "validation's; the curve's not counted)")
     return "\n".join(out) + "\n"

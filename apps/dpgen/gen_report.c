@@ -333,7 +333,8 @@ gen_report_total(struct gen_report *r, const struct gen_counters *tx, const stru
 }
 
 json_t *
-gen_report_measured(struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx)
+gen_report_measured(
+	struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx)
 {
 	json_t *m, *o, *hist;
 	uint64_t start = r->m_tsc, end;
@@ -408,10 +409,10 @@ gen_report_measured(struct gen_report *r, const struct gen_counters *tx, const s
 		hist = json_array();
 		for (i = 0; hist != NULL && i < GEN_HIST_BUCKETS; i++)
 			if (r->measured->bucket[i] != 0)
-				json_array_append_new(hist,
-					json_pack("[f, f, I]", ns(r, gen_hist_bucket_low(i)),
-						ns(r, gen_hist_bucket_high(i)),
-						(json_int_t)r->measured->bucket[i]));
+				json_array_append_new(
+					hist, json_pack("[f, f, I]", ns(r, gen_hist_bucket_low(i)),
+						      ns(r, gen_hist_bucket_high(i)),
+						      (json_int_t)r->measured->bucket[i]));
 		json_object_set_new(m, "latency_hist_ns", hist ? hist : json_null());
 	}
 	return m;

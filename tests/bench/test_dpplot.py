@@ -128,6 +128,15 @@ class TestDerive(unittest.TestCase):
         total = sum(x["cycles_per_rx_pkt"] for x in nodes.values())
         self.assertAlmostEqual(total, 16 + 18 + 7 + 7, places=2)
 
+    def test_instructions_per_packet_where_the_cpu_counts_them(self):
+        s = fake_samples(3, 10e6, 50.0, {})
+        res = dpbench.finish_run({"samples": [dict(x) for x in s]})
+        self.assertIsNone(res["median"]["insn_per_pkt"])            # no PMU: no number
+        for x in s:
+            x["lcores"] = dict(x["lcores"], instructions=int(123.0 * x["lcores"]["rx_pkts"]))
+        res = dpbench.finish_run({"samples": s})
+        self.assertAlmostEqual(res["median"]["insn_per_pkt"], 123.0, places=3)
+
     def test_anchor_samples_have_no_cycles(self):
         s = [{k: v for k, v in x.items() if k not in ("lcores", "nodes")}
              for x in fake_samples(3, 60e6, 0, {})]
@@ -141,7 +150,13 @@ class TestDerive(unittest.TestCase):
                                           "nodes": "{}", "cycles_per_pkt": "5.000"},
                                     "1": {"busy_cycles": 30, "rx_pkts": 4, "idle_cycles": 7}})
         self.assertEqual(lc, {"busy_cycles": 40, "idle_cycles": 7, "rx_pkts": 6, "tx_pkts": 0,
-                              "workers": 2})
+                              "workers": 2, "instructions": None})
+        lc = dpbench.reduce_lcores({"0": {"rx_pkts": 2, "instructions": 700},
+                                    "1": {"rx_pkts": 4, "instructions": 500}})
+        self.assertEqual(lc["instructions"], 1200)
+        lc = dpbench.reduce_lcores({"0": {"rx_pkts": 2, "instructions": 700},
+                                    "1": {"rx_pkts": 4, "instructions": "null"}})
+        self.assertIsNone(lc["instructions"])
         self.assertIsNone(dpbench.reduce_lcores(None))
         nd = dpbench.reduce_nodes({"ip4_fwd": {"calls": 1, "pkts": 32, "timed_cycles": 500,
                                                "timed_pkts": 32, "cycles_per_pkt": "15.6"}})
@@ -246,7 +261,7 @@ class TestPrometheus(unittest.TestCase):
         self.assertEqual((s["tx"], s["tx_bytes"], s["rx"], s["imissed"], s["rx_nombuf"],
                           s["tx_back"], s["oerrors"]), (3000, 180000, 3100, 4, 5, 7, 3))
         self.assertEqual(s["lcores"], {"busy_cycles": 400000, "idle_cycles": 9, "rx_pkts": 3100,
-                                       "tx_pkts": 2000, "workers": 2})
+                                       "tx_pkts": 2000, "workers": 2, "instructions": None})
         self.assertEqual(s["nodes"], {"ip4_fwd": {"calls": 15, "pkts": 480,
                                                   "timed_cycles": 3200, "timed_pkts": 32}})
 

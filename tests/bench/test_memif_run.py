@@ -135,10 +135,11 @@ class TestRun(unittest.TestCase):
         self.assertGreaterEqual(tj["drops"]["total"], tot["seq"]["lost"])
         self.assertLessEqual(tj["drops"]["total"] - tot["seq"]["lost"], 16)
         self.assertEqual(tot["seq"]["received"] + tot["seq"]["lost"], tot["seq"]["sent"])
-        # dpfwd's forwarded rate (1 s samples of its port counters) is about what dpgen got
-        # back over its measured part (the two windows are not the same second)
+        # dpfwd's forwarded rate (1 s samples of its /metrics) is about what dpgen got back
+        # over its measured part (the two windows are not quite the same seconds, and on a
+        # busy machine dpgen's rate wanders)
         self.assertAlmostEqual(run["median"]["mpps"] * 1e6, m["rx"]["pps"],
-                               delta=max(m["rx"]["pps"] * 0.25, 5e3))
+                               delta=max(m["rx"]["pps"] * 0.35, 5e3))
         self.assertAlmostEqual(run["median"]["loss_pct"], m["seq"]["loss_pct"])
         self.assertAlmostEqual(run["median"]["lat_p99_us"], m["latency_ns"]["p99"] / 1e3)
         self.assertLessEqual(run["median"]["lat_p50_us"], run["median"]["lat_p99_us"])
