@@ -24,18 +24,6 @@
 
 #define ARP_FRAME_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr))
 
-/* The config index of DPDK port @p port_id, or -1. */
-static int
-port_index(uint16_t port_id)
-{
-	uint16_t i;
-
-	for (i = 0; i < dp_nb_ports; i++)
-		if (dp_ports[i].port_id == port_id)
-			return i;
-	return -1;
-}
-
 /* Fill @p m (at least ARP_FRAME_LEN of room) with an ARP frame. Addresses in network order. */
 static void
 arp_fill(struct rte_mbuf *m, uint16_t op, const struct rte_ether_addr *eth_dst,
@@ -106,8 +94,8 @@ on_arp(struct rte_mbuf *m, uint16_t worker, void *arg)
 
 	RTE_SET_USED(worker);
 	RTE_SET_USED(arg);
-	port = port_index(m->port);
-	if (port < 0 || m->data_len < ARP_FRAME_LEN ||
+	port = dp_port_index[m->port];
+	if (port == DP_PORT_NONE || m->data_len < ARP_FRAME_LEN ||
 		arp->arp_hardware != RTE_BE16(RTE_ARP_HRD_ETHER) ||
 		arp->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 		arp->arp_hlen != RTE_ETHER_ADDR_LEN || arp->arp_plen != sizeof(uint32_t)) {

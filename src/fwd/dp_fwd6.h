@@ -57,7 +57,6 @@ struct dp_fwd6_table {
 	struct rte_fib6 *fib; /**< NULL: IPv6 is off (no address, route or neighbor configured) */
 	uint32_t nb_routes;
 	struct dp_fwd6_port port[DP_CONFIG_MAX_PORTS]; /**< by config port index */
-	uint8_t port_index[RTE_MAX_ETHPORTS];	       /**< DPDK port id -> config index */
 };
 
 /** The table the workers read. */

@@ -207,11 +207,9 @@ dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
 	int rc;
 
 	dp_fwd6_fini();
-	memset(dp_fwd6.port_index, UINT8_MAX, sizeof(dp_fwd6.port_index));
 	for (i = 0; i < dp_nb_ports; i++) {
 		struct dp_fwd6_port *p = &dp_fwd6.port[i];
 
-		dp_fwd6.port_index[dp_ports[i].port_id] = (uint8_t)i;
 		dp_fwd6_ll_from_mac(&dp_ports[i].mac, p->ll);
 		if (i < cfg->nb_ports && cfg->ports[i].has_ip6) {
 			memcpy(p->global, cfg->ports[i].ip6, 16);

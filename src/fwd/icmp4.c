@@ -22,7 +22,6 @@ struct icmp4_params icmp4_params = {
 	.burst = DP_ICMP4_BURST_DEFAULT,
 	.gen = 1,
 };
-uint8_t icmp4_cfg_port[RTE_MAX_ETHPORTS];
 
 void
 dp_icmp4_ratelimit_set(uint32_t rate, uint32_t burst)
@@ -52,7 +51,6 @@ icmp4_node_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	struct icmp4_worker *st;
-	uint16_t i;
 	int rc;
 
 	rc = dp_graph_node_init_worker(graph, node);
@@ -65,9 +63,6 @@ icmp4_node_init(const struct rte_graph *graph, struct rte_node *node)
 	memset(st, 0, sizeof(*st));
 	/* tb_gen 0 never matches icmp4_params.gen: the first error sets the bucket */
 	st->ip_id = (uint16_t)rte_rdtsc();
-	memset(icmp4_cfg_port, UINT8_MAX, sizeof(icmp4_cfg_port));
-	for (i = 0; i < dp_nb_ports; i++)
-		icmp4_cfg_port[dp_ports[i].port_id] = (uint8_t)i;
 	return 0;
 }
 

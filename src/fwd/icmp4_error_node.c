@@ -97,8 +97,8 @@ icmp4_error_source(const struct rte_mbuf *m, uint32_t nh)
 {
 	uint32_t a = 0;
 
-	if (m->port < RTE_MAX_ETHPORTS && icmp4_cfg_port[m->port] != UINT8_MAX)
-		a = dp_ports[icmp4_cfg_port[m->port]].ip4;
+	if (m->port < RTE_MAX_ETHPORTS && dp_port_index[m->port] != DP_PORT_NONE)
+		a = dp_ports[dp_port_index[m->port]].ip4;
 	if (a == 0)
 		a = dp_ports[dp_fwd.nh[nh].port].ip4;
 	return rte_cpu_to_be_32(a);

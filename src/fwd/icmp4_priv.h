@@ -45,9 +45,6 @@ struct icmp4_params {
 };
 extern struct icmp4_params icmp4_params;
 
-/** Config port index of each DPDK port id (UINT8_MAX: none), set at graph creation. */
-extern uint8_t icmp4_cfg_port[RTE_MAX_ETHPORTS];
-
 /** Node init of ip4_local and icmp4_error: the worker, and its icmp4_worker as ctx arg. */
 int icmp4_node_init(const struct rte_graph *graph, struct rte_node *node);
 

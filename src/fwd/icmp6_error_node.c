@@ -112,7 +112,7 @@ icmp6_error_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m
 	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
 	const struct rte_ipv6_hdr *orig =
 		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
-	const uint16_t in_port = dp_fwd6.port_index[m->port];
+	const uint16_t in_port = dp_port_index[m->port];
 	struct rte_ether_hdr *eth;
 	struct rte_ipv6_hdr *ip;
 	struct icmp6_hdr *icmp;

@@ -89,7 +89,7 @@ ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off
 	}
 	if (ip6_w_mcast(dhi)) {
 		/* no multicast routing: only the groups the router itself is in */
-		if (ip6_is_our_group(ip->dst_addr, dp_fwd6.port_index[m->port]))
+		if (ip6_is_our_group(ip->dst_addr, dp_port_index[m->port]))
 			return IP6_FWD_NEXT_LOCAL;
 		why = DP_DROP_IP6_MCAST;
 		goto drop;

@@ -38,7 +38,7 @@ static rte_edge_t
 ip6_echo_reply(struct icmp6_worker *st, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
 	struct icmp6_hdr *icmp, uint16_t plen, int meta_off, enum dp_drop_reason *why)
 {
-	uint16_t in_port = dp_fwd6.port_index[m->port];
+	uint16_t in_port = dp_port_index[m->port];
 	uint8_t src[16], dst[16];
 	uint32_t nh;
 	int bad;

@@ -256,7 +256,7 @@ on_nd(struct rte_mbuf *m, uint16_t worker, void *arg)
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 	struct nd_msg *nd = (struct nd_msg *)(ip + 1);
 	const struct rte_ether_addr *lla;
-	uint16_t port = dp_fwd6.port_index[m->port];
+	uint16_t port = dp_port_index[m->port];
 	uint32_t plen;
 
 	RTE_SET_USED(worker);

@@ -54,6 +54,10 @@ struct dp_port {
 };
 
 extern struct dp_port dp_ports[DP_PORT_MAX];
+
+/** Config port index of each DPDK port id (mbuf->port); DP_PORT_NONE for ports not ours. */
+#define DP_PORT_NONE UINT8_MAX
+extern uint8_t dp_port_index[RTE_MAX_ETHPORTS];
 extern uint16_t dp_nb_ports;
 
 /** Is @p dev a PCI address (DDDD:BB:DD.F or BB:DD.F)? */

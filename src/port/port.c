@@ -14,6 +14,7 @@
 #include "dp_telemetry.h"
 
 struct dp_port dp_ports[DP_PORT_MAX];
+uint8_t dp_port_index[RTE_MAX_ETHPORTS];
 uint16_t dp_nb_ports;
 
 /* Used when no profile names a port's driver: no offloads, l3fwd-like rings. */
@@ -313,6 +314,7 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 	int rc;
 
 	dp_nb_ports = 0;
+	memset(dp_port_index, DP_PORT_NONE, sizeof(dp_port_index));
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_config_port *cp = &cfg->ports[i];
 		struct dp_port *p = &dp_ports[i];
@@ -388,6 +390,7 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 				i, name, p->driver, p->profile.name, p->socket, p->nb_rxq, p->rx_desc,
 				p->nb_txq, p->tx_desc, got, masked, want, p->rss_hf ? "on" : "off");
 		}
+		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
 	}
 	return 0;
@@ -503,6 +506,7 @@ dp_port_close_all(void)
 		rte_eth_dev_close(p->port_id);
 		p->started = false;
 	}
+	memset(dp_port_index, DP_PORT_NONE, sizeof(dp_port_index));
 	dp_nb_ports = 0;
 }
 
