@@ -37,9 +37,9 @@
 #include "dp_tbucket.h"
 #include "dp_telemetry.h"
 #include "dp_test.h"
+#include "ring_rig.h"
 
 #define NB_PORTS 3
-#define RING_SIZE 1024
 #define CFG_ICMP_RATE 1
 #define CFG_ICMP_BURST 8
 
@@ -52,10 +52,6 @@
 #define PORT1_BCAST 0xc61265ffu	  /* 198.18.101.255 */
 #define NO_WAY_BACK 0xcb007105u	  /* 203.0.113.5: no route to it */
 
-static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
-static struct dp_config cfg;
-static char tmpdir[64] = "/tmp/dpfwd-test-icmp4-XXXXXX";
-static char cfg_path[128];
 
 static const uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
 
@@ -81,6 +77,13 @@ static const char config_text[] =
 	"[neighbors]\n"
 	"neigh = 198.18.0.2 lladdr 02:00:00:00:00:02 port 0\n"
 	"neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n";
+
+static struct ring_rig rig = {
+	.name = "icmp4",
+	.prefix = 'i',
+	.nb_ports = NB_PORTS,
+	.config_text = config_text,
+};
 
 static struct dp_worker *
 worker(void)
@@ -190,15 +193,7 @@ add_ip_options(uint8_t *frame, size_t len)
 static void
 inject_on(int port, const uint8_t *frame, size_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
-	char *p;
-
-	CU_ASSERT_FATAL(m != NULL);
-	p = rte_pktmbuf_append(m, (uint16_t)len);
-	CU_ASSERT_FATAL(p != NULL);
-	memcpy(p, frame, len);
-	m->port = dp_ports[port].port_id;
-	CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[port], m) == 0);
+	ring_rig_inject(&rig, port, frame, len);
 }
 
 static void
@@ -211,20 +206,13 @@ run_graph(void)
 static unsigned int
 drain_tx(int port, struct rte_mbuf **out, unsigned int max)
 {
-	return rte_ring_dequeue_burst(tx_ring[port], (void **)out, max, NULL);
+	return ring_rig_drain(&rig, port, out, max);
 }
 
 static unsigned int
 drain_free(int port)
 {
-	struct rte_mbuf *out[256];
-	unsigned int n, total = 0;
-
-	while ((n = drain_tx(port, out, 256)) > 0) {
-		rte_pktmbuf_free_bulk(out, n);
-		total += n;
-	}
-	return total;
+	return ring_rig_drain_free(&rig, port);
 }
 
 /* ---- counters ---- */
@@ -673,9 +661,9 @@ test_icmp4_errors_are_rate_limited_per_config(void)
 	size_t len;
 
 	/* the keys of the config file, through the setup call: the bucket restarts full */
-	CU_ASSERT_EQUAL(cfg.icmp_rate, CFG_ICMP_RATE);
-	CU_ASSERT_EQUAL(cfg.icmp_burst, CFG_ICMP_BURST);
-	CU_ASSERT_EQUAL(dp_icmp4_init(&cfg), 0);
+	CU_ASSERT_EQUAL(rig.cfg.icmp_rate, CFG_ICMP_RATE);
+	CU_ASSERT_EQUAL(rig.cfg.icmp_burst, CFG_ICMP_BURST);
+	CU_ASSERT_EQUAL(dp_icmp4_init(&rig.cfg), 0);
 	snap();
 	for (i = 0; i < N; i++) {
 		len = build(frame, 0, HOST, FAR, 1, 0, 18 + i);
@@ -862,59 +850,13 @@ test_icmp4_no_mbuf_leak(void)
 static int
 suite_init(void)
 {
-	char *eal[] = {"test_icmp4", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
-		"--no-shconf", "--log-level", "*:warning", NULL};
-	char err[DP_CONFIG_ERR_LEN];
-	char name[32];
-	unsigned int i;
-	FILE *f;
-
-	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
-		return -1;
-	for (i = 0; i < NB_PORTS; i++) {
-		snprintf(name, sizeof(name), "i_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "i_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "i%u", i);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL ||
-			rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0) {
-			fprintf(stderr, "cannot make ring port %s\n", name);
-			return -1;
-		}
-	}
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(cfg_path, sizeof(cfg_path), "%s/icmp4.ini", tmpdir);
-	f = fopen(cfg_path, "w");
-	if (f == NULL)
-		return -1;
-	fputs(config_text, f);
-	fclose(f);
-	dp_config_init(&cfg);
-	if (dp_config_load(&cfg, cfg_path, err, sizeof(err)) < 0 ||
-		dp_config_validate(&cfg, err, sizeof(err)) < 0 ||
-		dp_run_setup(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "setup: %s\n", err);
-		return -1;
-	}
-	/* what dp_run_setup() should do with [dpfwd] icmp_rate and icmp_burst */
-	dp_icmp4_init(&cfg);
-	worker()->drain_tsc = 0;
-	return 0;
+	return ring_rig_setup(&rig);
 }
 
 static int
 suite_cleanup(void)
 {
-	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
-	int64_t leak = 0;
-
-	dp_run_teardown(&opts, &leak);
-	dp_config_free(&cfg);
-	unlink(cfg_path);
-	rmdir(tmpdir);
-	rte_eal_cleanup();
+	ring_rig_cleanup(&rig);
 	return 0;
 }
 

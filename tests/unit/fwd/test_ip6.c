@@ -33,14 +33,10 @@
 #include "dp_port.h"
 #include "dp_run.h"
 #include "dp_test.h"
+#include "ring_rig.h"
 
 #define NB_PORTS 3
-#define RING_SIZE 1024
 
-static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
-static struct dp_config cfg;
-static char tmpdir[64] = "/tmp/dpfwd-test-ip6-XXXXXX";
-static char cfg_path[128];
 
 static const uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x02};	 /* 2001:db8:10::2, port0 */
 static const uint8_t gw1_mac[6] = {0x02, 0, 0, 0, 0x01, 0x02};	 /* 2001:db8:101::2, port1 */
@@ -80,6 +76,14 @@ static const char config_text[] =
 
 /* ---- helpers ---- */
 
+static struct ring_rig rig = {
+	.name = "ip6",
+	.prefix = 's',
+	.nb_ports = NB_PORTS,
+	.mem_mb = "512",
+	.config_text = config_text,
+};
+
 static struct dp_worker *
 worker(void)
 {
@@ -92,24 +96,11 @@ a6(const char *s, uint8_t out[16])
 	CU_ASSERT_FATAL(inet_pton(AF_INET6, s, out) == 1);
 }
 
-static struct rte_mbuf *
-mbuf_of(int port, const uint8_t *frame, size_t len)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
-	char *p;
-
-	CU_ASSERT_FATAL(m != NULL);
-	p = rte_pktmbuf_append(m, (uint16_t)len);
-	CU_ASSERT_FATAL(p != NULL);
-	memcpy(p, frame, len);
-	m->port = dp_ports[port].port_id;
-	return m;
-}
 
 static void
 inject(int port, const uint8_t *frame, size_t len)
 {
-	CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[port], mbuf_of(port, frame, len)) == 0);
+	ring_rig_inject(&rig, port, frame, len);
 }
 
 /* Workers, then the control lcore, then workers again (what it sent goes out). */
@@ -126,18 +117,16 @@ step(void)
 static unsigned int
 drain(int port, struct rte_mbuf **out, unsigned int max)
 {
-	return rte_ring_dequeue_burst(tx_ring[port], (void **)out, max, NULL);
+	return ring_rig_drain(&rig, port, out, max);
 }
 
 static void
 drain_free(void)
 {
-	struct rte_mbuf *out[64];
-	unsigned int p, n;
+	unsigned int p;
 
 	for (p = 0; p < NB_PORTS; p++)
-		while ((n = drain((int)p, out, 64)) > 0)
-			rte_pktmbuf_free_bulk(out, n);
+		ring_rig_drain_free(&rig, (int)p);
 }
 
 /*
@@ -610,7 +599,7 @@ test_ip6_each_bad_packet_has_its_drop_reason(void)
 		memcpy(rte_pktmbuf_append(m, (uint16_t)c.len), c.frame, c.len);
 		m->port = dp_ports[0].port_id;
 		snap_drops();
-		CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[0], m) == 0);
+		CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
 		step();
 		CU_ASSERT_EQUAL(drain(0, &m, 1), 0);
 		want[DP_DROP_IP6_HOP_LIMIT] = want[DP_DROP_ICMP6_NO_HEADROOM] = 1;
@@ -1162,50 +1151,8 @@ test_ip6_no_mbuf_leak(void)
 static int
 suite_init(void)
 {
-	char *eal[] = {"test_ip6", "-l", "0,1", "--no-huge", "-m", "512", "--no-pci",
-		"--no-shconf", "--log-level", "*:warning", NULL};
-	char err[DP_CONFIG_ERR_LEN];
-	char name[32];
-	unsigned int i;
-	FILE *f;
-	int rc;
-
-	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
+	if (ring_rig_setup(&rig) < 0)
 		return -1;
-	for (i = 0; i < NB_PORTS; i++) {
-		snprintf(name, sizeof(name), "s_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "s_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "s%u", i);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL ||
-			rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0) {
-			fprintf(stderr, "cannot make ring port %s\n", name);
-			return -1;
-		}
-	}
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(cfg_path, sizeof(cfg_path), "%s/ip6.ini", tmpdir);
-	f = fopen(cfg_path, "w");
-	if (f == NULL)
-		return -1;
-	fputs(config_text, f);
-	fclose(f);
-	dp_config_init(&cfg);
-	if (dp_config_load(&cfg, cfg_path, err, sizeof(err)) < 0 ||
-		dp_config_validate(&cfg, err, sizeof(err)) < 0 ||
-		dp_run_setup(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "setup: %s\n", err);
-		return -1;
-	}
-	/* dp_run_setup() may already start ND; starting it again only re-registers */
-	rc = dp_nd_start();
-	if (rc < 0) {
-		fprintf(stderr, "dp_nd_start: %s\n", strerror(-rc));
-		return -1;
-	}
-	worker()->drain_tsc = 0;
 	/* frames the setup sent (announcements) are not the tests' */
 	dp_graph_worker_run(worker(), 4);
 	dp_graph_worker_flush(worker());
@@ -1216,14 +1163,7 @@ suite_init(void)
 static int
 suite_cleanup(void)
 {
-	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
-	int64_t leak = 0;
-
-	dp_run_teardown(&opts, &leak);
-	dp_config_free(&cfg);
-	unlink(cfg_path);
-	rmdir(tmpdir);
-	rte_eal_cleanup();
+	ring_rig_cleanup(&rig);
 	return 0;
 }
 

@@ -30,13 +30,10 @@
 #include "dp_port.h"
 #include "dp_run.h"
 #include "dp_test.h"
+#include "ring_rig.h"
 
 #define NB_PORTS 2
 
-static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
-static struct dp_config cfg;
-static char tmpdir[64] = "/tmp/dpfwd-test-neigh-XXXXXX";
-static char cfg_path[128];
 
 /* a host on port0's subnet, and the gateway of 198.18.1.0/24 on port1 */
 static const uint8_t host_mac[6] = {0x02, 0x11, 0, 0, 0, 0x02};
@@ -68,6 +65,13 @@ static const char config_text[] =
 	"[routes]\n"
 	"route = 198.18.1.0/24 via 198.18.101.2 port 1\n";
 
+static struct ring_rig rig = {
+	.name = "neigh",
+	.prefix = 'n',
+	.nb_ports = NB_PORTS,
+	.config_text = config_text,
+};
+
 static struct dp_worker *
 worker(void)
 {
@@ -77,15 +81,7 @@ worker(void)
 static void
 inject(int port, const uint8_t *frame, size_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
-	char *p;
-
-	CU_ASSERT_FATAL(m != NULL);
-	p = rte_pktmbuf_append(m, (uint16_t)len);
-	CU_ASSERT_FATAL(p != NULL);
-	memcpy(p, frame, len);
-	m->port = dp_ports[port].port_id;
-	CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[port], m) == 0);
+	ring_rig_inject(&rig, port, frame, len);
 }
 
 /* Workers, then the control lcore, then workers again (what it sent goes out). */
@@ -101,18 +97,16 @@ step(void)
 static unsigned int
 drain(int port, struct rte_mbuf **out, unsigned int max)
 {
-	return rte_ring_dequeue_burst(tx_ring[port], (void **)out, max, NULL);
+	return ring_rig_drain(&rig, port, out, max);
 }
 
 static void
 drain_free(void)
 {
-	struct rte_mbuf *out[64];
-	unsigned int p, n;
+	unsigned int p;
 
 	for (p = 0; p < NB_PORTS; p++)
-		while ((n = drain((int)p, out, 64)) > 0)
-			rte_pktmbuf_free_bulk(out, n);
+		ring_rig_drain_free(&rig, (int)p);
 }
 
 /*
@@ -530,55 +524,13 @@ test_neigh_no_mbuf_leak(void)
 static int
 suite_init(void)
 {
-	char *eal[] = {"test_neigh", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
-		"--no-shconf", "--log-level", "*:warning", NULL};
-	char err[DP_CONFIG_ERR_LEN];
-	char name[32];
-	unsigned int i;
-	FILE *f;
-
-	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
-		return -1;
-	for (i = 0; i < NB_PORTS; i++) {
-		snprintf(name, sizeof(name), "n_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "n_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "n%u", i);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL ||
-			rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0)
-			return -1;
-	}
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(cfg_path, sizeof(cfg_path), "%s/neigh.ini", tmpdir);
-	f = fopen(cfg_path, "w");
-	if (f == NULL)
-		return -1;
-	fputs(config_text, f);
-	fclose(f);
-	dp_config_init(&cfg);
-	if (dp_config_load(&cfg, cfg_path, err, sizeof(err)) < 0 ||
-		dp_config_validate(&cfg, err, sizeof(err)) < 0 ||
-		dp_run_setup(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "setup: %s\n", err);
-		return -1;
-	}
-	worker()->drain_tsc = 0;
-	return 0;
+	return ring_rig_setup(&rig);
 }
 
 static int
 suite_cleanup(void)
 {
-	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
-	int64_t leak = 0;
-
-	dp_run_teardown(&opts, &leak);
-	dp_config_free(&cfg);
-	unlink(cfg_path);
-	rmdir(tmpdir);
-	rte_eal_cleanup();
+	ring_rig_cleanup(&rig);
 	return 0;
 }
 

@@ -31,15 +31,11 @@
 #include "dp_run.h"
 #include "dp_telemetry.h"
 #include "dp_test.h"
+#include "ring_rig.h"
 
 #define NB_PORTS 3
-#define RING_SIZE 1024
 #define TX1_RING_SIZE 128 /* small on purpose: the tx_full test fills it */
 
-static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
-static struct dp_config cfg;
-static char tmpdir[64] = "/tmp/dpfwd-test-graph-XXXXXX";
-static char cfg_path[128];
 
 static const uint8_t neigh_mac[2][6] = {
 	{0x02, 0, 0, 0, 0x01, 0x02},
@@ -72,6 +68,14 @@ static const char config_text[] =
 	/* the sender of every test frame: ICMP errors about them go back out of port0 */
 	"neigh = 198.18.0.2 lladdr 02:00:00:00:00:02 port 0\n";
 
+static struct ring_rig rig = {
+	.name = "graph",
+	.prefix = 't',
+	.nb_ports = NB_PORTS,
+	.tx_size = {0, TX1_RING_SIZE, 0},
+	.config_text = config_text,
+};
+
 static struct dp_worker *
 worker(void)
 {
@@ -82,15 +86,7 @@ worker(void)
 static void
 inject_frame(const uint8_t *frame, size_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
-	char *p;
-
-	CU_ASSERT_FATAL(m != NULL);
-	p = rte_pktmbuf_append(m, (uint16_t)len);
-	CU_ASSERT_FATAL(p != NULL);
-	memcpy(p, frame, len);
-	m->port = dp_ports[0].port_id;
-	CU_ASSERT_FATAL(rte_ring_enqueue(rx_ring[0], m) == 0);
+	ring_rig_inject(&rig, 0, frame, len);
 }
 
 static void
@@ -125,7 +121,7 @@ run_graph(void)
 static unsigned int
 drain_tx(int port, struct rte_mbuf **out, unsigned int max)
 {
-	return rte_ring_dequeue_burst(tx_ring[port], (void **)out, max, NULL);
+	return ring_rig_drain(&rig, port, out, max);
 }
 
 static uint64_t drops_before[DP_DROP_MAX];
@@ -551,7 +547,7 @@ test_graph_telemetry_counts_add_up_and_json_is_valid(void)
 	if (json_is_null(json_object_get(lc, "instructions")))
 		CU_ASSERT(json_is_string(json_object_get(lc, "instructions_unavailable")));
 
-	snprintf(path, sizeof(path), "%s/snap.json", tmpdir);
+	snprintf(path, sizeof(path), "%s/snap.json", rig.tmpdir);
 	CU_ASSERT_EQUAL(dp_telemetry_json_write(path, snap), 0);
 	back = json_load_file(path, 0, &jerr);
 	CU_ASSERT_FATAL(back != NULL);
@@ -577,60 +573,13 @@ test_graph_no_mbuf_leak_after_traffic(void)
 static int
 suite_init(void)
 {
-	char *eal[] = {"test_graph", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
-		"--no-shconf", "--log-level", "*:warning", NULL};
-	char err[DP_CONFIG_ERR_LEN];
-	char name[32];
-	unsigned int i;
-	FILE *f;
-
-	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
-		return -1;
-	for (i = 0; i < NB_PORTS; i++) {
-		snprintf(name, sizeof(name), "t_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "t_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, i == 1 ? TX1_RING_SIZE : RING_SIZE, 0,
-			RING_F_SP_ENQ | RING_F_SC_DEQ);
-		/* the ethdev is named "net_ring_" + name */
-		snprintf(name, sizeof(name), "t%u", i);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL ||
-			rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0) {
-			fprintf(stderr, "cannot make ring port %s\n", name);
-			return -1;
-		}
-	}
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(cfg_path, sizeof(cfg_path), "%s/graph.ini", tmpdir);
-	f = fopen(cfg_path, "w");
-	if (f == NULL)
-		return -1;
-	fputs(config_text, f);
-	fclose(f);
-	dp_config_init(&cfg);
-	if (dp_config_load(&cfg, cfg_path, err, sizeof(err)) < 0 ||
-		dp_config_validate(&cfg, err, sizeof(err)) < 0 ||
-		dp_run_setup(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "setup: %s\n", err);
-		return -1;
-	}
-	/* the test thread is the worker: give it the worker's TX queue */
-	worker()->drain_tsc = 0; /* flush after every walk unless a test says otherwise */
-	return 0;
+	return ring_rig_setup(&rig);
 }
 
 static int
 suite_cleanup(void)
 {
-	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
-	int64_t leak = 0;
-
-	dp_run_teardown(&opts, &leak);
-	dp_config_free(&cfg);
-	unlink(cfg_path);
-	rmdir(tmpdir);
-	rte_eal_cleanup();
+	ring_rig_cleanup(&rig);
 	return 0;
 }
 

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_port.h"
+#include "dp_run.h"
+#include "dp_test.h"
+#include "ring_rig.h"
+
+int
+ring_rig_setup(struct ring_rig *r)
+{
+	char *eal[] = {(char *)(uintptr_t)r->name, "-l", "0,1", "--no-huge", "-m",
+		(char *)(uintptr_t)(r->mem_mb ? r->mem_mb : "256"), "--no-pci", "--no-shconf",
+		"--log-level", "*:warning", NULL};
+	char err[DP_CONFIG_ERR_LEN];
+	char name[32];
+	unsigned int i;
+	FILE *f;
+
+	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
+		return -1;
+	for (i = 0; i < r->nb_ports && i < RIG_MAX_PORTS; i++) {
+		snprintf(name, sizeof(name), "%c_rx%u", r->prefix, i);
+		r->rx[i] = rte_ring_create(name, RIG_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "%c_tx%u", r->prefix, i);
+		r->tx[i] = rte_ring_create(name, r->tx_size[i] ? r->tx_size[i] : RIG_RING_SIZE, 0,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		/* the ethdev is named "net_ring_" + name */
+		snprintf(name, sizeof(name), "%c%u", r->prefix, i);
+		if (r->rx[i] == NULL || r->tx[i] == NULL ||
+			rte_eth_from_rings(name, &r->rx[i], 1, &r->tx[i], 1, 0) < 0) {
+			fprintf(stderr, "cannot make ring port %s\n", name);
+			return -1;
+		}
+	}
+	snprintf(r->tmpdir, sizeof(r->tmpdir), "/tmp/dpfwd-test-%s-XXXXXX", r->name);
+	if (mkdtemp(r->tmpdir) == NULL)
+		return -1;
+	snprintf(r->cfg_path, sizeof(r->cfg_path), "%s/%s.ini", r->tmpdir, r->name);
+	f = fopen(r->cfg_path, "w");
+	if (f == NULL)
+		return -1;
+	fputs(r->config_text, f);
+	fclose(f);
+	dp_config_init(&r->cfg);
+	if (dp_config_load(&r->cfg, r->cfg_path, err, sizeof(err)) < 0 ||
+		dp_config_validate(&r->cfg, err, sizeof(err)) < 0 ||
+		dp_run_setup(&r->cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "setup: %s\n", err);
+		return -1;
+	}
+	/* the test thread is the worker: flush after every walk unless a test says otherwise */
+	dp_workers[0]->drain_tsc = 0;
+	return 0;
+}
+
+void
+ring_rig_cleanup(struct ring_rig *r)
+{
+	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
+	int64_t leak = 0;
+
+	dp_run_teardown(&opts, &leak);
+	dp_config_free(&r->cfg);
+	unlink(r->cfg_path);
+	rmdir(r->tmpdir);
+	rte_eal_cleanup();
+}
+
+struct rte_mbuf *
+ring_rig_mbuf(int port, const uint8_t *frame, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
+	char *p;
+
+	CU_ASSERT_FATAL(m != NULL);
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	CU_ASSERT_FATAL(p != NULL);
+	memcpy(p, frame, len);
+	m->port = dp_ports[port].port_id;
+	return m;
+}
+
+void
+ring_rig_inject(struct ring_rig *r, int port, const uint8_t *frame, size_t len)
+{
+	CU_ASSERT_FATAL(rte_ring_enqueue(r->rx[port], ring_rig_mbuf(port, frame, len)) == 0);
+}
+
+unsigned int
+ring_rig_drain(struct ring_rig *r, int port, struct rte_mbuf **out, unsigned int max)
+{
+	return rte_ring_dequeue_burst(r->tx[port], (void **)out, max, NULL);
+}
+
+unsigned int
+ring_rig_drain_free(struct ring_rig *r, int port)
+{
+	struct rte_mbuf *out[256];
+	unsigned int n, total = 0;
+
+	while ((n = ring_rig_drain(r, port, out, 256)) > 0) {
+		rte_pktmbuf_free_bulk(out, n);
+		total += n;
+	}
+	return total;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The in-process datapath rig the unit tests share: EAL on --no-huge, net_ring
+ * ports whose rings the test fills and drains, a config written to a temporary
+ * file and brought up with dp_run_setup(); the graph is walked on the test
+ * thread (which is also the control lcore: dp_ctl_poll() runs there).
+ */
+#ifndef DP_TEST_RING_RIG_H
+#define DP_TEST_RING_RIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dp_config.h"
+
+#define RIG_MAX_PORTS 4
+#define RIG_RING_SIZE 1024
+
+struct ring_rig {
+	/* set by the test */
+	const char *name;	 /**< program and temp dir name ("graph" -> /tmp/dpfwd-test-graph-*) */
+	char prefix;		 /**< ring and ethdev names: "net_ring_<prefix><i>" in the config */
+	unsigned int nb_ports;
+	unsigned int tx_size[RIG_MAX_PORTS]; /**< TX ring size per port, 0 = RIG_RING_SIZE */
+	const char *mem_mb;	 /**< EAL -m, "256" when NULL */
+	const char *config_text;
+	/* set by ring_rig_setup() */
+	struct rte_ring *rx[RIG_MAX_PORTS], *tx[RIG_MAX_PORTS];
+	struct dp_config cfg;
+	char tmpdir[64];
+	char cfg_path[128];
+};
+
+/** EAL, ports, config, dp_run_setup(); the worker flushes after every walk. @return 0 or -1. */
+int ring_rig_setup(struct ring_rig *r);
+
+/** dp_run_teardown(), temp files, EAL. */
+void ring_rig_cleanup(struct ring_rig *r);
+
+/** A buffer holding @p frame, as if received on config port @p port. */
+struct rte_mbuf *ring_rig_mbuf(int port, const uint8_t *frame, size_t len);
+
+/** Put @p frame on config port @p port's RX ring. */
+void ring_rig_inject(struct ring_rig *r, int port, const uint8_t *frame, size_t len);
+
+/** Take what config port @p port sent (at most @p max). */
+unsigned int ring_rig_drain(struct ring_rig *r, int port, struct rte_mbuf **out, unsigned int max);
+
+/** Free everything every port sent. @return the number freed. */
+unsigned int ring_rig_drain_free(struct ring_rig *r, int port);
+
+#endif /* DP_TEST_RING_RIG_H */
