@@ -9,9 +9,13 @@
 #define DP_FWD_H
 
 #include <stdint.h>
+#include <string.h>
 #include <rte_ether.h>
 #include <rte_graph.h>
+#include <rte_ip.h>
 #include <rte_lpm.h>
+
+#include "dp_cksum.h"
 
 #include "dp_config.h"
 
@@ -52,6 +56,38 @@ struct dp_fwd_table {
 
 /** The table the workers read. */
 extern struct dp_fwd_table dp_fwd;
+
+_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the word");
+
+/**
+ * What leaving through next hop @p nh does to an IPv4 packet: MACs from the
+ * next hop, TTL - 1 with the checksum updated incrementally (RFC 1624). The
+ * caller made sure TTL > 1. ip4_output's hot loop and released held packets.
+ */
+static __rte_always_inline void
+dp_fwd_ip4_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	uint32_t w32;
+
+	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv4 */
+	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
+	/* TTL, protocol and checksum are one 32-bit word: one load, one store */
+	memcpy(&w32, &ip->time_to_live, sizeof(w32));
+	w32 = (((w32 & 0xffff) - 1) & 0xffff) |
+		(uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16)) << 16;
+	memcpy(&ip->time_to_live, &w32, sizeof(w32));
+}
+
+/** The same for IPv6: MACs, hop limit - 1 (no header checksum). */
+static __rte_always_inline void
+dp_fwd_ip6_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
+{
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+
+	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
+	ip->hop_limits--;
+}
 
 /**
  * Build the table from the config: local /32s and connected subnets of every

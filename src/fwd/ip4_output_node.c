@@ -28,25 +28,8 @@
 #include "dp_ctl.h"
 #include "graph_fp.h"
 
-_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the word");
 _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
 	"ip4_output has an edge per port: more than dp_node_dispatch() counts");
-
-static __rte_always_inline void
-ip4_output_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
-{
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-	uint32_t w32;
-
-	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv4 */
-	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	/* TTL, protocol and checksum are one 32-bit word: one load, one store
-	 * (ip4_fwd let only TTL > 1 through) */
-	memcpy(&w32, &ip->time_to_live, sizeof(w32));
-	w32 = (((w32 & 0xffff) - 1) & 0xffff) |
-		(uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16)) << 16;
-	memcpy(&ip->time_to_live, &w32, sizeof(w32));
-}
 
 /* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
 static __rte_noinline rte_edge_t
@@ -65,7 +48,7 @@ ip4_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte
 			idx = (uint32_t)n;
 			nh = &nh_table[idx];
 			if (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED) {
-				ip4_output_rewrite(nh, eth);
+				dp_fwd_ip4_rewrite(nh, eth);
 				return DP_GRAPH_EDGE_PORT_TX(nh->port);
 			}
 		}
@@ -83,7 +66,7 @@ ip4_output_one(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *
 
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)))
 		return ip4_output_unresolved(nh_table, meta_off, m, idx);
-	ip4_output_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+	dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
 	return DP_GRAPH_EDGE_PORT_TX(nh->port);
 }
 

@@ -34,17 +34,6 @@
 _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
 	"ip6_output has an edge per port: more than dp_node_dispatch() counts");
 
-static __rte_always_inline void
-ip6_output_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
-{
-	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
-
-	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv6 */
-	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	/* ip6_fwd let only hop limit > 1 through */
-	ip->hop_limits--;
-}
-
 /* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
 static __rte_noinline rte_edge_t
 ip6_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m,
@@ -62,7 +51,7 @@ ip6_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte
 			idx = (uint32_t)n;
 			nh = &nh_table[idx];
 			if (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED) {
-				ip6_output_rewrite(nh, eth);
+				dp_fwd_ip6_rewrite(nh, eth);
 				return DP_GRAPH_EDGE_PORT_TX(nh->port);
 			}
 		}
@@ -82,7 +71,7 @@ ip6_output_one(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *
 	/* a connected next hop is never resolved itself */
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)))
 		return ip6_output_unresolved(nh_table, meta_off, m, idx);
-	ip6_output_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+	dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
 	return DP_GRAPH_EDGE_PORT_TX(nh->port);
 }
 

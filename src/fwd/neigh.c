@@ -165,23 +165,16 @@ dp_neigh_set_permanent(uint32_t idx, const struct rte_ether_addr *mac)
 }
 
 /* Send a held packet now that its neighbor is known: what ip4_output/ip6_output
- * would have done (MACs, TTL or hop limit - 1). */
+ * would have done. */
 static void
 release_one(const struct dp_fwd_nh *nh, struct rte_mbuf *m)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 
-	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	if (nh->flags & DP_FWD_NH_F_IP6) {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eth + 1);
-
-		ip6->hop_limits--;
-	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-
-		ip->time_to_live--;
-		ip->hdr_checksum = dp_cksum_ttl_dec(ip->hdr_checksum);
-	}
+	if (nh->flags & DP_FWD_NH_F_IP6)
+		dp_fwd_ip6_rewrite(nh, eth);
+	else
+		dp_fwd_ip4_rewrite(nh, eth);
 	stats.released++;
 	dp_ctl_send(m, nh->port);
 }
