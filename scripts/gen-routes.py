@@ -3,7 +3,7 @@
 """Write a large IPv4 route file for dpfwd (and the same prefixes for DPDK l3fwd).
 
 A table shaped like an Internet one: mostly /24s, some shorter (/16../23) and
-a few longer (2%: /25../32, which need rte_lpm's tbl8 groups), spread over unicast
+a few longer (2%: /25../32, which need tbl8 groups), spread over unicast
 space, none inside 198.18.0.0/15 (the benchmark networks, which stay on their
 own routes). Deterministic for a given --seed.
 

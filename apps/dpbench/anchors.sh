@@ -74,6 +74,20 @@ if [ "$n" != 2 ]; then
 	exit 1
 fi
 
+# --- Patch 2: room for big route files ----------------------------------
+# l3fwd's FIB lookup (--lookup=fib) makes its IPv4 table with room for 2^16
+# routes, so `dpbench.py fwd-anchor --routes 1000000` (the same generated table
+# as dpfwd's) could not load.  Give it room for 2^21 routes.  Its LPM tables
+# stay as they are (1024 rules): rte_lpm's adds scan the rules linearly (a 1M
+# table takes minutes), so the big-table anchor is l3fwd on rte_fib, as dpfwd.
+F=$SRC/l3fwd/l3fwd_fib.c
+sed -i -e 's/^\(\t*\)config_ipv4\.max_routes = (1 << 16);$/\1config_ipv4.max_routes = (1 << 21); \/* dpbench: big route files *\//' "$F"
+n=$(grep -c 'dpbench: big route files' "$F" || true)
+if [ "$n" != 1 ]; then
+	echo "anchors.sh: l3fwd FIB size patch did not apply ($n of 1 sites); l3fwd sources changed?" >&2
+	exit 1
+fi
+
 # Build with the example's own Makefile (shared linkage, pkg-config libdpdk).
 make -C "$SRC/l3fwd" PKGCONF="$PKGCONF" ${CC:+CC="$CC"} -j"$(nproc 2>/dev/null || echo 1)" shared >"$OUT/l3fwd-build.log" 2>&1 || {
 	echo "anchors.sh: l3fwd build failed, see $OUT/l3fwd-build.log:" >&2

@@ -913,6 +913,16 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 		return parse_rxmap(cfg, v, loc, err, errlen);
 	} else if (KEY("routes", "route")) {
 		return route_add_text(cfg, v, loc, err, errlen);
+	} else if (KEY("routes", "ip4_max") || KEY("routes", "ip4_tbl8")) {
+		/* the IPv4 table's room: 0 = sized from the routes (dp_fwd_fib4_size) */
+		const bool max = strcmp(key, "ip4_max") == 0;
+
+		if (parse_u64(v, 0, max ? 1u << 28 : 1u << 22, &u) < 0)
+			return fail(err, errlen, loc,
+				"%s '%s' must be 0 (from the routes) or a count up to %u", key, v,
+				max ? 1u << 28 : 1u << 22);
+		*(max ? &cfg->routes_ip4_max : &cfg->routes_ip4_tbl8) = (uint32_t)u;
+		cfg->routes_size_loc = *loc;
 	} else if (KEY("routes", "file")) {
 		char path[PATH_MAX];
 		char why[DP_CONFIG_ERR_LEN];

@@ -138,6 +138,10 @@ struct dp_config {
 	struct dp_config_route *routes;
 	uint32_t nb_routes;
 	uint32_t cap_routes;
+	/* [routes] ip4_max, ip4_tbl8: the IPv4 table's room (0 = from the routes) */
+	uint32_t routes_ip4_max;      /**< prefixes (live adds beyond fail: table full) */
+	uint32_t routes_ip4_tbl8;     /**< 256-entry groups for /24s with longer prefixes */
+	struct dp_config_loc routes_size_loc; /**< the last of them set, for table errors */
 	struct dp_config_neigh neighs[DP_CONFIG_MAX_NEIGHS];
 	uint16_t nb_neighs;
 	struct dp_config_route6 *routes6; /**< IPv6 routes ([routes] and route files) */

@@ -1,25 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * IPv4 forwarding tables: routes in DPDK's rte_lpm, whose 24-bit result is an
- * index into the next-hop table; each next hop carries the Ethernet header
- * to write (neighbor MAC, egress port MAC) and the egress port.
+ * IPv4 forwarding tables: routes in DPDK's rte_fib (DIR24_8, 4-byte entries),
+ * whose result is an index into the next-hop table; each next hop carries the
+ * Ethernet header to write (neighbor MAC, egress port MAC) and the egress port.
+ *
+ * Why rte_fib and not rte_lpm: rte_lpm keeps its rules in per-depth arrays
+ * that an add scans linearly, so a table of 1M prefixes took more than 45 s
+ * to load; rte_fib keeps them in a RIB (a binary trie: O(32) per add and
+ * delete) beside the same 2^24-entry first table plus 256-entry tbl8 groups,
+ * and looks a whole burst up in one call.
  */
 #ifndef DP_FWD_H
 #define DP_FWD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <rte_ether.h>
 #include <rte_graph.h>
 #include <rte_ip.h>
-#include <rte_lpm.h>
+#include <rte_atomic.h>
+#include <rte_branch_prediction.h>
+#include <rte_fib.h>
 
 #include "dp_cksum.h"
 
 #include "dp_config.h"
 
 #define DP_FWD_NH_LOCAL 0 /**< next hop index of the router's own addresses */
+
+/**
+ * The lookup's result when no route matches: rte_fib's default next hop. A
+ * DIR24_8 table with 4-byte entries stores 31-bit values (the low bit marks a
+ * tbl8 group), so this is the largest; next hop indices stay below 2^24.
+ */
+#define DP_FWD_NO_ROUTE UINT32_C(0x7fffffff)
 
 enum {
 	DP_FWD_NH_F_VALID = 1 << 0,
@@ -44,18 +60,107 @@ struct dp_fwd_nh {
 	uint8_t gw6[16];   /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
 } __rte_aligned(64);
 
+/** An IPv4 route table: the FIB and what the control lcore knows of it. */
+struct dp_fwd_fib4 {
+	struct rte_fib *fib;
+	uint32_t nb_routes;  /**< prefixes in it */
+	uint32_t max_routes; /**< prefixes it has room for (its RIB has twice as many nodes) */
+	uint32_t tbl8_max;   /**< tbl8 groups it was made with */
+	/**
+	 * /24s holding at least one prefix longer than /24: each may take a tbl8
+	 * group (what dir24_8 reserves, counted the same way), kept 2 below tbl8_max
+	 * so that no change can run out of groups half way through its writes.
+	 */
+	uint32_t tbl8_used;
+};
+
 struct dp_fwd_table {
-	struct rte_lpm *lpm;
+	struct dp_fwd_fib4 ip4; /**< ip4.fib is what the workers read (one pointer, swapped) */
 	struct dp_fwd_nh *nh;
 	uint32_t nb_nh;
 	uint32_t max_nh;
-	uint32_t nb_routes;
 	uint32_t connected4[DP_CONFIG_MAX_PORTS]; /**< on-link next hop per port (0: none) */
 	uint32_t connected6[DP_CONFIG_MAX_PORTS];
 };
 
 /** The table the workers read. */
 extern struct dp_fwd_table dp_fwd;
+
+/*
+ * IPv4 lookups, for every node and the control lcore: use these, never
+ * rte_fib_lookup_bulk() on dp_fwd.ip4.fib directly. A reader is a graph worker
+ * (it reports an RCU quiescent state between walks, on dp_graph_qsv) or the
+ * control lcore. Results: an index into dp_fwd.nh, DP_FWD_NH_LOCAL or
+ * DP_FWD_NO_ROUTE.
+ *
+ * A DP_FWD_NH_LOCAL answer is looked up a second time: DPDK 22.11's dir24_8
+ * zeroes a tbl8 group as it frees it, with no grace period, and a zeroed entry
+ * reads as next hop 0, which is DP_FWD_NH_LOCAL. The group's tbl24 entry was
+ * rewritten before (stores stay in order on x86), so the second lookup reads
+ * the new entry. route.c has the whole argument; it costs one compare per
+ * packet, and a second lookup for packets addressed to the router.
+ */
+
+/** Most addresses one library call looks up (the bulk lookup loops over more). */
+#define DP_FWD_LOOKUP_CHUNK 64
+
+static __rte_always_inline uint32_t
+dp_fwd_fib4_again(struct rte_fib *fib, uint32_t dst)
+{
+	uint64_t hop = DP_FWD_NO_ROUTE;
+
+	/* the second read of the tbl24 entry comes after the read of the zeroed entry */
+	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+	rte_fib_lookup_bulk(fib, &dst, &hop, 1);
+	return (uint32_t)hop;
+}
+
+/** The next hop of one destination @p dst (host order). */
+static inline uint32_t
+dp_fwd_lookup4(uint32_t dst)
+{
+	struct rte_fib *fib = __atomic_load_n(&dp_fwd.ip4.fib, __ATOMIC_ACQUIRE);
+	uint64_t hop = DP_FWD_NO_ROUTE;
+
+	rte_fib_lookup_bulk(fib, &dst, &hop, 1);
+	if (unlikely(hop == DP_FWD_NH_LOCAL))
+		return dp_fwd_fib4_again(fib, dst);
+	return (uint32_t)hop;
+}
+
+/**
+ * The next hops of @p n destinations (host order) into @p hop: one library
+ * call per DP_FWD_LOOKUP_CHUNK addresses (prefetching, vectorized where the
+ * library is).
+ */
+static inline void
+dp_fwd_lookup4_bulk(const uint32_t *dst, uint32_t *hop, unsigned int n)
+{
+	struct rte_fib *fib = __atomic_load_n(&dp_fwd.ip4.fib, __ATOMIC_ACQUIRE);
+	uint64_t h[DP_FWD_LOOKUP_CHUNK];
+	unsigned int i, k, c;
+	bool local;
+
+	if (unlikely(fib == NULL)) {
+		for (i = 0; i < n; i++)
+			hop[i] = DP_FWD_NO_ROUTE;
+		return;
+	}
+	for (k = 0; k < n; k += c) {
+		c = RTE_MIN(n - k, (unsigned int)DP_FWD_LOOKUP_CHUNK);
+		/* DPDK 22.11 takes a non-const array, which it only reads */
+		rte_fib_lookup_bulk(fib, (uint32_t *)(uintptr_t)&dst[k], h, (int)c);
+		local = false;
+		for (i = 0; i < c; i++) {
+			hop[k + i] = (uint32_t)h[i];
+			local |= h[i] == DP_FWD_NH_LOCAL;
+		}
+		if (unlikely(local))
+			for (i = 0; i < c; i++)
+				if (hop[k + i] == DP_FWD_NH_LOCAL)
+					hop[k + i] = dp_fwd_fib4_again(fib, dst[k + i]);
+	}
+}
 
 _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the word");
 
@@ -109,18 +214,23 @@ int dp_fwd_route4_nh(const struct dp_config_route *r, uint32_t *idx);
 /**
  * Routes that change while traffic flows (route.c). All of them run on the
  * control lcore; from other threads they go through dp_ctl_call().
- * Single routes change the live table in place (rte_lpm's writes are atomic
- * per entry and its freed tbl8 groups wait for the workers' RCU quiescent
- * state); a reload builds a whole new table beside the live one, swaps the
- * pointer, waits for every worker to pass a walk, then frees the old one.
+ * Single routes change the live table in place when DPDK 22.11's dir24_8 can
+ * do it under lockless readers, and otherwise in a copy that is swapped in
+ * (route.c explains which and why); a reload builds a whole new table beside
+ * the live one, swaps the pointer, waits for every worker to pass a walk
+ * (RCU), then frees the old one.
  */
-/** After the workers exist: RCU for the table, the route commands. @return 0 or -errno. */
+/** After the workers exist: the route counters. @return 0 or -errno. */
 int dp_route_start(void);
 /** Telemetry commands /dpfwd/route/{add,del,reload}; reload reads @p config_path by default. */
 int dp_route_start_cmds(const char *config_path);
-/** Add "prefix via gw port N" (config route syntax). @return 0 or -errno, message in @p err. */
+/**
+ * Add "prefix via gw port N" (config route syntax), or replace the next hop
+ * of that prefix. @return 0, -EINVAL (bad text), -ENOSPC (table full: [routes]
+ * ip4_max, ip4_tbl8), -ENOMEM; message in @p err.
+ */
 int dp_route_add(const char *text, char *err, size_t errlen);
-/** Delete the route to "a.b.c.d/len". @return 0, -ENOENT, -EINVAL. */
+/** Delete the route to "a.b.c.d/len". @return 0, -ENOENT, -EINVAL, -ENOMEM. */
 int dp_route_del(const char *prefix, char *err, size_t errlen);
 /**
  * Re-read the config file @p path and replace the IPv4 routes with its own
@@ -129,16 +239,45 @@ int dp_route_del(const char *prefix, char *err, size_t errlen);
  */
 int dp_route_reload(const char *path, char *err, size_t errlen);
 
-/** A new, empty IPv4 route table sized for @p nb_routes (unique name). NULL: rte_errno. */
-struct rte_lpm *dp_fwd_lpm4_create(uint32_t nb_routes, uint32_t nb_ports);
+/**
+ * How big an IPv4 table for @p cfg is: room for its routes and ports'
+ * addresses plus a quarter (live adds), tbl8 groups for its prefixes longer
+ * than /24 plus a quarter; [routes] ip4_max and ip4_tbl8 override either.
+ * Sets max_routes and tbl8_max of @p t (the rest zero).
+ */
+void dp_fwd_fib4_size(const struct dp_config *cfg, struct dp_fwd_fib4 *t);
 
 /**
- * Control lcore: put the config's IPv4 routes in @p lpm: each port's local /32
+ * Make the empty FIB of @p t, sized by its max_routes and tbl8_max (unique
+ * name). @return 0, -ENOMEM or -EINVAL (rte_errno set too).
+ */
+int dp_fwd_fib4_create(struct dp_fwd_fib4 *t);
+
+/**
+ * Add one prefix to the table @p t (not yet read by workers, or through
+ * route.c's checks), counting routes and tbl8 use. Replaces the next hop of a
+ * prefix already there. @return 0, -ENOSPC (routes or tbl8 groups), -EINVAL.
+ */
+int dp_fwd_fib4_add(struct dp_fwd_fib4 *t, uint32_t prefix, uint8_t plen, uint32_t nh);
+
+/**
+ * Control lcore: put the config's IPv4 routes in @p t: each port's local /32
  * and connected subnet, static neighbors, routes (creating their next hops).
  * @return 0 or -errno with "file:line: ..." in @p err.
  */
-int dp_fwd_lpm4_fill(struct rte_lpm *lpm, const struct dp_config *cfg, uint32_t *nb_routes,
-	char *err, size_t errlen);
+int dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err,
+	size_t errlen);
+
+/**
+ * dp_fwd_fib4_size(), dp_fwd_fib4_create() and dp_fwd_fib4_fill() for @p cfg
+ * into @p t; nothing is left in @p t on failure.
+ * @return 0 or -errno with "file:line: ..." in @p err.
+ */
+int dp_fwd_fib4_build(const struct dp_config *cfg, struct dp_fwd_fib4 *t, char *err,
+	size_t errlen);
+
+/** Free the FIB of @p t (NULL is fine) and zero @p t. */
+void dp_fwd_fib4_free(struct dp_fwd_fib4 *t);
 
 /** Free the table. */
 void dp_fwd_fini(void);

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_fib.h>
 #include <rte_graph.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
+#include <rte_rib.h>
 
 #include "dp_common.h"
 #include "dp_fwd.h"
@@ -54,16 +59,6 @@ gw_nh(uint32_t gw, uint16_t port, uint32_t *idx)
 	return 0;
 }
 
-static int
-route_add(struct rte_lpm *lpm, uint32_t prefix, uint8_t plen, uint32_t nh, uint32_t *count)
-{
-	int rc = rte_lpm_add(lpm, prefix, plen, nh);
-
-	if (rc == 0)
-		(*count)++;
-	return rc;
-}
-
 /* The on-link next hop of a port, made on first use. */
 static int
 connected_nh(uint16_t port, uint32_t *idx)
@@ -89,36 +84,233 @@ dp_fwd_route4_nh(const struct dp_config_route *r, uint32_t *idx)
 	return r->has_gw ? gw_nh(r->gw, r->port, idx) : connected_nh(r->port, idx);
 }
 
-struct rte_lpm *
-dp_fwd_lpm4_create(uint32_t nb_routes, uint32_t nb_ports)
-{
-	static unsigned int generation;
-	struct rte_lpm_config lc;
-	char name[RTE_LPM_NAMESIZE];
-	uint32_t tbl8;
+/* ---- the IPv4 table ---- */
 
-	/* rte_lpm names are unique: a reload builds its table beside the live one */
-	snprintf(name, sizeof(name), "dp_lpm4_%u", generation++);
-	/* a group of 256 entries (1 KiB) per /24 holding longer prefixes: one per 8
-	 * routes is room for tables where an eighth of the routes are longer than /24 */
-	tbl8 = nb_routes / 8;
-	tbl8 = RTE_MAX(tbl8, 256u);
-	tbl8 = RTE_MIN(tbl8, 1u << 20);
-	memset(&lc, 0, sizeof(lc));
-	lc.max_rules = RTE_MAX(nb_routes + 2u * nb_ports + 16, 64u);
-	lc.number_tbl8s = tbl8;
-	return rte_lpm_create(name, SOCKET_ID_ANY, &lc);
+/* dir24_8's own test for a prefix that needs a tbl8 group: longer than /24,
+ * and the first in its /24 (rte_rib_get_nxt() finds any longer prefix there) */
+static bool
+tbl8_first_in_24(struct rte_rib *rib, uint32_t prefix, uint8_t plen)
+{
+	return plen > 24 &&
+		rte_rib_get_nxt(rib, prefix & 0xffffff00u, 24, NULL, RTE_RIB_GET_NXT_COVER) == NULL;
+}
+
+void
+dp_fwd_fib4_size(const struct dp_config *cfg, struct dp_fwd_fib4 *t)
+{
+	uint64_t routes = 16, tbl8 = 0;
+	uint32_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < cfg->nb_ports; i++) {
+		if (cfg->ports[i].ip4 == 0)
+			continue;
+		/* the local /32 (in a tbl8 group) and the connected subnet */
+		routes += 2;
+		tbl8 += 1 + (cfg->ports[i].ip4_plen > 24);
+	}
+	/* an upper bound: one group per prefix longer than /24 (they may share /24s) */
+	for (i = 0; i < cfg->nb_routes; i++)
+		tbl8 += cfg->routes[i].plen > 24;
+	routes += cfg->nb_routes;
+	/* a quarter more for live adds; a route file from a bigger table is a reload */
+	routes += RTE_MAX(routes / 4, UINT64_C(1024));
+	tbl8 += RTE_MAX(tbl8 / 4, UINT64_C(256));
+	t->max_routes = (uint32_t)RTE_MIN(routes, UINT64_C(1) << 28);
+	/* 1 KiB per group: at most 1 GiB unless the config asks for more */
+	t->tbl8_max = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
+	if (cfg->routes_ip4_max != 0)
+		t->max_routes = cfg->routes_ip4_max;
+	if (cfg->routes_ip4_tbl8 != 0)
+		t->tbl8_max = cfg->routes_ip4_tbl8;
+	/* the 2 groups tbl8_used stays below (dp_fwd_fib4_add), and dir24_8 takes
+	 * groups by 64 */
+	t->tbl8_max = RTE_MAX(t->tbl8_max, 64u);
 }
 
 int
-dp_fwd_lpm4_fill(struct rte_lpm *lpm, const struct dp_config *cfg, uint32_t *nb_routes, char *err,
-	size_t errlen)
+dp_fwd_fib4_create(struct dp_fwd_fib4 *t)
+{
+	static unsigned int generation;
+	struct rte_fib_conf fc;
+	char name[32]; /* RTE_FIB_NAMESIZE (64) is private; the RIB's mempool takes 26 */
+
+	/* names are unique: a reload or a copy builds its table beside the live one */
+	snprintf(name, sizeof(name), "dp_fib4_%u", generation++);
+	memset(&fc, 0, sizeof(fc));
+	fc.type = RTE_FIB_DIR24_8;
+	fc.default_nh = DP_FWD_NO_ROUTE;
+	/* the RIB gets 2 nodes per route (a route may add a branching node) */
+	fc.max_routes = (int)t->max_routes;
+	fc.dir24_8.nh_sz = RTE_FIB_DIR24_8_4B;
+	fc.dir24_8.num_tbl8 = t->tbl8_max;
+	t->fib = rte_fib_create(name, SOCKET_ID_ANY, &fc);
+	if (t->fib == NULL)
+		return rte_errno == EINVAL ? -EINVAL : -ENOMEM;
+	t->nb_routes = 0;
+	t->tbl8_used = 0;
+	return 0;
+}
+
+void
+dp_fwd_fib4_free(struct dp_fwd_fib4 *t)
+{
+	rte_fib_free(t->fib);
+	memset(t, 0, sizeof(*t));
+}
+
+int
+dp_fwd_fib4_add(struct dp_fwd_fib4 *t, uint32_t prefix, uint8_t plen, uint32_t nh)
+{
+	struct rte_rib *rib = rte_fib_get_rib(t->fib);
+	bool new_24, exists;
+	int rc;
+
+	if (plen > 32 || nh >= DP_FWD_NO_ROUTE)
+		return -EINVAL;
+	prefix &= plen == 0 ? 0 : ~0u << (32 - plen);
+	exists = rte_rib_lookup_exact(rib, prefix, plen) != NULL;
+	if (!exists && t->nb_routes >= t->max_routes)
+		return -ENOSPC;
+	/* dir24_8 refuses a new /24 only when every group is reserved, and a
+	 * change that needs two free groups can fail after some of its writes:
+	 * stay 2 groups below */
+	new_24 = !exists && tbl8_first_in_24(rib, prefix, plen);
+	if (new_24 && t->tbl8_used + 2 >= t->tbl8_max)
+		return -ENOSPC;
+	rc = rte_fib_add(t->fib, prefix, plen, nh);
+	if (rc < 0)
+		return rc;
+	if (!exists)
+		t->nb_routes++;
+	t->tbl8_used += new_24;
+	return 0;
+}
+
+/* Error text for the table's -ENOSPC. */
+static const char *
+fib4_why(int rc)
+{
+	return rc == -ENOSPC ? "table full (IPv4 routes or tbl8 groups: [routes] ip4_max, "
+			       "ip4_tbl8; or neighbors: [dpfwd] neigh_max)"
+			     : strerror(-rc);
+}
+
+/*
+ * Sort @p n keys by their bits 24..63 (prefix, then length), keeping the order
+ * of equal ones (their low bits, the line index, are in order already): an LSD
+ * radix sort, 5 passes of 8 bits, through @p tmp (as big as @p key).
+ */
+static void
+sort_keys(uint64_t *key, uint64_t *tmp, uint32_t n)
+{
+	uint32_t count[256];
+	unsigned int shift;
+	uint32_t i, sum;
+
+	for (shift = 24; shift < 64; shift += 8) {
+		uint64_t *t;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(key[i] >> shift) & 0xff]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			uint32_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[(key[i] >> shift) & 0xff]++] = key[i];
+		t = key;
+		key = tmp;
+		tmp = t;
+	}
+	/* 5 passes: the sorted keys are in the caller's tmp */
+	memcpy(tmp, key, sizeof(*key) * n);
+}
+
+static int
+route_err(const struct dp_config_route *r, int rc, char *err, size_t errlen)
 {
 	char a[16], b[16];
+
+	snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %u: %s", r->loc.file,
+		r->loc.line, dp_config_ip4_str(r->prefix, a, sizeof(a)), r->plen,
+		dp_config_ip4_str(r->gw, b, sizeof(b)), r->port, fib4_why(rc));
+	return rc;
+}
+
+/*
+ * The config's routes go in in address order (shorter prefixes first): one
+ * add walks the RIB (a binary trie) from its root three times, and in file
+ * order each walk is a chain of cache misses (a random 1M-route table took
+ * 3.5 s to load; sorted, consecutive adds share their path). Next hops are
+ * made first, in file order, so that their indices do not depend on the sort,
+ * and the sort is stable, so that a prefix given twice keeps the later line's
+ * next hop as before. The sort is a radix sort of 64-bit keys (prefix, length,
+ * line index): 16 MiB of scratch for 1M routes, freed at once.
+ */
+static int
+fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen)
+{
+	const uint32_t n = cfg->nb_routes;
+	uint64_t *key = NULL;
+	uint32_t *nh = NULL;
+	uint32_t i, idx;
+	int rc = 0;
+
+	/* the key: prefix, length, then the line's index (24 bits) */
+	if (n < (1u << 24)) {
+		key = malloc(sizeof(*key) * 2 * n);
+		nh = malloc(sizeof(*nh) * n);
+	}
+	if (key == NULL || nh == NULL) {
+		free(key);
+		free(nh);
+		/* without a sort: file order */
+		for (i = 0; i < n && rc == 0; i++) {
+			/* without a gateway: on-link, to the neighbor of each destination */
+			rc = dp_fwd_route4_nh(&cfg->routes[i], &idx);
+			if (rc == 0)
+				rc = dp_fwd_fib4_add(t, cfg->routes[i].prefix, cfg->routes[i].plen,
+					idx);
+		}
+		return rc < 0 ? route_err(&cfg->routes[i - 1], rc, err, errlen) : 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct dp_config_route *r = &cfg->routes[i];
+
+		rc = dp_fwd_route4_nh(r, &nh[i]);
+		if (rc < 0) {
+			route_err(r, rc, err, errlen);
+			goto out;
+		}
+		key[i] = (uint64_t)r->prefix << 32 | (uint64_t)r->plen << 24 | i;
+	}
+	sort_keys(key, key + n, n);
+	for (i = 0; i < n; i++) {
+		/* from the key: the routes themselves are not read in this order */
+		rc = dp_fwd_fib4_add(t, (uint32_t)(key[i] >> 32), (uint8_t)(key[i] >> 24),
+			nh[key[i] & 0xffffff]);
+		if (rc < 0) {
+			route_err(&cfg->routes[key[i] & 0xffffff], rc, err, errlen);
+			goto out;
+		}
+	}
+out:
+	free(key);
+	free(nh);
+	return rc;
+}
+
+int
+dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen)
+{
+	char a[16];
 	uint32_t i, idx;
 	int rc;
 
-	*nb_routes = 0;
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_config_port *p = &cfg->ports[i];
 		uint32_t mask;
@@ -128,12 +320,12 @@ dp_fwd_lpm4_fill(struct rte_lpm *lpm, const struct dp_config *cfg, uint32_t *nb_
 		mask = ~0u << (32 - p->ip4_plen);
 		rc = connected_nh((uint16_t)i, &idx);
 		if (rc == 0)
-			rc = route_add(lpm, p->ip4 & mask, p->ip4_plen, idx, nb_routes);
+			rc = dp_fwd_fib4_add(t, p->ip4 & mask, p->ip4_plen, idx);
 		if (rc == 0)
-			rc = route_add(lpm, p->ip4, 32, DP_FWD_NH_LOCAL, nb_routes);
+			rc = dp_fwd_fib4_add(t, p->ip4, 32, DP_FWD_NH_LOCAL);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add routes for port%u's address: %s",
-				p->loc.file, p->loc.line, i, strerror(-rc));
+				p->loc.file, p->loc.line, i, fib4_why(rc));
 			return rc;
 		}
 	}
@@ -152,41 +344,61 @@ dp_fwd_lpm4_fill(struct rte_lpm *lpm, const struct dp_config *cfg, uint32_t *nb_
 		}
 		dp_neigh_set_permanent(idx, &n->mac);
 	}
-	for (i = 0; i < cfg->nb_routes; i++) {
-		const struct dp_config_route *r = &cfg->routes[i];
+	return fill_routes(t, cfg, err, errlen);
+}
 
-		/* without a gateway: on-link, to the neighbor of each destination */
-		rc = dp_fwd_route4_nh(r, &idx);
-		if (rc == 0)
-			rc = route_add(lpm, r->prefix, r->plen, idx, nb_routes);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %u: %s",
-				r->loc.file, r->loc.line, dp_config_ip4_str(r->prefix, a, sizeof(a)),
-				r->plen, dp_config_ip4_str(r->gw, b, sizeof(b)), r->port,
-				rc == -ENOSPC ? "table full (routes, or neighbors: [dpfwd] neigh_max)"
-					      : strerror(-rc));
-			return rc;
-		}
+/* "file:line: " of the [routes] size keys, or the config's path. */
+static void
+size_where(const struct dp_config *cfg, char *buf, size_t len)
+{
+	if (cfg->routes_size_loc.file != NULL)
+		snprintf(buf, len, "%s:%d: ", cfg->routes_size_loc.file,
+			cfg->routes_size_loc.line);
+	else
+		snprintf(buf, len, "%s: ", cfg->path);
+}
+
+int
+dp_fwd_fib4_build(const struct dp_config *cfg, struct dp_fwd_fib4 *t, char *err, size_t errlen)
+{
+	char where[PATH_MAX + 16];
+	int rc;
+
+	dp_fwd_fib4_size(cfg, t);
+	rc = dp_fwd_fib4_create(t);
+	if (rc < 0) {
+		size_where(cfg, where, sizeof(where));
+		snprintf(err, errlen,
+			"%scannot make the IPv4 table for %u routes (room for %u routes, %u tbl8 "
+			"groups: %.0f MiB): %s; reserve more hugepages or set [routes] ip4_max, "
+			"ip4_tbl8",
+			where, cfg->nb_routes, t->max_routes, t->tbl8_max,
+			(64.0 * 1024 * 1024 + 1024.0 * t->tbl8_max + 128.0 * t->max_routes) /
+				(1024 * 1024),
+			rte_strerror(rte_errno));
+		return rc;
 	}
-	return 0;
+	rc = dp_fwd_fib4_fill(t, cfg, err, errlen);
+	if (rc < 0)
+		dp_fwd_fib4_free(t);
+	return rc;
 }
 
 int
 dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
+	uint64_t t0;
 	int rc;
 
 	dp_fwd_fini();
 	/* the router, one connected next hop per port and family, every neighbor */
 	dp_fwd.max_nh = 1 + 2 * DP_PORT_MAX + cfg->nb_neighs + cfg->neigh_max;
 	if (dp_fwd.max_nh > (1u << 24))
-		dp_fwd.max_nh = 1u << 24; /* rte_lpm results are 24 bits */
+		dp_fwd.max_nh = 1u << 24; /* well below DP_FWD_NO_ROUTE */
 	dp_fwd.nh = rte_zmalloc("dp_fwd_nh", sizeof(*dp_fwd.nh) * dp_fwd.max_nh,
 		RTE_CACHE_LINE_SIZE);
-	dp_fwd.lpm = dp_fwd_lpm4_create(cfg->nb_routes, cfg->nb_ports);
-	if (dp_fwd.nh == NULL || dp_fwd.lpm == NULL) {
-		snprintf(err, errlen, "out of memory for %u routes (lpm, next hops): %s",
-			cfg->nb_routes, rte_strerror(rte_errno));
+	if (dp_fwd.nh == NULL) {
+		snprintf(err, errlen, "out of memory for %u next hops", dp_fwd.max_nh);
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -197,14 +409,20 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 	/* index 0: the router itself */
 	dp_fwd.nh[DP_FWD_NH_LOCAL].flags = DP_FWD_NH_F_VALID | DP_FWD_NH_F_LOCAL;
 	dp_fwd.nb_nh = 1;
-	rc = dp_fwd_lpm4_fill(dp_fwd.lpm, cfg, &dp_fwd.nb_routes, err, errlen);
+	t0 = rte_get_tsc_cycles();
+	rc = dp_fwd_fib4_build(cfg, &dp_fwd.ip4, err, errlen);
 	if (rc < 0)
 		goto fail;
+	DP_LOG(INFO, fwd,
+		"%u IPv4 routes loaded in %.3f s (room for %u routes, %u tbl8 groups, %u of them "
+		"reserved), %u next hops",
+		dp_fwd.ip4.nb_routes,
+		(double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz(),
+		dp_fwd.ip4.max_routes, dp_fwd.ip4.tbl8_max, dp_fwd.ip4.tbl8_used, dp_fwd.nb_nh);
 	/* IPv6 (fwd6.c): its next hops come from the same table */
 	rc = dp_fwd6_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
-	DP_LOG(INFO, fwd, "%u IPv4 routes, %u next hops", dp_fwd.nb_routes, dp_fwd.nb_nh);
 	return 0;
 fail:
 	dp_fwd_fini();
@@ -216,7 +434,7 @@ dp_fwd_fini(void)
 {
 	dp_fwd6_fini();
 	dp_neigh_fini();
-	rte_lpm_free(dp_fwd.lpm);
+	dp_fwd_fib4_free(&dp_fwd.ip4);
 	rte_free(dp_fwd.nh);
 	memset(&dp_fwd, 0, sizeof(dp_fwd));
 }
@@ -239,7 +457,7 @@ fwd_fill(void *arg)
 				gw, "port", nh->port, "local", !!(nh->flags & DP_FWD_NH_F_LOCAL),
 				"resolved", !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
 	}
-	return json_pack("{s:I, s:I, s:o}", "ip4_routes", (json_int_t)dp_fwd.nb_routes,
+	return json_pack("{s:I, s:I, s:o}", "ip4_routes", (json_int_t)dp_fwd.ip4.nb_routes,
 		"next_hops_total", (json_int_t)dp_fwd.nb_nh, "next_hops", nhs);
 }
 

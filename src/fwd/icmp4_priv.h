@@ -15,7 +15,6 @@
 #include <rte_ether.h>
 #include <rte_graph.h>
 #include <rte_ip.h>
-#include <rte_lpm.h>
 #include <rte_mbuf.h>
 
 #include "dp_fwd.h"
@@ -80,7 +79,8 @@ icmp4_addr_bad(uint32_t a)
 static inline bool
 icmp4_route(uint32_t dst, uint32_t *nh)
 {
-	return rte_lpm_lookup(dp_fwd.lpm, dst, nh) == 0 && *nh != DP_FWD_NH_LOCAL;
+	*nh = dp_fwd_lookup4(dst);
+	return *nh != DP_FWD_NO_ROUTE && *nh != DP_FWD_NH_LOCAL;
 }
 
 /**

@@ -1,8 +1,55 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Route changes while traffic flows: add and delete from telemetry commands,
- * reload of the config's routes on SIGHUP (and from a command). See dp_fwd.h
- * for why no worker stops and no packet is lost or misrouted.
+ * reload of the config's routes on SIGHUP (and from a command).
+ *
+ * The workers read the IPv4 table (rte_fib, DIR24_8) without locks, and
+ * DPDK 22.11's rte_fib has no RCU hook (rte_fib_rcu_qsbr_add() came later).
+ * What a change does to a concurrent reader, from lib/fib/dir24_8.c (v22.11):
+ *
+ *   lookup:  e = tbl24[ip >> 8]; if (e & 1) e = tbl8[(e >> 1) * 256 + (ip & 255)];
+ *            next hop = e >> 1
+ *
+ * 1. Entries are aligned 4-byte words, each written by one store: a reader sees
+ *    an entry's old or its new value, and both are right while the change is
+ *    being made (the packet goes where it went before, or where it goes after).
+ * 2. A /24 gets a tbl8 group (tbl8_alloc) filled with the /24's old value
+ *    before its tbl24 entry points to it: safe.
+ * 3. A group is freed (tbl8_recycle) when its 256 entries become equal: the
+ *    tbl24 entry takes that value, then the group is zeroed and marked free at
+ *    once, without a grace period. A reader that loaded the old tbl24 entry
+ *    may then read from the group
+ *    (a) a zero, i.e. next hop 0 = DP_FWD_NH_LOCAL: a forwarded packet would
+ *        be taken for the router's own;
+ *    (b) another /24's entries, once the group is taken again.
+ *
+ * How each is closed:
+ * (a) dp_fwd_lookup4*() (dp_fwd.h) look a DP_FWD_NH_LOCAL answer up again.
+ *     The tbl24 store comes before the zeroing stores in program order (a
+ *     compiler keeps stores through uint32_t pointers it cannot tell apart in
+ *     order, and x86 makes stores visible in order), so a reader that saw a
+ *     zero then reads the new tbl24 entry. dir24_8 writes the /24s of a change in address
+ *     order and frees a /24's group at its last write there (until then some
+ *     entry still holds the old value, different from the new), so nothing
+ *     rewrites that tbl24 entry during the same change.
+ * (b) Across changes: a change that wrote into any tbl8 group ends with
+ *     rte_rcu_qsbr_synchronize() on the workers' QSBR before it returns, so a
+ *     group freed by one change is taken again by a later one only after every
+ *     worker has finished the walk in which it may have read it.
+ *     Within one change: dir24_8 may free the group of one /24 and take a
+ *     group for a later /24, possibly the same one, in one call. That needs a
+ *     change whose writes reach into the groups of two /24s or more (a prefix
+ *     up to /24 with longer prefixes inside it in two /24s), one of which has
+ *     no group yet. Such a change (in_place_ok() finds them, with 256 lookups
+ *     per /24: a /24 has a group exactly while its addresses do not all share
+ *     one next hop) is made in a copy of the table, which is then swapped in as
+ *     a reload is. Every other change is made in place.
+ *
+ * A change cannot fail half way: dp_fwd_fib4_add() keeps 2 tbl8 groups spare
+ * (dir24_8 checks its reservation up front, but a change that needs two new
+ * groups can run out after some writes) and the RIB fails before any write.
+ * A reload builds a whole new table, swaps the pointer, waits for the workers
+ * (RCU) and frees the old one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,8 +58,9 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_lpm.h>
+#include <rte_fib.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_rib.h>
 
 #include "dp_common.h"
 #include "dp_config.h"
@@ -23,22 +71,186 @@
 
 #define ROUTE_CALL_TIMEOUT_MS 30000 /* a reload of a million routes takes seconds */
 
+#define NET24(a) ((a) & 0xffffff00u)
+
 static struct {
 	uint64_t added, deleted, reloads, reload_errors;
-	double last_reload_s;
+	uint64_t copies; /**< single changes made in a copy of the table (see above) */
+	double last_reload_s, last_copy_s;
 } route_stats;
 
-static int
-rcu_attach(struct rte_lpm *lpm)
+static void
+workers_sync(void)
 {
-	struct rte_lpm_rcu_config rc = {
-		.v = dp_graph_qsv,
-		.mode = RTE_LPM_QSBR_MODE_DQ,
-	};
+	if (dp_graph_qsv != NULL)
+		rte_rcu_qsbr_synchronize(dp_graph_qsv, RTE_QSBR_THRID_INVALID);
+}
 
-	if (dp_graph_qsv == NULL)
-		return 0; /* no worker: nothing reads concurrently */
-	return rte_lpm_rcu_qsbr_add(lpm, &rc);
+/* Make @p t the live table; the old one is freed once no worker reads it. */
+static void
+fib4_publish(struct dp_fwd_fib4 *t)
+{
+	struct dp_fwd_fib4 old = dp_fwd.ip4;
+
+	/* workers pick the new table up at their next burst; once each has passed
+	 * a walk, none holds the old one */
+	dp_fwd.ip4.nb_routes = t->nb_routes;
+	dp_fwd.ip4.max_routes = t->max_routes;
+	dp_fwd.ip4.tbl8_max = t->tbl8_max;
+	dp_fwd.ip4.tbl8_used = t->tbl8_used;
+	__atomic_store_n(&dp_fwd.ip4.fib, t->fib, __ATOMIC_RELEASE);
+	workers_sync();
+	dp_fwd_fib4_free(&old);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Whether @p net24's /24 has a tbl8 group: exactly while its 256 addresses do
+ * not all have the same next hop (dir24_8 frees a group that becomes uniform). */
+static bool
+has_tbl8(struct rte_fib *fib, uint32_t net24)
+{
+	uint32_t ips[256];
+	uint64_t hop[256];
+	unsigned int i;
+
+	for (i = 0; i < 256; i++)
+		ips[i] = net24 | i;
+	rte_fib_lookup_bulk(fib, ips, hop, 256);
+	for (i = 1; i < 256; i++)
+		if (hop[i] != hop[0])
+			return true;
+	return false;
+}
+
+/*
+ * Whether the change of @p prefix/@p plen (an add or a delete) can be made in
+ * the live table (see the top of the file, 3(b)): not when it writes into the
+ * tbl8 groups of two /24s or more and one of them has no group yet.
+ * *tbl8: it may write into (and free) a group.
+ *
+ * dir24_8 writes the prefix's range less its first-level longer prefixes
+ * (rte_rib_get_nxt() COVER, in address order); a /24 is written in part, and
+ * so through a group, when the prefix is longer than /24 or when one of those
+ * longer than /24 is in it.
+ */
+static bool
+in_place_ok(struct rte_fib *fib, uint32_t prefix, uint8_t plen, bool *tbl8)
+{
+	struct rte_rib *rib = rte_fib_get_rib(fib);
+	struct rte_rib_node *n = NULL;
+	uint32_t first = 0, last = 0, ip;
+	unsigned int count = 0;
+	uint8_t d;
+
+	*tbl8 = plen > 24;
+	if (plen > 24)
+		return true; /* one /24 only */
+	while ((n = rte_rib_get_nxt(rib, prefix, plen, n, RTE_RIB_GET_NXT_COVER)) != NULL) {
+		rte_rib_get_depth(n, &d);
+		if (d <= 24)
+			continue;
+		rte_rib_get_ip(n, &ip);
+		if (count > 0 && NET24(ip) == last)
+			continue;
+		last = NET24(ip);
+		if (++count == 1) {
+			first = last;
+			continue;
+		}
+		if ((count == 2 && !has_tbl8(fib, first)) || !has_tbl8(fib, last))
+			return false;
+	}
+	*tbl8 = count > 0;
+	return true;
+}
+
+/* Delete from @p t, keeping its counts. */
+static int
+fib4_del(struct dp_fwd_fib4 *t, uint32_t prefix, uint8_t plen)
+{
+	int rc = rte_fib_delete(t->fib, prefix, plen);
+
+	if (rc < 0)
+		return rc;
+	t->nb_routes--;
+	/* dir24_8 releases the /24's reservation with its last longer prefix */
+	if (plen > 24 && rte_rib_get_nxt(rte_fib_get_rib(t->fib), NET24(prefix), 24, NULL,
+				 RTE_RIB_GET_NXT_COVER) == NULL)
+		t->tbl8_used--;
+	return 0;
+}
+
+/* A new table with the routes of @p src, as big. */
+static int
+fib4_copy(const struct dp_fwd_fib4 *src, struct dp_fwd_fib4 *dst)
+{
+	struct rte_rib *rib = rte_fib_get_rib(src->fib);
+	struct rte_rib_node *n;
+	uint64_t nh;
+	uint32_t ip;
+	uint8_t d;
+	int rc;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->max_routes = src->max_routes;
+	dst->tbl8_max = src->tbl8_max;
+	rc = dp_fwd_fib4_create(dst);
+	if (rc < 0)
+		return rc;
+	/* rte_rib_get_nxt() under 0/0 gives every prefix but 0/0 itself (children
+	 * before parents: it cannot start from 0/0, the last one) */
+	n = rte_rib_lookup_exact(rib, 0, 0);
+	if (n != NULL) {
+		rte_rib_get_nh(n, &nh);
+		rc = dp_fwd_fib4_add(dst, 0, 0, (uint32_t)nh);
+	}
+	n = NULL;
+	while (rc == 0 && (n = rte_rib_get_nxt(rib, 0, 0, n, RTE_RIB_GET_NXT_ALL)) != NULL) {
+		rte_rib_get_ip(n, &ip);
+		rte_rib_get_depth(n, &d);
+		rte_rib_get_nh(n, &nh);
+		rc = dp_fwd_fib4_add(dst, ip, d, (uint32_t)nh);
+	}
+	if (rc < 0)
+		dp_fwd_fib4_free(dst);
+	return rc;
+}
+
+/*
+ * Add (@p add) or delete @p prefix/@p plen in the live table, in place when
+ * that is safe for the workers, else in a copy swapped in.
+ */
+static int
+fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
+{
+	struct dp_fwd_fib4 copy;
+	uint64_t t0;
+	bool tbl8;
+	int rc;
+
+	if (in_place_ok(dp_fwd.ip4.fib, prefix, plen, &tbl8)) {
+		rc = add ? dp_fwd_fib4_add(&dp_fwd.ip4, prefix, plen, nh)
+			 : fib4_del(&dp_fwd.ip4, prefix, plen);
+		/* no later change may take a group this one freed while a worker
+		 * may still read it (3(b)) */
+		if (tbl8)
+			workers_sync();
+		return rc;
+	}
+	t0 = rte_get_tsc_cycles();
+	rc = fib4_copy(&dp_fwd.ip4, &copy);
+	if (rc == 0)
+		rc = add ? dp_fwd_fib4_add(&copy, prefix, plen, nh) : fib4_del(&copy, prefix, plen);
+	if (rc < 0) {
+		dp_fwd_fib4_free(&copy);
+		return rc;
+	}
+	fib4_publish(&copy);
+	route_stats.copies++;
+	route_stats.last_copy_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
+	DP_LOG(INFO, fwd, "route change %s/%u made in a copy of the table (%u routes, %.3f s)",
+		add ? "add" : "del", plen, dp_fwd.ip4.nb_routes, route_stats.last_copy_s);
+	return 0;
 }
 
 /* ---- on the control lcore ---- */
@@ -66,13 +278,14 @@ do_add(void *arg)
 	}
 	rc = dp_fwd_route4_nh(&r, &nh);
 	if (rc == 0)
-		rc = rte_lpm_add(dp_fwd.lpm, r.prefix, r.plen, nh);
+		rc = fib4_change(true, r.prefix, r.plen, nh);
 	if (rc < 0) {
 		snprintf(q->err, q->errlen, "cannot add '%s': %s", q->text,
-			rc == -ENOSPC ? "table full" : strerror(-rc));
+			rc == -ENOSPC ? "table full (IPv4 routes or tbl8 groups: [routes] ip4_max, "
+					"ip4_tbl8; or neighbors: [dpfwd] neigh_max)"
+				      : strerror(-rc));
 		return rc;
 	}
-	dp_fwd.nb_routes++;
 	route_stats.added++;
 	return 0;
 }
@@ -81,10 +294,10 @@ static int
 do_del(void *arg)
 {
 	struct route_req *q = arg;
-	char text[80];
+	struct rte_rib_node *node;
 	struct dp_config_route r;
-	uint32_t nh;
-	uint8_t depth;
+	char text[80];
+	uint64_t nh;
 	int rc;
 
 	/* "a.b.c.d/len": parsed as an on-link route to reuse the parser */
@@ -92,21 +305,21 @@ do_del(void *arg)
 	rc = dp_config_route_parse(text, &r, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
-	depth = r.plen;
-	if (rte_lpm_is_rule_present(dp_fwd.lpm, r.prefix, depth, &nh) != 1) {
+	node = rte_rib_lookup_exact(rte_fib_get_rib(dp_fwd.ip4.fib), r.prefix, r.plen);
+	if (node == NULL) {
 		snprintf(q->err, q->errlen, "no route %s", q->text);
 		return -ENOENT;
 	}
+	rte_rib_get_nh(node, &nh);
 	if (nh == DP_FWD_NH_LOCAL) {
 		snprintf(q->err, q->errlen, "%s is a port address: change the config", q->text);
 		return -EINVAL;
 	}
-	rc = rte_lpm_delete(dp_fwd.lpm, r.prefix, depth);
+	rc = fib4_change(false, r.prefix, r.plen, 0);
 	if (rc < 0) {
 		snprintf(q->err, q->errlen, "cannot delete %s: %s", q->text, strerror(-rc));
 		return rc;
 	}
-	dp_fwd.nb_routes--;
 	route_stats.deleted++;
 	return 0;
 }
@@ -122,51 +335,34 @@ do_reload(void *arg)
 {
 	struct reload_req *q = arg;
 	struct dp_config cfg;
-	struct rte_lpm *lpm = NULL, *old;
+	struct dp_fwd_fib4 t;
 	uint64_t t0 = rte_get_tsc_cycles();
-	uint32_t nb = 0;
 	int rc;
 
+	memset(&t, 0, sizeof(t));
 	dp_config_init(&cfg);
 	rc = dp_config_load(&cfg, q->path, q->err, q->errlen);
 	if (rc == 0)
 		rc = dp_config_validate(&cfg, q->err, q->errlen);
 	if (rc == 0 && cfg.nb_ports != dp_nb_ports) {
-		snprintf(q->err, q->errlen, "%s: %u ports, dpfwd runs %u: ports change only with a restart",
-			q->path, cfg.nb_ports, dp_nb_ports);
+		snprintf(q->err, q->errlen,
+			"%s: %u ports, dpfwd runs %u: ports change only with a restart", q->path,
+			cfg.nb_ports, dp_nb_ports);
 		rc = -EINVAL;
 	}
-	if (rc == 0) {
-		lpm = dp_fwd_lpm4_create(cfg.nb_routes, cfg.nb_ports);
-		if (lpm == NULL) {
-			snprintf(q->err, q->errlen, "out of memory for %u routes: %s", cfg.nb_routes,
-				rte_strerror(rte_errno));
-			rc = -ENOMEM;
-		}
-	}
 	if (rc == 0)
-		rc = dp_fwd_lpm4_fill(lpm, &cfg, &nb, q->err, q->errlen);
-	if (rc == 0)
-		rc = rcu_attach(lpm);
+		rc = dp_fwd_fib4_build(&cfg, &t, q->err, q->errlen);
 	if (rc < 0) {
-		rte_lpm_free(lpm);
 		dp_config_free(&cfg);
 		route_stats.reload_errors++;
 		return rc;
 	}
-	/* workers pick the new table up at their next burst; once each has passed
-	 * a walk, none holds the old one */
-	old = dp_fwd.lpm;
-	__atomic_store_n(&dp_fwd.lpm, lpm, __ATOMIC_RELEASE);
-	dp_fwd.nb_routes = nb;
-	if (dp_graph_qsv != NULL)
-		rte_rcu_qsbr_synchronize(dp_graph_qsv, RTE_QSBR_THRID_INVALID);
-	rte_lpm_free(old);
+	fib4_publish(&t);
 	dp_config_free(&cfg);
 	route_stats.reloads++;
 	route_stats.last_reload_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
-	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 routes in %.3f s", q->path, nb,
-		route_stats.last_reload_s);
+	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 routes in %.3f s", q->path,
+		dp_fwd.ip4.nb_routes, route_stats.last_reload_s);
 	return 0;
 }
 
@@ -221,7 +417,7 @@ act_reload(const char *params, json_t **res, char *err, size_t errlen)
 
 	rc = dp_route_reload(params[0] ? params : reload_path, err, errlen);
 	if (rc == 0)
-		*res = json_pack("{s:I, s:f}", "ip4_routes", (json_int_t)dp_fwd.nb_routes,
+		*res = json_pack("{s:I, s:f}", "ip4_routes", (json_int_t)dp_fwd.ip4.nb_routes,
 			"seconds", route_stats.last_reload_s);
 	return rc;
 }
@@ -230,11 +426,15 @@ static json_t *
 routes_fill(void *arg)
 {
 	RTE_SET_USED(arg);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}", "ip4_routes",
-		(json_int_t)dp_fwd.nb_routes, "added", (json_int_t)route_stats.added, "deleted",
-		(json_int_t)route_stats.deleted, "reloads", (json_int_t)route_stats.reloads,
-		"reload_errors", (json_int_t)route_stats.reload_errors, "last_reload_seconds",
-		route_stats.last_reload_s);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "ip4_routes",
+		(json_int_t)dp_fwd.ip4.nb_routes, "added", (json_int_t)route_stats.added,
+		"deleted", (json_int_t)route_stats.deleted, "reloads",
+		(json_int_t)route_stats.reloads, "reload_errors",
+		(json_int_t)route_stats.reload_errors, "copies", (json_int_t)route_stats.copies,
+		"last_reload_seconds", route_stats.last_reload_s, "last_copy_seconds",
+		route_stats.last_copy_s, "ip4_max_routes", (json_int_t)dp_fwd.ip4.max_routes,
+		"ip4_tbl8_groups", (json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_reserved",
+		(json_int_t)dp_fwd.ip4.tbl8_used);
 }
 
 int
@@ -264,5 +464,5 @@ int
 dp_route_start(void)
 {
 	memset(&route_stats, 0, sizeof(route_stats));
-	return rcu_attach(dp_fwd.lpm);
+	return 0;
 }

@@ -994,6 +994,35 @@ test_config_undefined_var_names_line(void)
 	run_case("undefined variable");
 }
 
+/* [routes] ip4_max, ip4_tbl8: the IPv4 table's room; a bad value names its line. */
+static void
+test_config_routes_table_size_keys(void)
+{
+	struct dp_config cfg;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	write_file("rsize.ini",
+		"[port0]\ndev = net_null0\n[routes]\nip4_max = 2000000\nip4_tbl8 = 65536\n", path,
+		sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL(cfg.routes_ip4_max, 2000000);
+	CU_ASSERT_EQUAL(cfg.routes_ip4_tbl8, 65536);
+	CU_ASSERT_EQUAL(cfg.routes_size_loc.line, 5);
+	dp_config_free(&cfg);
+
+	write_file("rsize-bad.ini", "[port0]\ndev = net_null0\n[routes]\nip4_tbl8 = lots\n", path,
+		sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	CHECK_ERR(err, path, 4, "ip4_tbl8 'lots'", "bad ip4_tbl8");
+	dp_config_free(&cfg);
+}
+
 /* ---- numbers ---- */
 
 /* dp_config_parse_uint: decimal or 0x hex, nothing else. */
@@ -1219,6 +1248,7 @@ static const struct dp_test tests[] = {
 	{"test_config_route_parse_formats", test_config_route_parse_formats},
 	{"test_config_var_expansion_from_environment", test_config_var_expansion_from_environment},
 	{"test_config_undefined_var_names_line", test_config_undefined_var_names_line},
+	{"test_config_routes_table_size_keys", test_config_routes_table_size_keys},
 	{"test_config_parse_uint", test_config_parse_uint},
 	{"test_config_set_overrides", test_config_set_overrides},
 	{"test_config_set_errors_name_set", test_config_set_errors_name_set},
