@@ -160,6 +160,12 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 	uint64_t bytes = 0;
 	uint16_t sent, i;
 
+	/* link down (a memif peer gone): not sent, counted */
+	if (unlikely(!__atomic_load_n(&dp_port_up[q->port_id], __ATOMIC_RELAXED))) {
+		w->stats.drops[DP_DROP_PORT_DOWN] += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
 	/* count before sending: a sent mbuf may be freed at once */
 	for (i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;

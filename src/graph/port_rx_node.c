@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * port_rx (source node)
- *   uses: the worker's (port, queue) list
+ *   uses: the worker's (port, queue) list; skips ports whose link is down (dp_port_up)
  *   sets: nothing in the packet; counts rx_pkts, rx burst-size histogram, last_rx
  *   next: eth_classify (the whole stream moves, no copy)
  */
@@ -28,8 +28,12 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	RTE_SET_USED(nb_objs);
 	/* node->size is RTE_GRAPH_BURST_SIZE: room for several bursts */
 	for (q = 0; q < w->nb_rxq && n + w->burst <= node->size; q++) {
-		uint16_t got = rte_eth_rx_burst(w->rxq[q].port_id, w->rxq[q].queue, pkts + n,
-			w->burst);
+		uint16_t got;
+
+		/* link down (a memif peer gone): not polled until it is up again */
+		if (unlikely(!__atomic_load_n(&dp_port_up[w->rxq[q].port_id], __ATOMIC_RELAXED)))
+			continue;
+		got = rte_eth_rx_burst(w->rxq[q].port_id, w->rxq[q].queue, pkts + n, w->burst);
 
 		w->stats.rx_burst_hist[got]++;
 		n += got;

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rte_ether.h>
+#include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
 
 #include "dp_config.h"
 #include "dp_mem.h"
@@ -51,9 +53,23 @@ struct dp_port {
 	bool promisc; /**< accept unicast frames for any MAC */
 	bool set_mac; /**< the config sets the MAC */
 	bool started;
+	/* telemetry: ethdev counters kept monotonic across link flaps (net_memif
+	 * reports zeros while its peer is gone); only ports_fill() writes these */
+	struct rte_eth_stats stats_prev; /**< last raw read that was not all zero */
+	struct rte_eth_stats stats_base; /**< added to raw reads: sums before resets */
+	uint64_t link_changes;		 /**< up/down transitions seen by dp_port_link_poll() */
 };
 
 extern struct dp_port dp_ports[DP_PORT_MAX];
+
+/**
+ * Per DPDK port id: true while the port's link is up. Workers read it once per
+ * burst (__atomic relaxed): no RX burst on a port that is down, and what they
+ * would send to it is dropped and counted (port_down). Set for every port by
+ * dp_port_start_all(), then written only by dp_port_link_poll() on the control
+ * lcore.
+ */
+extern bool dp_port_up[RTE_MAX_ETHPORTS];
 
 /** Config port index of each DPDK port id (mbuf->port); DP_PORT_NONE for ports not ours. */
 #define DP_PORT_NONE UINT8_MAX
@@ -107,6 +123,43 @@ int dp_port_start_all(char *err, size_t errlen);
 
 /** Stop and close every port (flushes pcap output files). */
 void dp_port_close_all(void);
+
+/**
+ * After the workers stopped (nothing else may use the TX queues): have the
+ * drivers free the mbufs they still hold of what was sent, so that the exit
+ * check counts only real leaks. rte_eth_tx_done_cleanup() where the driver
+ * has it; DPDK 22.11's net_af_xdp has not, and frees sent mbufs from its
+ * completion ring only when it sends again: two empty bursts per queue (the
+ * first one's kick makes the kernel complete what was pending).
+ */
+void dp_port_tx_reclaim(void);
+
+/**
+ * On the control lcore, every few milliseconds: read each port's link status
+ * (rte_eth_link_get_nowait) and set dp_port_up[] to it, logging changes.
+ * @return number of ports whose link changed.
+ */
+unsigned int dp_port_link_poll(void);
+
+/**
+ * While workers run, make munmap() from any thread other than an EAL worker
+ * lcore wait until every worker has passed a quiescent state on @p qsv
+ * (rte_rcu_qsbr_synchronize) before the pages go; NULL turns it off.
+ *
+ * Why: DPDK 22.11's net_memif unmaps the shared rings in its interrupt thread
+ * when the peer disconnects (memif_disconnect -> memif_free_regions), with no
+ * event before: a worker preempted in the middle of rte_eth_rx_burst() or
+ * rte_eth_tx_burst() on that port then resumes on unmapped memory (SIGSEGV).
+ * The driver clears its "connected" flag before it unmaps, so once every
+ * worker finished the walk it was in, no burst can touch the rings again.
+ * dpfwd defines munmap() (see port_unmap.c), which the driver's calls bind
+ * to; only turned on when a port uses net_memif. Not in AddressSanitizer
+ * builds, which intercept munmap themselves.
+ */
+void dp_port_unmap_guard(struct rte_rcu_qsbr *qsv);
+
+/** Does any probed port use a driver that unmaps memory under the workers (net_memif)? */
+bool dp_port_needs_unmap_guard(void);
 
 /** Register the "ports" telemetry section (/dpfwd/port/stats). */
 int dp_port_telemetry_register(void);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "dp_telemetry.h"
 
 struct dp_port dp_ports[DP_PORT_MAX];
+bool dp_port_up[RTE_MAX_ETHPORTS] __rte_cache_aligned; /* read by every worker each burst */
 uint8_t dp_port_index[RTE_MAX_ETHPORTS];
 uint16_t dp_nb_ports;
 
@@ -474,6 +476,21 @@ dp_port_start_all(char *err, size_t errlen)
 			return rc;
 		}
 		p->started = true;
+		memset(&p->stats_prev, 0, sizeof(p->stats_prev));
+		memset(&p->stats_base, 0, sizeof(p->stats_base));
+		p->link_changes = 0;
+		/* as the driver reports it now (a memif server: down until a peer
+		 * connects); a driver that cannot tell is taken as up. From now on
+		 * dp_port_link_poll() follows it. */
+		{
+			struct rte_eth_link link;
+
+			memset(&link, 0, sizeof(link));
+			__atomic_store_n(&dp_port_up[p->port_id],
+				rte_eth_link_get_nowait(p->port_id, &link) != 0 ||
+					link.link_status == RTE_ETH_LINK_UP,
+				__ATOMIC_RELEASE);
+		}
 		if (p->promisc) {
 			rc = rte_eth_promiscuous_enable(p->port_id);
 			if (rc < 0 && rc != -ENOTSUP) {
@@ -501,6 +518,7 @@ dp_port_close_all(void)
 	for (i = 0; i < dp_nb_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 
+		__atomic_store_n(&dp_port_up[p->port_id], false, __ATOMIC_RELEASE);
 		if (p->started)
 			rte_eth_dev_stop(p->port_id);
 		rte_eth_dev_close(p->port_id);
@@ -508,6 +526,93 @@ dp_port_close_all(void)
 	}
 	memset(dp_port_index, DP_PORT_NONE, sizeof(dp_port_index));
 	dp_nb_ports = 0;
+}
+
+void
+dp_port_tx_reclaim(void)
+{
+	uint16_t i, q;
+
+	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_port *p = &dp_ports[i];
+
+		if (!p->started)
+			continue;
+		for (q = 0; q < p->nb_txq; q++) {
+			int rc = rte_eth_tx_done_cleanup(p->port_id, q, 0);
+
+			if (rc == -ENOTSUP && strcmp(p->driver, "net_af_xdp") == 0) {
+				rte_eth_tx_burst(p->port_id, q, NULL, 0);
+				rte_eth_tx_burst(p->port_id, q, NULL, 0);
+			}
+		}
+	}
+}
+
+unsigned int
+dp_port_link_poll(void)
+{
+	unsigned int changed = 0;
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_port *p = &dp_ports[i];
+		struct rte_eth_link link;
+		bool up;
+
+		if (!p->started || rte_eth_link_get_nowait(p->port_id, &link) != 0)
+			continue;
+		up = link.link_status == RTE_ETH_LINK_UP;
+		if (up == __atomic_load_n(&dp_port_up[p->port_id], __ATOMIC_RELAXED))
+			continue;
+		__atomic_store_n(&dp_port_up[p->port_id], up, __ATOMIC_RELEASE);
+		p->link_changes++;
+		changed++;
+		DP_LOG(INFO, port, "port%u %s: link %s%s", i, p->name, up ? "up" : "down",
+			up ? "" : "; not polled, packets routed to it are dropped (port_down)");
+	}
+	return changed;
+}
+
+bool
+dp_port_needs_unmap_guard(void)
+{
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_ports; i++)
+		if (strcmp(dp_ports[i].driver, "net_memif") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The port's counters as telemetry shows them: monotonic. A raw read of all
+ * zeros (net_memif while its peer is gone) shows the last totals; a counter
+ * that went back (a driver that resets on reconnect) adds what it had before.
+ */
+static void
+port_stats_read(struct dp_port *p, struct rte_eth_stats *out)
+{
+	struct rte_eth_stats cur;
+	uint64_t *c, *prev, *base, *o;
+	size_t k, n = offsetof(struct rte_eth_stats, q_ipackets) / sizeof(uint64_t);
+
+	memset(&cur, 0, sizeof(cur));
+	memset(out, 0, sizeof(*out));
+	rte_eth_stats_get(p->port_id, &cur);
+	c = (uint64_t *)&cur;
+	prev = (uint64_t *)&p->stats_prev;
+	base = (uint64_t *)&p->stats_base;
+	o = (uint64_t *)out;
+	if (cur.ipackets == 0 && cur.opackets == 0 && cur.ibytes == 0 && cur.obytes == 0 &&
+		cur.imissed == 0 && cur.oerrors == 0)
+		c = prev;
+	for (k = 0; k < n; k++) {
+		if (c[k] < prev[k])
+			base[k] += prev[k];
+		prev[k] = c[k];
+		o[k] = base[k] + c[k];
+	}
 }
 
 static json_t *
@@ -524,9 +629,8 @@ ports_fill(void *arg)
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], rxo[256], txo[256];
 		json_t *o;
 
-		memset(&st, 0, sizeof(st));
 		memset(&link, 0, sizeof(link));
-		rte_eth_stats_get(p->port_id, &st);
+		port_stats_read(p, &st);
 		rte_eth_link_get_nowait(p->port_id, &link);
 		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 		dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
@@ -543,8 +647,13 @@ ports_fill(void *arg)
 			"obytes", (json_int_t)st.obytes, "imissed", (json_int_t)st.imissed,
 			"ierrors", (json_int_t)st.ierrors, "oerrors", (json_int_t)st.oerrors,
 			"rx_nombuf", (json_int_t)st.rx_nombuf);
-		if (o != NULL)
+		if (o != NULL) {
+			json_object_set_new(o, "polled", json_boolean(__atomic_load_n(
+							 &dp_port_up[p->port_id], __ATOMIC_RELAXED)));
+			json_object_set_new(o, "link_changes",
+				json_integer((json_int_t)p->link_changes));
 			json_array_append_new(arr, o);
+		}
 	}
 	return arr;
 }

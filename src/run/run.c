@@ -185,6 +185,17 @@ metrics_start(const struct dp_config *cfg, char *err, size_t errlen)
 	return rc;
 }
 
+/* Link status of every port, from the control lcore: memif has no LSC interrupt. */
+#define DP_RUN_LINK_POLL_MS 10
+
+static void
+port_link_tick(uint64_t now_ms, void *arg)
+{
+	RTE_SET_USED(now_ms);
+	RTE_SET_USED(arg);
+	dp_port_link_poll();
+}
+
 int
 dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -297,10 +308,17 @@ fail:
 int
 dp_run_start(void)
 {
+	int rc;
+
 	json_decref(last_snapshot);
 	last_snapshot = dp_telemetry_snapshot();
 	dp_arp_announce();
-	return dp_graph_workers_launch();
+	dp_port_link_poll();
+	rc = dp_graph_workers_launch();
+	/* from now on a memif peer that goes away unmaps rings under the workers */
+	if (rc == 0 && dp_port_needs_unmap_guard())
+		dp_port_unmap_guard(dp_graph_qsv);
+	return rc;
 }
 
 static int
@@ -378,7 +396,10 @@ dp_run_teardown(const struct dp_run_opts *opts, int64_t *leak)
 	int rc;
 
 	dp_graph_workers_stop();
+	dp_port_unmap_guard(NULL);
 	dp_ctl_stop();
+	/* what the drivers still hold of what was sent (af_xdp) goes back first */
+	dp_port_tx_reclaim();
 	*leak = dp_mem_in_use_over_baseline();
 	if (*leak != 0)
 		DP_LOG(ERR, mem, "%" PRId64 " mbufs still in use above the baseline after stop",

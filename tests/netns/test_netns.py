@@ -341,12 +341,9 @@ class AfXdpTest(Router, unittest.TestCase):
     Skipped, saying why, where the kernel or DPDK cannot open XDP sockets.
 
     DPDK 22.11's af_xdp PMD frees transmitted mbufs from its completion ring only when
-    it sends again (kick_tx), so after the workers stop it still holds each port's last
-    TX burst, and dpfwd's exit check (in use over the baseline) reports them as leaked and
-    exits 1. Allowed here up to one burst per port, with a NOTE, until dpfwd accounts
-    for it."""
+    it sends again (kick_tx); dpfwd sends empty bursts after the workers stop
+    (dp_port_tx_reclaim) so that its exit check finds none held: none allowed here."""
     driver = "net_af_xdp"
-    held_mbufs_allowed = 2 * 32
 
     @classmethod
     def setUpClass(cls):

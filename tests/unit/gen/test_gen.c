@@ -3,7 +3,9 @@
  * dpgen's core without EAL: the token bucket on a fake clock, sequence
  * accounting fed with sequences dropped, reordered and duplicated on purpose,
  * histogram percentiles against known values, frame templates and stamps
- * against dp_pkt_craft's frames, pcap loading, and option parsing.
+ * against dp_pkt_craft's frames, pcap loading, option parsing (with --warmup and
+ * --hold at and beyond their limits), and the report's measured part after a
+ * warm-up on a fake clock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "gen_pcap.h"
 #include "gen_pkt.h"
 #include "gen_rate.h"
+#include "gen_report.h"
 #include "gen_seq.h"
 
 #define FAKE_HZ 2000000000ULL /* a 2 GHz "TSC" */
@@ -724,6 +727,224 @@ test_gen_args_valid_and_invalid(void)
 	}
 }
 
+static void
+expect_bad(const char *const *args, const char *what)
+{
+	struct gen_opts o;
+	int rc = parse(&o, args);
+
+	if (rc != -EINVAL)
+		fprintf(stderr, "accepted %s\n", what);
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+}
+
+static void
+test_gen_args_warmup_limits_and_errors(void)
+{
+	struct gen_opts o;
+
+	/* defaults: the whole run is measured, the ports close at once */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){NULL}), 0);
+	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 0.0, 0.0);
+	CU_ASSERT_EQUAL(o.hold_s, 0);
+	CU_ASSERT_EQUAL_FATAL(
+		parse(&o, (const char *const[]){"--warmup", "2.5", "--duration", "3", NULL}), 0);
+	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 2.5, 1e-12);
+	/* no --duration (until a signal or --count): any warm-up is allowed */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--warmup", "1e6", NULL}), 0);
+	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 1e6, 1e-6);
+	CU_ASSERT_EQUAL_FATAL(
+		parse(&o, (const char *const[]){"--warmup=0", "--duration", "1", NULL}), 0);
+	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 0.0, 0.0);
+	/* the last one given wins */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--warmup", "5", "--warmup", "0.25",
+						"--duration", "1", NULL}),
+		0);
+	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 0.25, 1e-12);
+
+	fprintf(stderr, "(the option errors below are expected)\n");
+	expect_bad((const char *const[]){"--warmup", "-1", NULL}, "a negative --warmup");
+	expect_bad((const char *const[]){"--warmup", "-0.001", NULL}, "--warmup -0.001");
+	expect_bad((const char *const[]){"--warmup", "nan", NULL}, "--warmup nan");
+	expect_bad((const char *const[]){"--warmup", "inf", NULL}, "--warmup inf");
+	expect_bad((const char *const[]){"--warmup", "1000001", NULL}, "--warmup over 1e6 s");
+	expect_bad((const char *const[]){"--warmup", "", NULL}, "an empty --warmup");
+	expect_bad((const char *const[]){"--warmup", "2s", NULL}, "--warmup 2s");
+	expect_bad((const char *const[]){"--warmup", "0x", NULL}, "--warmup 0x");
+	expect_bad((const char *const[]){"--warmup", NULL}, "--warmup without a value");
+	/* nothing left to measure: equal to or beyond the duration */
+	expect_bad((const char *const[]){"--warmup", "3", "--duration", "3", NULL},
+		"--warmup == --duration");
+	expect_bad((const char *const[]){"--duration", "2", "--warmup", "2.5", NULL},
+		"--warmup > --duration");
+}
+
+static void
+test_gen_args_hold_limits_and_errors(void)
+{
+	struct gen_opts o;
+
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--hold", "0", NULL}), 0);
+	CU_ASSERT_EQUAL(o.hold_s, 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--hold", "3600", NULL}), 0);
+	CU_ASSERT_EQUAL(o.hold_s, 3600);
+	/* with the options dpbench's memif rig passes */
+	CU_ASSERT_EQUAL_FATAL(
+		parse(&o, (const char *const[]){"--warmup", "1", "--duration", "2", "--hold", "120",
+				  "--json", "x.json", "--quiet", NULL}),
+		0);
+	CU_ASSERT_EQUAL(o.hold_s, 120);
+	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 1.0, 0.0);
+	CU_ASSERT_STRING_EQUAL(o.json, "x.json");
+
+	fprintf(stderr, "(the option errors below are expected)\n");
+	expect_bad((const char *const[]){"--hold", "3601", NULL}, "--hold over an hour");
+	expect_bad((const char *const[]){"--hold", "-1", NULL}, "a negative --hold");
+	expect_bad((const char *const[]){"--hold", "1.5", NULL}, "a fractional --hold");
+	expect_bad((const char *const[]){"--hold", "x", NULL}, "--hold x");
+	expect_bad((const char *const[]){"--hold", "", NULL}, "an empty --hold");
+	expect_bad((const char *const[]){"--hold", "99999999999999999999", NULL},
+		"a --hold beyond 64 bits");
+	expect_bad((const char *const[]){"--hold", NULL}, "--hold without a value");
+}
+
+/* ---- the report's measured part (--warmup) on a fake clock ---- */
+
+#define REP_T0 1000ULL
+#define REP_PPS 1000ULL	 /* sent per second */
+#define REP_LOST 10ULL	 /* of them lost per second */
+#define REP_FAST 2000ULL /* latency in the first 3 s, cycles (1 us) */
+#define REP_SLOW 8000ULL /* then (4 us) */
+
+/* Counters after @p sec whole seconds of a run that sends REP_PPS 60-byte frames. */
+static void
+rep_counters(unsigned int sec, struct gen_counters *tx, struct gen_counters *rx)
+{
+	memset(tx, 0, sizeof(*tx));
+	memset(rx, 0, sizeof(*rx));
+	tx->tsc = rx->tsc = REP_T0 + sec * FAKE_HZ;
+	tx->tx_start_tsc = REP_T0;
+	tx->tx_pkts = tx->tx_stamped = sec * REP_PPS;
+	tx->tx_bytes = tx->tx_pkts * 60;
+	rx->rx_pkts = rx->rx_stamped = sec * (REP_PPS - REP_LOST);
+	rx->rx_bytes = rx->rx_pkts * 60;
+	rx->seq.received = rx->rx_pkts;
+	rx->seq.lost = sec * REP_LOST;
+}
+
+/* A run of @p secs one-second intervals with warm-up @p warmup; returns "measured". */
+static json_t *
+rep_run(double warmup, unsigned int secs, json_t **total)
+{
+	struct gen_report r;
+	struct gen_counters tx, rx;
+	struct gen_hist *h = malloc(sizeof(*h));
+	json_t *m;
+	unsigned int s, k;
+
+	CU_ASSERT_FATAL(h != NULL);
+	CU_ASSERT_EQUAL_FATAL(gen_report_init(&r, (double)FAKE_HZ, REP_T0, true, true, true), 0);
+	gen_report_set_warmup(&r, warmup);
+	for (s = 1; s <= secs; s++) {
+		gen_hist_reset(h);
+		for (k = 0; k < REP_PPS - REP_LOST; k++)
+			gen_hist_record(h, s <= 3 ? REP_FAST : REP_SLOW);
+		rep_counters(s, &tx, &rx);
+		gen_report_interval(&r, &tx, &rx, h);
+	}
+	m = gen_report_measured(&r, &tx, &rx);
+	if (total != NULL)
+		*total = gen_report_total(&r, &tx, &rx);
+	CU_ASSERT_EQUAL(json_array_size(r.samples), secs);
+	gen_report_free(&r);
+	free(h);
+	return m;
+}
+
+static double
+jnum(json_t *o, const char *path)
+{
+	char buf[128], *save = NULL, *k;
+	json_t *v = o;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (k = strtok_r(buf, ".", &save); k != NULL && v != NULL; k = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, k);
+	if (!json_is_number(v)) {
+		fprintf(stderr, "no number at %s\n", path);
+		return -1;
+	}
+	return json_number_value(v);
+}
+
+static void
+test_gen_report_warmup_measures_from_the_next_sample(void)
+{
+	json_t *total = NULL;
+	/* 2.5 s: the warm-up ends with the third 1 s sample, so seconds 4 and 5 count */
+	json_t *m = rep_run(2.5, 5, &total);
+
+	CU_ASSERT_FATAL(json_is_object(m));
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "from_s"), 3.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "duration_s"), 2.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "samples"), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "tx.pkts"), 2 * REP_PPS, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "tx.pps"), REP_PPS, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "rx.pkts"), 2 * (REP_PPS - REP_LOST), 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "seq.sent"), 2 * REP_PPS, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "seq.received"), 2 * (REP_PPS - REP_LOST), 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "seq.lost"), 2 * REP_LOST, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "seq.loss_pct"), 100.0 * REP_LOST / REP_PPS, 1e-9);
+	/* only the slow seconds' latencies: 4 us, to the histogram's < 1% */
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "latency_ns.count"), 2 * (REP_PPS - REP_LOST), 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "latency_ns.min"), 4000, 40);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "latency_ns.p50"), 4000, 40);
+	/* the totals stay whole: five seconds, both latencies */
+	CU_ASSERT_FATAL(json_is_object(total));
+	CU_ASSERT_DOUBLE_EQUAL(jnum(total, "tx.pkts"), 5 * REP_PPS, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(total, "seq.lost"), 5 * REP_LOST, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(total, "latency_ns.count"), 5 * (REP_PPS - REP_LOST), 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(total, "latency_ns.min"), 1000, 10);
+	json_decref(m);
+	json_decref(total);
+}
+
+static void
+test_gen_report_warmup_edges(void)
+{
+	json_t *m;
+
+	/* 0: the whole run, from t0 */
+	m = rep_run(0, 5, NULL);
+	CU_ASSERT_FATAL(json_is_object(m));
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "from_s"), 0.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "samples"), 5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "tx.pkts"), 5 * REP_PPS, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "latency_ns.count"), 5 * (REP_PPS - REP_LOST), 0);
+	json_decref(m);
+	/* exactly on a sample boundary: that sample still belongs to the warm-up */
+	m = rep_run(3.0, 5, NULL);
+	CU_ASSERT_FATAL(json_is_object(m));
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "from_s"), 3.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "tx.pkts"), 2 * REP_PPS, 0);
+	json_decref(m);
+	/* just past one: the next sample ends it */
+	m = rep_run(3.001, 5, NULL);
+	CU_ASSERT_FATAL(json_is_object(m));
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "from_s"), 4.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "samples"), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "seq.lost"), REP_LOST, 0);
+	json_decref(m);
+	/* ends with the last sample: nothing measured after it -> null, not zeros */
+	m = rep_run(4.5, 5, NULL);
+	CU_ASSERT_TRUE(json_is_null(m));
+	json_decref(m);
+	/* longer than the run (a signal came first) */
+	m = rep_run(10, 5, NULL);
+	CU_ASSERT_TRUE(json_is_null(m));
+	json_decref(m);
+}
+
 static const struct dp_test tests[] = {
 	{"test_gen_rate_parse_units_and_errors", test_gen_rate_parse_units_and_errors},
 	{"test_gen_rate_fake_clock_12mpps_is_exact", test_gen_rate_fake_clock_12mpps_is_exact},
@@ -754,6 +975,11 @@ static const struct dp_test tests[] = {
 	{"test_gen_pcap_load_rewrites_macs_and_stamps_udp",
 		test_gen_pcap_load_rewrites_macs_and_stamps_udp},
 	{"test_gen_args_valid_and_invalid", test_gen_args_valid_and_invalid},
+	{"test_gen_args_warmup_limits_and_errors", test_gen_args_warmup_limits_and_errors},
+	{"test_gen_args_hold_limits_and_errors", test_gen_args_hold_limits_and_errors},
+	{"test_gen_report_warmup_measures_from_the_next_sample",
+		test_gen_report_warmup_measures_from_the_next_sample},
+	{"test_gen_report_warmup_edges", test_gen_report_warmup_edges},
 	{NULL, NULL},
 };
 
