@@ -13,7 +13,7 @@ BUILD="${DPFWD_BUILD_DIR:-$ROOT/build}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
 	libpcap-dev libjansson-dev libmicrohttpd-dev python3 python3-pyelftools python3-matplotlib
 	ministat curl clang-format jq
-	iproute2 ethtool iputils-ping iperf3 tshark) # the last line: tests/netns (hosts in namespaces)
+	iproute2 ethtool iputils-ping iperf3 tshark socat netcat-openbsd) # the last line: tests/netns (hosts in namespaces)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 

@@ -717,6 +717,278 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 	return 0;
 }
 
+/* ---- [relayN]: UDP relay services ---- */
+
+static int
+relay_index(const char *section)
+{
+	uint64_t idx;
+
+	if (strncmp(section, "relay", 5) != 0)
+		return -1;
+	if (!isdigit((unsigned char)section[5]) ||
+		parse_u64(section + 5, 0, DP_CONFIG_MAX_RELAYS - 1, &idx) < 0)
+		return -2;
+	return (int)idx;
+}
+
+/* "a.b.c.d:port" or "[ipv6]:port" -> family, address (network order), port */
+static int
+parse_udp_addr(const char *v, bool *ip6, uint8_t addr[16], uint16_t *port)
+{
+	char buf[80];
+	char *sep, *host;
+	uint64_t u;
+
+	if (dp_strlcpy(buf, v, sizeof(buf)) < 0)
+		return -EINVAL;
+	memset(addr, 0, 16);
+	if (buf[0] == '[') {
+		sep = strchr(buf, ']');
+		if (sep == NULL || sep[1] != ':')
+			return -EINVAL;
+		*sep = '\0';
+		host = buf + 1;
+		sep++;
+		if (parse_ip6(host, addr) < 0)
+			return -EINVAL;
+		*ip6 = true;
+	} else {
+		sep = strchr(buf, ':');
+		if (sep == NULL || strchr(sep + 1, ':') != NULL)
+			return -EINVAL;
+		*sep = '\0';
+		if (inet_pton(AF_INET, buf, addr) != 1)
+			return -EINVAL;
+		*ip6 = false;
+	}
+	if (parse_u64(sep + 1, 1, 65535, &u) < 0)
+		return -EINVAL;
+	*port = (uint16_t)u;
+	return 0;
+}
+
+static const char relay_addr_expected[] = "expected a.b.c.d:port or [ipv6]:port, port 1..65535";
+
+static int
+relay_key(struct dp_config *cfg, int ri, const char *section, const char *key, const char *v,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	struct dp_config_relay *r = &cfg->relays[ri];
+	uint64_t u;
+
+	if (!r->defined) {
+		r->defined = true;
+		r->loc = *loc;
+		r->timeout_s = DP_CONFIG_RELAY_TIMEOUT;
+		r->port_lo = 20000;
+		r->port_hi = 29999;
+		r->ports_loc = *loc;
+		if (ri + 1 > cfg->nb_relays)
+			cfg->nb_relays = (uint16_t)(ri + 1);
+	}
+	if (strcmp(key, "listen") == 0) {
+		if (parse_udp_addr(v, &r->listen.ip6, r->listen.addr, &r->listen.port) < 0)
+			return fail(err, errlen, loc, "bad listen address '%s' (%s)", v,
+				relay_addr_expected);
+		r->ip6 = r->listen.ip6;
+		r->listen.loc = *loc;
+	} else if (strcmp(key, "backend") == 0) {
+		struct dp_config_udp_addr *b;
+
+		if (r->nb_backends == DP_CONFIG_MAX_BACKENDS)
+			return fail(err, errlen, loc, "more than %d backends in [%s]",
+				DP_CONFIG_MAX_BACKENDS, section);
+		b = &r->backends[r->nb_backends];
+		if (parse_udp_addr(v, &b->ip6, b->addr, &b->port) < 0)
+			return fail(err, errlen, loc, "bad backend '%s' (%s)", v,
+				relay_addr_expected);
+		/* the family is checked against listen's in dp_config_validate() */
+		b->loc = *loc;
+		r->nb_backends++;
+	} else if (strcmp(key, "source") == 0) {
+		struct in_addr a4;
+
+		memset(r->source, 0, sizeof(r->source));
+		r->source_ip6 = strchr(v, ':') != NULL;
+		if (!r->source_ip6 && inet_pton(AF_INET, v, &a4) == 1)
+			memcpy(r->source, &a4, 4);
+		else if (!r->source_ip6 || parse_ip6(v, r->source) < 0)
+			return fail(err, errlen, loc,
+				"bad source address '%s' (expected an address of a port, IPv4 or IPv6, "
+				"no port)",
+				v);
+		r->has_source = true;
+		r->source_loc = *loc;
+	} else if (strcmp(key, "ports") == 0) {
+		char buf[32];
+		char *dash;
+		uint64_t lo, hi;
+
+		if (dp_strlcpy(buf, v, sizeof(buf)) < 0 || (dash = strchr(buf, '-')) == NULL)
+			goto bad_ports;
+		*dash = '\0';
+		if (parse_u64(trim(buf), 1024, 65535, &lo) < 0 ||
+			parse_u64(trim(dash + 1), 1024, 65535, &hi) < 0 || hi < lo)
+			goto bad_ports;
+		r->port_lo = (uint16_t)lo;
+		r->port_hi = (uint16_t)hi;
+		r->ports_loc = *loc;
+	} else if (strcmp(key, "timeout") == 0) {
+		if (parse_u64(v, 1, 86400, &u) < 0)
+			return fail(err, errlen, loc,
+				"timeout '%s' must be 1..86400 (seconds a session may stay idle)", v);
+		r->timeout_s = (uint32_t)u;
+		r->timeout_set = true;
+	} else if (strcmp(key, "profile") == 0) {
+		if (strcmp(v, "media") == 0) {
+			if (!r->timeout_set)
+				r->timeout_s = DP_CONFIG_RELAY_TIMEOUT_MEDIA;
+		} else if (strcmp(v, "default") == 0) {
+			if (!r->timeout_set)
+				r->timeout_s = DP_CONFIG_RELAY_TIMEOUT;
+		} else {
+			return fail(err, errlen, loc,
+				"profile '%s' unknown (expected default (timeout %d s) or media "
+				"(timeout %d s))",
+				v, DP_CONFIG_RELAY_TIMEOUT, DP_CONFIG_RELAY_TIMEOUT_MEDIA);
+		}
+	} else if (strcmp(key, "max_sessions") == 0) {
+		if (parse_u64(v, 1, 1u << 24, &u) < 0)
+			return fail(err, errlen, loc, "max_sessions '%s' must be 1..%u", v, 1u << 24);
+		r->max_sessions = (uint32_t)u;
+		r->max_loc = *loc;
+	} else {
+		return fail(err, errlen, loc,
+			"unknown key '%s' in [%s] (expected listen, backend, source, ports, "
+			"timeout, profile, max_sessions)",
+			key, section);
+	}
+	return 0;
+bad_ports:
+	return fail(err, errlen, loc,
+		"ports '%s' must be LOW-HIGH within 1024..65535 (the relay's source ports, e.g. "
+		"20000-29999)",
+		v);
+}
+
+static bool
+relay_addr_is_port(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
+{
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_ports; i++) {
+		const struct dp_config_port *p = &cfg->ports[i];
+		uint32_t a4;
+
+		if (ip6 && p->has_ip6 && memcmp(p->ip6, addr, 16) == 0)
+			return true;
+		memcpy(&a4, addr, 4);
+		if (!ip6 && p->ip4 != 0 && p->ip4 == ntohl(a4))
+			return true;
+	}
+	return false;
+}
+
+static const char *
+relay_addr_str(bool ip6, const uint8_t addr[16], char *buf, size_t len)
+{
+	if (inet_ntop(ip6 ? AF_INET6 : AF_INET, addr, buf, (socklen_t)len) == NULL)
+		dp_strlcpy(buf, "?", len);
+	return buf;
+}
+
+/* Families agree, addresses are the ports', listen ports and relay port ranges do not clash. */
+static int
+relay_validate(struct dp_config *cfg, char *err, size_t errlen)
+{
+	uint16_t i, j, b;
+	char a[INET6_ADDRSTRLEN];
+
+	for (i = 0; i < cfg->nb_relays; i++) {
+		struct dp_config_relay *r = &cfg->relays[i];
+		const uint8_t *src;
+		uint32_t nports;
+
+		if (!r->defined)
+			continue;
+		if (r->listen.loc.file == NULL)
+			return fail(err, errlen, &r->loc, "[relay%u] has no 'listen = ADDR:PORT'", i);
+		if (r->nb_backends == 0)
+			return fail(err, errlen, &r->loc,
+				"[relay%u] has no 'backend = ADDR:PORT' (one or more)", i);
+		if (!relay_addr_is_port(cfg, r->ip6, r->listen.addr))
+			return fail(err, errlen, &r->listen.loc,
+				"listen address %s is not the %s address of any [portN]",
+				relay_addr_str(r->ip6, r->listen.addr, a, sizeof(a)),
+				r->ip6 ? "ip6" : "ip4");
+		for (b = 0; b < r->nb_backends; b++) {
+			const struct dp_config_udp_addr *be = &r->backends[b];
+			const bool ip6 = be->ip6;
+
+			if (ip6 != r->ip6)
+				return fail(err, errlen, &be->loc,
+					"backend is %s but listen is %s: a relay does not change "
+					"the address family",
+					ip6 ? "IPv6" : "IPv4", r->ip6 ? "IPv6" : "IPv4");
+			if (relay_addr_is_port(cfg, r->ip6, be->addr))
+				return fail(err, errlen, &be->loc,
+					"backend %s is an address of dpfwd itself",
+					relay_addr_str(r->ip6, be->addr, a, sizeof(a)));
+		}
+		if (r->has_source) {
+			if (r->source_ip6 != r->ip6 ||
+				!relay_addr_is_port(cfg, r->ip6, r->source))
+				return fail(err, errlen, &r->source_loc,
+					"source %s is not the %s address of any [portN]",
+					relay_addr_str(r->source_ip6, r->source, a, sizeof(a)),
+					r->ip6 ? "ip6" : "ip4");
+		} else {
+			memcpy(r->source, r->listen.addr, 16);
+		}
+		nports = (uint32_t)r->port_hi - r->port_lo + 1;
+		if (r->max_sessions == 0)
+			r->max_sessions = nports;
+		else if (r->max_sessions > nports)
+			return fail(err, errlen, &r->max_loc,
+				"max_sessions %u is more than the %u relay ports of 'ports = %u-%u' "
+				"(each session takes one)",
+				r->max_sessions, nports, r->port_lo, r->port_hi);
+		src = r->source;
+		for (j = 0; j < i; j++) {
+			const struct dp_config_relay *o = &cfg->relays[j];
+
+			if (!o->defined || o->ip6 != r->ip6)
+				continue;
+			if (memcmp(o->listen.addr, r->listen.addr, 16) == 0 &&
+				o->listen.port == r->listen.port)
+				return fail(err, errlen, &r->listen.loc,
+					"[relay%u] listens on the same address and port as [relay%u]",
+					i, j);
+			if (memcmp(o->source, src, 16) == 0 && r->port_lo <= o->port_hi &&
+				o->port_lo <= r->port_hi)
+				return fail(err, errlen, &r->ports_loc,
+					"relay ports %u-%u of [relay%u] overlap those of [relay%u] "
+					"(%u-%u) on %s: give each its own 'ports = LOW-HIGH'",
+					r->port_lo, r->port_hi, i, j, o->port_lo, o->port_hi,
+					relay_addr_str(r->ip6, src, a, sizeof(a)));
+		}
+		/* a listen port inside any relay range on the same address would be ambiguous */
+		for (j = 0; j < cfg->nb_relays; j++) {
+			const struct dp_config_relay *o = &cfg->relays[j];
+			const uint8_t *osrc = o->has_source ? o->source : o->listen.addr;
+
+			if (!o->defined || o->ip6 != r->ip6 || memcmp(osrc, r->listen.addr, 16) != 0)
+				continue;
+			if (r->listen.port >= o->port_lo && r->listen.port <= o->port_hi)
+				return fail(err, errlen, &r->listen.loc,
+					"listen port %u is inside the relay ports %u-%u of [relay%u]",
+					r->listen.port, o->port_lo, o->port_hi, j);
+		}
+	}
+	return 0;
+}
+
 #define KEY(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
 
 /* [dpfwd] neigh_*: the neighbor table (ARP, ND) */
@@ -933,6 +1205,11 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 			return fail(err, errlen, loc, "in route file: %s", why);
 	} else if (KEY("neighbors", "neigh")) {
 		return parse_neigh(cfg, v, loc, err, errlen);
+	} else if ((pi = relay_index(section)) >= 0) {
+		return relay_key(cfg, pi, section, key, v, loc, err, errlen);
+	} else if (pi == -2) {
+		return fail(err, errlen, loc, "bad relay section [%s] (expected [relay0]..[relay%d])",
+			section, DP_CONFIG_MAX_RELAYS - 1);
 	} else {
 		static const char *const known[] = {"dpfwd", "mempool", "lcores", "routes",
 			"neighbors"};
@@ -944,7 +1221,7 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 					section);
 		return fail(err, errlen, loc,
 			"unknown section [%s] (expected dpfwd, mempool, portN, lcores, routes, "
-			"neighbors)",
+			"neighbors, relayN)",
 			section);
 	}
 	return 0;
@@ -1215,7 +1492,7 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen, &n->loc, "neighbor on port %u, which is not defined",
 				n->port);
 	}
-	return 0;
+	return relay_validate(cfg, err, errlen);
 }
 
 unsigned int

@@ -16,6 +16,8 @@
  *                    file = routes.txt                       (same line format)
  *   [neighbors]      neigh = 198.18.1.2 lladdr 02:00:00:00:01:02 port 1
  *                    neigh = 2001:db8:101::2 lladdr 02:00:00:00:01:02 port 1
+ *   [relay0] ...     listen = 198.18.0.1:5000, backend = 198.18.1.2:6000 (repeatable),
+ *                    source, ports = 20000-29999, timeout, profile, max_sessions
  */
 #ifndef DP_CONFIG_H
 #define DP_CONFIG_H
@@ -96,6 +98,44 @@ struct dp_config_neigh {
 	struct dp_config_loc loc;
 };
 
+/** A UDP address: IPv4 (first 4 bytes of @p addr) or IPv6, network order; port in host order. */
+struct dp_config_udp_addr {
+	uint8_t addr[16];
+	uint16_t port;
+	bool ip6;
+	struct dp_config_loc loc;
+};
+
+#define DP_CONFIG_MAX_RELAYS 8	  /**< [relay0]..[relay7] */
+#define DP_CONFIG_MAX_BACKENDS 16 /**< backend = lines per relay */
+#define DP_CONFIG_RELAY_TIMEOUT 300	  /**< s, as common UDP relays and NATs use */
+#define DP_CONFIG_RELAY_TIMEOUT_MEDIA 60 /**< s, profile = media (RTP: frequent packets) */
+
+/**
+ * One UDP relay service ([relayN]): clients send to listen; each client
+ * (address, port) gets a session whose packets go to one backend from
+ * source:port, port taken from [port_lo, port_hi], and the backend's replies to
+ * that port go back to the client from listen.
+ */
+struct dp_config_relay {
+	bool defined;
+	bool ip6;			 /**< family of listen, source and every backend */
+	struct dp_config_udp_addr listen; /**< a local address of a port */
+	bool has_source;
+	bool source_ip6;
+	uint8_t source[16]; /**< towards backends; default: the listen address */
+	struct dp_config_loc source_loc;
+	struct dp_config_udp_addr backends[DP_CONFIG_MAX_BACKENDS];
+	uint16_t nb_backends;
+	uint16_t port_lo, port_hi; /**< relay ports (on the source address), split per worker */
+	struct dp_config_loc ports_loc;
+	uint32_t timeout_s;	   /**< a session idle this long expires */
+	bool timeout_set;	   /**< timeout given: profile does not change it */
+	uint32_t max_sessions;	   /**< 0 = as many as relay ports */
+	struct dp_config_loc max_loc;
+	struct dp_config_loc loc; /**< the section's first key */
+};
+
 enum dp_config_mode {
 	DP_CONFIG_MODE_FORWARD = 0,
 };
@@ -149,6 +189,9 @@ struct dp_config {
 	uint32_t cap_routes6;
 	struct dp_config_neigh6 neighs6[DP_CONFIG_MAX_NEIGHS];
 	uint16_t nb_neighs6;
+	/* [relayN]: UDP relay services, by section number (defined ones only count) */
+	struct dp_config_relay relays[DP_CONFIG_MAX_RELAYS];
+	uint16_t nb_relays; /**< highest [relayN] + 1 */
 	/* names of every file read, for struct dp_config_loc */
 	char *files[8];
 	unsigned int nb_files;

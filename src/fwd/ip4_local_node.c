@@ -4,9 +4,10 @@
  *   uses: the IPv4 header, checked by ip4_fwd (whole, valid, in the first
  *         segment, not martian); the LPM table for the way back
  *   sets: an echo reply in place of an echo request; dp_mbuf_meta.nh (its route)
- *   next: ip4_output (echo replies), or drop (ip4_fragment_local, ip4_local,
- *         icmp_truncated, icmp_bad_cksum, icmp_unhandled, icmp_bad_addr,
- *         icmp_no_route)
+ *   next: ip4_output (echo replies); relay4 (UDP to a port in
+ *         dp_fwd_local_udp4: the UDP relay checks the address); or drop
+ *         (ip4_fragment_local, ip4_local, icmp_truncated, icmp_bad_cksum,
+ *         icmp_unhandled, icmp_bad_addr, icmp_no_route)
  *
  * Packets for one of the router's own addresses (ip4_fwd's lookup found the
  * local next hop). One switch by protocol: ICMP echo requests are answered
@@ -21,16 +22,21 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_udp.h>
 
 #include "dp_cksum.h"
+#include "dp_fwd_local.h"
 #include "graph_fp.h"
 #include "icmp4_priv.h"
 
 enum ip4_local_next {
 	IP4_LOCAL_NEXT_DROP,
 	IP4_LOCAL_NEXT_OUTPUT,
+	IP4_LOCAL_NEXT_RELAY,
 	IP4_LOCAL_NEXT_MAX,
 };
+
+uint64_t dp_fwd_local_udp4[65536 / 64];
 
 static inline rte_edge_t
 ip4_local_drop(struct dp_worker *w, enum dp_drop_reason why)
@@ -104,7 +110,16 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:
 		return ip4_local_icmp(w, st, m, ip, meta_off);
-	/* IPPROTO_UDP: the relay and the endpoints, by destination port (next stages) */
+	case IPPROTO_UDP: {
+		/* the destination port, read even from a short frame (inside the
+		 * data room): relay4 checks the UDP header's length */
+		const struct rte_udp_hdr *udp = RTE_PTR_ADD(ip, rte_ipv4_hdr_len(ip));
+
+		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp4, rte_be_to_cpu_16(udp->dst_port)))
+			return IP4_LOCAL_NEXT_RELAY;
+		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
+	}
+	/* the endpoints will join the UDP case by destination port */
 	default:
 		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
 	}
@@ -134,6 +149,7 @@ static struct rte_node_register ip4_local_node = {
 	.next_nodes = {
 		[IP4_LOCAL_NEXT_DROP] = "drop",
 		[IP4_LOCAL_NEXT_OUTPUT] = "ip4_output",
+		[IP4_LOCAL_NEXT_RELAY] = "relay4",
 	},
 };
 

@@ -5,7 +5,7 @@
  *   sets: echo request -> echo reply in place (RFC 4443 4.2), dp_mbuf_meta.nh;
  *         neighbor discovery -> dp_mbuf_meta.punt = DP_PUNT_ND
  *   next: ip6_output (echo reply), ctl_punt (NS, NA: nd.c on the control
- *         lcore), or drop (ip6_hbh, ip6_local, icmp6_truncated, icmp6_bad_cksum,
+ *         lcore), relay6 (UDP to a port in dp_fwd_local_udp6), or drop (ip6_hbh, ip6_local, icmp6_truncated, icmp6_bad_cksum,
  *         icmp6_unhandled, icmp6_bad_addr, icmp6_no_route, nd_bad_hop_limit)
  *
  * Only ICMPv6 directly after the IPv6 header is served: the router has no
@@ -17,10 +17,12 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_udp.h>
 
 #include "dp_ctl.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
+#include "dp_fwd_local.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "fwd6_priv.h"
@@ -30,8 +32,11 @@ enum ip6_local_next {
 	IP6_LOCAL_NEXT_DROP,
 	IP6_LOCAL_NEXT_OUTPUT,
 	IP6_LOCAL_NEXT_PUNT,
+	IP6_LOCAL_NEXT_RELAY,
 	IP6_LOCAL_NEXT_MAX,
 };
+
+uint64_t dp_fwd_local_udp6[65536 / 64];
 
 /* The request turned into its reply, in the same buffer. */
 static rte_edge_t
@@ -90,6 +95,12 @@ ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, 
 		why = DP_DROP_IP6_HBH;
 		goto drop;
 	}
+	/* UDP right after the header, to a port a service takes: the relay checks
+	 * the rest (the port is read inside the data room even from a short frame) */
+	if (ip->proto == IPPROTO_UDP &&
+		dp_fwd_local_udp_wanted(dp_fwd_local_udp6,
+			rte_be_to_cpu_16(((const struct rte_udp_hdr *)(ip + 1))->dst_port)))
+		return IP6_LOCAL_NEXT_RELAY;
 	if (ip->proto != IPPROTO_ICMPV6) {
 		why = DP_DROP_IP6_LOCAL;
 		goto drop;
@@ -147,6 +158,7 @@ static struct rte_node_register ip6_local_node = {
 		[IP6_LOCAL_NEXT_DROP] = "drop",
 		[IP6_LOCAL_NEXT_OUTPUT] = "ip6_output",
 		[IP6_LOCAL_NEXT_PUNT] = "ctl_punt",
+		[IP6_LOCAL_NEXT_RELAY] = "relay6",
 	},
 };
 

@@ -20,6 +20,7 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
+#include "dp_relay.h"
 #include "dp_run.h"
 #include "dp_telemetry.h"
 
@@ -159,6 +160,7 @@ teardown_all(void)
 	dp_telemetry_sections_clear();
 	dp_ctl_fini();
 	dp_graph_workers_free();
+	dp_relay_fini();
 	dp_fwd_fini();
 	dp_port_close_all();
 	dp_mem_pools_free();
@@ -267,6 +269,10 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	rc = dp_fwd_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
+	/* the relay's per-worker tables, before the graphs whose nodes use them */
+	rc = dp_relay_init(cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
 	rc = dp_graph_workers_create(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
@@ -281,6 +287,10 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		rc = dp_icmp4_init(cfg);
 	if (rc == 0)
 		rc = dp_route_start();
+	if (rc == 0)
+		rc = dp_ctl_timer_register("port_link", DP_RUN_LINK_POLL_MS, port_link_tick, NULL);
+	if (rc == 0)
+		rc = dp_relay_start();
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot start the control path: %s", strerror(-rc));
 		goto fail;
@@ -293,7 +303,7 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		(rc = dp_mem_telemetry_register()) < 0 || (rc = dp_fwd_telemetry_register()) < 0 ||
 		(rc = dp_ctl_telemetry_register()) < 0 || (rc = dp_neigh_telemetry_register()) < 0 ||
 		(rc = dp_route_start_cmds(cfg->path)) < 0 || (rc = dp_icmp4_telemetry_register()) < 0 ||
-		(rc = dp_fwd6_telemetry_register()) < 0) {
+		(rc = dp_fwd6_telemetry_register()) < 0 || (rc = dp_relay_telemetry_register()) < 0) {
 		snprintf(err, errlen, "cannot register telemetry: %s", strerror(-rc));
 		goto fail;
 	}

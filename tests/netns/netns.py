@@ -397,7 +397,7 @@ class Dpfwd:
     every 100 ms."""
     seq = 0
 
-    def __init__(self, topo, driver="net_af_packet", interval_ms=100):
+    def __init__(self, topo, driver="net_af_packet", interval_ms=100, extra=""):
         Dpfwd.seq += 1
         self.topo = topo
         self.driver = driver
@@ -410,7 +410,7 @@ class Dpfwd:
         self.err_path = os.path.join(self.dir, "stderr.log")
         self.prefix = f"{topo.tag}_dp{Dpfwd.seq}"
         with open(self.cfg, "w") as f:
-            f.write(topo.dpfwd_config(driver))
+            f.write(topo.dpfwd_config(driver, extra))
         self.argv = [DPFWD_BIN, "--file-prefix", self.prefix, "--", "-c", self.cfg,
                      "--telemetry-json", self.json, "--telemetry-interval", str(interval_ms)]
         self.proc = None

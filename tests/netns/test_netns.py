@@ -357,6 +357,172 @@ class AfXdpTest(Router, unittest.TestCase):
             raise
 
 
+# The UDP relay (issue 5): clients on A send to dpfwd's port0 address, port 5000; dpfwd
+# relays to the server on B from its port1 address and a relay port, and back.
+RELAY_CONFIG = """
+[relay0]
+listen = 198.18.10.1:5000
+backend = 198.18.20.2:6000
+source = 198.18.20.1
+ports = 20000-20999
+[relay1]
+listen = [2001:db8:10::1]:5000
+backend = [2001:db8:20::2]:6000
+source = 2001:db8:20::1
+ports = 21000-21999
+"""
+
+
+class RelayTest(unittest.TestCase):
+    """dpfwd's UDP relay between real Linux hosts (net_af_packet): socat and plain
+    sockets on A talk to a server on B through the relay, and only through it."""
+    driver = "net_af_packet"
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(netns.DPFWD_BIN):
+            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
+        cls.topo = netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
+        try:
+            cls.topo.up()
+            cls.dp = netns.Dpfwd(cls.topo, cls.driver, extra=RELAY_CONFIG).start().wait_ready()
+        except BaseException:
+            cls.topo.down()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.topo.down()
+
+    def echo_peer_server(self, addr, port=6000):
+        """traffic.py udp-echo-peer on B, until the test ends."""
+        srv = self.topo.b.spawn("python3", TRAFFIC, "udp-echo-peer", addr, port)
+        self.addCleanup(lambda: (netns.stop_process(srv), netns.undo(srv.cleanup)))
+        deadline = time.monotonic() + 10
+        while f":{port}" not in self.topo.b.run("ss", "-Hlun").stdout:
+            if srv.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("the UDP server on B did not start")
+            time.sleep(0.05)
+
+    def clients(self, dst, n, k, prefix, lo, hi):
+        """n clients on A, k datagrams each, through the relay; checks every answer."""
+        r = self.topo.a.run("python3", TRAFFIC, "udp-clients", dst, 5000, n, k, timeout=60)
+        res = json.loads(r.stdout)
+        ports = set()
+        for c in res:
+            self.assertEqual((c["bad"], c["missing"]), (0, 0), f"client {c}")
+            # one session per client: the server always saw the same relay port
+            peers = set(c["peers"])
+            self.assertEqual(len(peers), 1, f"client {c['port']}: {peers}")
+            peer = peers.pop()
+            self.assertTrue(peer.startswith(prefix), peer)
+            rport = int(peer.rsplit(":", 1)[1])
+            self.assertTrue(lo <= rport <= hi, peer)
+            ports.add(rport)
+        self.assertEqual(len(ports), n, "clients shared a relay port")
+        note(f"{n} clients x {k} datagrams, relay ports {sorted(ports)}")
+        return res
+
+    @needs("socat")
+    def test_1_socat_datagram_relayed_and_answered(self):
+        # the server: socat echoing each datagram (cat) to whoever sent it
+        srv = self.topo.b.spawn("socat", "UDP4-RECVFROM:6000,bind=198.18.20.2,fork",
+                                "EXEC:cat")
+        self.addCleanup(lambda: (netns.stop_process(srv), netns.undo(srv.cleanup)))
+        deadline = time.monotonic() + 10
+        while ":6000" not in self.topo.b.run("ss", "-Hlun").stdout:
+            self.assertTrue(srv.poll() is None and time.monotonic() < deadline,
+                            "socat server did not start")
+            time.sleep(0.05)
+        payload = "relay me 0123456789 " * 20
+        # socat's UDP4 client is a connected socket: only an answer from the listen
+        # address and port reaches it
+        r = self.topo.a.run("sh", "-c", f"printf '%s' '{payload}' | socat -t 3 -T 3 - "
+                            f"UDP4:198.18.10.1:5000", timeout=30)
+        self.assertEqual(r.stdout, payload, r.stderr)
+        snap = self.dp.snapshot()
+        self.assertGreaterEqual(snap["relay"]["total"]["pkts_to_backend"], 1)
+        self.assertGreaterEqual(snap["relay"]["total"]["pkts_to_client"], 1)
+
+    def test_2_many_clients_keep_separate_sessions(self):
+        self.echo_peer_server("198.18.20.2")
+        before = self.dp.snapshot()["relay"]["total"]
+        self.clients("198.18.10.1", 8, 25, "198.18.20.1:", 20000, 20999)
+        after = self.dp.snapshot()["relay"]["total"]
+        self.assertEqual(after["created"] - before["created"], 8)
+        self.assertEqual(after["pkts_to_backend"] - before["pkts_to_backend"], 8 * 25)
+        self.assertEqual(after["pkts_to_client"] - before["pkts_to_client"], 8 * 25)
+
+    @pending("ip6", "IPv6 addresses on dpfwd's ports")
+    def test_3_ipv6_clients_through_the_relay(self):
+        self.echo_peer_server("2001:db8:20::2")
+        self.clients("2001:db8:10::1", 4, 10, "[2001:db8:20::1]:", 21000, 21999)
+
+    def test_4_no_session_no_relay(self):
+        """B sends to a relay port nobody opened, and A to the relay port of a session
+        it does not own: both dropped, counted; nothing reaches A."""
+        before = self.dp.snapshot()["drops"]["by_reason"]["relay_no_session"]
+        self.topo.b.run("python3", "-c",
+                        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM);"
+                        "s.bind(('198.18.20.2', 6000));"
+                        "[s.sendto(b'x' * 10, ('198.18.20.1', 20999)) for _ in range(3)]")
+        self.topo.a.run("python3", "-c",
+                        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM);"
+                        "[s.sendto(b'y', ('198.18.20.1', 20000)) for _ in range(2)]")
+        after = self.dp.snapshot()["drops"]["by_reason"]["relay_no_session"]
+        self.assertEqual(after - before, 5)
+
+    def test_9_stop_clean(self):
+        rc = self.dp.stop()
+        snap = self.dp.read_json()
+        self.assertEqual(rc, 0, self.dp.output())
+        self.assertTrue(snap.get("final"))
+        self.assertEqual(snap["run"]["mbufs_over_baseline"], 0)
+        bad = {k: v for k, v in snap["drops"]["by_reason"].items()
+               if v and k not in BENIGN_DROPS | {"relay_no_session"}}
+        self.assertEqual(bad, {}, f"drops this topology cannot explain: {bad}")
+
+
+class RelayHandoffTest(RelayTest):
+    """The same with two workers, one per port (lcores 1 and 2, both on CPU 1): sessions
+    are made by port0's worker, with relay ports of its own slice, and every answer from
+    B arrives at port1's worker, which hands it to the owner through its ring."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(netns.DPFWD_BIN):
+            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
+        cls.topo = netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
+        try:
+            cls.topo.up()
+            dp = netns.Dpfwd(cls.topo, cls.driver, extra=RELAY_CONFIG)
+            i = dp.argv.index("--")
+            # two workers on one CPU: this machine has two
+            dp.argv[i:i] = ["--lcores", "0@0,1@1,2@1"]
+            # af_packet with qpairs=2 fans frames out over two sockets: poll both
+            dp.argv += ["--set", "lcores.rx=(0,0,1),(0,1,1),(1,0,2),(1,1,2)"]
+            for p in cls.topo.ports:
+                dp.argv += ["--set", f"port{p.index}.dev=net_af_packet{p.index},"
+                            f"iface={p.ifname},framecnt=4096,qpairs=2"]
+            cls.dp = dp.start().wait_ready()
+        except BaseException:
+            cls.topo.down()
+            raise
+
+    def test_5_answers_handed_to_the_owning_worker(self):
+        snap = self.dp.snapshot()
+        w = snap["relay"]["workers"]
+        note(f"workers {[(x['worker'], x['created'], x['handoffs'], x['handoffs_in']) for x in w]}")
+        self.assertEqual(len(w), 2)
+        # worker 0 polls port0 (the clients): it made every session
+        self.assertEqual(w[1]["created"], 0)
+        self.assertGreater(w[0]["created"], 0)
+        # worker 1 polls port1 (the server): it handed every answer over
+        self.assertEqual(w[1]["handoffs"], w[0]["handoffs_in"])
+        self.assertEqual(w[0]["pkts_to_client"], w[0]["handoffs_in"])
+        self.assertGreater(w[1]["handoffs"], 0)
+
+
 def main():
     try:
         netns.check_environment()

@@ -10,6 +10,12 @@ Traffic for tests/netns, run inside a host's namespace (ip netns exec NS python3
                              255 and odd and full-size payloads; prints the list sent (JSON)
   tcp-recv ADDR PORT         accept one connection, read to EOF, print "<bytes> <sha256>"
   tcp-send DST PORT N        connect, send N deterministic pseudo-random bytes, print the same
+  udp-echo-peer ADDR PORT    UDP server: answer each datagram with its bytes + b"|" + the
+                             sender's "addr:port" as seen here (a relay's source, say)
+  udp-clients DST PORT N K   N UDP clients at once, each its own connected socket (so only
+                             answers from DST:PORT reach it), K datagrams of random bytes
+                             each; prints JSON: per client its port, the answers' "|peer"
+                             parts, and how many answers were wrong or missing
 
 Standard library only.
 """
@@ -120,6 +126,49 @@ def tcp_send(dst, port, n):
     print(n, h.hexdigest(), flush=True)
 
 
+def _family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def udp_echo_peer(addr, port):
+    s = socket.socket(_family(addr), socket.SOCK_DGRAM)
+    s.bind((addr, port))
+    print("listening", flush=True)
+    while True:
+        data, peer = s.recvfrom(65535)
+        tag = f"[{peer[0]}]:{peer[1]}" if ":" in peer[0] else f"{peer[0]}:{peer[1]}"
+        s.sendto(data + b"|" + tag.encode(), peer)
+
+
+def udp_clients(dst, port, n, k):
+    rnd = random.Random(5)
+    socks = []
+    for _ in range(n):
+        c = socket.socket(_family(dst), socket.SOCK_DGRAM)
+        c.connect((dst, port))  # the kernel drops answers from any other address or port
+        c.settimeout(2.0)
+        socks.append(c)
+    res = [{"port": c.getsockname()[1], "peers": [], "bad": 0, "missing": 0} for c in socks]
+    for _ in range(k):
+        sent = []
+        for c in socks:  # all clients in flight at once
+            data = rnd.randbytes(rnd.randrange(1, 1400))
+            c.send(data)
+            sent.append(data)
+        for c, data, r in zip(socks, sent, res):
+            try:
+                got = c.recv(65535)
+            except socket.timeout:
+                r["missing"] += 1
+                continue
+            body, sep, peer = got.rpartition(b"|")
+            if sep != b"|" or body != data:
+                r["bad"] += 1
+            else:
+                r["peers"].append(peer.decode())
+    print(json.dumps(res), flush=True)
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "udp-corners":
@@ -128,5 +177,9 @@ if __name__ == "__main__":
         tcp_recv(args[0], int(args[1]))
     elif cmd == "tcp-send":
         tcp_send(args[0], int(args[1]), int(args[2]))
+    elif cmd == "udp-echo-peer":
+        udp_echo_peer(args[0], int(args[1]))
+    elif cmd == "udp-clients":
+        udp_clients(args[0], int(args[1]), int(args[2]), int(args[3]))
     else:
         sys.exit(f"unknown command {cmd}")

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * UDP relay (NAT-style, both directions) on the fast path.
+ *
+ * A relay service ([relayN] in the config) listens on a local address and
+ * UDP port of a dpfwd interface. The first datagram of a client (address,
+ * port) opens a session on the worker that received it: one backend, chosen
+ * by a hash of the client's address and port, and one relay port from the
+ * worker's share of the service's `ports` range. Then:
+ *
+ *   client:cport -> listen:lport        becomes  source:rport -> backend:bport
+ *   backend:bport -> source:rport       becomes  listen:lport -> client:cport
+ *
+ * Each session is in the worker's own rte_hash twice, once per direction, so
+ * one bulk lookup serves a burst of both. Checksums are updated with deltas
+ * computed once per session (RFC 1624). Idle sessions expire (lazily on
+ * lookup, and by a bounded sweep on the worker); when a worker's share is
+ * full the least recently used session makes room (counted as evicted).
+ * A backend datagram for a relay port another worker owns is handed to that
+ * worker through a ring (counted).
+ *
+ *   ip4_local --(UDP, relay port map)--> relay4 --> ip4_output
+ *   ip6_local --(UDP, relay port map)--> relay6 --> ip6_output
+ *   relay_handoff (source: packets from other workers; the sweep) --> relay4/relay6
+ */
+#ifndef DP_RELAY_H
+#define DP_RELAY_H
+
+#include <stdint.h>
+
+#include "dp_config.h"
+
+/** Counters of one worker (each written only by its worker). */
+struct dp_relay_stats {
+	uint64_t sessions_active; /**< sessions in the worker's table now */
+	uint64_t created;
+	uint64_t expired;  /**< idle longer than the service's timeout */
+	uint64_t evicted;  /**< the least recently used one, for a new session, table full */
+	uint64_t handoffs; /**< backend packets handed to the worker owning the relay port */
+	uint64_t handoffs_in;
+	uint64_t to_backend; /**< packets rewritten client -> backend */
+	uint64_t to_client;  /**< packets rewritten backend -> client */
+};
+
+/**
+ * Control lcore, before dp_graph_workers_create(): the services of @p cfg
+ * (validated), a session table per worker lcore of the config, the hand-off
+ * rings (more than one worker), and the UDP port map ip4_local/ip6_local
+ * consult. Nothing is allocated when the config has no [relayN].
+ * @return 0, -ENOMEM, -EINVAL (message with file:line in @p err: a worker
+ *         would own no relay port).
+ */
+int dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen);
+
+/**
+ * After dp_ctl_init(): have dp_ctl_stop() free what the hand-off rings hold.
+ * @return 0 or -ENOSPC.
+ */
+int dp_relay_start(void);
+
+/** Free the tables and rings, free what the rings hold; clear the port map. */
+void dp_relay_fini(void);
+
+/** Number of services configured (0: the relay is off). */
+unsigned int dp_relay_nb_services(void);
+
+/** Counters of worker @p worker (index) into @p st. @return 0 or -ENOENT. */
+int dp_relay_stats_get(uint16_t worker, struct dp_relay_stats *st);
+
+/** Sum of every worker's counters into @p st. */
+void dp_relay_stats_sum(struct dp_relay_stats *st);
+
+/**
+ * The relay port a worker gives its session number @p slot in service @p svc
+ * (tests, diagnostics). @return the port, or 0 when out of range.
+ */
+uint16_t dp_relay_port_of(unsigned int svc, uint16_t worker, uint32_t slot);
+
+/** Sessions a worker may hold for service @p svc (its share of max_sessions). */
+uint32_t dp_relay_worker_capacity(unsigned int svc, uint16_t worker);
+
+/**
+ * Move the relay's clock (the coarse seconds that aging uses) forward by @p s
+ * seconds: for tests of expiry without sleeping.
+ */
+void dp_relay_clock_advance(uint32_t s);
+
+/** Register the "relay" telemetry section (/dpfwd/relay/stats). @return 0 or -errno. */
+int dp_relay_telemetry_register(void);
+
+#endif /* DP_RELAY_H */

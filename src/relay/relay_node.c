@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * relay4, relay6 (UDP relay: session lookup and rewrite)
+ *   uses: the IP header checked by ip4_fwd/ip6_fwd, the UDP header after it
+ *         (IPv6: right after the fixed header); the worker's session table;
+ *         the route tables for the new destination
+ *   sets: addresses, ports, TTL / hop limit, IP and UDP checksums;
+ *         dp_mbuf_meta.nh (route to the new destination)
+ *   next: port_tx-<i> when the new destination's next hop is resolved (MACs
+ *         and TTL - 1 written here), else ip4_output / ip6_output; or drop (relay_bad_udp, relay_no_session,
+ *         relay_udp6_zero_cksum, relay_no_route, relay_handoff_full,
+ *         relay_table_full, ip4_local / ip6_local: the port is a relay port of
+ *         another address); a backend packet for a relay port another worker
+ *         owns goes to that worker's hand-off ring (in no stream here)
+ *
+ * relay_handoff (source node, every walk)
+ *   uses: the worker's hand-off ring; the relay clock
+ *   sets: nothing (every RELAY_TICK_CALLS calls: expires idle sessions, at most
+ *         RELAY_SWEEP_MAX, oldest first)
+ *   next: relay4 or relay6, by IP version
+ *
+ * The per-packet path for a session that exists reads the table (one bulk
+ * lookup per burst of up to 64) and writes the packet, the session's last-seen
+ * second and, once a second per session, its place in the LRU list. New
+ * sessions, expiry and eviction go through relay.c's noinline functions.
+ *
+ * TTL: the relay is the packets' new source (as a userspace relay would be),
+ * so both directions leave with a fresh TTL / hop limit of RELAY_TTL (64): the
+ * header is written with RELAY_TTL + 1 and the output rewrite (here or in
+ * ip4_output/ip6_output) takes one off, with no branch of its own. The IPv4 header checksum update folds the TTL
+ * word in with the session's address delta.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_fib6.h>
+#include <rte_graph_worker.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "dp_fwd.h"
+#include "dp_config.h"
+#include "dp_fwd6.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "graph_fp.h"
+#include "relay_priv.h"
+
+enum relay_next {
+	RELAY_NEXT_DROP,
+	RELAY_NEXT_OUTPUT,
+	RELAY_NEXT_MAX,
+};
+
+/* the port_tx edges follow, added by dp_graph_ports_prepare() */
+_Static_assert(RELAY_NEXT_MAX == DP_GRAPH_RELAY_EDGE_PORT_TX(0), "relay: port_tx edges");
+_Static_assert(DP_GRAPH_RELAY_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
+	"relay has an edge per port: more than dp_node_dispatch() counts");
+/* not an edge: handed to another worker */
+#define RELAY_NEXT_GONE ((rte_edge_t)0xffff)
+
+/** Packets per bulk lookup (at most RTE_HASH_LOOKUP_BULK_MAX). */
+#define RELAY_PIECE 32
+
+#define ETH_IP6_UDP (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr))
+
+/*
+ * The next hops of a piece's new destinations, by the fwd module's lookups (one
+ * call per piece); false for no route, or a destination that is dpfwd itself.
+ */
+static __rte_always_inline void
+relay_route4_bulk(const uint32_t *dst, uint32_t *nh, bool *ok, unsigned int n)
+{
+	unsigned int i;
+
+	dp_fwd_lookup4_bulk(dst, nh, n);
+	for (i = 0; i < n; i++)
+		ok[i] = nh[i] != DP_FWD_NO_ROUTE && nh[i] != DP_FWD_NH_LOCAL;
+}
+
+static __rte_always_inline void
+relay_route6_bulk(uint8_t (*dst)[16], uint32_t *nh, bool *ok, unsigned int n)
+{
+	uint64_t hop[RELAY_PIECE];
+	unsigned int i;
+
+	if (unlikely(dp_fwd6.fib == NULL)) {
+		memset(ok, 0, n * sizeof(ok[0]));
+		return;
+	}
+	rte_fib6_lookup_bulk(dp_fwd6.fib, dst, hop, (int)n);
+	for (i = 0; i < n; i++) {
+		nh[i] = (uint32_t)hop[i];
+		ok[i] = hop[i] != DP_FWD6_NO_ROUTE && hop[i] != DP_FWD_NH_LOCAL;
+	}
+}
+
+/*
+ * The key of one packet, and where its UDP header is. The IP header was
+ * checked by ip4_fwd/ip6_fwd (whole, in the first segment, total length inside
+ * the frame); the UDP header is checked here.
+ */
+static __rte_always_inline enum dp_drop_reason
+relay_parse(struct rte_mbuf *m, const bool v6, struct relay_key *k, struct rte_udp_hdr **udpp)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+	struct rte_udp_hdr *udp;
+	uint32_t l4len, ulen;
+
+	memset(k, 0, sizeof(*k));
+	if (v6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		l4len = rte_be_to_cpu_16(ip->payload_len);
+		if (unlikely(m->data_len < ETH_IP6_UDP))
+			return DP_DROP_RELAY_BAD_UDP;
+		memcpy(k->remote, ip->src_addr, 16);
+		memcpy(k->local, ip->dst_addr, 16);
+		k->ip6 = 1;
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+		const uint32_t ihl = rte_ipv4_hdr_len(ip);
+
+		udp = (struct rte_udp_hdr *)(l3 + ihl);
+		l4len = rte_be_to_cpu_16(ip->total_length) - ihl; /* >= 0: checked by ip4_fwd */
+		if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(*udp)))
+			return DP_DROP_RELAY_BAD_UDP;
+		memcpy(k->remote, &ip->src_addr, 4);
+		memcpy(k->local, &ip->dst_addr, 4);
+	}
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (unlikely(l4len < sizeof(*udp) || ulen < sizeof(*udp) || ulen > l4len))
+		return DP_DROP_RELAY_BAD_UDP;
+	/* RFC 8200 8.1: a zero UDP checksum over IPv6 is invalid (not "none") */
+	if (v6 && unlikely(udp->dgram_cksum == 0))
+		return DP_DROP_RELAY_UDP6_ZERO_CKSUM;
+	k->rport = udp->src_port;
+	k->lport = udp->dst_port;
+	*udpp = udp;
+	return DP_DROP_MAX;
+}
+
+/* A UDP checksum after the session's delta: 0 over IPv4 means "none" and stays
+ * 0; a computed 0 is sent as 0xffff (RFC 768). */
+static __rte_always_inline void
+relay_udp_cksum(struct rte_udp_hdr *udp, uint16_t delta)
+{
+	uint16_t c;
+
+	if (udp->dgram_cksum == 0)
+		return;
+	c = relay_cksum_apply(udp->dgram_cksum, delta);
+	udp->dgram_cksum = c == 0 ? 0xffff : c;
+}
+
+static __rte_always_inline rte_be32_t
+relay_be32(const uint8_t *p)
+{
+	rte_be32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Rewrite one packet as direction @p d says. */
+static __rte_always_inline void
+relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const struct relay_dir *d)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+
+	if (v6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+
+		ip->hop_limits = RELAY_TTL + 1; /* ip6_output takes one off */
+		memcpy(ip->src_addr, d->src, 16);
+		memcpy(ip->dst_addr, d->dst, 16);
+		udp->src_port = d->sport;
+		udp->dst_port = d->dport;
+		relay_udp_cksum(udp, d->l4_delta);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		uint16_t old_w, new_w;
+
+		/* TTL and protocol are one 16-bit word of the header checksum */
+		memcpy(&old_w, &ip->time_to_live, 2);
+		ip->time_to_live = RELAY_TTL + 1; /* ip4_output takes one off */
+		memcpy(&new_w, &ip->time_to_live, 2);
+		memcpy(&ip->src_addr, d->src, 4);
+		memcpy(&ip->dst_addr, d->dst, 4);
+		ip->hdr_checksum = relay_cksum_apply(
+			ip->hdr_checksum, (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
+		udp->src_port = d->sport;
+		udp->dst_port = d->dport;
+		relay_udp_cksum(udp, d->l4_delta);
+	}
+}
+
+/* Send each packet its way when the burst was split in pieces or lost some to hand-off. */
+static __rte_noinline void
+relay_enqueue_split(struct rte_graph *graph, struct rte_node *node, void **objs,
+	const rte_edge_t *next, uint16_t n)
+{
+	void *keep[RELAY_PIECE];
+	rte_edge_t e[RELAY_PIECE];
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		keep[k] = objs[i];
+		e[k] = next[i];
+		k += next[i] != RELAY_NEXT_GONE;
+	}
+	dp_node_enqueue_each(graph, node, keep, e, k);
+}
+
+/*
+ * The packet's next hop: resolved, the MACs and TTL - 1 are written here and
+ * it goes straight to its port (one node less, as ip4_fwd does); otherwise
+ * ip4_output/ip6_output hold or punt it.
+ */
+static __rte_always_inline rte_edge_t
+relay_next_hop(struct rte_mbuf *m, const bool v6, uint32_t idx, int meta_off)
+{
+	const struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
+
+	if (likely(nh->flags & DP_FWD_NH_F_RESOLVED)) {
+		if (v6)
+			dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+		else
+			dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+		return DP_GRAPH_RELAY_EDGE_PORT_TX(nh->port);
+	}
+	dp_mbuf_meta(m, meta_off)->nh = idx;
+	return RELAY_NEXT_OUTPUT;
+}
+
+static __rte_always_inline uint16_t
+relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const bool v6)
+{
+	const struct dp_node_ctx *ctx = (const struct dp_node_ctx *)node->ctx;
+	struct dp_worker *w = ctx->w;
+	struct relay_worker *rw = ctx->arg;
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	const int meta_off = dp_mbuf_meta_offset;
+	uint16_t base;
+	uint32_t now;
+
+	if (unlikely(rw == NULL)) {
+		/* no relay: ip4_local/ip6_local never send here */
+		w->stats.drops[v6 ? DP_DROP_IP6_LOCAL : DP_DROP_IP4_LOCAL] += nb_objs;
+		if (nb_objs != 0)
+			rte_node_next_stream_move(graph, node, RELAY_NEXT_DROP);
+		return nb_objs;
+	}
+	now = relay_clock(rw, rte_rdtsc());
+	for (base = 0; base < nb_objs; base += RELAY_PIECE) {
+		const uint16_t n = RTE_MIN(nb_objs - base, RELAY_PIECE);
+		struct relay_key keys[RELAY_PIECE];
+		const void *kp[RELAY_PIECE];
+		struct rte_udp_hdr *udp[RELAY_PIECE];
+		void *data[RELAY_PIECE];
+		rte_edge_t next[RELAY_PIECE];
+		uint8_t bad[RELAY_PIECE];
+		uint64_t hits = 0;
+		bool dirty = false, split = false;
+		uint16_t i, no = 0;
+		/* packets rewritten: index in the piece, direction, new destination */
+		uint8_t out_idx[RELAY_PIECE], out_dir[RELAY_PIECE];
+		uint32_t dst4[RELAY_PIECE];
+		uint8_t dst6[RELAY_PIECE][16];
+
+		for (i = 0; i < n; i++) {
+			enum dp_drop_reason why =
+				relay_parse(pkts[base + i], v6, &keys[i], &udp[i]);
+
+			bad[i] = why != DP_DROP_MAX;
+			if (unlikely(bad[i]))
+				w->stats.drops[why]++;
+			kp[i] = &keys[i];
+		}
+		rte_hash_lookup_bulk_data(rw->h, kp, n, &hits, data);
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[base + i];
+			struct relay_session *s;
+			int32_t v;
+
+			if (unlikely(bad[i])) {
+				next[i] = RELAY_NEXT_DROP;
+				continue;
+			}
+			for (;;) {
+				if (likely(((hits >> i) & 1) && !dirty)) {
+					v = (int32_t)(uintptr_t)data[i];
+				} else {
+					/* a new session, a hand-off, or a drop; the table may
+					 * change, so later hits of this piece are looked up again
+					 */
+					v = relay_miss(rw, &keys[i], now, m);
+					dirty = true;
+				}
+				if (v < 0)
+					break;
+				s = &rw->sess[v >> 1];
+				if (likely(now - s->last_seen <= s->timeout_s))
+					break;
+				/* lazy expiry: idle too long; then it is a miss */
+				relay_session_free(rw, (uint32_t)v >> 1);
+				rw->stats.expired++;
+				hits &= ~(UINT64_C(1) << i);
+				dirty = true;
+			}
+			if (unlikely(v < 0)) {
+				if (v == RELAY_HANDED_OFF) {
+					next[i] = RELAY_NEXT_GONE;
+					split = true;
+				} else {
+					w->stats.drops[-1 - v]++;
+					next[i] = RELAY_NEXT_DROP;
+				}
+				continue;
+			}
+			if (s->last_seen != now)
+				relay_lru_touch(rw, s, (uint32_t)v >> 1, now);
+			relay_rewrite(m, v6, udp[i], &s->dir[v & 1]);
+			if (v6)
+				memcpy(dst6[no], s->dir[v & 1].dst, 16);
+			else
+				dst4[no] = rte_be_to_cpu_32(relay_be32(s->dir[v & 1].dst));
+			out_dir[no] = (uint8_t)(v & 1);
+			out_idx[no++] = (uint8_t)i;
+		}
+		/* the new destinations' routes, in one lookup */
+		if (no != 0) {
+			uint32_t nh[RELAY_PIECE];
+			bool ok[RELAY_PIECE];
+
+			if (v6)
+				relay_route6_bulk(dst6, nh, ok, no);
+			else
+				relay_route4_bulk(dst4, nh, ok, no);
+			for (i = 0; i < no; i++) {
+				const uint16_t k = out_idx[i];
+
+				if (unlikely(!ok[i])) {
+					w->stats.drops[DP_DROP_RELAY_NO_ROUTE]++;
+					next[k] = RELAY_NEXT_DROP;
+					continue;
+				}
+				rw->stats.to_client += out_dir[i];
+				rw->stats.to_backend += 1 - out_dir[i];
+				next[k] = relay_next_hop(pkts[base + k], v6, nh[i], meta_off);
+			}
+		}
+		if (likely(!split && n == nb_objs))
+			dp_node_dispatch(graph, node, objs, next, n);
+		else
+			relay_enqueue_split(graph, node, objs + base, next, n);
+	}
+	return nb_objs;
+}
+
+static uint16_t
+relay4_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	return relay_burst(graph, node, objs, nb_objs, false);
+}
+
+static uint16_t
+relay6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	return relay_burst(graph, node, objs, nb_objs, true);
+}
+
+static int
+relay_node_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
+	int rc = dp_graph_node_init_worker(graph, node);
+
+	if (rc < 0)
+		return rc;
+	ctx->arg = ctx->w->index < RTE_DIM(relay_workers) ? relay_workers[ctx->w->index] : NULL;
+	return 0;
+}
+
+static struct rte_node_register relay4_node = {
+	.name = "relay4",
+	.process = relay4_process,
+	.init = relay_node_init,
+	.nb_edges = RELAY_NEXT_MAX,
+	.next_nodes =
+		{
+			[RELAY_NEXT_DROP] = "drop",
+			[RELAY_NEXT_OUTPUT] = "ip4_output",
+		},
+};
+RTE_NODE_REGISTER(relay4_node);
+
+static struct rte_node_register relay6_node = {
+	.name = "relay6",
+	.process = relay6_process,
+	.init = relay_node_init,
+	.nb_edges = RELAY_NEXT_MAX,
+	.next_nodes =
+		{
+			[RELAY_NEXT_DROP] = "drop",
+			[RELAY_NEXT_OUTPUT] = "ip6_output",
+		},
+};
+RTE_NODE_REGISTER(relay6_node);
+
+/* ---- relay_handoff ---- */
+
+enum relay_handoff_next {
+	RELAY_HANDOFF_NEXT_RELAY4,
+	RELAY_HANDOFF_NEXT_RELAY6,
+	RELAY_HANDOFF_NEXT_MAX,
+};
+
+static uint16_t
+relay_handoff_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	struct relay_worker *rw = ((struct dp_node_ctx *)node->ctx)->arg;
+	void *got[RELAY_PIECE], *v4[RELAY_PIECE], *v6[RELAY_PIECE];
+	unsigned int n, i, n4 = 0, n6 = 0;
+
+	RTE_SET_USED(objs);
+	RTE_SET_USED(nb_objs);
+	if (rw == NULL)
+		return 0;
+	/* aging without a per-packet timer: a bounded sweep, a few times a millisecond */
+	if (unlikely((++rw->calls & (RELAY_TICK_CALLS - 1)) == 0))
+		relay_sweep(rw, relay_clock(rw, rte_rdtsc()), RELAY_SWEEP_MAX);
+	if (rw->handoff == NULL)
+		return 0;
+	n = rte_ring_sc_dequeue_burst(rw->handoff, got, RELAY_PIECE, NULL);
+	if (n == 0)
+		return 0;
+	rw->stats.handoffs_in += n;
+	for (i = 0; i < n; i++) {
+		const uint8_t *l3 = rte_pktmbuf_mtod_offset(
+			(struct rte_mbuf *)got[i], uint8_t *, RTE_ETHER_HDR_LEN);
+
+		if ((l3[0] >> 4) == 6)
+			v6[n6++] = got[i];
+		else
+			v4[n4++] = got[i];
+	}
+	dp_node_enqueue(graph, node, RELAY_HANDOFF_NEXT_RELAY4, v4, (uint16_t)n4);
+	dp_node_enqueue(graph, node, RELAY_HANDOFF_NEXT_RELAY6, v6, (uint16_t)n6);
+	return (uint16_t)n;
+}
+
+static struct rte_node_register relay_handoff_node = {
+	.name = "relay_handoff",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = relay_handoff_process,
+	.init = relay_node_init,
+	.nb_edges = RELAY_HANDOFF_NEXT_MAX,
+	.next_nodes =
+		{
+			[RELAY_HANDOFF_NEXT_RELAY4] = "relay4",
+			[RELAY_HANDOFF_NEXT_RELAY6] = "relay6",
+		},
+};
+RTE_NODE_REGISTER(relay_handoff_node);

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * UDP relay internals shared by the control path (relay.c) and the nodes
+ * (relay_node.c): services, sessions, the per-worker table, and the inline
+ * rewrite.
+ *
+ * One worker's sessions, service s taking slots [base, base + cap):
+ *
+ *   slot i  <->  relay port  svc.port_lo + worker * svc.per_worker + i
+ *
+ * so a free slot is a free port, and the owner of a relay port is
+ * (port - port_lo) / per_worker. Each session is in the worker's rte_hash
+ * under two keys, data = slot << 1 | direction:
+ *
+ *   direction 0 (to the backend): {client, cport, listen, lport}
+ *   direction 1 (to the client):  {backend, bport, source, rport}
+ *
+ * Slots in use form an LRU list per service (oldest at the head), moved at
+ * most once per second per session (last_seen is in whole seconds); free
+ * slots form a free list through the same link.
+ */
+#ifndef RELAY_PRIV_H
+#define RELAY_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include "dp_cksum.h"
+#include "dp_config.h"
+#include "dp_relay.h"
+
+#define RELAY_NIL UINT32_MAX
+/** TTL / hop limit of relayed packets as they leave: the relay is their new source. */
+#define RELAY_TTL 64
+/** Sessions the sweep looks at per call, at most. */
+#define RELAY_SWEEP_MAX 32
+/** The sweep and the clock run every this many calls of relay_handoff (a power of two). */
+#define RELAY_TICK_CALLS 16
+#define RELAY_HANDOFF_RING 1024
+
+/** A hash key: one direction of one session, as the packet carries it. */
+struct relay_key {
+	uint8_t remote[16]; /**< the packet's source address (IPv4: first 4 bytes) */
+	uint8_t local[16];  /**< its destination, an address of dpfwd */
+	rte_be16_t rport;   /**< source port */
+	rte_be16_t lport;   /**< destination port */
+	uint8_t ip6;
+	uint8_t pad[3];
+};
+_Static_assert(sizeof(struct relay_key) == 40, "relay_key has no hole");
+
+/** What one direction of a session makes of a packet; all network order. */
+struct relay_dir {
+	uint8_t src[16];
+	uint8_t dst[16];
+	rte_be16_t sport;
+	rte_be16_t dport;
+	/** IPv4 header: sum of ~old + new over the address words, folded (RFC 1624) */
+	uint16_t ip_delta;
+	/** UDP: the same over the pseudo-header addresses and the two ports */
+	uint16_t l4_delta;
+};
+
+struct relay_session {
+	struct relay_dir dir[2]; /**< 0: to the backend, 1: to the client */
+	uint32_t last_seen;	 /**< relay clock, seconds */
+	uint32_t timeout_s;
+	uint32_t lru_prev, lru_next; /**< slots; lru_next is the free list link when free */
+	uint8_t svc;
+	uint8_t in_use;
+	uint8_t ip6;
+	uint8_t backend;
+};
+
+/** A service as the workers read it (copied from the config at init). */
+struct relay_svc {
+	bool ip6;
+	uint8_t listen[16];
+	rte_be16_t listen_port;
+	uint8_t source[16];
+	uint16_t port_lo, port_hi; /**< host order */
+	uint32_t per_worker;	   /**< relay ports each worker owns */
+	uint32_t cap;		   /**< sessions each worker may hold */
+	uint32_t timeout_s;
+	uint16_t nb_backends;
+	struct {
+		uint8_t addr[16];
+		rte_be16_t port;
+	} backends[DP_CONFIG_MAX_BACKENDS];
+};
+
+/** One service's slots on one worker. */
+struct relay_wsvc {
+	uint32_t base;		     /**< first slot */
+	uint32_t cap;		     /**< slots */
+	uint16_t port0;		     /**< relay port of slot base (host order) */
+	uint32_t free_head;	     /**< free slots, linked by lru_next */
+	uint32_t lru_head, lru_tail; /**< in use, least recently seen first */
+};
+
+/** One worker's relay state, written only by that worker (the stats read by telemetry). */
+struct relay_worker {
+	struct rte_hash *h;
+	struct relay_session *sess;
+	uint32_t now_s;		  /**< from the TSC, whole seconds since init */
+	uint32_t calls;		  /**< of relay_handoff, for the tick */
+	uint64_t next_tick_tsc;	  /**< when now_s moves on */
+	struct rte_ring *handoff; /**< packets from other workers (multi-producer) */
+	uint16_t index;
+	uint32_t nb_slots;
+	struct relay_wsvc svc[DP_CONFIG_MAX_RELAYS];
+	struct dp_relay_stats stats;
+} __rte_cache_aligned;
+
+extern struct relay_svc relay_svcs[DP_CONFIG_MAX_RELAYS];
+extern unsigned int relay_nb_svcs;
+extern struct relay_worker *relay_workers[RTE_MAX_LCORE];
+extern uint16_t relay_nb_workers;
+extern uint64_t relay_tsc_hz, relay_tsc_base;
+extern volatile uint32_t relay_clock_offset;
+extern int dp_logtype_relay;
+
+/** The relay clock of @p rw, whole seconds; one TSC read, a division once a second. */
+static inline uint32_t
+relay_clock(struct relay_worker *rw, uint64_t tsc)
+{
+	if (unlikely(tsc >= rw->next_tick_tsc)) {
+		uint64_t s = (tsc - relay_tsc_base) / relay_tsc_hz;
+
+		rw->now_s = (uint32_t)s;
+		rw->next_tick_tsc = relay_tsc_base + (s + 1) * relay_tsc_hz;
+	}
+	return rw->now_s + relay_clock_offset;
+}
+
+/* One's complement sum of the 16-bit words of @p n bytes (n even), unfolded. */
+static inline uint32_t
+relay_sum16(const uint8_t *p, unsigned int n, bool invert)
+{
+	uint32_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i += 2) {
+		uint16_t w;
+
+		memcpy(&w, p + i, 2);
+		sum += invert ? (uint16_t)~w : w;
+	}
+	return sum;
+}
+
+/**
+ * The incremental update of a checksum field by a precomputed delta (RFC 1624
+ * eqn. 3 over every word that changes): HC' = ~(~HC + delta), end-around
+ * carry folded in.
+ */
+static inline uint16_t
+relay_cksum_apply(uint16_t cksum, uint32_t delta)
+{
+	return (uint16_t)~dp_cksum_fold((uint32_t)(uint16_t)~cksum + delta);
+}
+
+/** Slow path (relay.c), on the worker. */
+
+/**
+ * A packet whose key is not in the table: a new session when it is for a
+ * listen address and port, a hand-off when a backend sent it to another
+ * worker's relay port.
+ * @return slot << 1 | direction of the session to apply, or a negative
+ *         value: -1 - drop reason (counted by the caller), or RELAY_HANDED_OFF.
+ */
+#define RELAY_HANDED_OFF INT32_MIN
+int32_t relay_miss(struct relay_worker *rw, const struct relay_key *k, uint32_t now, void *mbuf);
+
+/** Remove session @p slot from the table (both keys) and free its slot. */
+void relay_session_free(struct relay_worker *rw, uint32_t slot);
+
+/** Move @p slot to the LRU tail: it was seen at @p now. */
+static inline void
+relay_lru_touch(struct relay_worker *rw, struct relay_session *s, uint32_t slot, uint32_t now)
+{
+	struct relay_wsvc *ws = &rw->svc[s->svc];
+
+	s->last_seen = now;
+	if (ws->lru_tail == slot)
+		return;
+	/* unlink */
+	if (s->lru_prev != RELAY_NIL)
+		rw->sess[s->lru_prev].lru_next = s->lru_next;
+	else
+		ws->lru_head = s->lru_next;
+	rw->sess[s->lru_next].lru_prev = s->lru_prev; /* not the tail: it has a next */
+	/* append */
+	s->lru_prev = ws->lru_tail;
+	s->lru_next = RELAY_NIL;
+	rw->sess[ws->lru_tail].lru_next = slot;
+	ws->lru_tail = slot;
+}
+
+/** Expire at most @p max idle sessions, oldest first, on the worker. @return expired. */
+unsigned int relay_sweep(struct relay_worker *rw, uint32_t now, unsigned int max);
+
+/** Hand a packet to the worker owning its relay port. @return 0, or -ENOBUFS (not taken). */
+int relay_handoff_to(uint16_t owner, void *mbuf);
+
+#endif /* RELAY_PRIV_H */

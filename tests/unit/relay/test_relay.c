@@ -1,0 +1,1034 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UDP relay through the real graph (tests/ring_rig.c: EAL on --no-huge,
+ * net_ring ports, the worker's graph walked on the test thread). Datagrams go
+ * in on a port's RX ring; every byte of what leaves a TX ring is checked
+ * (MACs, addresses, ports, TTL / hop limit, both checksums against a full
+ * recompute, the payload), and every drop counter when nothing should leave.
+ *
+ *   clients 198.18.0.0/24, and anything via 198.18.0.254 --- port0 198.18.0.1/24
+ *           2001:db8:10::/64                                       2001:db8:10::1/64
+ *   backends 198.18.1.2:6000, 198.18.1.3:6001            --- port1 198.18.1.1/24
+ *            [2001:db8:11::2]:6000                               2001:db8:11::1/64
+ *
+ *   [relay0] listen 198.18.0.1:5000 -> backends, from 198.18.1.1:20000-20007 (8 sessions)
+ *   [relay1] listen [2001:db8:10::1]:5000 -> backend, from [2001:db8:11::1]:30000-30063
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "dp_config.h"
+#include "dp_drop.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_port.h"
+#include "dp_relay.h"
+#include "dp_telemetry.h"
+#include "dp_test.h"
+#include "ring_rig.h"
+
+#define NB_PORTS 2
+#define TIMEOUT 30
+#define V4_SLOTS 8
+
+static const uint8_t client_mac[6] = {0x02, 0, 0, 0, 0, 0x02};	   /* 198.18.0.2 */
+static const uint8_t gw0_mac[6] = {0x02, 0, 0, 0, 0, 0xfe};	   /* 198.18.0.254 */
+static const uint8_t be1_mac[6] = {0x02, 0, 0, 0, 0x01, 0x02};	   /* 198.18.1.2 */
+static const uint8_t be2_mac[6] = {0x02, 0, 0, 0, 0x01, 0x03};	   /* 198.18.1.3 */
+static const uint8_t client6_mac[6] = {0x02, 0, 0, 0, 0x10, 0x02}; /* 2001:db8:10::2 */
+static const uint8_t be6_mac[6] = {0x02, 0, 0, 0, 0x11, 0x02};	   /* 2001:db8:11::2 */
+
+static const char config_text[] = "[dpfwd]\n"
+				  "burst = 32\n"
+				  "[mempool]\n"
+				  "cache = 32\n"
+				  "[port0]\n"
+				  "dev = net_ring_r0\n"
+				  "ip4 = 198.18.0.1/24\n"
+				  "ip6 = 2001:db8:10::1/64\n"
+				  "[port1]\n"
+				  "dev = net_ring_r1\n"
+				  "ip4 = 198.18.1.1/24\n"
+				  "ip6 = 2001:db8:11::1/64\n"
+				  "[lcores]\n"
+				  "rx = (0,0,1),(1,0,1)\n"
+				  "[routes]\n"
+				  "route = 0.0.0.0/0 via 198.18.0.254 port 0\n"
+				  "route = 198.18.9.0/24 via 198.18.1.2 port 1\n"
+				  "[neighbors]\n"
+				  "neigh = 198.18.0.2 lladdr 02:00:00:00:00:02 port 0\n"
+				  "neigh = 198.18.0.254 lladdr 02:00:00:00:00:fe port 0\n"
+				  "neigh = 198.18.1.2 lladdr 02:00:00:00:01:02 port 1\n"
+				  "neigh = 198.18.1.3 lladdr 02:00:00:00:01:03 port 1\n"
+				  "neigh = 2001:db8:10::2 lladdr 02:00:00:00:10:02 port 0\n"
+				  "neigh = 2001:db8:11::2 lladdr 02:00:00:00:11:02 port 1\n"
+				  "[relay0]\n"
+				  "listen = 198.18.0.1:5000\n"
+				  "backend = 198.18.1.2:6000\n"
+				  "backend = 198.18.1.3:6001\n"
+				  "source = 198.18.1.1\n"
+				  "ports = 20000-20007\n"
+				  "timeout = 30\n"
+				  "[relay1]\n"
+				  "listen = [2001:db8:10::1]:5000\n"
+				  "backend = [2001:db8:11::2]:6000\n"
+				  "source = 2001:db8:11::1\n"
+				  "ports = 30000-30063\n"
+				  "profile = media\n";
+
+static struct ring_rig rig = {
+	.name = "relay",
+	.prefix = 'r',
+	.nb_ports = NB_PORTS,
+	.config_text = config_text,
+};
+
+static struct dp_worker *
+worker(void)
+{
+	return dp_workers[0];
+}
+
+static uint32_t
+ip4(const char *s)
+{
+	struct in_addr a;
+
+	CU_ASSERT_FATAL(inet_pton(AF_INET, s, &a) == 1);
+	return ntohl(a.s_addr);
+}
+
+static void
+ip6(const char *s, uint8_t out[16])
+{
+	CU_ASSERT_FATAL(inet_pton(AF_INET6, s, out) == 1);
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ---- frames ---- */
+
+struct pkt {
+	int port;	   /* config port it arrives on */
+	uint32_t src, dst; /* IPv4, host order */
+	uint8_t src6[16], dst6[16];
+	bool v6;
+	uint16_t sport, dport;
+	uint8_t ttl, tos;
+	uint16_t id;
+	uint16_t payload;
+	uint32_t seed;	   /* payload bytes */
+	bool zero_cksum;   /* UDP checksum 0 */
+	uint8_t opt_words; /* IPv4 options (NOPs), 32-bit words */
+	const uint8_t *smac;
+};
+
+static uint8_t
+payload_byte(uint32_t seed, size_t i)
+{
+	return (uint8_t)((seed * 2654435761u + i * 40503u) >> 7);
+}
+
+/* A frame for the port's MAC with valid checksums (UDP 0 when asked). */
+static size_t
+build(uint8_t *f, const struct pkt *p)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	struct rte_udp_hdr *udp;
+	size_t l3len, len, i;
+
+	memcpy(&eth->dst_addr, &dp_ports[p->port].mac, 6);
+	memcpy(&eth->src_addr, p->smac ? p->smac : client_mac, 6);
+	if (p->v6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)p->tos << 20 | 0x12345);
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + p->payload));
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = p->ttl;
+		memcpy(ip->src_addr, p->src6, 16);
+		memcpy(ip->dst_addr, p->dst6, 16);
+		l3len = 40 + 8 + p->payload;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+		const unsigned int ihl = 20 + 4u * p->opt_words;
+
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		udp = (struct rte_udp_hdr *)((uint8_t *)ip + ihl);
+		ip->version_ihl = (uint8_t)(0x40 | ihl / 4);
+		ip->type_of_service = p->tos;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(ihl + 8 + p->payload));
+		ip->packet_id = rte_cpu_to_be_16(p->id);
+		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+		ip->time_to_live = p->ttl;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->src_addr = rte_cpu_to_be_32(p->src);
+		ip->dst_addr = rte_cpu_to_be_32(p->dst);
+		memset(ip + 1, 1, ihl - 20); /* NOP options */
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		l3len = ihl + 8 + p->payload;
+	}
+	udp->src_port = rte_cpu_to_be_16(p->sport);
+	udp->dst_port = rte_cpu_to_be_16(p->dport);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + p->payload));
+	for (i = 0; i < p->payload; i++)
+		((uint8_t *)(udp + 1))[i] = payload_byte(p->seed, i);
+	udp->dgram_cksum = 0;
+	if (!p->zero_cksum)
+		udp->dgram_cksum = p->v6 ? rte_ipv6_udptcp_cksum((void *)(eth + 1), udp)
+					 : rte_ipv4_udptcp_cksum((void *)(eth + 1), udp);
+	len = 14 + l3len;
+	if (len < 60) {
+		memset(f + len, 0, 60 - len);
+		len = 60;
+	}
+	return len;
+}
+
+static void
+run_graph(void)
+{
+	dp_graph_worker_run(worker(), 4);
+	dp_graph_worker_flush(worker());
+}
+
+/* ---- counters ---- */
+
+static uint64_t drops_before[DP_DROP_MAX];
+static struct dp_relay_stats rs_before;
+
+static void
+snap(void)
+{
+	unsigned int r;
+
+	for (r = 0; r < DP_DROP_MAX; r++)
+		drops_before[r] = worker()->stats.drops[r];
+	CU_ASSERT(dp_relay_stats_get(0, &rs_before) == 0);
+}
+
+static uint64_t
+dropped(enum dp_drop_reason r)
+{
+	return worker()->stats.drops[r] - drops_before[r];
+}
+
+static uint64_t
+drops_total(void)
+{
+	uint64_t s = 0;
+	unsigned int r;
+
+	for (r = 0; r < DP_DROP_MAX; r++)
+		s += dropped(r);
+	return s;
+}
+
+static struct dp_relay_stats
+moved(void)
+{
+	struct dp_relay_stats now, d;
+
+	dp_relay_stats_get(0, &now);
+	d.sessions_active = now.sessions_active;
+	d.created = now.created - rs_before.created;
+	d.expired = now.expired - rs_before.expired;
+	d.evicted = now.evicted - rs_before.evicted;
+	d.handoffs = now.handoffs - rs_before.handoffs;
+	d.handoffs_in = now.handoffs_in - rs_before.handoffs_in;
+	d.to_backend = now.to_backend - rs_before.to_backend;
+	d.to_client = now.to_client - rs_before.to_client;
+	return d;
+}
+
+/* One packet in; the one packet that left by @p out_port (NULL, and asserted, if not). */
+static struct rte_mbuf *
+one_out(const struct pkt *p, int out_port)
+{
+	static uint8_t f[2048];
+	struct rte_mbuf *out[4];
+	size_t len = build(f, p);
+	unsigned int n;
+
+	ring_rig_inject(&rig, p->port, f, len);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1 - out_port), 0);
+	n = ring_rig_drain(&rig, out_port, out, 4);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n != 1) {
+		rte_pktmbuf_free_bulk(out, n);
+		return NULL;
+	}
+	return out[0];
+}
+
+/* One packet in, nothing out anywhere, one drop of reason @p why. */
+static void
+nothing_out(const struct pkt *p, enum dp_drop_reason why)
+{
+	static uint8_t f[2048];
+	size_t len = build(f, p);
+
+	snap();
+	ring_rig_inject(&rig, p->port, f, len);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(dropped(why), 1);
+	CU_ASSERT_EQUAL(drops_total(), 1);
+}
+
+/*
+ * What @p in should have become: every byte of @p m. The IP header as sent
+ * except addresses, TTL 64 and checksum; UDP ports and checksum; the payload.
+ * Returns the relay port (source port of a packet to a backend).
+ */
+static void
+check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out_port,
+	const void *src, const void *dst, uint16_t sport, uint16_t dport)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *l3 = f + 14;
+	const struct rte_udp_hdr *udp;
+	const uint8_t *pl;
+	uint16_t ck;
+	size_t i, l3len;
+
+	CU_ASSERT_FATAL(m->nb_segs == 1);
+	CU_ASSERT(memcmp(f, dmac, 6) == 0);
+	CU_ASSERT(memcmp(f + 6, &dp_ports[out_port].mac, 6) == 0);
+	if (in->v6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+		CU_ASSERT_EQUAL(get16(f + 12), RTE_ETHER_TYPE_IPV6);
+		CU_ASSERT_EQUAL(rte_be_to_cpu_32(ip->vtc_flow),
+			6u << 28 | (uint32_t)in->tos << 20 | 0x12345);
+		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->payload_len), 8 + in->payload);
+		CU_ASSERT_EQUAL(ip->proto, IPPROTO_UDP);
+		CU_ASSERT_EQUAL(ip->hop_limits, 64);
+		CU_ASSERT(memcmp(ip->src_addr, src, 16) == 0);
+		CU_ASSERT(memcmp(ip->dst_addr, dst, 16) == 0);
+		udp = (const struct rte_udp_hdr *)(ip + 1);
+		l3len = 48 + in->payload;
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+		const unsigned int ihl = 20 + 4u * in->opt_words;
+		struct rte_ipv4_hdr copy[4]; /* room for 60 bytes */
+
+		CU_ASSERT_EQUAL(get16(f + 12), RTE_ETHER_TYPE_IPV4);
+		CU_ASSERT_EQUAL(ip->version_ihl, 0x40 | ihl / 4);
+		CU_ASSERT_EQUAL(ip->type_of_service, in->tos);
+		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->total_length), ihl + 8 + in->payload);
+		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->packet_id), in->id);
+		CU_ASSERT_EQUAL(ip->fragment_offset, RTE_BE16(RTE_IPV4_HDR_DF_FLAG));
+		CU_ASSERT_EQUAL(ip->time_to_live, 64);
+		CU_ASSERT_EQUAL(ip->next_proto_id, IPPROTO_UDP);
+		CU_ASSERT_EQUAL(rte_be_to_cpu_32(ip->src_addr), *(const uint32_t *)src);
+		CU_ASSERT_EQUAL(rte_be_to_cpu_32(ip->dst_addr), *(const uint32_t *)dst);
+		for (i = 20; i < ihl; i++)
+			CU_ASSERT_EQUAL(l3[i], 1);
+		/* the header checksum equals a full recompute */
+		memcpy(copy, ip, ihl);
+		copy[0].hdr_checksum = 0;
+		CU_ASSERT_EQUAL(rte_ipv4_cksum(copy), ip->hdr_checksum);
+		udp = (const struct rte_udp_hdr *)(l3 + ihl);
+		l3len = ihl + 8 + in->payload;
+	}
+	CU_ASSERT_EQUAL(rte_be_to_cpu_16(udp->src_port), sport);
+	CU_ASSERT_EQUAL(rte_be_to_cpu_16(udp->dst_port), dport);
+	CU_ASSERT_EQUAL(rte_be_to_cpu_16(udp->dgram_len), 8 + in->payload);
+	CU_ASSERT_EQUAL(m->pkt_len, RTE_MAX(14 + l3len, (size_t)60));
+	pl = (const uint8_t *)(udp + 1);
+	for (i = 0; i < in->payload; i++)
+		if (pl[i] != payload_byte(in->seed, i)) {
+			CU_FAIL("payload changed");
+			break;
+		}
+	if (in->zero_cksum && !in->v6) {
+		CU_ASSERT_EQUAL(udp->dgram_cksum, 0); /* "no checksum" stays so */
+		return;
+	}
+	/* the UDP checksum equals a full recompute over the new pseudo-header */
+	{
+		static uint8_t copy[2048];
+		struct rte_udp_hdr *cu;
+
+		memcpy(copy, l3, l3len);
+		cu = (struct rte_udp_hdr *)(copy + ((const uint8_t *)udp - l3));
+		cu->dgram_cksum = 0;
+		ck = in->v6 ? rte_ipv6_udptcp_cksum((const void *)copy, cu)
+			    : rte_ipv4_udptcp_cksum((const void *)copy, cu);
+		CU_ASSERT_EQUAL(ck, udp->dgram_cksum);
+	}
+}
+
+static struct pkt
+client4(uint16_t cport, uint16_t payload)
+{
+	struct pkt p = {.port = 0,
+		.src = ip4("198.18.0.2"),
+		.dst = ip4("198.18.0.1"),
+		.sport = cport,
+		.dport = 5000,
+		.ttl = 17,
+		.tos = 0x28,
+		.id = 0x4242,
+		.payload = payload,
+		.seed = cport};
+
+	return p;
+}
+
+/* Backend @p be (1 or 2) answers relay port @p rport. */
+static struct pkt
+backend4(int be, uint16_t rport, uint16_t payload)
+{
+	struct pkt p = {.port = 1,
+		.src = be == 1 ? ip4("198.18.1.2") : ip4("198.18.1.3"),
+		.dst = ip4("198.18.1.1"),
+		.sport = be == 1 ? 6000 : 6001,
+		.dport = rport,
+		.ttl = 3,
+		.tos = 0,
+		.id = 7,
+		.payload = payload,
+		.seed = rport * 7u,
+		.smac = be == 1 ? be1_mac : be2_mac};
+
+	return p;
+}
+
+/* A client datagram through the relay: checked; returns the relay port and the backend. */
+static uint16_t
+client_to_backend(const struct pkt *p, int *be)
+{
+	struct rte_mbuf *m = one_out(p, 1);
+	const uint8_t *f;
+	uint32_t src = ip4("198.18.1.1"), dst;
+	uint16_t rport;
+
+	if (m == NULL)
+		return 0;
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	rport = get16(f + 14 + 20 + 4 * p->opt_words);
+	dst = get32(f + 30);
+	*be = dst == ip4("198.18.1.2") ? 1 : 2;
+	CU_ASSERT(dst == ip4("198.18.1.2") || dst == ip4("198.18.1.3"));
+	CU_ASSERT(rport >= 20000 && rport <= 20007);
+	check_out(m, p, *be == 1 ? be1_mac : be2_mac, 1, &src, &dst, rport, *be == 1 ? 6000 : 6001);
+	rte_pktmbuf_free(m);
+	return rport;
+}
+
+/* ---- tests ---- */
+
+static void
+test_relay_config_errors_name_file_and_line(void)
+{
+	static const struct {
+		const char *text; /* after a valid port section */
+		const char *want; /* in the message, after "file:line: " */
+		int line;
+	} cases[] = {
+		{"[relay0]\nbackend = 198.18.1.2:6000\n", "has no 'listen", 7},
+		{"[relay0]\nlisten = 198.18.0.1:5000\n", "has no 'backend", 7},
+		{"[relay0]\nlisten = 198.18.0.1\n", "bad listen address", 7},
+		{"[relay0]\nlisten = 198.18.0.1:0\n", "bad listen address", 7},
+		{"[relay0]\nlisten = 198.18.0.9:5000\nbackend = 198.18.1.2:1\n",
+			"is not the ip4 address of any [portN]", 7},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = [2001:db8::2]:1\n",
+			"backend is IPv6 but listen is IPv4", 8},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nports = 9-10\n",
+			"ports '9-10' must be LOW-HIGH", 9},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nports = 30000-30009\n"
+		 "max_sessions = 11\n",
+			"max_sessions 11 is more than the 10 relay ports", 10},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nprofile = voip\n",
+			"profile 'voip' unknown", 9},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\ncolour = red\n",
+			"unknown key 'colour' in [relay0]", 9},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\n[relay1]\n"
+		 "listen = 198.18.0.1:5001\nbackend = 198.18.1.2:1\n",
+			"overlap those of [relay0]", 10},
+		{"[relay0]\nlisten = 198.18.0.1:20001\nbackend = 198.18.1.2:1\n",
+			"listen port 20001 is inside the relay ports", 7},
+		{"[relay9]\nlisten = 198.18.0.1:5000\n", "bad relay section [relay9]", 7},
+		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.0.1:1\n",
+			"is an address of dpfwd itself", 8},
+	};
+	unsigned int i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+		char path[] = "/tmp/dpfwd-test-relay-cfg-XXXXXX";
+		char err[DP_CONFIG_ERR_LEN], want[DP_CONFIG_ERR_LEN];
+		struct dp_config cfg;
+		int fd = mkstemp(path);
+		FILE *f;
+		int rc;
+
+		CU_ASSERT_FATAL(fd >= 0);
+		f = fdopen(fd, "w");
+		fprintf(f,
+			"[port0]\ndev = net_null0\nip4 = 198.18.0.1/24\n[lcores]\nrx = (0,0,1)\n%s",
+			cases[i].text);
+		fclose(f);
+		dp_config_init(&cfg);
+		err[0] = '\0';
+		rc = dp_config_load(&cfg, path, err, sizeof(err));
+		if (rc == 0)
+			rc = dp_config_validate(&cfg, err, sizeof(err));
+		snprintf(want, sizeof(want), "%s:%d: ", path, cases[i].line);
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		if (strncmp(err, want, strlen(want)) != 0 || strstr(err, cases[i].want) == NULL) {
+			fprintf(stderr, "\n  case %u: got '%s', want '%s...%s'\n", i, err, want,
+				cases[i].want);
+			CU_FAIL("config error message");
+		}
+		dp_config_free(&cfg);
+		unlink(path);
+	}
+}
+
+static void
+test_relay_config_values(void)
+{
+	const struct dp_config_relay *r0 = &rig.cfg.relays[0], *r1 = &rig.cfg.relays[1];
+
+	CU_ASSERT_EQUAL(rig.cfg.nb_relays, 2);
+	CU_ASSERT_EQUAL(r0->timeout_s, TIMEOUT);
+	CU_ASSERT_EQUAL(r0->max_sessions, 8); /* default: one per relay port */
+	CU_ASSERT_EQUAL(r0->nb_backends, 2);
+	CU_ASSERT_EQUAL(r1->timeout_s, 60); /* profile = media */
+	CU_ASSERT_TRUE(r1->ip6);
+	CU_ASSERT_EQUAL(dp_relay_nb_services(), 2);
+	CU_ASSERT_EQUAL(dp_relay_worker_capacity(0, 0), V4_SLOTS);
+	CU_ASSERT_EQUAL(dp_relay_port_of(0, 0, 7), 20007);
+	CU_ASSERT_EQUAL(dp_relay_port_of(0, 0, 8), 0);
+}
+
+/* A client datagram out to its backend, the backend's answer back to the client: every byte. */
+static void
+test_relay_client_to_backend_and_back(void)
+{
+	struct pkt c = client4(40001, 100);
+	struct pkt b;
+	struct rte_mbuf *m;
+	uint32_t listen = ip4("198.18.0.1"), client = ip4("198.18.0.2");
+	uint16_t rport, rport2;
+	int be, be2;
+
+	snap();
+	rport = client_to_backend(&c, &be);
+	CU_ASSERT_EQUAL(moved().created, 1);
+	CU_ASSERT_EQUAL(moved().to_backend, 1);
+	/* the same client again: the same session (relay port, backend) */
+	c.payload = 3;
+	rport2 = client_to_backend(&c, &be2);
+	CU_ASSERT_EQUAL(rport2, rport);
+	CU_ASSERT_EQUAL(be2, be);
+	CU_ASSERT_EQUAL(moved().created, 1);
+
+	b = backend4(be, rport, 333);
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		check_out(m, &b, client_mac, 0, &listen, &client, 5000, 40001);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(moved().to_client, 1);
+	CU_ASSERT_EQUAL(drops_total(), 0);
+}
+
+/* UDP checksum 0 over IPv4 ("none") is sent as 0, both ways; IP options stay. */
+static void
+test_relay_ip4_zero_udp_cksum_stays_zero_and_options_stay(void)
+{
+	struct pkt c = client4(40002, 20);
+	struct pkt b;
+	struct rte_mbuf *m;
+	uint32_t listen = ip4("198.18.0.1"), client = ip4("198.18.0.2");
+	uint16_t rport;
+	int be;
+
+	c.zero_cksum = true;
+	c.opt_words = 2;
+	rport = client_to_backend(&c, &be);
+	b = backend4(be, rport, 0);
+	b.zero_cksum = true;
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		check_out(m, &b, client_mac, 0, &listen, &client, 5000, 40002);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Clients are spread over the backends by hash, each always to the same one. */
+static void
+test_relay_backend_by_client_hash_is_stable(void)
+{
+	int seen[3] = {0}, first[8];
+	unsigned int i, round;
+
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < 8; i++) {
+			struct pkt c = client4((uint16_t)(41000 + i), 10);
+			int be = 0;
+
+			client_to_backend(&c, &be);
+			if (round == 0) {
+				first[i] = be;
+				seen[be]++;
+			} else {
+				CU_ASSERT_EQUAL(be, first[i]);
+			}
+		}
+	CU_ASSERT(seen[1] > 0 && seen[2] > 0);
+}
+
+/* Not an open relay: to a relay port without a session, from a backend or anyone else. */
+static void
+test_relay_backend_without_session_is_dropped(void)
+{
+	struct pkt c = client4(40003, 10);
+	struct pkt b;
+	uint16_t rport;
+	int be;
+
+	rport = client_to_backend(&c, &be);
+	/* the other backend, the right port */
+	b = backend4(3 - be, rport, 10);
+	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
+	/* the right backend from another port */
+	b = backend4(be, rport, 10);
+	b.sport = 6999;
+	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
+	/* a host that is no backend at all */
+	b = backend4(be, rport, 10);
+	b.src = ip4("198.18.1.77");
+	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
+	/* UDP to the listen port of the other address: no service there */
+	c.dst = ip4("198.18.1.1");
+	c.port = 1;
+	nothing_out(&c, DP_DROP_IP4_LOCAL);
+	/* a UDP header that claims more than the packet holds */
+	{
+		static uint8_t f[256];
+		struct pkt p = client4(40004, 10);
+		size_t len = build(f, &p);
+
+		f[14 + 20 + 4] = 0x01; /* UDP length 256 + 18 */
+		snap();
+		ring_rig_inject(&rig, 0, f, len);
+		run_graph();
+		CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
+		CU_ASSERT_EQUAL(dropped(DP_DROP_RELAY_BAD_UDP), 1);
+	}
+}
+
+/* An idle session expires: lazily when its next packet comes, or by the sweep. */
+static void
+test_relay_idle_sessions_expire(void)
+{
+	struct pkt c = client4(40005, 10);
+	struct pkt b;
+	uint16_t rport;
+	int be;
+	uint64_t active;
+
+	rport = client_to_backend(&c, &be);
+	dp_relay_clock_advance(TIMEOUT); /* idle exactly the timeout: still alive */
+	b = backend4(be, rport, 10);
+	snap();
+	rte_pktmbuf_free(one_out(&b, 0));
+	CU_ASSERT_EQUAL(moved().expired, 0);
+
+	dp_relay_clock_advance(TIMEOUT + 1);
+	/* lazy: the backend's packet finds it expired, and there is no session any more */
+	snap();
+	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
+	CU_ASSERT(moved().expired >= 1);
+
+	/* the sweep: every idle session goes without any packet for it */
+	rport = client_to_backend(&c, &be);
+	dp_relay_stats_get(0, &rs_before);
+	active = rs_before.sessions_active;
+	CU_ASSERT(active >= 1);
+	dp_relay_clock_advance(TIMEOUT + 1);
+	snap();
+	dp_graph_worker_run(worker(), 64); /* relay_handoff sweeps every 16 walks */
+	CU_ASSERT_EQUAL(moved().expired, active);
+	CU_ASSERT_EQUAL(moved().sessions_active, 0);
+	/* and the backend may not use the port any more */
+	b = backend4(be, rport, 10);
+	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
+}
+
+/* Table full: the least recently seen session makes room (evicted); the others live on. */
+static void
+test_relay_full_table_evicts_least_recently_used(void)
+{
+	uint16_t rport[V4_SLOTS + 1];
+	int be[V4_SLOTS + 1];
+	unsigned int i;
+	struct pkt b;
+	struct rte_mbuf *m;
+
+	dp_relay_clock_advance(TIMEOUT + 1);
+	dp_graph_worker_run(worker(), 64); /* start empty */
+	snap();
+	for (i = 0; i < V4_SLOTS; i++) {
+		struct pkt c = client4((uint16_t)(42000 + i), 10);
+
+		rport[i] = client_to_backend(&c, &be[i]);
+	}
+	CU_ASSERT_EQUAL(moved().created, V4_SLOTS);
+	CU_ASSERT_EQUAL(moved().evicted, 0);
+	CU_ASSERT_EQUAL(moved().sessions_active, V4_SLOTS);
+	/* one second later client 0 speaks again: now client 1 is the least recent */
+	dp_relay_clock_advance(1);
+	{
+		struct pkt c = client4(42000, 10);
+		int b0;
+
+		CU_ASSERT_EQUAL(client_to_backend(&c, &b0), rport[0]);
+	}
+	{
+		struct pkt c = client4(42000 + V4_SLOTS, 10);
+
+		rport[V4_SLOTS] = client_to_backend(&c, &be[V4_SLOTS]);
+	}
+	CU_ASSERT_EQUAL(moved().evicted, 1);
+	CU_ASSERT_EQUAL(moved().sessions_active, V4_SLOTS);
+	CU_ASSERT_EQUAL(rport[V4_SLOTS], rport[1]); /* its relay port, reused */
+	/* client 0 still has its session: its backend's answer reaches it */
+	b = backend4(be[0], rport[0], 10);
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		CU_ASSERT_EQUAL(get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 42000);
+		rte_pktmbuf_free(m);
+	}
+	/* and client 2 too */
+	b = backend4(be[2], rport[2], 10);
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		CU_ASSERT_EQUAL(get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 42002);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/*
+ * A flood of new sessions (many source ports) fills the table to its limit and
+ * evicts: every datagram is still relayed, forwarding goes on in the same
+ * bursts, and no buffer is held.
+ */
+static void
+test_relay_flood_of_new_sessions_keeps_flowing(void)
+{
+	static uint8_t f[256];
+	const unsigned int rounds = 40, per_round = 50;
+	unsigned int r, i, out1 = 0, fwd = 0;
+	struct rte_mbuf *out[256];
+
+	snap();
+	for (r = 0; r < rounds; r++) {
+		unsigned int n;
+
+		for (i = 0; i < per_round; i++) {
+			struct pkt c = client4((uint16_t)(1024 + r * per_round + i), 18);
+			size_t len = build(f, &c);
+
+			ring_rig_inject(&rig, 0, f, len);
+		}
+		/* plain forwarding in between: 198.18.9.x via the backend 198.18.1.2 */
+		for (i = 0; i < 5; i++) {
+			struct pkt p = client4(9, 18);
+			size_t len;
+
+			p.dst = ip4("198.18.9.9");
+			p.dport = 9;
+			len = build(f, &p);
+			ring_rig_inject(&rig, 0, f, len);
+		}
+		run_graph();
+		while ((n = ring_rig_drain(&rig, 1, out, 256)) > 0) {
+			for (i = 0; i < n; i++) {
+				const uint8_t *q = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+				if (get32(q + 30) == ip4("198.18.9.9")) {
+					fwd++;
+				} else {
+					out1++;
+					CU_ASSERT(get16(q + 34) >= 20000 && get16(q + 34) <= 20007);
+				}
+			}
+			rte_pktmbuf_free_bulk(out, n);
+		}
+	}
+	CU_ASSERT_EQUAL(out1, rounds * per_round);
+	CU_ASSERT_EQUAL(fwd, rounds * 5);
+	CU_ASSERT_EQUAL(moved().created, rounds * per_round);
+	/* every session made beyond the free slots took the place of the least recent */
+	CU_ASSERT_EQUAL(moved().evicted + moved().expired,
+		rounds * per_round - (V4_SLOTS - rs_before.sessions_active));
+	CU_ASSERT(moved().evicted >= rounds * per_round - V4_SLOTS);
+	CU_ASSERT_EQUAL(moved().sessions_active, V4_SLOTS);
+	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
+	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
+}
+
+static struct pkt
+client6(uint16_t cport, uint16_t payload)
+{
+	struct pkt p = {.port = 0,
+		.v6 = true,
+		.sport = cport,
+		.dport = 5000,
+		.ttl = 9,
+		.tos = 0xb8,
+		.payload = payload,
+		.seed = cport * 3u,
+		.smac = client6_mac};
+
+	ip6("2001:db8:10::2", p.src6);
+	ip6("2001:db8:10::1", p.dst6);
+	return p;
+}
+
+/* IPv6, both directions: every byte; a zero UDP checksum is dropped (RFC 8200 8.1). */
+static void
+test_relay_ip6_both_directions(void)
+{
+	struct pkt c = client6(50001, 77), b;
+	uint8_t src[16], be6[16], listen[16], client[16];
+	struct rte_mbuf *m;
+	uint16_t rport = 0;
+
+	ip6("2001:db8:11::1", src);
+	ip6("2001:db8:11::2", be6);
+	ip6("2001:db8:10::1", listen);
+	ip6("2001:db8:10::2", client);
+	snap();
+	m = one_out(&c, 1);
+	if (m != NULL) {
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		rport = get16(f + 54);
+		CU_ASSERT(rport >= 30000 && rport <= 30063);
+		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
+		rte_pktmbuf_free(m);
+	}
+	b = (struct pkt){.port = 1,
+		.v6 = true,
+		.sport = 6000,
+		.dport = rport,
+		.ttl = 2,
+		.payload = 1200,
+		.seed = 5,
+		.smac = be6_mac};
+	memcpy(b.src6, be6, 16);
+	memcpy(b.dst6, src, 16);
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		check_out(m, &b, client6_mac, 0, listen, client, 5000, 50001);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(moved().to_backend, 1);
+	CU_ASSERT_EQUAL(moved().to_client, 1);
+	CU_ASSERT_EQUAL(drops_total(), 0);
+	b.sport = 6001;
+	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
+	c.zero_cksum = true;
+	nothing_out(&c, DP_DROP_RELAY_UDP6_ZERO_CKSUM);
+}
+
+/*
+ * The incremental checksum updates (precomputed per-session deltas, RFC 1624)
+ * against a full recompute, on thousands of random packets through the
+ * datapath both ways: random clients (via the default route), ports, lengths,
+ * TTLs, identifiers, options; random payloads hit every checksum value.
+ */
+static void
+test_relay_cksum_delta_equals_full_recompute_random(void)
+{
+	const unsigned int n = 3000;
+	unsigned int i, ok = 0;
+
+	srand(1624);
+	for (i = 0; i < n; i++) {
+		struct pkt c = client4((uint16_t)(1 + rand() % 65535), (uint16_t)(rand() % 600));
+		struct pkt b;
+		struct rte_mbuf *m;
+		uint32_t listen = ip4("198.18.0.1");
+		uint16_t rport;
+		int be;
+		bool v6 = (i % 5) == 4;
+
+		if (v6) {
+			uint8_t src[16], be6[16], listen6[16];
+			const uint8_t *f;
+
+			/* the client with a neighbor, random ports, lengths, traffic class */
+			c = client6(c.sport, c.payload);
+			c.seed = (uint32_t)rand();
+			c.tos = (uint8_t)rand();
+			c.ttl = (uint8_t)(2 + rand() % 254);
+			ip6("2001:db8:11::1", src);
+			ip6("2001:db8:11::2", be6);
+			ip6("2001:db8:10::1", listen6);
+			m = one_out(&c, 1);
+			if (m == NULL)
+				continue;
+			f = rte_pktmbuf_mtod(m, const uint8_t *);
+			rport = get16(f + 54);
+			check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
+			rte_pktmbuf_free(m);
+			b = (struct pkt){.port = 1,
+				.v6 = true,
+				.sport = 6000,
+				.dport = rport,
+				.ttl = 64,
+				.payload = (uint16_t)(rand() % 900),
+				.seed = (uint32_t)rand(),
+				.smac = be6_mac};
+			memcpy(b.src6, be6, 16);
+			memcpy(b.dst6, src, 16);
+			m = one_out(&b, 0);
+			if (m == NULL)
+				continue;
+			check_out(m, &b, client6_mac, 0, listen6, c.src6, 5000, c.sport);
+			rte_pktmbuf_free(m);
+			ok++;
+			continue;
+		}
+		/* any unicast client outside 198.18.0.0/15, reached via 198.18.0.254 */
+		c.src = (uint32_t)(11 + rand() % 100) << 24 | (uint32_t)(rand() & 0xffffff);
+		c.smac = gw0_mac;
+		c.ttl = (uint8_t)(2 + rand() % 254);
+		c.tos = (uint8_t)rand();
+		c.id = (uint16_t)rand();
+		c.seed = (uint32_t)rand();
+		c.opt_words = (uint8_t)(rand() % 8 == 0 ? 1 + rand() % 10 : 0);
+		c.zero_cksum = rand() % 16 == 0;
+		rport = client_to_backend(&c, &be);
+		if (rport == 0)
+			continue;
+		b = backend4(be, rport, (uint16_t)(rand() % 900));
+		b.ttl = (uint8_t)(2 + rand() % 254);
+		b.id = (uint16_t)rand();
+		b.tos = (uint8_t)rand();
+		b.seed = (uint32_t)rand();
+		b.zero_cksum = rand() % 16 == 0;
+		m = one_out(&b, 0);
+		if (m == NULL)
+			continue;
+		check_out(m, &b, gw0_mac, 0, &listen, &c.src, 5000, c.sport);
+		rte_pktmbuf_free(m);
+		ok++;
+	}
+	CU_ASSERT_EQUAL(ok, n);
+}
+
+/* /dpfwd/relay/stats (the "relay" section) says what the counters say. */
+static void
+test_relay_telemetry_section(void)
+{
+	struct dp_relay_stats st;
+	json_t *snapj, *rel, *tot, *w0;
+
+	dp_relay_stats_sum(&st);
+	snapj = dp_telemetry_snapshot();
+	CU_ASSERT_FATAL(snapj != NULL);
+	rel = json_object_get(snapj, "relay");
+	CU_ASSERT_FATAL(rel != NULL);
+	tot = json_object_get(rel, "total");
+	w0 = json_array_get(json_object_get(rel, "workers"), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(rel, "services")), 2);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(rel, "services"), 0), "listen")),
+		"198.18.0.1:5000");
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(rel, "services"), 1), "listen")),
+		"[2001:db8:10::1]:5000");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(tot, "created")), st.created);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(tot, "evicted")), st.evicted);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(tot, "expired")), st.expired);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(tot, "pkts_to_backend")), st.to_backend);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(w0, "pkts_to_client")), st.to_client);
+	CU_ASSERT(st.created > 0 && st.to_client > 0);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+				json_object_get(json_object_get(snapj, "drops"), "by_reason"),
+				"relay_no_session")),
+		dp_graph_drops(DP_DROP_RELAY_NO_SESSION));
+	json_decref(snapj);
+}
+
+static void
+test_relay_no_mbuf_leak(void)
+{
+	dp_graph_worker_flush(worker());
+	ring_rig_drain_free(&rig, 0);
+	ring_rig_drain_free(&rig, 1);
+	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
+}
+
+static int
+suite_init(void)
+{
+	return ring_rig_setup(&rig);
+}
+
+static int
+suite_cleanup(void)
+{
+	ring_rig_cleanup(&rig);
+	return 0;
+}
+
+#define T(fn)                                                                                      \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
+static const struct dp_test tests[] = {
+	T(test_relay_config_errors_name_file_and_line),
+	T(test_relay_config_values),
+	T(test_relay_client_to_backend_and_back),
+	T(test_relay_ip4_zero_udp_cksum_stays_zero_and_options_stay),
+	T(test_relay_backend_by_client_hash_is_stable),
+	T(test_relay_backend_without_session_is_dropped),
+	T(test_relay_idle_sessions_expire),
+	T(test_relay_full_table_evicts_least_recently_used),
+	T(test_relay_flood_of_new_sessions_keeps_flowing),
+	T(test_relay_ip6_both_directions),
+	T(test_relay_cksum_delta_equals_full_recompute_random),
+	T(test_relay_telemetry_section),
+	T(test_relay_no_mbuf_leak),
+	{NULL, NULL},
+};
+
+int
+main(void)
+{
+	return dp_test_run("relay", tests, suite_init, suite_cleanup);
+}
