@@ -4,6 +4,7 @@
 
     dpbench.py fwd-anchor --build BUILD --pcap PCAP [--runs 5] [--duration 10]
                           [--warmup 2] [--json OUT] [--only NAME,...] [--no-huge]
+                          [--routes N]
     dpbench.py run BENCH.ini [--runs N] [--duration S] [--warmup W] [--out DIR]
                    [--build BUILD] [--only NAME,...] [--no-anchors] [--keep-going]
                    [--confidence 95] [--no-plots] [--dry-run] [--no-huge]
@@ -12,6 +13,8 @@
                    [--max-rate max|RATE] [--points N] [--validate S] [--out DIR] [--dry-run]
     dpbench.py build-anchors --build BUILD
     dpbench.py list [--build BUILD] [--programs]
+    dpbench.py relay | relay-pps ...   (relaybench.py: dpfwd's UDP relay vs a userspace
+                                        relay, RTT/delay/CPU; relay pps on the pcap rig)
 
 `list` prints the shipped bench configs (configs/bench/*.ini with a [bench]
 section) and the command that runs each.
@@ -60,6 +63,14 @@ Programs (data driven, see make_programs()):
   l3fwd     DPDK's examples/l3fwd built out of tree by anchors.sh into
             BUILD/anchors/dpdk-l3fwd; LPM lookup, software ptype.
   testpmd   dpdk-testpmd, io forward mode, port 0 -> port 1: the ceiling.
+  --routes N: l3fwd/fib (l3fwd --lookup=fib, 2 routes), and l3fwd/fib/routes=N
+            and dpfwd/.../routes=N: the same with N more prefixes
+            (scripts/gen-routes.py, cached in BUILD/dpbench/routes/; none in
+            198.18.0.0/15, so the flows keep the rig's 2 routes, now inside a
+            big table): l3fwd with the rule file, dpfwd with --set
+            routes.file=.  Printed: the time from start to forwarding, dpfwd's
+            table load time, each pps against the same program with 2 routes,
+            and dpfwd/.../routes=N against l3fwd/fib/routes=N.
   dpfwd/*   BUILD/apps/dpfwd/dpfwd with CONFIG and --set variants
             (skipped with a message while the binary does not exist).
 
@@ -100,6 +111,7 @@ import benchcfg  # noqa: E402  (next to this file)
 import dpplot    # noqa: E402
 import dpstat    # noqa: E402
 import rfc2544   # noqa: E402
+import relaybench  # noqa: E402  (relay, relay-pps: relaybench.py)
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
 DPFWD_PCAP_REL = "pcap/fwd-2000flows-64b.pcap"   # ${DPFWD_BUILD}/... in the config
@@ -296,8 +308,14 @@ def dpfwd_bin(ctx: Ctx) -> Path:
     return ctx.build / "apps" / "dpfwd" / "dpfwd"
 
 
-def make_dpfwd(stats: str, cksum: str) -> Program:
-    sets = [f"dpfwd.node_stats={stats}", f"dpfwd.ip4_cksum_check={cksum}"]
+def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None) -> Program:
+    """ROUTES (N, FILE): the config's routes plus FILE's (--set routes.file=FILE);
+    the program is then named .../routes=N."""
+    # stats: all of the datapath's own measuring, per-node cycles and per-packet delay
+    sets = [f"dpfwd.node_stats={stats}", f"dpfwd.delay_stats={stats}",
+            f"dpfwd.ip4_cksum_check={cksum}"]
+    if routes:
+        sets.append(f"routes.file={routes[1]}")
 
     def argv(ctx: Ctx, prefix: str) -> List[str]:
         # dpfwd creates its vdevs itself from CONFIG (same order: 0 pcap,
@@ -316,7 +334,8 @@ def make_dpfwd(stats: str, cksum: str) -> Program:
             return f"{ctx.dpfwd_config} does not exist: dpfwd runs skipped"
         return None
 
-    return Program(name=f"dpfwd/stats={stats}/cksum={cksum}", group="dpfwd",
+    return Program(name=f"dpfwd/stats={stats}/cksum={cksum}"
+                   + (f"/routes={routes[0]}" if routes else ""), group="dpfwd",
                    argv=argv, check=check,
                    env=lambda ctx: {"DPFWD_BUILD": str(ctx.build)},
                    probes=["/dpfwd/graph/nodes"])
@@ -329,6 +348,41 @@ def make_programs() -> List[Program]:
         for cksum in ("on", "off"):
             progs.append(make_dpfwd(stats, cksum))
     return progs
+
+
+def route_files(workdir: Path, n: int, seed: int = 1) -> Tuple[Path, Path]:
+    """scripts/gen-routes.py's table of N prefixes, made once into WORKDIR/routes/:
+    dpfwd's route file, and l3fwd's rule file with the rig's two /24s appended
+    (the table leaves 198.18.0.0/15 out; dpfwd's config routes them itself), so
+    that the pcap's flows (198.18.1.x, 198.18.2.x) are routed in both tables."""
+    d = workdir / "routes"
+    d.mkdir(parents=True, exist_ok=True)
+    dp, l3 = d / f"routes-{n}-seed{seed}.txt", d / f"routes-{n}-seed{seed}.l3fwd"
+    if not (dp.is_file() and l3.is_file()):
+        tmp_dp, tmp_l3 = Path(str(dp) + ".tmp"), Path(str(l3) + ".tmp")
+        subprocess.run([sys.executable, str(REPO / "scripts" / "gen-routes.py"), "-n", str(n),
+                        "--seed", str(seed), "-o", str(tmp_dp), "--l3fwd", str(tmp_l3)],
+                       check=True)
+        with open(tmp_l3, "a") as f:
+            f.write(L3FWD_RULES_V4)
+        os.replace(tmp_dp, dp)
+        os.replace(tmp_l3, l3)
+    return dp, l3
+
+
+def make_l3fwd_fib(routes: Optional[Tuple[int, Path]] = None) -> Program:
+    """l3fwd on its FIB lookup (rte_fib, as dpfwd; its LPM adds scan their rules
+    linearly and take minutes for 1M): l3fwd/fib with the rig's 2 routes, or
+    with ROUTES (N, rule file: room made by anchors.sh) l3fwd/fib/routes=N."""
+    def argv(ctx: Ctx, prefix: str) -> List[str]:
+        a = [x for x in l3fwd_argv(ctx, prefix) if x != "--lookup=lpm"]
+        if routes:
+            a = [x for x in a if not x.startswith("--rule_ipv4=")]
+            a.append(f"--rule_ipv4={routes[1]}")
+        return a + ["--lookup=fib"]
+
+    return Program("l3fwd/fib" + (f"/routes={routes[0]}" if routes else ""), "l3fwd", argv,
+                   l3fwd_check)
 
 
 # --------------------------------------------------------------------------
@@ -773,6 +827,7 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
             gen.check(when)
 
     res = {"program": prog.name, "prefix": prefix, "argv": argv, "log": str(logfile)}
+    t_spawn = time.monotonic()
     proc = spawn(argv, env, logfile)
     tel = None
     failed_gen = False
@@ -797,6 +852,8 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
             alive("before forwarding")
             s = take()
             if s["tx"] > first["tx"]:
+                # start to forwarding (within 0.2 s): EAL, ports, tables (routes)
+                res["forwarding_after_s"] = time.monotonic() - t_spawn
                 break
             if time.monotonic() > deadline:
                 raise RunError(f"nothing forwarded to ports {tx_list} after 60 s (rx={s['rx']})")
@@ -1000,6 +1057,18 @@ def cmd_fwd_anchor(args) -> int:
               dpfwd_config=cfg)
 
     progs = make_programs()
+    if args.routes:
+        # beside each program with the rig's 2 routes, the same with the big table
+        dp_routes, l3_rules = route_files(workdir, args.routes)
+        log(f"routes: {args.routes} generated prefixes + the rig's 2: {dp_routes} (dpfwd), "
+            f"{l3_rules} (l3fwd --lookup=fib)")
+        progs.insert(1, make_l3fwd_fib())
+        big = [make_l3fwd_fib((args.routes, l3_rules))]
+        for stats in ("on", "off"):
+            for cksum in ("on", "off"):
+                big.append(make_dpfwd(stats, cksum, (args.routes, dp_routes)))
+        progs = [q for p in progs
+                 for q in [p] + [b for b in big if b.name == p.name + f"/routes={args.routes}"]]
     if args.only:
         want = [w.strip() for w in args.only.split(",") if w.strip()]
         progs = [p for p in progs if any(p.name == w or p.group == w for w in want)]
@@ -1040,6 +1109,12 @@ def cmd_fwd_anchor(args) -> int:
                 results[p.name].append(res)
                 if res["ok"]:
                     ps = res["per_second_pps"]
+                    if "/routes=" in p.name:
+                        m = re.search(r"IPv4 routes loaded in ([0-9.]+) s",
+                                      Path(res["log"]).read_text(errors="replace"))
+                        res["routes_loaded_s"] = float(m.group(1)) if m else None
+                        log(f"      {p.name}: forwarding {res['forwarding_after_s']:.1f} s after "
+                            f"start" + (f", dpfwd's table loaded in {m.group(1)} s" if m else ""))
                     log(f"[{i:>2}/{total}] {p.name:<28} {res['pps'] / 1e6:8.3f} Mpps  "
                         f"(rx {res['rx_pps'] / 1e6:.3f}, 1s {min(ps) / 1e6:.2f}..{max(ps) / 1e6:.2f}"
                         f"{', back->0 %d' % res['tx_back'] if res['tx_back'] else ''}"
@@ -1079,13 +1154,28 @@ def cmd_fwd_anchor(args) -> int:
         log(f"{'ratio of medians':<28} {'/l3fwd':>8} {'/testpmd':>9}")
         for p in dps:
             m = summ[p.name]["median"]
+            sfx = p.name[p.name.find("/routes="):] if "/routes=" in p.name else ""
             r = {k: (m / v if v else None) for k, v in base.items()}
+            if sfx:
+                # against l3fwd with the same table (its FIB lookup)
+                v = summ.get("l3fwd/fib" + sfx, {}).get("median")
+                r["l3fwd"] = m / v if v else None
             ratios[p.name] = {f"{p.name}/{k}": v for k, v in r.items()}
             f = lambda v: f"{v:8.3f}" if v is not None else "     n/a"
             log(f"{p.name:<28} {f(r['l3fwd'])} {f(r['testpmd']):>9}")
     elif base["l3fwd"] and base["testpmd"]:
         log("")
         log(f"l3fwd/testpmd (medians): {base['l3fwd'] / base['testpmd']:.3f}")
+    if args.routes:
+        # each program with the big table against itself with the rig's 2 routes
+        pairs = [(p.name, p.name[:p.name.find("/routes=")]) for p in active if "/routes=" in p.name]
+        pairs = [(b, s) for b, s in pairs if summ.get(b, {}).get("n") and summ.get(s, {}).get("n")]
+        if pairs:
+            log("")
+            log(f"{'routes=%d vs 2 routes' % args.routes:<40} {'ratio of medians':>16}")
+            for b, s2 in pairs:
+                ratios.setdefault(b, {})[f"{b}/{s2}"] = summ[b]["median"] / summ[s2]["median"]
+                log(f"{b:<40} {summ[b]['median'] / summ[s2]['median']:16.3f}")
 
     nodes = {}
     for p in active:
@@ -1983,6 +2073,10 @@ def main(argv=None) -> int:
     fa.add_argument("--config", default=DEFAULT_DPFWD_CONFIG, help="dpfwd config (repo-relative)")
     fa.add_argument("--no-huge", action="store_true", help=f"force --no-huge -m {NO_HUGE_MEM_MB}")
     fa.add_argument("--no-build", action="store_true", help="do not (re)build the anchors")
+    fa.add_argument("--routes", type=int, default=0, metavar="N",
+                    help="also run l3fwd --lookup=fib with 2 and with N+2 routes, and each "
+                         "dpfwd with N generated prefixes (scripts/gen-routes.py) beside the "
+                         "rig's 2 routes")
     fa.set_defaults(func=cmd_fwd_anchor)
 
     ru = sub.add_parser("run", help="run a bench config's variants (configs/bench/*.ini)")
@@ -2039,7 +2133,10 @@ def main(argv=None) -> int:
     ls.add_argument("--pcap", default="PCAP", help="with --programs: the pcap to show")
     ls.set_defaults(func=cmd_list)
 
+    relaybench.add_parsers(sub, sys.modules[__name__])
+
     args = ap.parse_args(argv)
+    relaybench.check_args(ap, args)
     for k in ("runs", "duration"):
         v = getattr(args, k, None)
         if v is not None and v < 1:

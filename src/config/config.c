@@ -1051,6 +1051,9 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 		if (parse_u64(v, 1, DP_BURST_MAX, &u) < 0)
 			return fail(err, errlen, loc, "burst '%s' must be 1..%d", v, DP_BURST_MAX);
 		cfg->burst = (uint16_t)u;
+	} else if (KEY("dpfwd", "tx_flush_idle")) {
+		if (parse_bool(v, &cfg->tx_flush_idle) < 0)
+			goto bad_bool;
 	} else if (KEY("dpfwd", "tx_drain_us")) {
 		if (parse_u64(v, 1, 1000000, &u) < 0)
 			return fail(err, errlen, loc, "tx_drain_us '%s' must be 1..1000000", v);
@@ -1061,6 +1064,9 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 		cfg->node_stats_sample = (uint16_t)u;
 	} else if (KEY("dpfwd", "node_stats")) {
 		if (parse_bool(v, &cfg->node_stats) < 0)
+			goto bad_bool;
+	} else if (KEY("dpfwd", "delay_stats")) {
+		if (parse_bool(v, &cfg->delay_stats) < 0)
 			goto bad_bool;
 	} else if (KEY("dpfwd", "ip4_cksum_check")) {
 		if (parse_bool(v, &cfg->ip4_cksum_check) < 0)
@@ -1303,8 +1309,10 @@ dp_config_init(struct dp_config *cfg)
 	cfg->main_lcore = 0;
 	cfg->burst = 32;
 	cfg->tx_drain_us = 100;
+	cfg->tx_flush_idle = true;
 	cfg->node_stats = true;
 	cfg->node_stats_sample = 8;
+	cfg->delay_stats = true;
 	cfg->ip4_cksum_check = true;
 	cfg->check_dst_mac = true;
 	/* ICMP errors: as Linux's icmp_msgs_per_sec and icmp_msgs_burst, per worker */

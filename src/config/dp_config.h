@@ -147,8 +147,10 @@ struct dp_config {
 	unsigned int main_lcore;
 	uint16_t burst;		/**< RX burst, 1..DP_BURST_MAX */
 	uint32_t tx_drain_us;	/**< flush TX buffers at least this often */
+	bool tx_flush_idle;	/**< ... and after a walk whose RX was not full */
 	bool node_stats;	/**< per-node cycles (one rdtsc per node boundary) */
 	uint16_t node_stats_sample; /**< time one graph walk in this many (1 = every walk) */
+	bool delay_stats;	    /**< per-packet RX-to-TX delay histogram (dp_delay.h) */
 	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
 	bool check_dst_mac;	/**< drop unicast frames for other hosts */
 	uint32_t icmp_rate;	/**< ICMP errors per second per worker; 0 = none sent */

@@ -20,6 +20,7 @@
 
 #include "dp_config.h"
 #include "dp_common.h"
+#include "dp_delay.h"
 #include "dp_drop.h"
 #include "dp_port.h"
 
@@ -60,7 +61,10 @@ struct dp_worker {
 	uint16_t burst;
 	uint16_t nb_rxq;
 	uint32_t last_rx; /**< packets received in this iteration */
+	uint32_t rx_full; /**< burst x RX queues: an iteration that got this many was not idle */
+	bool flush_idle;  /**< flush TX buffers after an iteration under rx_full */
 	bool node_stats;
+	bool delay_stats; /**< stamp at RX, histogram at TX (dp_delay.h) */
 	uint16_t sample_mask; /**< time the walk when (iteration & mask) == 0 */
 	bool ip4_cksum_check;
 	bool check_dst_mac;
@@ -70,6 +74,7 @@ struct dp_worker {
 	/* per port, indexed by DPDK port id */
 	struct dp_worker_txq *txq[RTE_MAX_ETHPORTS];
 	struct dp_worker_stats stats;
+	struct dp_delay_hist delay;
 	/* hand-off with the control lcore (dp_ctl.h), both single-producer single-consumer */
 	struct rte_ring *punt_ring;   /**< worker -> control */
 	struct rte_ring *inject_ring; /**< control -> worker */
@@ -110,6 +115,12 @@ extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 #define DP_GRAPH_EDGE_DROP ((rte_edge_t)0)
 #define DP_GRAPH_EDGE_PUNT ((rte_edge_t)1)
 #define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
+/** ip4_fwd's edge towards port_tx-<i>: after its own four (drop, ip4_output, ip4_local, icmp4_error). */
+#define DP_GRAPH_IP4_FWD_EDGE_PORT_TX(i) ((rte_edge_t)(4 + (i)))
+/** ip6_fwd's: after its own four (drop, ip6_output, ip6_local, icmp6_error). */
+#define DP_GRAPH_IP6_FWD_EDGE_PORT_TX(i) ((rte_edge_t)(4 + (i)))
+/** relay4's and relay6's: after their own two (drop, ip4_output / ip6_output). */
+#define DP_GRAPH_RELAY_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
 
 /**
  * Clone one port_tx node per started port ("port_tx-<index>") and record each
@@ -155,11 +166,20 @@ extern struct rte_rcu_qsbr *dp_graph_qsv;
 /** Drops counted on the control lcore (ctl, neighbors), by reason. */
 extern uint64_t dp_ctl_drops[DP_DROP_MAX];
 
+/** A node with one edge per port towards port_tx-<i>: edge base + i. */
+struct dp_graph_tx_node {
+	const char *name;
+	rte_edge_t base; /**< DP_GRAPH_EDGE_PORT_TX(0) for most: after drop and ctl_punt */
+};
+
 /**
- * Nodes with one edge per port towards port_tx-<i> (edge DP_GRAPH_EDGE_PORT_TX(i)),
- * connected by dp_graph_ports_prepare(): add a node here when it sends to ports.
+ * The nodes that send to ports, connected by dp_graph_ports_prepare(): add a
+ * node here when it sends to ports. Ends with a NULL name.
  */
-extern const char *const dp_graph_tx_nodes[];
+extern const struct dp_graph_tx_node dp_graph_tx_nodes[];
+
+/** Register the "delay" section (/dpfwd/graph/delay, delay.c). @return 0 or -errno. */
+int dp_delay_telemetry_register(void);
 
 /** Sum over workers (and the control lcore) of one drop reason. */
 uint64_t dp_graph_drops(enum dp_drop_reason r);

@@ -29,9 +29,18 @@ static struct dp_worker *creating;
 /* Nodes of every worker graph; port_tx clones are matched by pattern. */
 static const char *const graph_patterns[] = {"port_rx", "ctl_inject", "eth_classify",
 	"ip4_fwd", "ip4_local", "icmp4_error", "ip4_output", "ip6_fwd", "ip6_local", "icmp6_error",
-	"ip6_output", "ctl_punt", "port_tx-*", "drop"};
+	"ip6_output", "ctl_punt", "port_tx-*", "drop", "relay4", "relay6", "relay_handoff"};
 
-const char *const dp_graph_tx_nodes[] = {"ip4_output", "ctl_inject", "ip6_output", NULL};
+const struct dp_graph_tx_node dp_graph_tx_nodes[] = {
+	{"ip4_output", DP_GRAPH_EDGE_PORT_TX(0)},
+	{"ctl_inject", DP_GRAPH_EDGE_PORT_TX(0)},
+	{"ip6_output", DP_GRAPH_EDGE_PORT_TX(0)},
+	{"ip4_fwd", DP_GRAPH_IP4_FWD_EDGE_PORT_TX(0)},
+	{"ip6_fwd", DP_GRAPH_IP6_FWD_EDGE_PORT_TX(0)},
+	{"relay4", DP_GRAPH_RELAY_EDGE_PORT_TX(0)},
+	{"relay6", DP_GRAPH_RELAY_EDGE_PORT_TX(0)},
+	{NULL, 0},
+};
 
 uint64_t dp_ctl_drops[DP_DROP_MAX];
 struct rte_rcu_qsbr *dp_graph_qsv;
@@ -75,18 +84,17 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 		memcpy(&l2->mac, &dp_ports[i].mac, RTE_ETHER_ADDR_LEN);
 		l2->mask = dp_ports[i].promisc ? 0 : (UINT64_C(1) << 48) - 1;
 	}
-	for (i = 0; dp_graph_tx_nodes[i] != NULL; i++) {
+	for (i = 0; dp_graph_tx_nodes[i].name != NULL; i++) {
+		const struct dp_graph_tx_node *tx = &dp_graph_tx_nodes[i];
 		const char *edge_names[DP_PORT_MAX];
-		rte_node_t id = rte_node_from_name(dp_graph_tx_nodes[i]);
+		rte_node_t id = rte_node_from_name(tx->name);
 		uint16_t p;
 
 		for (p = 0; p < dp_nb_ports; p++)
 			edge_names[p] = names[p];
 		if (id == RTE_NODE_ID_INVALID ||
-			rte_node_edge_update(id, DP_GRAPH_EDGE_PORT_TX(0), edge_names, dp_nb_ports) !=
-				dp_nb_ports) {
-			DP_LOG(ERR, graph, "cannot connect %s to the port_tx nodes",
-				dp_graph_tx_nodes[i]);
+			rte_node_edge_update(id, tx->base, edge_names, dp_nb_ports) != dp_nb_ports) {
+			DP_LOG(ERR, graph, "cannot connect %s to the port_tx nodes", tx->name);
 			return -EINVAL;
 		}
 	}
@@ -146,8 +154,9 @@ dp_graph_worker_flush(struct dp_worker *w)
 {
 	uint16_t p;
 
-	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
-		struct dp_worker_txq *q = w->txq[p];
+	/* the config's ports: the worker has one TX buffer on each */
+	for (p = 0; p < dp_nb_ports; p++) {
+		struct dp_worker_txq *q = w->txq[dp_ports[p].port_id];
 
 		if (q == NULL || q->len == 0)
 			continue;
@@ -173,7 +182,11 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 		else
 			graph_walk(w, w->graph, stats, false);
 		now = rte_rdtsc();
-		if (now - last_drain >= w->drain_tsc) {
+		/* RX came back short of a burst per queue: the queues are empty and
+		 * waiting for fuller TX bursts would only add delay (a lone packet
+		 * would wait tx_drain_us); under load bursts are full and TX keeps
+		 * coalescing until the drain timer */
+		if ((w->flush_idle && w->last_rx < w->rx_full) || now - last_drain >= w->drain_tsc) {
 			dp_graph_worker_flush(w);
 			last_drain = now;
 		}
@@ -277,11 +290,13 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		w->index = (uint16_t)i;
 		w->burst = cfg->burst;
 		w->node_stats = cfg->node_stats;
+		w->delay_stats = cfg->delay_stats;
 		/* a power of two, for a mask */
 		w->sample_mask = (uint16_t)(rte_align32pow2(cfg->node_stats_sample) - 1);
 		w->ip4_cksum_check = cfg->ip4_cksum_check;
 		w->check_dst_mac = cfg->check_dst_mac;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->tx_drain_us;
+		w->flush_idle = cfg->tx_flush_idle;
 		w->insn_fd = -1;
 		w->qsv = dp_graph_qsv;
 		rte_rcu_qsbr_thread_register(dp_graph_qsv, w->index);
@@ -299,6 +314,7 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 			w->rxq[w->nb_rxq].queue = m->queue;
 			w->nb_rxq++;
 		}
+		w->rx_full = (uint32_t)w->nb_rxq * w->burst;
 		rc = worker_add_txqs(w);
 		if (rc < 0) {
 			snprintf(err, errlen, "out of memory for TX buffers of lcore %u", w->lcore_id);
@@ -562,5 +578,7 @@ dp_graph_telemetry_register(void)
 	if (rc == 0)
 		rc = dp_telemetry_section_register("drops", "/dpfwd/graph/drops",
 			"Dropped packets: total and by reason", drops_fill, NULL);
+	if (rc == 0)
+		rc = dp_delay_telemetry_register();
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <rte_ethdev.h>
 #include <rte_graph_worker.h>
 
+#include "dp_delay.h"
 #include "dp_graph.h"
 
 /** Every node's context starts with its worker. */
@@ -89,42 +90,65 @@ dp_node_dispatch_many(struct rte_graph *graph, struct rte_node *node, void **obj
 
 /**
  * The objects do not all go one way. The usual case is two edges (two egress
- * ports, or forward and drop): one pass splits the burst into the first
- * packet's edge and the rest, with both counts in registers, and checks that
- * the rest is a single edge. Three edges or more fall back to counting.
+ * ports, or forward and drop): a short scan finds the second edge and checks
+ * there is no third, then one pass writes each packet into both next streams
+ * and moves only the right count. Three edges or more fall back to counting.
  */
 static __rte_noinline void
 dp_node_dispatch_mixed(struct rte_graph *graph, struct rte_node *node, void **objs,
 	const rte_edge_t *nexts, uint16_t n)
 {
-	void *a[RTE_GRAPH_BURST_SIZE], *b[RTE_GRAPH_BURST_SIZE];
 	const rte_edge_t ea = nexts[0];
-	rte_edge_t eb = ea, diff = 0;
+	rte_edge_t eb, diff = 0;
 	uint16_t i, na = 0, nb = 0;
+	void **a, **b;
 
-	if (unlikely(n > RTE_GRAPH_BURST_SIZE)) {
+	/* the caller saw two edges at least: eb is the first that is not ea */
+	for (i = 1; i < n - 1 && nexts[i] == ea; i++)
+		;
+	eb = nexts[i];
+	for (; i < n; i++)
+		diff |= (nexts[i] != ea) & (nexts[i] != eb);
+	if (unlikely(diff != 0 || eb == ea)) {
 		dp_node_dispatch_many(graph, node, objs, nexts, n);
 		return;
 	}
-	/* no branch on the edge: with two ports interleaved it would mispredict */
+	/* straight into both next streams, with no branch on the edge: with two
+	 * ports interleaved it would mispredict. Each write lands in both, and
+	 * only the one whose count moves keeps it. */
+	a = rte_node_next_stream_get(graph, node, ea, n);
+	b = rte_node_next_stream_get(graph, node, eb, n);
 	for (i = 0; i < n; i++) {
-		const rte_edge_t e = nexts[i];
-		const uint16_t is_a = e == ea;
+		const uint16_t is_a = nexts[i] == ea;
 
 		a[na] = objs[i];
 		b[nb] = objs[i];
-		/* the first edge that is not ea; then anything else is a third */
-		eb = nb == 0 ? e : eb;
-		diff |= (e ^ eb) & (is_a - 1);
 		na += is_a;
-		nb = i + 1 - na;
+		nb += 1 - is_a;
 	}
-	if (unlikely(diff != 0)) {
-		dp_node_dispatch_many(graph, node, objs, nexts, n);
+	rte_node_next_stream_put(graph, node, ea, na);
+	rte_node_next_stream_put(graph, node, eb, nb);
+}
+
+/**
+ * Send each object to the edge in @p nexts, from an array that is not the
+ * node's own stream (a copy, or a part of it): never moves the stream.
+ */
+static inline void
+dp_node_enqueue_each(struct rte_graph *graph, struct rte_node *node, void **objs,
+	const rte_edge_t *nexts, uint16_t n)
+{
+	rte_edge_t diff = 0;
+	uint16_t i;
+
+	if (n == 0)
 		return;
-	}
-	dp_node_enqueue(graph, node, ea, a, na);
-	dp_node_enqueue(graph, node, eb, b, nb);
+	for (i = 1; i < n; i++)
+		diff |= nexts[i] ^ nexts[0];
+	if (diff == 0)
+		dp_node_enqueue(graph, node, nexts[0], objs, n);
+	else
+		dp_node_dispatch_mixed(graph, node, objs, nexts, n);
 }
 
 /**
@@ -169,6 +193,8 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 	/* count before sending: a sent mbuf may be freed at once */
 	for (i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
+	if (w->delay_stats)
+		dp_delay_record(&w->delay, pkts, n, rte_rdtsc(), dp_mbuf_meta_offset);
 	sent = rte_eth_tx_burst(q->port_id, q->queue, pkts, n);
 
 	if (unlikely(sent < n))

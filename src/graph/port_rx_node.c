@@ -8,6 +8,7 @@
 #include <rte_ethdev.h>
 #include <rte_graph_worker.h>
 
+#include "dp_delay.h"
 #include "dp_graph.h"
 #include "graph_fp.h"
 
@@ -42,6 +43,8 @@ port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		return 0;
 	w->stats.rx_pkts += n;
 	w->last_rx += n;
+	if (w->delay_stats)
+		dp_delay_stamp(pkts, n, rte_rdtsc(), dp_mbuf_meta_offset);
 	node->idx = n;
 	rte_node_next_stream_move(graph, node, PORT_RX_NEXT_CLASSIFY);
 	return n;

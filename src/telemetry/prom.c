@@ -32,6 +32,7 @@ enum prom_src {
 	SRC_DROP,	 /* "drops".by_reason{}         reason (value: the element) */
 	SRC_PORT,	 /* "ports"[]                   port */
 	SRC_POOL,	 /* "mempools"[]                pool */
+	SRC_DELAY,	 /* "delay".lcores[]            lcore */
 };
 
 #define PROM_MAX_LABELS 8
@@ -147,6 +148,21 @@ static const struct prom_family families[] = {
 	{SRC_POOL, "in_use_baseline", "dpfwd_mempool_in_use_baseline", G,
 		"Mbufs in use after the ports started; a clean stop returns to it.", NULL},
 	{SRC_POOL, "cache_size", "dpfwd_mempool_cache_size", G, "Per-lcore cache size.", NULL},
+
+	{SRC_DELAY, "count", "dpfwd_delay_packets_total", C,
+		"Packets timed from RX burst to TX burst ([dpfwd] delay_stats).", NULL},
+	{SRC_DELAY, "p50_ns", "dpfwd_delay_p50_nanoseconds", G,
+		"Median RX-to-TX delay since start.", NULL},
+	{SRC_DELAY, "p90_ns", "dpfwd_delay_p90_nanoseconds", G, "90th percentile delay.", NULL},
+	{SRC_DELAY, "p99_ns", "dpfwd_delay_p99_nanoseconds", G, "99th percentile delay.", NULL},
+	{SRC_DELAY, "p999_ns", "dpfwd_delay_p999_nanoseconds", G, "99.9th percentile delay.",
+		NULL},
+	{SRC_DELAY, "max_ns", "dpfwd_delay_max_nanoseconds", G, "Largest delay seen.", NULL},
+	{SRC_DELAY, "mean_ns", "dpfwd_delay_mean_nanoseconds", G, "Mean delay.", NULL},
+	{SRC_DELAY, "stddev_ns", "dpfwd_delay_stddev_nanoseconds", G,
+		"Standard deviation of the delay (from the histogram).", NULL},
+	{SRC_DELAY, "jitter_ns", "dpfwd_delay_jitter_nanoseconds", G,
+		"RFC 3550 interarrival jitter of the delay.", NULL},
 
 	{SRC_FWD, "ip4_routes", "dpfwd_ip4_routes", G, "IPv4 routes installed.", NULL},
 	{SRC_FWD, "next_hops_total", "dpfwd_next_hops", G, "IPv4 next hops.", NULL},
@@ -324,6 +340,15 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 		json_array_foreach(mut(json_object_get(snap, "mempools")), i, e)
 		{
 			l[0] = (struct prom_label){"pool", id_label(e, "name", i, id, sizeof(id))};
+			cb(o, l, 1, e);
+		}
+		break;
+	case SRC_DELAY:
+		json_array_foreach(mut(json_object_get(json_object_get(snap, "delay"), "lcores")), i,
+			e)
+		{
+			l[0] = (struct prom_label){
+				"lcore", id_label(e, "lcore", i, id, sizeof(id))};
 			cb(o, l, 1, e);
 		}
 		break;

@@ -406,6 +406,58 @@ find_lcore(const json_t *snap, uint64_t lcore)
 	return NULL;
 }
 
+double
+dp_telemetry_quantile(const struct dp_telemetry_bucket *b, size_t n, double q)
+{
+	uint64_t total = 0, seen = 0;
+	double rank;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		total += b[i].count;
+	if (total == 0)
+		return -1;
+	/* the value below which a fraction q of the samples lie */
+	rank = q * (double)total;
+	for (i = 0; i < n; i++) {
+		if ((double)(seen + b[i].count) >= rank && b[i].count != 0)
+			return (double)b[i].low +
+				(double)b[i].width * (rank - (double)seen) / (double)b[i].count;
+		seen += b[i].count;
+	}
+	return (double)(b[n - 1].low + b[n - 1].width);
+}
+
+size_t
+dp_telemetry_buckets_diff(const json_t *cur, const json_t *prev, struct dp_telemetry_bucket *out,
+	size_t max)
+{
+	const json_t *e;
+	size_t i, j = 0, n = 0;
+
+	/* both arrays are sorted by low, and prev's buckets are a subset of cur's */
+	json_array_foreach(cur, i, e) {
+		struct dp_telemetry_bucket b = {
+			.low = (uint64_t)json_integer_value(json_array_get(e, 0)),
+			.width = (uint64_t)json_integer_value(json_array_get(e, 1)),
+			.count = (uint64_t)json_integer_value(json_array_get(e, 2)),
+		};
+
+		while (j < json_array_size(prev) &&
+			(uint64_t)json_integer_value(json_array_get(json_array_get(prev, j), 0)) <
+				b.low)
+			j++;
+		if (j < json_array_size(prev) &&
+			(uint64_t)json_integer_value(json_array_get(json_array_get(prev, j), 0)) ==
+				b.low)
+			b.count -= (uint64_t)json_integer_value(
+				json_array_get(json_array_get(prev, j), 2));
+		if (b.count != 0 && n < max)
+			out[n++] = b;
+	}
+	return n;
+}
+
 void
 dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 {
@@ -416,6 +468,7 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 	double dt = 0;
 	uint64_t rx = 0, tx = 0, rx_prev = 0, tx_prev = 0;
 	uint64_t obytes = 0, drops;
+	double p50 = -1, p99 = -1;
 	size_t i;
 	int n = 0;
 
@@ -474,6 +527,21 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 	json_object_set_new(iv, "drops", json_integer((json_int_t)drops));
 	json_object_set_new(iv, "lcores", lrates);
 	json_object_set_new(cur, "interval", iv);
+	/* the delay of the packets sent in this interval, from the histogram's growth */
+	{
+		struct dp_telemetry_bucket b[256];
+		const json_t *dc = json_object_get(json_object_get(cur, "delay"), "total");
+		const json_t *dp = prev ? json_object_get(json_object_get(prev, "delay"), "total")
+					: NULL;
+		const double ns = 1e9 / (double)jget(cur, "tsc_hz");
+		size_t nb = dp_telemetry_buckets_diff(json_object_get(dc, "buckets_cycles"),
+			json_object_get(dp, "buckets_cycles"), b, sizeof(b) / sizeof(b[0]));
+
+		p50 = dp_telemetry_quantile(b, nb, 0.5) * ns;
+		p99 = dp_telemetry_quantile(b, nb, 0.99) * ns;
+		json_object_set_new(iv, "delay_p50_ns", nb ? json_real(p50) : json_null());
+		json_object_set_new(iv, "delay_p99_ns", nb ? json_real(p99) : json_null());
+	}
 
 	if (line == NULL)
 		return;
@@ -504,8 +572,11 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 			json_real_value(json_object_get(l, "busy_pct")));
 	}
 	if (n >= 0 && (size_t)n < linelen)
-		snprintf(line + n, linelen - n, " | nombuf %" PRIu64 " imissed %" PRIu64,
+		n += snprintf(line + n, linelen - n, " | nombuf %" PRIu64 " imissed %" PRIu64,
 			sum_ports(cur, "rx_nombuf"), sum_ports(cur, "imissed"));
+	if (n >= 0 && (size_t)n < linelen && p50 >= 0)
+		snprintf(line + n, linelen - n, " | delay p50 %.2f p99 %.2f us", p50 / 1e3,
+			p99 / 1e3);
 }
 
 int

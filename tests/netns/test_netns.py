@@ -159,6 +159,8 @@ class Router:
         # for the host, its reply to the host's request)
         arp = 0 if STATIC_NEIGHBORS else 2
         self.assertEqual(delta(node_pkts, "ip4_fwd"), 10, after["nodes"])
+        # on-link destinations: their neighbor is found per packet in ip4_output
+        # (a gateway's resolved next hop would be rewritten in ip4_fwd itself)
         self.assertEqual(delta(node_pkts, "ip4_output"), 10)
         for port in (0, 1):
             self.assertIn(delta(node_pkts, f"port_tx-{port}"), range(5, 5 + arp + 1))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -493,6 +494,7 @@ test_graph_small_batches_wait_for_the_drain_timer(void)
 	uint64_t saved = worker()->drain_tsc;
 
 	worker()->drain_tsc = UINT64_MAX; /* never drain by time */
+	worker()->flush_idle = false;	  /* tx_flush_idle = off */
 	spec_to(&s, 0xc6120109, 64, 5000);
 	inject_frame(frame, build(&s, frame));
 	run_graph();
@@ -500,6 +502,27 @@ test_graph_small_batches_wait_for_the_drain_timer(void)
 	dp_graph_worker_flush(worker());
 	CU_ASSERT_EQUAL(drain_tx(1, out, 8), 1);
 	rte_pktmbuf_free(out[0]);
+	worker()->flush_idle = true;
+	worker()->drain_tsc = saved;
+}
+
+/* tx_flush_idle (the default): a lone packet leaves at the end of its walk,
+ * since the RX queue came back short; a full burst waits for nothing either. */
+static void
+test_graph_small_batches_leave_when_rx_is_idle(void)
+{
+	uint8_t frame[2048];
+	struct rte_mbuf *out[8];
+	struct dp_pkt_spec s;
+	uint64_t saved = worker()->drain_tsc;
+
+	CU_ASSERT_TRUE(worker()->flush_idle);
+	worker()->drain_tsc = UINT64_MAX;
+	spec_to(&s, 0xc6120109, 64, 5001);
+	inject_frame(frame, build(&s, frame));
+	dp_graph_worker_run(worker(), 1);
+	CU_ASSERT_EQUAL(drain_tx(1, out, 8), 1);
+	rte_pktmbuf_free_bulk(out, 1);
 	worker()->drain_tsc = saved;
 }
 
@@ -557,6 +580,71 @@ test_graph_telemetry_counts_add_up_and_json_is_valid(void)
 	unlink(path);
 }
 
+/* Every packet sent is in the delay histogram once, with its own RX stamp:
+ * packets held back in the TX buffer for ~2 ms show it, the others do not. */
+static void
+test_graph_delay_histogram_times_every_sent_packet(void)
+{
+	struct dp_delay_hist *h = &worker()->delay;
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t count0 = h->count, max0 = h->max, tx0;
+	struct rte_mbuf *out[64];
+	uint8_t frame[2048];
+	struct dp_pkt_spec s;
+	uint64_t saved = worker()->drain_tsc;
+	json_t *snap, *tot;
+	unsigned int i, n;
+	size_t len;
+
+	CU_ASSERT_TRUE_FATAL(worker()->delay_stats);
+	dp_graph_worker_flush(worker());
+	tx0 = worker()->stats.tx_pkts;
+	/* 32 packets: a full burst, sent within the walk */
+	for (i = 0; i < 32; i++) {
+		spec_to(&s, 0xc6120107, 64, (uint16_t)(2000 + i));
+		len = build(&s, frame);
+		inject_frame(frame, len);
+	}
+	run_graph();
+	CU_ASSERT_EQUAL(worker()->stats.tx_pkts - tx0, 32);
+	CU_ASSERT_EQUAL(h->count - count0, 32);
+	/* well under a millisecond: stamped at RX, timed at TX in the same walk */
+	CU_ASSERT(h->max == max0 || h->max < hz / 1000);
+	/* one packet that waits in the TX buffer for the drain timer (never due
+	 * here), then is flushed 2 ms later: its delay includes the wait */
+	worker()->drain_tsc = UINT64_MAX;
+	worker()->flush_idle = false;
+	spec_to(&s, 0xc6120107, 64, 2100);
+	len = build(&s, frame);
+	inject_frame(frame, len);
+	run_graph();
+	CU_ASSERT_EQUAL(h->count - count0, 32);
+	rte_delay_us_block(2000);
+	dp_graph_worker_flush(worker());
+	worker()->drain_tsc = saved;
+	worker()->flush_idle = true;
+	CU_ASSERT_EQUAL(h->count - count0, 33);
+	CU_ASSERT(h->max >= 2 * hz / 1000);
+	CU_ASSERT(h->max < 2 * hz); /* a stamp, not garbage */
+	n = drain_tx(1, out, 64);
+	CU_ASSERT_EQUAL(n, 33);
+	rte_pktmbuf_free_bulk(out, n);
+
+	/* the telemetry section: count and ordered quantiles in ns */
+	snap = dp_telemetry_snapshot();
+	CU_ASSERT_FATAL(snap != NULL);
+	tot = json_object_get(json_object_get(snap, "delay"), "total");
+	CU_ASSERT_FATAL(tot != NULL);
+	CU_ASSERT_EQUAL((uint64_t)json_integer_value(json_object_get(tot, "count")), h->count);
+	CU_ASSERT(json_real_value(json_object_get(tot, "p50_ns")) <=
+		json_real_value(json_object_get(tot, "p99_ns")));
+	CU_ASSERT(json_real_value(json_object_get(tot, "p99_ns")) <=
+		json_real_value(json_object_get(tot, "max_ns")) * 1.25);
+	CU_ASSERT(json_real_value(json_object_get(tot, "max_ns")) >= 2e6);
+	CU_ASSERT(json_is_array(json_object_get(tot, "buckets_cycles")));
+	json_decref(snap);
+}
+
 static void
 test_graph_no_mbuf_leak_after_traffic(void)
 {
@@ -592,8 +680,12 @@ static const struct dp_test tests[] = {
 	{"test_graph_tx_full_is_counted_not_stuck", test_graph_tx_full_is_counted_not_stuck},
 	{"test_graph_small_batches_wait_for_the_drain_timer",
 		test_graph_small_batches_wait_for_the_drain_timer},
+	{"test_graph_small_batches_leave_when_rx_is_idle",
+		test_graph_small_batches_leave_when_rx_is_idle},
 	{"test_graph_telemetry_counts_add_up_and_json_is_valid",
 		test_graph_telemetry_counts_add_up_and_json_is_valid},
+	{"test_graph_delay_histogram_times_every_sent_packet",
+		test_graph_delay_histogram_times_every_sent_packet},
 	{"test_graph_no_mbuf_leak_after_traffic", test_graph_no_mbuf_leak_after_traffic},
 	{NULL, NULL},
 };

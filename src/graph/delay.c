@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control side of the per-packet delay histograms (dp_delay.h): the
+ * "delay" telemetry section, /dpfwd/graph/delay. Per worker and in total:
+ * count, mean, standard deviation, p50/p90/p99/p99.9, max and the RFC 3550
+ * jitter, in nanoseconds, and the non-empty buckets in cycles, from which a
+ * reader computes any other quantile or the delay between two snapshots
+ * (the per-second line does).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "dp_delay.h"
+#include "dp_graph.h"
+#include "dp_telemetry.h"
+
+/* the figures of one histogram; @p h may be the sum of several */
+static json_t *
+delay_json(const struct dp_delay_hist *h, double jitter_cycles, bool with_buckets)
+{
+	struct dp_telemetry_bucket b[DP_DELAY_BUCKETS];
+	const double ns = 1e9 / (double)rte_get_tsc_hz();
+	json_t *o = json_object(), *arr = json_array();
+	double mean = 0, var = 0;
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < DP_DELAY_BUCKETS; i++) {
+		if (h->bucket[i] == 0)
+			continue;
+		b[n].low = i < 4 ? i : dp_delay_bucket_low(i);
+		b[n].width = i < 4 ? 1 : dp_delay_bucket_width(i);
+		b[n].count = h->bucket[i];
+		json_array_append_new(arr, json_pack("[I, I, I]", (json_int_t)b[n].low,
+						   (json_int_t)b[n].width, (json_int_t)b[n].count));
+		n++;
+	}
+	if (h->count != 0) {
+		mean = (double)h->sum / (double)h->count;
+		/* from the buckets' midpoints: good to the histogram's 25 % resolution */
+		for (i = 0; i < n; i++) {
+			const double mid = (double)b[i].low + (double)b[i].width / 2 - mean;
+
+			var += mid * mid * (double)b[i].count;
+		}
+		var /= (double)h->count;
+	}
+#define Q(q) (n ? json_real(dp_telemetry_quantile(b, n, q) * ns) : json_null())
+	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
+	json_object_set_new(o, "mean_ns", h->count ? json_real(mean * ns) : json_null());
+	json_object_set_new(o, "stddev_ns", h->count ? json_real(sqrt(var) * ns) : json_null());
+	json_object_set_new(o, "p50_ns", Q(0.5));
+	json_object_set_new(o, "p90_ns", Q(0.9));
+	json_object_set_new(o, "p99_ns", Q(0.99));
+	json_object_set_new(o, "p999_ns", Q(0.999));
+#undef Q
+	json_object_set_new(o, "max_ns", h->count ? json_real((double)h->max * ns) : json_null());
+	json_object_set_new(o, "jitter_ns", h->count ? json_real(jitter_cycles * ns) : json_null());
+	if (with_buckets)
+		json_object_set_new(o, "buckets_cycles", arr);
+	else
+		json_decref(arr);
+	return o;
+}
+
+static json_t *
+delay_fill(void *arg)
+{
+	static struct dp_delay_hist total; /* the control lcore's only: sections run there */
+	json_t *root = json_object(), *lcores = json_array();
+	double jitter = 0;
+	bool enabled = false;
+	uint16_t i;
+	unsigned int b;
+
+	RTE_SET_USED(arg);
+	memset(&total, 0, sizeof(total));
+	for (i = 0; i < dp_nb_workers; i++) {
+		const struct dp_worker *w = dp_workers[i];
+		/* a copy: the worker keeps writing; a torn figure is off by a burst at most */
+		struct dp_delay_hist h = w->delay;
+		json_t *o;
+
+		enabled |= w->delay_stats;
+		o = delay_json(&h, (double)h.jitter_16 / 16, false);
+		json_object_set_new(o, "lcore", json_integer(w->lcore_id));
+		json_array_append_new(lcores, o);
+		total.count += h.count;
+		total.sum += h.sum;
+		total.max = RTE_MAX(total.max, h.max);
+		for (b = 0; b < DP_DELAY_BUCKETS; b++)
+			total.bucket[b] += h.bucket[b];
+		/* the workers' jitters, weighted by their packets */
+		jitter += (double)h.jitter_16 / 16 * (double)h.count;
+	}
+	json_object_set_new(root, "enabled", json_boolean(enabled));
+	json_object_set_new(root, "from", json_string("rx burst to tx burst, TSC"));
+	json_object_set_new(root, "total",
+		delay_json(&total, total.count ? jitter / (double)total.count : 0, true));
+	json_object_set_new(root, "lcores", lcores);
+	return root;
+}
+
+int
+dp_delay_telemetry_register(void)
+{
+	return dp_telemetry_section_register("delay", "/dpfwd/graph/delay",
+		"Per-packet delay from RX burst to TX burst: quantiles, max, jitter (ns) and "
+		"buckets (cycles)",
+		delay_fill, NULL);
+}
