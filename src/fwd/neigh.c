@@ -140,10 +140,15 @@ dp_neigh_get(int family, const uint8_t *addr, uint16_t port, bool create)
 	if (idx < 0)
 		return idx;
 	nh = &dp_fwd.nh[idx];
-	if (family == 6)
+	if (family == 6) {
 		memcpy(nh->gw6, addr, 16);
-	else
-		nh->gw = rte_be_to_cpu_32(*(const unaligned_uint32_t *)addr);
+	} else {
+		/* addr may point into a packet (2-byte aligned): memcpy, not a cast */
+		uint32_t gw_be;
+
+		memcpy(&gw_be, addr, sizeof(gw_be));
+		nh->gw = rte_be_to_cpu_32(gw_be);
+	}
 	memset(&neighs[idx], 0, sizeof(neighs[idx]));
 	neighs[idx].family = (uint8_t)family;
 	neighs[idx].updated_ms = dp_ctl_now_ms();
