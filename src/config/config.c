@@ -1065,6 +1065,9 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	} else if (KEY("dpfwd", "node_stats")) {
 		if (parse_bool(v, &cfg->node_stats) < 0)
 			goto bad_bool;
+	} else if (KEY("dpfwd", "avx512")) {
+		if (parse_bool(v, &cfg->avx512) < 0)
+			goto bad_bool;
 	} else if (KEY("dpfwd", "delay_stats")) {
 		if (parse_bool(v, &cfg->delay_stats) < 0)
 			goto bad_bool;
@@ -1313,6 +1316,7 @@ dp_config_init(struct dp_config *cfg)
 	cfg->node_stats = true;
 	cfg->node_stats_sample = 8;
 	cfg->delay_stats = true;
+	cfg->avx512 = true;
 	cfg->ip4_cksum_check = true;
 	cfg->check_dst_mac = true;
 	/* ICMP errors: as Linux's icmp_msgs_per_sec and icmp_msgs_burst, per worker */

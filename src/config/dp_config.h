@@ -151,6 +151,7 @@ struct dp_config {
 	bool node_stats;	/**< per-node cycles (one rdtsc per node boundary) */
 	uint16_t node_stats_sample; /**< time one graph walk in this many (1 = every walk) */
 	bool delay_stats;	    /**< per-packet RX-to-TX delay histogram (dp_delay.h) */
+	bool avx512;		    /**< let DPDK's libraries use AVX-512 where the CPU has it */
 	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
 	bool check_dst_mac;	/**< drop unicast frames for other hosts */
 	uint32_t icmp_rate;	/**< ICMP errors per second per worker; 0 = none sent */

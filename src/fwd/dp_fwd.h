@@ -129,6 +129,28 @@ dp_fwd_lookup4(uint32_t dst)
 }
 
 /**
+ * The FIB's raw answers for @p n destinations (host order), in one library call,
+ * for a node that checks them itself: a DP_FWD_NH_LOCAL answer may be a tbl8
+ * group zeroed under the reader (see route.c) and must be confirmed with
+ * dp_fwd_lookup4() before it is believed. Every other answer is exact.
+ * @p n at most RTE_GRAPH_BURST_SIZE.
+ */
+static __rte_always_inline void
+dp_fwd_lookup4_raw(const uint32_t *dst, uint64_t *hop, unsigned int n)
+{
+	struct rte_fib *fib = __atomic_load_n(&dp_fwd.ip4.fib, __ATOMIC_ACQUIRE);
+	unsigned int i;
+
+	if (unlikely(fib == NULL)) {
+		for (i = 0; i < n; i++)
+			hop[i] = DP_FWD_NO_ROUTE;
+		return;
+	}
+	/* DPDK 22.11 takes a non-const array, which it only reads */
+	rte_fib_lookup_bulk(fib, (uint32_t *)(uintptr_t)dst, hop, (int)n);
+}
+
+/**
  * The next hops of @p n destinations (host order) into @p hop: one library
  * call per DP_FWD_LOOKUP_CHUNK addresses (prefetching, vectorized where the
  * library is).

@@ -191,7 +191,7 @@ ip4_fwd_one(const struct dp_fwd_nh *nh_table, struct rte_mbuf *m, uint32_t hop, 
 
 static __rte_always_inline void
 ip4_fwd_rewrite_burst(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf **pkts,
-	const uint32_t *hop, uint16_t nb_objs, int meta_off)
+	const uint64_t *hop, uint16_t nb_objs, int meta_off)
 {
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
@@ -201,7 +201,7 @@ ip4_fwd_rewrite_burst(struct rte_graph *graph, struct rte_node *node, struct rte
 	if (unlikely(nb_objs == 0))
 		return;
 	for (i = 0; i < nb_objs; i++) {
-		next[i] = ip4_fwd_one(nh_table, pkts[i], hop[i], meta_off);
+		next[i] = ip4_fwd_one(nh_table, pkts[i], (uint32_t)hop[i], meta_off);
 		diff |= next[i] ^ next[0];
 	}
 	if (likely(diff == 0))
@@ -217,7 +217,7 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint32_t dst[RTE_GRAPH_BURST_SIZE];
-	uint32_t hop[RTE_GRAPH_BURST_SIZE];
+	uint64_t hop[RTE_GRAPH_BURST_SIZE];
 	bool ok[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
 	const int meta_off = dp_mbuf_meta_offset;
@@ -227,7 +227,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	/* three passes over the burst, each simple enough to overlap packets */
 	for (i = 0; i < nb_objs; i++)
 		ok[i] = ip4_fast(cksum_check, pkts[i], &dst[i]);
-	dp_fwd_lookup4_bulk(dst, hop, nb_objs);
+	/* raw: a LOCAL answer is confirmed below, off the all-forwarded path */
+	dp_fwd_lookup4_raw(dst, hop, nb_objs);
 	for (i = 0; i < nb_objs; i++)
 		all &= ok[i] & (hop[i] != NO_ROUTE) & (hop[i] != DP_FWD_NH_LOCAL);
 	if (likely(all)) {
@@ -237,6 +238,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	/* a mixed burst: packets for the router itself (the relay's, echo requests)
 	 * that passed the checks go to ip4_local without the slow path's second look */
 	for (i = 0; i < nb_objs; i++) {
+		if (hop[i] == DP_FWD_NH_LOCAL)
+			hop[i] = dp_fwd_lookup4(dst[i]);
 		if (unlikely(!ok[i] || hop[i] == NO_ROUTE)) {
 			next[i] = ip4_fwd_slow(w, pkts[i], cksum_check, meta_off);
 			/* forwarded after a closer look (IP options): the same rewrite,
@@ -247,7 +250,7 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		} else if (hop[i] == DP_FWD_NH_LOCAL)
 			next[i] = IP4_FWD_NEXT_LOCAL;
 		else
-			next[i] = ip4_fwd_one(dp_fwd.nh, pkts[i], hop[i], meta_off);
+			next[i] = ip4_fwd_one(dp_fwd.nh, pkts[i], (uint32_t)hop[i], meta_off);
 	}
 	dp_node_dispatch(graph, node, objs, next, nb_objs);
 	return nb_objs;

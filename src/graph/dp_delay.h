@@ -5,7 +5,7 @@
  * with one TSC read per TX burst. Each worker keeps a log-linear histogram
  * (four buckets per power of two: a value is known to within 25 %), the sum and
  * the maximum, and the RFC 3550 (section 6.4.1) interarrival jitter estimator
- * J += (|D| - J) / 16 over consecutive packets. Quantiles, mean and standard
+ * J += (|D| - J) / 16 over the first packets of consecutive TX bursts. Quantiles, mean and standard
  * deviation are computed from these on the control side (delay.c).
  *
  * Why not rte_latencystats: it keeps one global set of figures behind a
@@ -71,31 +71,57 @@ dp_delay_stamp(struct rte_mbuf **pkts, uint16_t n, uint64_t now, int meta_off)
 		dp_mbuf_meta(pkts[i], meta_off)->rx_tsc = now;
 }
 
-/** Record the delay of each packet of a burst about to be sent at @p now. */
+/* @p n packets of one delay @p d: one histogram update for all of them */
+static __rte_always_inline void
+dp_delay_add_run(struct dp_delay_hist *h, uint64_t d, unsigned int n, uint64_t *sum,
+	uint64_t *max)
+{
+	h->bucket[dp_delay_bucket(d)] += n;
+	*sum += d * n;
+	*max = d > *max ? d : *max;
+}
+
+/**
+ * Record the delay of each packet of a burst about to be sent at @p now.
+ *
+ * Cost matters here (a few cycles per packet): the packets of one RX burst
+ * carry the same stamp, so they have the same delay and arrive here mostly
+ * side by side. Runs of equal stamps are counted in a register and the
+ * histogram is updated once per run: per packet there is one load and one
+ * compare. The jitter estimator runs once per burst, on its first packet.
+ */
 static __rte_always_inline void
 dp_delay_record(struct dp_delay_hist *h, struct rte_mbuf **pkts, uint16_t n, uint64_t now,
 	int meta_off)
 {
-	uint64_t sum = 0, max = h->max, prev = h->prev, j = h->jitter_16;
+	uint64_t sum = 0, max = h->max, run_t, d0, absd;
+	unsigned int run_n = 0;
+	int64_t diff;
 	uint16_t i;
 
+	if (unlikely(n == 0))
+		return;
+	run_t = dp_mbuf_meta(pkts[0], meta_off)->rx_tsc;
+	d0 = now - run_t;
+	diff = (int64_t)(d0 - h->prev);
+	absd = (uint64_t)(diff < 0 ? -diff : diff);
+	/* J(i) = J(i-1) + (|D| - J(i-1)) / 16, kept as 16 J in integers */
+	h->jitter_16 += absd - ((h->jitter_16 + 8) >> 4);
+	h->prev = d0;
 	for (i = 0; i < n; i++) {
-		const uint64_t d = now - dp_mbuf_meta(pkts[i], meta_off)->rx_tsc;
-		const int64_t diff = (int64_t)(d - prev);
-		const uint64_t absd = (uint64_t)(diff < 0 ? -diff : diff);
+		const uint64_t t = dp_mbuf_meta(pkts[i], meta_off)->rx_tsc;
 
-		h->bucket[dp_delay_bucket(d)]++;
-		sum += d;
-		max = d > max ? d : max;
-		/* J(i) = J(i-1) + (|D| - J(i-1)) / 16, kept as 16 J in integers */
-		j += absd - ((j + 8) >> 4);
-		prev = d;
+		if (unlikely(t != run_t)) {
+			dp_delay_add_run(h, now - run_t, run_n, &sum, &max);
+			run_t = t;
+			run_n = 0;
+		}
+		run_n++;
 	}
+	dp_delay_add_run(h, now - run_t, run_n, &sum, &max);
 	h->count += n;
 	h->sum += sum;
 	h->max = max;
-	h->prev = prev;
-	h->jitter_16 = j;
 }
 
 #endif /* DP_DELAY_H */
