@@ -76,6 +76,9 @@ struct dp_fwd_fib4 {
 
 struct dp_fwd_table {
 	struct dp_fwd_fib4 ip4; /**< ip4.fib is what the workers read (one pointer, swapped) */
+	/** odd while the live IPv4 table is changed in place (route.c): a bulk
+	 * lookup that saw it odd or moving confirms its LOCAL answers */
+	uint32_t ip4_seq;
 	struct dp_fwd_nh *nh;
 	uint32_t nb_nh;
 	uint32_t max_nh;
@@ -97,8 +100,10 @@ extern struct dp_fwd_table dp_fwd;
  * zeroes a tbl8 group as it frees it, with no grace period, and a zeroed entry
  * reads as next hop 0, which is DP_FWD_NH_LOCAL. The group's tbl24 entry was
  * rewritten before (stores stay in order on x86), so the second lookup reads
- * the new entry. route.c has the whole argument; it costs one compare per
- * packet, and a second lookup for packets addressed to the router.
+ * the new entry. route.c has the whole argument. The bulk lookups confirm
+ * LOCAL answers only when a change in place ran during the lookup (ip4_seq,
+ * read before and after, as a seqlock reader does): the router's own traffic
+ * (the relay's) is not looked up twice in the common case.
  */
 
 /** Most addresses one library call looks up (the bulk lookup loops over more). */
@@ -130,24 +135,29 @@ dp_fwd_lookup4(uint32_t dst)
 
 /**
  * The FIB's raw answers for @p n destinations (host order), in one library call,
- * for a node that checks them itself: a DP_FWD_NH_LOCAL answer may be a tbl8
- * group zeroed under the reader (see route.c) and must be confirmed with
- * dp_fwd_lookup4() before it is believed. Every other answer is exact.
- * @p n at most RTE_GRAPH_BURST_SIZE.
+ * for a node that checks them itself. @p n at most RTE_GRAPH_BURST_SIZE.
+ * @return true when a change in place ran during the lookup: then a
+ * DP_FWD_NH_LOCAL answer may be a tbl8 group zeroed under the reader (see
+ * route.c) and must be confirmed with dp_fwd_lookup4(). Every other answer,
+ * and every answer when false, is exact.
  */
-static __rte_always_inline void
+static __rte_always_inline bool
 dp_fwd_lookup4_raw(const uint32_t *dst, uint64_t *hop, unsigned int n)
 {
 	struct rte_fib *fib = __atomic_load_n(&dp_fwd.ip4.fib, __ATOMIC_ACQUIRE);
+	const uint32_t s0 = __atomic_load_n(&dp_fwd.ip4_seq, __ATOMIC_ACQUIRE);
 	unsigned int i;
 
 	if (unlikely(fib == NULL)) {
 		for (i = 0; i < n; i++)
 			hop[i] = DP_FWD_NO_ROUTE;
-		return;
+		return false;
 	}
 	/* DPDK 22.11 takes a non-const array, which it only reads */
 	rte_fib_lookup_bulk(fib, (uint32_t *)(uintptr_t)dst, hop, (int)n);
+	/* the table's loads before the second read of the count */
+	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return (s0 & 1) != 0 || __atomic_load_n(&dp_fwd.ip4_seq, __ATOMIC_RELAXED) != s0;
 }
 
 /**
@@ -158,29 +168,19 @@ dp_fwd_lookup4_raw(const uint32_t *dst, uint64_t *hop, unsigned int n)
 static inline void
 dp_fwd_lookup4_bulk(const uint32_t *dst, uint32_t *hop, unsigned int n)
 {
-	struct rte_fib *fib = __atomic_load_n(&dp_fwd.ip4.fib, __ATOMIC_ACQUIRE);
 	uint64_t h[DP_FWD_LOOKUP_CHUNK];
 	unsigned int i, k, c;
-	bool local;
+	bool unsure;
 
-	if (unlikely(fib == NULL)) {
-		for (i = 0; i < n; i++)
-			hop[i] = DP_FWD_NO_ROUTE;
-		return;
-	}
 	for (k = 0; k < n; k += c) {
 		c = RTE_MIN(n - k, (unsigned int)DP_FWD_LOOKUP_CHUNK);
-		/* DPDK 22.11 takes a non-const array, which it only reads */
-		rte_fib_lookup_bulk(fib, (uint32_t *)(uintptr_t)&dst[k], h, (int)c);
-		local = false;
-		for (i = 0; i < c; i++) {
+		unsure = dp_fwd_lookup4_raw(&dst[k], h, c);
+		for (i = 0; i < c; i++)
 			hop[k + i] = (uint32_t)h[i];
-			local |= h[i] == DP_FWD_NH_LOCAL;
-		}
-		if (unlikely(local))
+		if (unlikely(unsure))
 			for (i = 0; i < c; i++)
 				if (hop[k + i] == DP_FWD_NH_LOCAL)
-					hop[k + i] = dp_fwd_fib4_again(fib, dst[k + i]);
+					hop[k + i] = dp_fwd_lookup4(dst[k + i]);
 	}
 }
 

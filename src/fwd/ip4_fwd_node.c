@@ -221,14 +221,15 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	bool ok[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
 	const int meta_off = dp_mbuf_meta_offset;
-	bool all = true;
+	bool all = true, unsure;
 	uint16_t i;
 
 	/* three passes over the burst, each simple enough to overlap packets */
 	for (i = 0; i < nb_objs; i++)
 		ok[i] = ip4_fast(cksum_check, pkts[i], &dst[i]);
-	/* raw: a LOCAL answer is confirmed below, off the all-forwarded path */
-	dp_fwd_lookup4_raw(dst, hop, nb_objs);
+	/* raw: a LOCAL answer is confirmed below, off the all-forwarded path,
+	 * when a route change ran during the lookup */
+	unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
 	for (i = 0; i < nb_objs; i++)
 		all &= ok[i] & (hop[i] != NO_ROUTE) & (hop[i] != DP_FWD_NH_LOCAL);
 	if (likely(all)) {
@@ -238,7 +239,7 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	/* a mixed burst: packets for the router itself (the relay's, echo requests)
 	 * that passed the checks go to ip4_local without the slow path's second look */
 	for (i = 0; i < nb_objs; i++) {
-		if (hop[i] == DP_FWD_NH_LOCAL)
+		if (unlikely(unsure) && hop[i] == DP_FWD_NH_LOCAL)
 			hop[i] = dp_fwd_lookup4(dst[i]);
 		if (unlikely(!ok[i] || hop[i] == NO_ROUTE)) {
 			next[i] = ip4_fwd_slow(w, pkts[i], cksum_check, meta_off);

@@ -24,7 +24,9 @@
  *    (b) another /24's entries, once the group is taken again.
  *
  * How each is closed:
- * (a) dp_fwd_lookup4*() (dp_fwd.h) look a DP_FWD_NH_LOCAL answer up again.
+ * (a) dp_fwd_lookup4*() (dp_fwd.h) look a DP_FWD_NH_LOCAL answer up again
+ *     (the bulk ones only when dp_fwd.ip4_seq, odd during an in-place change,
+ *     was odd or moved while they looked up).
  *     The tbl24 store comes before the zeroing stores in program order (a
  *     compiler keeps stores through uint32_t pointers it cannot tell apart in
  *     order, and x86 makes stores visible in order), so a reader that saw a
@@ -229,8 +231,12 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 	int rc;
 
 	if (in_place_ok(dp_fwd.ip4.fib, prefix, plen, &tbl8)) {
+		/* odd for the change's writes: a bulk lookup that overlaps them
+		 * confirms its LOCAL answers (3(a)); full barriers both sides */
+		__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
 		rc = add ? dp_fwd_fib4_add(&dp_fwd.ip4, prefix, plen, nh)
 			 : fib4_del(&dp_fwd.ip4, prefix, plen);
+		__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
 		/* no later change may take a group this one freed while a worker
 		 * may still read it (3(b)) */
 		if (tbl8)
