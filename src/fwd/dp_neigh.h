@@ -24,12 +24,16 @@
 
 #include "dp_config.h"
 
+/* 32 bytes: rte_hash compares keys of 16, 32, 48... bytes with vector code, any
+ * other length with memcmp() (a call per bucket entry, measured 4 % of the relay's
+ * cycles with 20-byte keys) */
 struct dp_neigh_key {
 	uint8_t addr[16]; /**< IPv4: the first 4 bytes, network order, rest zero */
 	uint16_t port;	  /**< config port index */
 	uint8_t family;	  /**< 4 or 6 */
-	uint8_t pad;
+	uint8_t pad[13];
 };
+_Static_assert(sizeof(struct dp_neigh_key) == 32, "dp_neigh_key: a vector-compared size");
 
 /** The neighbor hash (workers: lookups only). */
 extern struct rte_hash *dp_neigh_hash;
@@ -45,6 +49,36 @@ dp_neigh_find4(uint32_t ip_be, uint16_t port)
 	if (rte_hash_lookup_data(dp_neigh_hash, &k, &data) < 0)
 		return -1;
 	return (int32_t)(uintptr_t)data;
+}
+
+/** Most neighbors one dp_neigh_find4_bulk() call looks up. */
+#define DP_NEIGH_BULK RTE_HASH_LOOKUP_BULK_MAX
+
+/**
+ * Fast path: the next hops of @p n (at most DP_NEIGH_BULK) IPv4 neighbors
+ * @p ip_be (network order) on config ports @p port, into @p out (-1: none),
+ * in one pipelined hash lookup (a per-packet rte_hash_lookup_data() waits on
+ * each bucket in turn).
+ */
+static inline void
+dp_neigh_find4_bulk(const uint32_t *ip_be, const uint16_t *port, unsigned int n, int32_t *out)
+{
+	struct dp_neigh_key keys[DP_NEIGH_BULK];
+	const void *kp[DP_NEIGH_BULK];
+	void *data[DP_NEIGH_BULK];
+	uint64_t hits = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&keys[i], 0, sizeof(keys[i]));
+		memcpy(keys[i].addr, &ip_be[i], 4);
+		keys[i].port = port[i];
+		keys[i].family = 4;
+		kp[i] = &keys[i];
+	}
+	rte_hash_lookup_bulk_data(dp_neigh_hash, kp, n, &hits, data);
+	for (i = 0; i < n; i++)
+		out[i] = (hits >> i) & 1 ? (int32_t)(uintptr_t)data[i] : -1;
 }
 
 /** Fast path: the next hop of IPv6 neighbor @p addr on @p port, or -1. */

@@ -23,7 +23,7 @@
 
 #include <rte_errno.h>
 #include <rte_ip.h>
-#include <rte_jhash.h>
+#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
 #include "dp_cksum.h"
@@ -424,7 +424,7 @@ dp_neigh_init(const struct dp_config *cfg, char *err, size_t errlen)
 	hp.name = "dp_neigh";
 	hp.entries = RTE_MAX(conf.max, 64u);
 	hp.key_len = sizeof(struct dp_neigh_key);
-	hp.hash_func = rte_jhash;
+	hp.hash_func = rte_hash_crc; /* SSE4.2 CRC32: cheaper than jhash per lookup */
 	hp.socket_id = SOCKET_ID_ANY;
 	/* workers look up while the control lcore adds; entries are never deleted
 	 * (a failed neighbor keeps its slot), so no RCU is needed for the hash */
