@@ -92,6 +92,7 @@ cmd_run() {
 	jq '{interval: .interval | {rx_pps, tx_pps, tx_gbps, drops},
 		nodes: (.nodes | map_values(.cycles_per_pkt)),
 		drops: .drops.total,
+		delay_ns: (.delay.total | {count, p50_ns, p99_ns, p999_ns, max_ns, jitter_ns}),
 		mempool: (.mempools[0] | {size, in_use, in_use_baseline}),
 		instructions: (.lcores[0] | {insn_per_pkt, instructions_unavailable})}' "$json"
 }
