@@ -378,6 +378,9 @@ test_route_reload_replaces_table_and_bad_file_keeps_it(void)
 	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, NB_ROUTES + 5);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 5, 1)), DP_FWD_NO_ROUTE);
 	CU_ASSERT_EQUAL(check_samples(), 0);
+	/* the rig's temp dir is removed at cleanup only when empty */
+	unlink(path);
+	unlink(bad);
 }
 
 /* ---- changes under a concurrent reader ---- */
