@@ -72,6 +72,15 @@ extern struct dp_fwd6_table dp_fwd6;
  */
 int dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen);
 
+/**
+ * Control lcore: a new IPv6 table for @p cfg's routes and static neighbors, with
+ * the ports' local and connected routes (their addresses as at start), into
+ * @p fib (NULL when @p cfg has no IPv6 at all), not published: route.c swaps it
+ * in on a reload. @return 0, or -errno with @p err naming the config file:line.
+ */
+int dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32_t *nb_routes,
+	char *err, size_t errlen);
+
 /** Free the IPv6 table. */
 void dp_fwd6_fini(void);
 

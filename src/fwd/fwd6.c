@@ -134,12 +134,12 @@ tbl8_for(uint8_t plen)
 }
 
 static int
-route6_add(const uint8_t *prefix, uint8_t plen, uint32_t nh)
+route6_add(struct rte_fib6 *fib, uint32_t *nb, const uint8_t *prefix, uint8_t plen, uint32_t nh)
 {
-	int rc = rte_fib6_add(dp_fwd6.fib, prefix, plen, nh);
+	int rc = rte_fib6_add(fib, prefix, plen, nh);
 
 	if (rc == 0)
-		dp_fwd6.nb_routes++;
+		(*nb)++;
 	return rc;
 }
 
@@ -160,9 +160,12 @@ connected6(uint16_t port, uint32_t *idx)
 	return 0;
 }
 
-static int
+static struct rte_fib6 *
 fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 {
+	static unsigned int gen; /* names are unique while a reload's two tables coexist */
+	char name[32]; /* RTE_MEMZONE_NAMESIZE: rte_fib6 names its tables after it */
+	struct rte_fib6 *fib;
 	struct rte_fib6_conf fc;
 	uint64_t tbl8 = 64, rules = 16;
 	uint32_t i;
@@ -182,13 +185,12 @@ fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
 	/* an upper bound (no table shared between prefixes), capped at 1 GiB of tables */
 	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
-	dp_fwd6.fib = rte_fib6_create("dp_fwd_fib6", SOCKET_ID_ANY, &fc);
-	if (dp_fwd6.fib == NULL) {
+	snprintf(name, sizeof(name), "dp_fib6_%u", gen++);
+	fib = rte_fib6_create(name, SOCKET_ID_ANY, &fc);
+	if (fib == NULL)
 		snprintf(err, errlen, "out of memory for %u IPv6 routes (fib6, %u tables): %s",
 			cfg->nb_routes6, fc.trie.num_tbl8, rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
-	return 0;
+	return fib;
 }
 
 static const char *
@@ -198,33 +200,27 @@ why_str(int rc)
 			     : strerror(-rc);
 }
 
+/*
+ * A new IPv6 table for @p cfg's ports and routes (the ports' addresses are those
+ * of dp_fwd6.port[], set at start): into @p out, not published.
+ */
 int
-dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
+dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_routes, char *err,
+	size_t errlen)
 {
+	struct rte_fib6 *fib;
 	char a[64], b[64];
-	uint32_t i, idx;
+	uint32_t i, idx, nb = 0;
 	int32_t nh;
 	int rc;
 
-	dp_fwd6_fini();
-	for (i = 0; i < dp_nb_ports; i++) {
-		struct dp_fwd6_port *p = &dp_fwd6.port[i];
-
-		dp_fwd6_ll_from_mac(&dp_ports[i].mac, p->ll);
-		if (i < cfg->nb_ports && cfg->ports[i].has_ip6) {
-			memcpy(p->global, cfg->ports[i].ip6, 16);
-			p->pfxlen = cfg->ports[i].ip6_pfxlen;
-			p->has_global = true;
-		}
-	}
-	dp_icmp6_ratelimit_set(cfg->icmp_rate, cfg->icmp_burst);
-	if (!config_has_ip6(cfg)) {
-		DP_LOG(INFO, fwd, "IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
+	*out = NULL;
+	*nb_routes = 0;
+	if (!config_has_ip6(cfg))
 		return 0;
-	}
-	rc = fib_create(cfg, err, errlen);
-	if (rc < 0)
-		return rc;
+	fib = fib_create(cfg, err, errlen);
+	if (fib == NULL)
+		return -ENOMEM;
 
 	for (i = 0; i < dp_nb_ports && i < cfg->nb_ports; i++) {
 		const struct dp_config_port *cp = &cfg->ports[i];
@@ -234,16 +230,16 @@ dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
 
 		/* every port: its link-local address, and a connected next hop for
 		 * link-local destinations (replies, routes via fe80::...) */
-		rc = route6_add(p->ll, 128, DP_FWD_NH_LOCAL);
+		rc = route6_add(fib, &nb, p->ll, 128, DP_FWD_NH_LOCAL);
 		if (rc == 0)
 			rc = connected6((uint16_t)i, &idx);
 		if (rc == 0 && p->has_global) {
 			memcpy(pfx, p->global, 16);
 			for (k = p->pfxlen; k < 128; k++)
 				pfx[k / 8] &= (uint8_t)~(0x80 >> (k % 8));
-			rc = route6_add(pfx, p->pfxlen, idx);
+			rc = route6_add(fib, &nb, pfx, p->pfxlen, idx);
 			if (rc == 0)
-				rc = route6_add(p->global, 128, DP_FWD_NH_LOCAL);
+				rc = route6_add(fib, &nb, p->global, 128, DP_FWD_NH_LOCAL);
 		}
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add routes for port%u's IPv6 address: %s",
@@ -276,7 +272,7 @@ dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
 			rc = connected6(r->port, &idx);
 		}
 		if (rc == 0)
-			rc = route6_add(r->prefix, r->plen, idx);
+			rc = route6_add(fib, &nb, r->prefix, r->plen, idx);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %u: %s",
 				r->loc.file, r->loc.line, dp_config_ip6_str(r->prefix, a, sizeof(a)),
@@ -286,6 +282,39 @@ dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
 			goto fail;
 		}
 	}
+	*out = fib;
+	*nb_routes = nb;
+	return 0;
+fail:
+	rte_fib6_free(fib);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+int
+dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	uint32_t i;
+	int rc;
+
+	dp_fwd6_fini();
+	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_fwd6_port *p = &dp_fwd6.port[i];
+
+		dp_fwd6_ll_from_mac(&dp_ports[i].mac, p->ll);
+		if (i < cfg->nb_ports && cfg->ports[i].has_ip6) {
+			memcpy(p->global, cfg->ports[i].ip6, 16);
+			p->pfxlen = cfg->ports[i].ip6_pfxlen;
+			p->has_global = true;
+		}
+	}
+	dp_icmp6_ratelimit_set(cfg->icmp_rate, cfg->icmp_burst);
+	if (!config_has_ip6(cfg)) {
+		DP_LOG(INFO, fwd, "IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
+		return 0;
+	}
+	rc = dp_fwd6_build(cfg, &dp_fwd6.fib, &dp_fwd6.nb_routes, err, errlen);
+	if (rc < 0)
+		goto fail;
 	DP_LOG(INFO, fwd, "%u IPv6 routes (with local and connected ones)", dp_fwd6.nb_routes);
 	return 0;
 fail:

@@ -193,7 +193,7 @@ ip6_route_back(const uint8_t *dst, uint16_t in_port, uint32_t *nh)
 		return *nh != 0;
 	}
 	memcpy(ips[0], dst, 16);
-	rte_fib6_lookup_bulk(dp_fwd6.fib, ips, &hop, 1);
+	rte_fib6_lookup_bulk(__atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE), ips, &hop, 1);
 	*nh = (uint32_t)hop;
 	return hop != DP_FWD6_NO_ROUTE && hop != DP_FWD_NH_LOCAL;
 }

@@ -187,7 +187,8 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint64_t hop[RTE_GRAPH_BURST_SIZE];
 	bool ok[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
-	struct rte_fib6 *fib = dp_fwd6.fib;
+	/* swapped by a route reload (route.c), freed after an RCU grace period */
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
 	const int meta_off = dp_mbuf_meta_offset;
 	bool all = true;
 	uint16_t i;

@@ -61,6 +61,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_fib.h>
+#include <rte_fib6.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_rib.h>
 
@@ -68,6 +69,7 @@
 #include "dp_config.h"
 #include "dp_ctl.h"
 #include "dp_fwd.h"
+#include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_telemetry.h"
 
@@ -89,6 +91,18 @@ workers_sync(void)
 }
 
 /* Make @p t the live table; the old one is freed once no worker reads it. */
+/* The new IPv6 table of a reload (may be NULL: IPv6 off), as fib4_publish(). */
+static void
+fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
+{
+	struct rte_fib6 *old = dp_fwd6.fib;
+
+	dp_fwd6.nb_routes = nb_routes;
+	__atomic_store_n(&dp_fwd6.fib, fib, __ATOMIC_RELEASE);
+	workers_sync();
+	rte_fib6_free(old);
+}
+
 static void
 fib4_publish(struct dp_fwd_fib4 *t)
 {
@@ -342,6 +356,8 @@ do_reload(void *arg)
 	struct reload_req *q = arg;
 	struct dp_config cfg;
 	struct dp_fwd_fib4 t;
+	struct rte_fib6 *fib6 = NULL;
+	uint32_t nb6 = 0;
 	uint64_t t0 = rte_get_tsc_cycles();
 	int rc;
 
@@ -356,19 +372,24 @@ do_reload(void *arg)
 			cfg.nb_ports, dp_nb_ports);
 		rc = -EINVAL;
 	}
+	/* both tables made before either is swapped in: an error keeps both old ones */
+	if (rc == 0)
+		rc = dp_fwd6_build(&cfg, &fib6, &nb6, q->err, q->errlen);
 	if (rc == 0)
 		rc = dp_fwd_fib4_build(&cfg, &t, q->err, q->errlen);
 	if (rc < 0) {
+		rte_fib6_free(fib6);
 		dp_config_free(&cfg);
 		route_stats.reload_errors++;
 		return rc;
 	}
 	fib4_publish(&t);
+	fib6_publish(fib6, nb6);
 	dp_config_free(&cfg);
 	route_stats.reloads++;
 	route_stats.last_reload_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
-	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 routes in %.3f s", q->path,
-		dp_fwd.ip4.nb_routes, route_stats.last_reload_s);
+	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 and %u IPv6 routes in %.3f s",
+		q->path, dp_fwd.ip4.nb_routes, dp_fwd6.nb_routes, route_stats.last_reload_s);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "dp_build_config.h"
@@ -1167,6 +1168,87 @@ suite_cleanup(void)
 	return 0;
 }
 
+/* One UDP frame from the host on port0 to @p dst: which port sent it (-1: none). */
+static int
+forwarded_to(const char *dst)
+{
+	struct rte_mbuf *out[8];
+	uint8_t frame[2048];
+	size_t len = udp_frame(frame, "2001:db8:10::2", dst, 64, 4242, 78);
+	int port, got = -1;
+	unsigned int n;
+
+	inject(0, frame, len);
+	step();
+	for (port = 1; port < NB_PORTS; port++) {
+		n = drain(port, out, 8);
+		if (n == 1)
+			got = port;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	drain_free(); /* an ICMPv6 error back on port0, for no route */
+	return got;
+}
+
+/*
+ * dp_route_reload() from this thread, which is also the worker's: each walk
+ * reports a quiescent state, which leaves the worker's RCU counter set, and the
+ * reload would wait for another walk forever; between walks it is offline.
+ */
+static int
+reload(const char *path, char *err, size_t errlen)
+{
+	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
+	return dp_route_reload(path, err, errlen);
+}
+
+/* Write the rig's config with @p from replaced by @p to into @p path. */
+static void
+write_config(const char *path, const char *from, const char *to)
+{
+	const char *at = strstr(config_text, from);
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_FATAL(at != NULL && f != NULL);
+	fprintf(f, "%.*s%s%s", (int)(at - config_text), config_text, to, at + strlen(from));
+	fclose(f);
+}
+
+/* A reload (SIGHUP, /dpfwd/route/reload) takes the IPv6 routes of the file too,
+ * in a new table swapped in; a file with an error changes neither family. */
+static void
+test_ip6_route_reload_swaps_the_table(void)
+{
+	char path[192], bad[192], err[512] = "";
+	const struct rte_fib6 *live;
+
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:2::7"), 2);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), -1);
+	snprintf(path, sizeof(path), "%s/reload6.ini", rig.tmpdir);
+	write_config(path, "route = 2001:db8:2::/48 via 2001:db8:102::2 port 2\n",
+		"route = 2001:db8:9::/48 via 2001:db8:101::2 port 1\n");
+	CU_ASSERT_EQUAL_FATAL(reload(path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), 1);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:2::7"), -1);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:1::7"), 1);
+
+	snprintf(bad, sizeof(bad), "%s/reload6-bad.ini", rig.tmpdir);
+	write_config(bad, "route = 2001:db8:2::/48 via 2001:db8:102::2 port 2\n",
+		"route = 2001:db8:9::/48 via 2001:zz8::2 port 1\n");
+	live = dp_fwd6.fib;
+	CU_ASSERT_TRUE(reload(bad, err, sizeof(err)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "reload6-bad.ini:"));
+	CU_ASSERT_PTR_EQUAL(dp_fwd6.fib, live);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), 1);
+
+	/* back to the rig's own routes */
+	CU_ASSERT_EQUAL_FATAL(reload(rig.cfg_path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:2::7"), 2);
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), -1);
+	unlink(path);
+	unlink(bad);
+}
+
 static const struct dp_test tests[] = {
 	{"test_ip6_forwards_with_hop_limit_minus_one_and_macs",
 		test_ip6_forwards_with_hop_limit_minus_one_and_macs},
@@ -1194,6 +1276,7 @@ static const struct dp_test tests[] = {
 	{"test_ip6_ns_for_link_local_and_dad_probe", test_ip6_ns_for_link_local_and_dad_probe},
 	{"test_ip6_mixed_burst_with_nd", test_ip6_mixed_burst_with_nd},
 	{"test_ip6_readme_lists_every_reason", test_ip6_readme_lists_every_reason},
+	{"test_ip6_route_reload_swaps_the_table", test_ip6_route_reload_swaps_the_table},
 	{"test_ip6_no_mbuf_leak", test_ip6_no_mbuf_leak},
 	{NULL, NULL},
 };
