@@ -81,6 +81,17 @@ int dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen);
 int dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32_t *nb_routes,
 	char *err, size_t errlen);
 
+/**
+ * Control lcore: a copy of the live IPv6 table with route @p r added (@p add)
+ * or deleted, into @p fib, not published (route.c swaps it in). rte_fib6's trie
+ * frees its tables without a grace period, as dir24_8 does; IPv6 tables are
+ * small, so every single change is made in a copy rather than in place.
+ * @return 0, or -EINVAL (IPv6 off, a port address), -ENOENT (no such route),
+ * -ENOSPC, -ENOMEM, with the reason in @p err.
+ */
+int dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **fib,
+	uint32_t *nb_routes, char *err, size_t errlen);
+
 /** Free the IPv6 table. */
 void dp_fwd6_fini(void);
 

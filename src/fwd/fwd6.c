@@ -19,6 +19,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_fib6.h>
+#include <rte_rib6.h>
 #include <rte_graph_worker.h>
 
 #include "dp_common.h"
@@ -320,6 +321,142 @@ dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
 fail:
 	dp_fwd6_fini();
 	return rc < 0 ? rc : -EINVAL;
+}
+
+/* Every route of @p rib, ::/0 first (rte_rib6_get_nxt() under ::/0 gives all the others). */
+static int
+rib6_foreach(struct rte_rib6 *rib, int (*fn)(const uint8_t *ip, uint8_t plen, uint64_t nh,
+					   void *arg),
+	void *arg)
+{
+	static const uint8_t zero[16];
+	struct rte_rib6_node *n = rte_rib6_lookup_exact(rib, zero, 0);
+	uint8_t ip[16], d;
+	uint64_t nh;
+	int rc = 0;
+
+	if (n != NULL) {
+		rte_rib6_get_nh(n, &nh);
+		rc = fn(zero, 0, nh, arg);
+	}
+	n = NULL;
+	while (rc == 0 && (n = rte_rib6_get_nxt(rib, zero, 0, n, RTE_RIB6_GET_NXT_ALL)) != NULL) {
+		rte_rib6_get_ip(n, ip);
+		rte_rib6_get_depth(n, &d);
+		rte_rib6_get_nh(n, &nh);
+		rc = fn(ip, d, nh, arg);
+	}
+	return rc;
+}
+
+struct fib6_copy {
+	struct rte_fib6 *fib;
+	uint32_t nb;
+	uint64_t tbl8;
+	const uint8_t *skip; /* the prefix being deleted */
+	uint8_t skip_plen;
+};
+
+static int
+copy_count(const uint8_t *ip, uint8_t plen, uint64_t nh, void *arg)
+{
+	struct fib6_copy *c = arg;
+
+	RTE_SET_USED(ip);
+	RTE_SET_USED(nh);
+	c->nb++;
+	c->tbl8 += tbl8_for(plen);
+	return 0;
+}
+
+static int
+copy_add(const uint8_t *ip, uint8_t plen, uint64_t nh, void *arg)
+{
+	struct fib6_copy *c = arg;
+
+	if (c->skip != NULL && plen == c->skip_plen && memcmp(ip, c->skip, 16) == 0)
+		return 0;
+	return route6_add(c->fib, &c->nb, ip, plen, (uint32_t)nh);
+}
+
+int
+dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **out,
+	uint32_t *nb_routes, char *err, size_t errlen)
+{
+	static unsigned int gen;
+	struct rte_fib6 *live = dp_fwd6.fib;
+	struct fib6_copy c = {0};
+	struct rte_fib6_conf fc;
+	struct rte_rib6 *rib;
+	char name[32], a[64];
+	uint64_t old_nh;
+	uint32_t idx = 0;
+	int32_t nh;
+	int rc;
+
+	if (live == NULL) {
+		snprintf(err, errlen, "IPv6 is off (no ip6 address, IPv6 route or neighbor in the "
+				      "config): add one and restart");
+		return -EINVAL;
+	}
+	rib = rte_fib6_get_rib(live);
+	if (!add) {
+		struct rte_rib6_node *n = rte_rib6_lookup_exact(rib, r->prefix, r->plen);
+
+		if (n == NULL) {
+			snprintf(err, errlen, "no route %s/%u", dp_config_ip6_str(r->prefix, a,
+								 sizeof(a)), r->plen);
+			return -ENOENT;
+		}
+		rte_rib6_get_nh(n, &old_nh);
+		if (old_nh == DP_FWD_NH_LOCAL) {
+			snprintf(err, errlen, "%s/%u is a port address: change the config",
+				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
+			return -EINVAL;
+		}
+		c.skip = r->prefix;
+		c.skip_plen = r->plen;
+	} else if (r->has_gw) {
+		nh = dp_neigh_get(6, r->gw, r->port, true);
+		if (nh < 0) {
+			snprintf(err, errlen, "no room for the gateway's neighbor: %s", why_str(nh));
+			return nh;
+		}
+		idx = (uint32_t)nh;
+	} else {
+		rc = connected6(r->port, &idx);
+		if (rc < 0) {
+			snprintf(err, errlen, "no room for a next hop: %s", why_str(rc));
+			return rc;
+		}
+	}
+	rib6_foreach(rib, copy_count, &c);
+	memset(&fc, 0, sizeof(fc));
+	fc.type = RTE_FIB6_TRIE;
+	fc.default_nh = DP_FWD6_NO_ROUTE;
+	fc.max_routes = (int)RTE_MIN((uint64_t)c.nb + 16, (uint64_t)INT32_MAX);
+	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
+	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(c.tbl8 + tbl8_for(r->plen) + 64, UINT64_C(1) << 20);
+	snprintf(name, sizeof(name), "dp_fib6_c%u", gen++);
+	c.fib = rte_fib6_create(name, SOCKET_ID_ANY, &fc);
+	if (c.fib == NULL) {
+		snprintf(err, errlen, "out of memory for a copy of the IPv6 table: %s",
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	c.nb = 0;
+	rc = rib6_foreach(rib, copy_add, &c);
+	if (rc == 0 && add)
+		rc = route6_add(c.fib, &c.nb, r->prefix, r->plen, idx);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot %s %s/%u: %s", add ? "add" : "delete",
+			dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen, why_str(rc));
+		rte_fib6_free(c.fib);
+		return rc;
+	}
+	*out = c.fib;
+	*nb_routes = c.nb;
+	return 0;
 }
 
 void

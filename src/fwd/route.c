@@ -281,6 +281,33 @@ struct route_req {
 	size_t errlen;
 };
 
+/* An IPv6 add or delete: a copy of the table with the change, swapped in. */
+static int
+do_change6(bool add, const char *text, char *err, size_t errlen)
+{
+	struct dp_config_route6 r;
+	struct rte_fib6 *fib;
+	uint32_t nb;
+	int rc;
+
+	rc = dp_config_route6_parse(text, &r, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (r.port >= dp_nb_ports) {
+		snprintf(err, errlen, "port %u does not exist", r.port);
+		return -EINVAL;
+	}
+	rc = dp_fwd6_route_change(add, &r, &fib, &nb, err, errlen);
+	if (rc < 0)
+		return rc;
+	fib6_publish(fib, nb);
+	if (add)
+		route_stats.added++;
+	else
+		route_stats.deleted++;
+	return 0;
+}
+
 static int
 do_add(void *arg)
 {
@@ -289,6 +316,8 @@ do_add(void *arg)
 	uint32_t nh;
 	int rc;
 
+	if (strchr(q->text, ':') != NULL)
+		return do_change6(true, q->text, q->err, q->errlen);
 	rc = dp_config_route_parse(q->text, &r, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
@@ -320,6 +349,11 @@ do_del(void *arg)
 	uint64_t nh;
 	int rc;
 
+	if (strchr(q->text, ':') != NULL) {
+		/* "2001:db8::/32": parsed as an on-link route to reuse the parser */
+		snprintf(text, sizeof(text), "%s port 0", q->text);
+		return do_change6(false, text, q->err, q->errlen);
+	}
 	/* "a.b.c.d/len": parsed as an on-link route to reuse the parser */
 	snprintf(text, sizeof(text), "%s port 0", q->text);
 	rc = dp_config_route_parse(text, &r, q->err, q->errlen);
