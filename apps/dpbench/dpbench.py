@@ -585,8 +585,7 @@ def worker_ticks(pid: Optional[int]) -> Optional[Tuple[int, int]]:
             with open(f"/proc/{pid}/task/{tid}/comm") as f:
                 if not f.read().startswith("rte-worker"):
                     continue
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            fields = relaybench.proc_stat_fields(f"/proc/{pid}/task/{tid}/stat")
             total += int(fields[11]) + int(fields[12])       # utime, stime
             n += 1
         except (OSError, IndexError, ValueError):

@@ -197,7 +197,9 @@ def median_of(vals) -> Optional[float]:
 # CPU time of a process tree
 # --------------------------------------------------------------------------
 
-def _stat_fields(path: str) -> List[str]:
+def proc_stat_fields(path: str) -> List[str]:
+    """The fields of a /proc/PID[/task/TID]/stat file after the command name
+    (which may hold spaces and parentheses): [0] is the state, [11] utime."""
     with open(path) as f:
         return f.read().rsplit(")", 1)[1].split()
 
@@ -208,15 +210,15 @@ def descendants(pid: int) -> List[int]:
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
-                ppid = int(_stat_fields(f"/proc/{d}/stat")[1])
+                ppid = int(proc_stat_fields(f"/proc/{d}/stat")[1])
             except (OSError, IndexError, ValueError):
                 continue
             kids.setdefault(ppid, []).append(int(d))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
         out.append(p)
-        todo.extend(kids.get(p, []))
+        stack.extend(kids.get(p, []))
     return out
 
 
@@ -227,13 +229,13 @@ def cpu_usage(pid: Optional[int]) -> Optional[dict]:
         return None
     ticks, ns = 0, 0
     try:
-        f = _stat_fields(f"/proc/{pid}/stat")
+        f = proc_stat_fields(f"/proc/{pid}/stat")
         ticks += int(f[13]) + int(f[14])            # cutime, cstime
     except (OSError, IndexError, ValueError):
         return None
     for p in descendants(pid):
         try:
-            f = _stat_fields(f"/proc/{p}/stat")
+            f = proc_stat_fields(f"/proc/{p}/stat")
             ticks += int(f[11]) + int(f[12])        # utime, stime
             for t in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{t}/schedstat") as sf:
