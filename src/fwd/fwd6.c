@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -161,13 +162,32 @@ connected6(uint16_t port, uint32_t *idx)
 	return 0;
 }
 
+/*
+ * An empty IPv6 table with room for @p rules prefixes and @p tbl8 8-bit tables
+ * (an upper bound: no table shared between prefixes; capped at 1 GiB of them),
+ * or NULL (rte_errno). Names are unique: a table and the one replacing it coexist.
+ */
+static struct rte_fib6 *
+fib6_new(uint64_t rules, uint64_t tbl8)
+{
+	static unsigned int gen;
+	char name[32]; /* RTE_MEMZONE_NAMESIZE: rte_fib6 names its tables after it */
+	struct rte_fib6_conf fc;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.type = RTE_FIB6_TRIE;
+	fc.default_nh = DP_FWD6_NO_ROUTE;
+	fc.max_routes = (int)RTE_MIN(rules, (uint64_t)INT32_MAX);
+	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
+	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
+	snprintf(name, sizeof(name), "dp_fib6_%u", gen++);
+	return rte_fib6_create(name, SOCKET_ID_ANY, &fc);
+}
+
 static struct rte_fib6 *
 fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 {
-	static unsigned int gen; /* names are unique while a reload's two tables coexist */
-	char name[32]; /* RTE_MEMZONE_NAMESIZE: rte_fib6 names its tables after it */
 	struct rte_fib6 *fib;
-	struct rte_fib6_conf fc;
 	uint64_t tbl8 = 64, rules = 16;
 	uint32_t i;
 
@@ -179,18 +199,10 @@ fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 	for (i = 0; i < cfg->nb_routes6; i++)
 		tbl8 += tbl8_for(cfg->routes6[i].plen);
 	rules += cfg->nb_routes6;
-	memset(&fc, 0, sizeof(fc));
-	fc.type = RTE_FIB6_TRIE;
-	fc.default_nh = DP_FWD6_NO_ROUTE;
-	fc.max_routes = (int)RTE_MIN(rules, (uint64_t)INT32_MAX);
-	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
-	/* an upper bound (no table shared between prefixes), capped at 1 GiB of tables */
-	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
-	snprintf(name, sizeof(name), "dp_fib6_%u", gen++);
-	fib = rte_fib6_create(name, SOCKET_ID_ANY, &fc);
+	fib = fib6_new(rules, tbl8);
 	if (fib == NULL)
-		snprintf(err, errlen, "out of memory for %u IPv6 routes (fib6, %u tables): %s",
-			cfg->nb_routes6, fc.trie.num_tbl8, rte_strerror(rte_errno));
+		snprintf(err, errlen, "out of memory for %u IPv6 routes (fib6, %" PRIu64 " tables): %s",
+			cfg->nb_routes6, RTE_MIN(tbl8, UINT64_C(1) << 20), rte_strerror(rte_errno));
 	return fib;
 }
 
@@ -383,12 +395,10 @@ int
 dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **out,
 	uint32_t *nb_routes, char *err, size_t errlen)
 {
-	static unsigned int gen;
 	struct rte_fib6 *live = dp_fwd6.fib;
 	struct fib6_copy c = {0};
-	struct rte_fib6_conf fc;
 	struct rte_rib6 *rib;
-	char name[32], a[64];
+	char a[64];
 	uint64_t old_nh;
 	uint32_t idx = 0;
 	int32_t nh;
@@ -431,14 +441,7 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 		}
 	}
 	rib6_foreach(rib, copy_count, &c);
-	memset(&fc, 0, sizeof(fc));
-	fc.type = RTE_FIB6_TRIE;
-	fc.default_nh = DP_FWD6_NO_ROUTE;
-	fc.max_routes = (int)RTE_MIN((uint64_t)c.nb + 16, (uint64_t)INT32_MAX);
-	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
-	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(c.tbl8 + tbl8_for(r->plen) + 64, UINT64_C(1) << 20);
-	snprintf(name, sizeof(name), "dp_fib6_c%u", gen++);
-	c.fib = rte_fib6_create(name, SOCKET_ID_ANY, &fc);
+	c.fib = fib6_new((uint64_t)c.nb + 16, c.tbl8 + tbl8_for(r->plen) + 64);
 	if (c.fib == NULL) {
 		snprintf(err, errlen, "out of memory for a copy of the IPv6 table: %s",
 			rte_strerror(rte_errno));
