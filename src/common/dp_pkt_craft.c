@@ -17,34 +17,6 @@
 #define IPPROTO_UDP_NUM	17
 #define IP_MAXLEN	65535u
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 /*
  * Ones' complement partial sum over 16-bit words loaded in host order (RFC 1071 section 2(B):
  * the result is byte-order independent, so folding and complementing yields the checksum in
@@ -106,11 +78,11 @@ pseudo_sum(const uint8_t *ip, int version, uint32_t udp_len)
 		memcpy(ph, &ip[12], 8);
 		ph[8] = 0;
 		ph[9] = IPPROTO_UDP_NUM;
-		put16(&ph[10], (uint16_t)udp_len);
+		dp_pkt_put16(&ph[10], (uint16_t)udp_len);
 		return cksum_add(0, ph, 12);
 	}
 	memset(ph, 0, sizeof(ph));
-	put32(&ph[0], udp_len);
+	dp_pkt_put32(&ph[0], udp_len);
 	ph[7] = IPPROTO_UDP_NUM;
 	return cksum_add(cksum_add(0, &ip[8], 32), ph, 8);
 }
@@ -162,11 +134,11 @@ put_l2(const struct dp_pkt_spec *s, uint8_t *buf, const uint8_t *dst_mac, uint16
 	memcpy(buf, dst_mac, 6);
 	memcpy(buf + 6, s->src_mac, 6);
 	if (s->has_vlan) {
-		put16(buf + 12, DP_PKT_ETHERTYPE_VLAN);
-		put16(buf + 14, s->vlan_tci);
+		dp_pkt_put16(buf + 12, DP_PKT_ETHERTYPE_VLAN);
+		dp_pkt_put16(buf + 14, s->vlan_tci);
 		off += DP_PKT_VLAN_HLEN;
 	}
-	put16(buf + off, ether_type);
+	dp_pkt_put16(buf + off, ether_type);
 	return off + 2;
 }
 
@@ -221,17 +193,17 @@ dp_pkt_build(const struct dp_pkt_spec *s, uint8_t *buf, size_t cap, size_t *len)
 	if (s->ip_version == 4) {
 		ip[0] = 0x45;
 		ip[1] = s->tos;
-		put16(&ip[2], (uint16_t)ip_len);
-		put16(&ip[4], s->ip_id);
-		put16(&ip[6], s->df ? 0x4000 : 0);
+		dp_pkt_put16(&ip[2], (uint16_t)ip_len);
+		dp_pkt_put16(&ip[4], s->ip_id);
+		dp_pkt_put16(&ip[6], s->df ? 0x4000 : 0);
 		ip[8] = s->ttl;
 		ip[9] = udp ? IPPROTO_UDP_NUM : s->proto;
-		put32(&ip[12], s->src_ip4);
-		put32(&ip[16], s->dst_ip4);
+		dp_pkt_put32(&ip[12], s->src_ip4);
+		dp_pkt_put32(&ip[16], s->dst_ip4);
 		ipv4_set_cksum(ip, IPV4_HLEN);
 	} else {
-		put32(&ip[0], (6u << 28) | ((uint32_t)s->tos << 20) | (s->flow_label & 0xfffff));
-		put16(&ip[4], (uint16_t)ip_len);
+		dp_pkt_put32(&ip[0], (6u << 28) | ((uint32_t)s->tos << 20) | (s->flow_label & 0xfffff));
+		dp_pkt_put16(&ip[4], (uint16_t)ip_len);
 		ip[6] = udp ? IPPROTO_UDP_NUM : s->proto;
 		ip[7] = s->ttl;
 		memcpy(&ip[8], s->src_ip6, 16);
@@ -245,9 +217,9 @@ dp_pkt_build(const struct dp_pkt_spec *s, uint8_t *buf, size_t cap, size_t *len)
 		uint32_t udp_len = (uint32_t)(l4h + payload);
 		uint16_t ck;
 
-		put16(&l4[0], s->sport);
-		put16(&l4[2], s->dport);
-		put16(&l4[4], (uint16_t)udp_len);
+		dp_pkt_put16(&l4[0], s->sport);
+		dp_pkt_put16(&l4[2], s->dport);
+		dp_pkt_put16(&l4[4], (uint16_t)udp_len);
 		ck = cksum_fold(cksum_add(pseudo_sum(ip, s->ip_version, udp_len), l4, udp_len));
 		if (ck == 0)
 			ck = 0xffff;
@@ -272,15 +244,15 @@ dp_pkt_build_arp(const struct dp_pkt_spec *s, uint8_t *buf, size_t cap, size_t *
 	c = *s;		/* s may point into buf (dp_pkt_corrupt) */
 	memset(buf, 0, DP_PKT_MIN_CAPLEN);
 	arp = buf + put_l2(&c, buf, bcast, DP_PKT_ETHERTYPE_ARP);
-	put16(&arp[0], 1);			/* HTYPE Ethernet */
-	put16(&arp[2], DP_PKT_ETHERTYPE_IPV4);	/* PTYPE */
+	dp_pkt_put16(&arp[0], 1);			/* HTYPE Ethernet */
+	dp_pkt_put16(&arp[2], DP_PKT_ETHERTYPE_IPV4);	/* PTYPE */
 	arp[4] = 6;
 	arp[5] = 4;
-	put16(&arp[6], 1);			/* request */
+	dp_pkt_put16(&arp[6], 1);			/* request */
 	memcpy(&arp[8], c.src_mac, 6);
-	put32(&arp[14], c.src_ip4);
+	dp_pkt_put32(&arp[14], c.src_ip4);
 	/* target hardware address stays zero */
-	put32(&arp[24], c.dst_ip4);
+	dp_pkt_put32(&arp[24], c.dst_ip4);
 	*len = DP_PKT_MIN_CAPLEN;
 	return 0;
 }
@@ -420,12 +392,12 @@ dp_pkt_l3_offset(const uint8_t *frame, size_t len, size_t *l3_off, uint16_t *eth
 
 	if (frame == NULL || l3_off == NULL || len < DP_PKT_ETH_HLEN)
 		return -EINVAL;
-	et = get16(frame + off);
+	et = dp_pkt_get16(frame + off);
 	if (et == DP_PKT_ETHERTYPE_VLAN) {
 		if (len < DP_PKT_ETH_HLEN + DP_PKT_VLAN_HLEN)
 			return -EINVAL;
 		off += DP_PKT_VLAN_HLEN;
-		et = get16(frame + off);
+		et = dp_pkt_get16(frame + off);
 	}
 	*l3_off = off + 2;
 	if (ether_type != NULL)
@@ -451,10 +423,10 @@ dp_pkt_udp_cksum_ok(const uint8_t *frame, size_t len)
 		if (avail < IPV4_HLEN || (ip[0] >> 4) != 4)
 			return false;
 		hlen = (size_t)(ip[0] & 0x0f) * 4;
-		tot = get16(&ip[2]);
+		tot = dp_pkt_get16(&ip[2]);
 		if (hlen < IPV4_HLEN || tot < hlen + UDP_HLEN || tot > avail)
 			return false;
-		if (ip[9] != IPPROTO_UDP_NUM || (get16(&ip[6]) & 0x3fff) != 0)
+		if (ip[9] != IPPROTO_UDP_NUM || (dp_pkt_get16(&ip[6]) & 0x3fff) != 0)
 			return false;	/* not UDP, or a fragment */
 		udp = ip + hlen;
 		l4_room = tot - hlen;
@@ -464,7 +436,7 @@ dp_pkt_udp_cksum_ok(const uint8_t *frame, size_t len)
 
 		if (avail < IPV6_HLEN || (ip[0] >> 4) != 6 || ip[6] != IPPROTO_UDP_NUM)
 			return false;
-		plen = get16(&ip[4]);
+		plen = dp_pkt_get16(&ip[4]);
 		if (plen < UDP_HLEN || plen > avail - IPV6_HLEN)
 			return false;
 		udp = ip + IPV6_HLEN;
@@ -473,7 +445,7 @@ dp_pkt_udp_cksum_ok(const uint8_t *frame, size_t len)
 	} else {
 		return false;
 	}
-	udp_len = get16(&udp[4]);
+	udp_len = dp_pkt_get16(&udp[4]);
 	if (udp_len < UDP_HLEN || udp_len > l4_room)
 		return false;
 	memcpy(&ck, &udp[6], sizeof(ck));
@@ -495,7 +467,7 @@ dp_pkt_corrupt(uint8_t *frame, size_t *len, enum dp_pkt_defect d)
 	if (dp_pkt_l3_offset(frame, *len, &l3, &et) != 0)
 		return -EINVAL;
 	if (d == DP_PKT_NON_IP) {
-		put16(frame + l3 - 2, DP_PKT_ETHERTYPE_LOCAL_EXP);
+		dp_pkt_put16(frame + l3 - 2, DP_PKT_ETHERTYPE_LOCAL_EXP);
 		return 0;
 	}
 
@@ -528,7 +500,7 @@ dp_pkt_corrupt(uint8_t *frame, size_t *len, enum dp_pkt_defect d)
 	case DP_PKT_LEN_GT_FRAME:
 		if (avail + 64 > IP_MAXLEN)
 			return -EINVAL;
-		put16(&ip[2], (uint16_t)(avail + 64));
+		dp_pkt_put16(&ip[2], (uint16_t)(avail + 64));
 		ipv4_set_cksum(ip, hlen);
 		break;
 	case DP_PKT_TTL0:
@@ -540,9 +512,9 @@ dp_pkt_corrupt(uint8_t *frame, size_t *len, enum dp_pkt_defect d)
 		dp_pkt_spec_init(&s);
 		memcpy(s.src_mac, frame + 6, 6);
 		s.has_vlan = l3 > DP_PKT_ETH_HLEN;
-		s.vlan_tci = s.has_vlan ? get16(frame + 14) : 0;
-		s.src_ip4 = get32(&ip[12]);
-		s.dst_ip4 = get32(&ip[16]);
+		s.vlan_tci = s.has_vlan ? dp_pkt_get16(frame + 14) : 0;
+		s.src_ip4 = dp_pkt_get32(&ip[12]);
+		s.dst_ip4 = dp_pkt_get32(&ip[16]);
 		return dp_pkt_build_arp(&s, frame, *len, len);
 	default:
 		return -EINVAL;

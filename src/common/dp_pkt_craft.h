@@ -29,6 +29,33 @@
 extern "C" {
 #endif
 
+/** Big-endian (network order) 16- and 32-bit fields at any alignment, for tools and tests. */
+static inline void
+dp_pkt_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+dp_pkt_put32(uint8_t *p, uint32_t v)
+{
+	dp_pkt_put16(p, (uint16_t)(v >> 16));
+	dp_pkt_put16(p + 2, (uint16_t)v);
+}
+
+static inline uint16_t
+dp_pkt_get16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static inline uint32_t
+dp_pkt_get32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
 #define DP_PKT_FCS_LEN		4	/**< Ethernet FCS length, never written to buffers. */
 #define DP_PKT_MIN_FRAME_LEN	64	/**< Minimum Ethernet frame length, FCS included. */
 #define DP_PKT_MIN_CAPLEN	60	/**< Minimum bytes written (64 - FCS). */

@@ -93,25 +93,6 @@ worker(void)
 
 /* ---- frames ---- */
 
-static uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 static void
 ip_cksum_fix(uint8_t *frame)
 {
@@ -160,8 +141,8 @@ build_icmp(uint8_t *buf, uint32_t src, uint32_t dst, uint8_t ttl, uint8_t type, 
 	icmp[0] = type;
 	icmp[1] = code;
 	icmp[2] = icmp[3] = 0;
-	put16(icmp + 4, 0xbeef); /* identifier */
-	put16(icmp + 6, 0x0102); /* sequence */
+	dp_pkt_put16(icmp + 4, 0xbeef); /* identifier */
+	dp_pkt_put16(icmp + 6, 0x0102); /* sequence */
 	ck = dp_pkt_cksum(icmp, icmp_len);
 	memcpy(icmp + 2, &ck, 2);
 	return len;
@@ -171,7 +152,7 @@ build_icmp(uint8_t *buf, uint32_t src, uint32_t dst, uint8_t ttl, uint8_t type, 
 static void
 set_frag(uint8_t *frame, uint16_t flags_off)
 {
-	put16(frame + 14 + 6, flags_off);
+	dp_pkt_put16(frame + 14 + 6, flags_off);
 	ip_cksum_fix(frame);
 }
 
@@ -185,7 +166,7 @@ add_ip_options(uint8_t *frame, size_t len)
 	memmove(ip + 24, ip + 20, len - 34);
 	memcpy(ip + 20, opts, 4);
 	ip[0] = 0x46;
-	put16(ip + 2, (uint16_t)(get16(ip + 2) + 4));
+	dp_pkt_put16(ip + 2, (uint16_t)(dp_pkt_get16(ip + 2) + 4));
 	ip_cksum_fix(frame);
 	return len + 4;
 }
@@ -294,15 +275,15 @@ check_ip_hdr(const uint8_t *f, size_t len, uint8_t tos, uint32_t src, uint32_t d
 
 	CU_ASSERT(memcmp(f, host_mac, 6) == 0);
 	CU_ASSERT(memcmp(f + 6, &dp_ports[0].mac, 6) == 0);
-	CU_ASSERT_EQUAL(get16(f + 12), 0x0800);
+	CU_ASSERT_EQUAL(dp_pkt_get16(f + 12), 0x0800);
 	CU_ASSERT_EQUAL(ip[0], 0x45);
 	CU_ASSERT_EQUAL(ip[1], tos);
-	CU_ASSERT_EQUAL(get16(ip + 2), len - 14);
-	CU_ASSERT_EQUAL(get16(ip + 6), 0); /* not a fragment, DF clear */
+	CU_ASSERT_EQUAL(dp_pkt_get16(ip + 2), len - 14);
+	CU_ASSERT_EQUAL(dp_pkt_get16(ip + 6), 0); /* not a fragment, DF clear */
 	CU_ASSERT_EQUAL(ip[8], DP_ICMP4_TTL);
 	CU_ASSERT_EQUAL(ip[9], IPPROTO_ICMP);
-	CU_ASSERT_EQUAL(get32(ip + 12), src);
-	CU_ASSERT_EQUAL(get32(ip + 16), dst);
+	CU_ASSERT_EQUAL(dp_pkt_get32(ip + 12), src);
+	CU_ASSERT_EQUAL(dp_pkt_get32(ip + 16), dst);
 	/* the checksum ip4_output left equals a full recompute */
 	memcpy(&copy, ip, sizeof(copy));
 	copy.hdr_checksum = 0;
@@ -338,8 +319,8 @@ check_echo_reply(struct rte_mbuf *m, const uint8_t *req_icmp, uint16_t icmp_len,
 	check_ip_hdr(f, m->pkt_len, tos, from, HOST);
 	CU_ASSERT_EQUAL(icmp[0], 0); /* echo reply */
 	CU_ASSERT_EQUAL(icmp[1], 0);
-	CU_ASSERT_EQUAL(get16(icmp + 4), 0xbeef);
-	CU_ASSERT_EQUAL(get16(icmp + 6), 0x0102);
+	CU_ASSERT_EQUAL(dp_pkt_get16(icmp + 4), 0xbeef);
+	CU_ASSERT_EQUAL(dp_pkt_get16(icmp + 6), 0x0102);
 	CU_ASSERT(memcmp(icmp + 4, req_icmp + 4, icmp_len - 4u) == 0);
 	check_icmp_cksum(icmp, icmp_len);
 }
@@ -359,7 +340,7 @@ check_error(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t from,
 	CU_ASSERT(m->pkt_len - 14 <= DP_ICMP4_ERR_MAX_LEN);
 	CU_ASSERT_EQUAL(icmp[0], type);
 	CU_ASSERT_EQUAL(icmp[1], code);
-	CU_ASSERT_EQUAL(get32(icmp + 4), 0); /* unused */
+	CU_ASSERT_EQUAL(dp_pkt_get32(icmp + 4), 0); /* unused */
 	/* the original header and data, as received (TTL not decremented) */
 	CU_ASSERT(memcmp(icmp + 8, orig_ip, quote) == 0);
 	check_icmp_cksum(icmp, 8 + quote);
@@ -437,7 +418,7 @@ test_icmp4_bad_local_packets_have_their_drop_reason(void)
 	nothing_out(0, frame, len, (const unsigned int[]){DP_DROP_ICMP_CKSUM, 1, DP_DROP_MAX});
 	/* shorter than an ICMP header (checksum right for its 4 bytes) */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 8, 0, 8);
-	put16(frame + 14 + 2, 24);
+	dp_pkt_put16(frame + 14 + 2, 24);
 	ip_cksum_fix(frame);
 	frame[36] = frame[37] = 0;
 	ck = dp_pkt_cksum(frame + 34, 4);
@@ -492,7 +473,7 @@ test_icmp4_ttl_expired_sends_time_exceeded(void)
 		if (m == NULL)
 			continue;
 		check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT0_IP, frame + 14,
-			get16(frame + 16));
+			dp_pkt_get16(frame + 16));
 		rte_pktmbuf_free(m);
 		/* the expired packet is still counted as such */
 		assert_drops((const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_MAX});
@@ -501,7 +482,7 @@ test_icmp4_ttl_expired_sends_time_exceeded(void)
 		CU_ASSERT_EQUAL(st.errors_sent - icmp_before.errors_sent, 1);
 	}
 	/* the quote of the big one is cut at 576 bytes in all */
-	CU_ASSERT(get16(frame + 16) > DP_ICMP4_ERR_MAX_LEN);
+	CU_ASSERT(dp_pkt_get16(frame + 16) > DP_ICMP4_ERR_MAX_LEN);
 }
 
 static void
@@ -517,7 +498,7 @@ test_icmp4_ttl_expired_with_options_quotes_them(void)
 	if (m == NULL)
 		return;
 	check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT0_IP, frame + 14,
-		get16(frame + 16));
+		dp_pkt_get16(frame + 16));
 	rte_pktmbuf_free(m);
 	assert_drops((const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_MAX});
 }
@@ -535,7 +516,7 @@ test_icmp4_no_route_sends_net_unreachable(void)
 	if (m == NULL)
 		return;
 	check_error(m, DP_ICMP4_DEST_UNREACH, DP_ICMP4_UNREACH_NET, PORT0_IP, frame + 14,
-		get16(frame + 16));
+		dp_pkt_get16(frame + 16));
 	rte_pktmbuf_free(m);
 	assert_drops((const unsigned int[]){DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_MAX});
 }
@@ -557,7 +538,7 @@ test_icmp4_error_source_is_the_input_port_address(void)
 	m = one_out(1, frame, len);
 	if (m != NULL) {
 		check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT1_IP, frame + 14,
-			get16(frame + 16));
+			dp_pkt_get16(frame + 16));
 		rte_pktmbuf_free(m);
 	}
 	/* in on port2, which has no address: from port0's, the way out */
@@ -565,7 +546,7 @@ test_icmp4_error_source_is_the_input_port_address(void)
 	m = one_out(2, frame, len);
 	if (m != NULL) {
 		check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT0_IP, frame + 14,
-			get16(frame + 16));
+			dp_pkt_get16(frame + 16));
 		rte_pktmbuf_free(m);
 	}
 }
@@ -583,7 +564,7 @@ test_icmp4_errors_about_queries_and_first_fragments_are_sent(void)
 	m = one_out(0, frame, len);
 	if (m != NULL) {
 		check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT0_IP, frame + 14,
-			get16(frame + 16));
+			dp_pkt_get16(frame + 16));
 		rte_pktmbuf_free(m);
 	}
 	len = build(frame, 0, HOST, FAR, 1, 0, 100);
@@ -591,7 +572,7 @@ test_icmp4_errors_about_queries_and_first_fragments_are_sent(void)
 	m = one_out(0, frame, len);
 	if (m != NULL) {
 		check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT0_IP, frame + 14,
-			get16(frame + 16));
+			dp_pkt_get16(frame + 16));
 		rte_pktmbuf_free(m);
 	}
 }

@@ -28,6 +28,7 @@
 #include "dp_graph.h"
 #include "dp_icmp4.h"
 #include "dp_mem.h"
+#include "dp_pkt_craft.h"
 #include "dp_port.h"
 #include "dp_test.h"
 #include "malformed_rig.h"
@@ -71,26 +72,6 @@ static struct ring_rig rig = {
 
 /* ---- bytes ---- */
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /* RFC 1071, the test's own: big-endian 16-bit words */
 static uint32_t
 sum16(uint32_t s, const uint8_t *p, size_t n)
@@ -128,7 +109,7 @@ eth(uint8_t *f, const uint8_t *dst, uint16_t type)
 
 	memcpy(f, dst != NULL ? dst : port_mac, 6);
 	memcpy(f + 6, host_mac, 6);
-	put16(f + 12, type);
+	dp_pkt_put16(f + 12, type);
 	return 14;
 }
 
@@ -138,7 +119,7 @@ ip4_cksum(uint8_t *ip)
 	size_t ihl = (size_t)(ip[0] & 0xf) * 4;
 
 	ip[10] = ip[11] = 0;
-	put16(ip + 10, (uint16_t)~fold(sum16(0, ip, ihl)));
+	dp_pkt_put16(ip + 10, (uint16_t)~fold(sum16(0, ip, ihl)));
 }
 
 static void
@@ -160,18 +141,18 @@ ip4f(uint8_t *f, const uint8_t *dmac, uint32_t src, uint32_t dst, uint8_t ttl, u
 
 	memset(ip, 0, 20);
 	ip[0] = 0x45;
-	put16(ip + 2, (uint16_t)(20 + plen));
-	put16(ip + 4, 0x4242);
+	dp_pkt_put16(ip + 2, (uint16_t)(20 + plen));
+	dp_pkt_put16(ip + 4, 0x4242);
 	ip[8] = ttl;
 	ip[9] = proto;
-	put32(ip + 12, src);
-	put32(ip + 16, dst);
+	dp_pkt_put32(ip + 12, src);
+	dp_pkt_put32(ip + 16, dst);
 	pattern(ip + 20, plen, proto);
 	if (proto == IPPROTO_UDP && plen >= 8) {
-		put16(ip + 20, 4000);
-		put16(ip + 22, 9);
-		put16(ip + 24, (uint16_t)plen);
-		put16(ip + 26, 0);
+		dp_pkt_put16(ip + 20, 4000);
+		dp_pkt_put16(ip + 22, 9);
+		dp_pkt_put16(ip + 24, (uint16_t)plen);
+		dp_pkt_put16(ip + 26, 0);
 	}
 	ip4_cksum(ip);
 	return 34 + plen;
@@ -187,9 +168,9 @@ icmp4f(uint8_t *f, uint32_t dst, uint8_t ttl, uint8_t type, size_t len)
 	icmp[0] = type;
 	icmp[1] = 0;
 	icmp[2] = icmp[3] = 0;
-	put16(icmp + 4, 0xbeef);
-	put16(icmp + 6, 7);
-	put16(icmp + 2, (uint16_t)~fold(sum16(0, icmp, len)));
+	dp_pkt_put16(icmp + 4, 0xbeef);
+	dp_pkt_put16(icmp + 6, 7);
+	dp_pkt_put16(icmp + 2, (uint16_t)~fold(sum16(0, icmp, len)));
 	return n;
 }
 
@@ -200,18 +181,18 @@ ip6f(uint8_t *f, const uint8_t *dmac, const char *src, const char *dst, uint8_t 
 {
 	uint8_t *ip = f + eth(f, dmac, 0x86dd);
 
-	put32(ip, 0x60000000);
-	put16(ip + 4, (uint16_t)plen);
+	dp_pkt_put32(ip, 0x60000000);
+	dp_pkt_put16(ip + 4, (uint16_t)plen);
 	ip[6] = nh;
 	ip[7] = hl;
 	memcpy(ip + 8, src, 16);
 	memcpy(ip + 24, dst, 16);
 	pattern(ip + 40, plen, nh);
 	if (nh == IPPROTO_UDP && plen >= 8) {
-		put16(ip + 40, 4000);
-		put16(ip + 42, 9);
-		put16(ip + 44, (uint16_t)plen);
-		put16(ip + 46, 0x1234);
+		dp_pkt_put16(ip + 40, 4000);
+		dp_pkt_put16(ip + 42, 9);
+		dp_pkt_put16(ip + 44, (uint16_t)plen);
+		dp_pkt_put16(ip + 46, 0x1234);
 	}
 	return 54 + plen;
 }
@@ -221,10 +202,10 @@ static void
 icmp6_cksum(uint8_t *f)
 {
 	uint8_t *ip = f + 14, *icmp = ip + 40;
-	size_t len = get16(ip + 4);
+	size_t len = dp_pkt_get16(ip + 4);
 
 	icmp[2] = icmp[3] = 0;
-	put16(icmp + 2, (uint16_t)~sum6(ip, icmp, len));
+	dp_pkt_put16(icmp + 2, (uint16_t)~sum6(ip, icmp, len));
 }
 
 static size_t
@@ -235,8 +216,8 @@ icmp6f(uint8_t *f, const uint8_t *dmac, const char *dst, uint8_t hl, uint8_t typ
 
 	icmp[0] = type;
 	icmp[1] = 0;
-	put16(icmp + 4, 0xbeef);
-	put16(icmp + 6, 7);
+	dp_pkt_put16(icmp + 4, 0xbeef);
+	dp_pkt_put16(icmp + 6, 7);
 	icmp6_cksum(f);
 	return n;
 }
@@ -269,14 +250,14 @@ arpf(uint8_t *f, const uint8_t *dmac, uint16_t hrd, uint16_t pro, uint8_t hln, u
 	uint8_t *a = f + eth(f, dmac, 0x0806);
 
 	memset(a, 0, 46);
-	put16(a, hrd);
-	put16(a + 2, pro);
+	dp_pkt_put16(a, hrd);
+	dp_pkt_put16(a + 2, pro);
 	a[4] = hln;
 	a[5] = pln;
-	put16(a + 6, op);
+	dp_pkt_put16(a + 6, op);
 	memcpy(a + 8, host_mac, 6);
-	put32(a + 14, HOST4);
-	put32(a + 24, tip);
+	dp_pkt_put32(a + 14, HOST4);
+	dp_pkt_put32(a + 24, tip);
 	return 60;
 }
 
@@ -314,7 +295,7 @@ chain6(uint8_t *f, const char *dst, uint8_t hl, const uint8_t *types, uint8_t la
 	if (last == IPPROTO_ICMPV6)
 		p[plen] = 1; /* destination unreachable: an error */
 	plen += 16;
-	put16(ip + 4, (uint16_t)plen);
+	dp_pkt_put16(ip + 4, (uint16_t)plen);
 	return 54 + plen;
 }
 
@@ -383,7 +364,7 @@ static size_t
 b_ethertype(uint8_t *f, uint16_t type)
 {
 	ip4f(f, NULL, HOST4, FAR4, 64, IPPROTO_UDP, 18);
-	put16(f + 12, type);
+	dp_pkt_put16(f + 12, type);
 	return 60;
 }
 
@@ -411,8 +392,8 @@ b_tagged(uint8_t *f, uint16_t tpid)
 	size_t n = ip4f(inner, NULL, HOST4, FAR4, 64, IPPROTO_UDP, 18);
 
 	memcpy(f, inner, 12);
-	put16(f + 12, tpid);
-	put16(f + 14, 100);
+	dp_pkt_put16(f + 12, tpid);
+	dp_pkt_put16(f + 14, 100);
 	memcpy(f + 16, inner + 12, n - 12);
 	return n + 4;
 }
@@ -435,8 +416,8 @@ b_vlan6(uint8_t *f)
 	size_t n = ip6f(inner, NULL, HOST6, FAR6, 64, IPPROTO_UDP, 18);
 
 	memcpy(f, inner, 12);
-	put16(f + 12, 0x8100);
-	put16(f + 14, 100);
+	dp_pkt_put16(f + 12, 0x8100);
+	dp_pkt_put16(f + 14, 100);
 	memcpy(f + 16, inner + 12, n - 12);
 	return n + 4;
 }
@@ -497,7 +478,7 @@ b_tlen_past_frame(uint8_t *f)
 {
 	size_t n = fwd4(f, 26);
 
-	put16(f + 16, (uint16_t)(n - 14 + 1));
+	dp_pkt_put16(f + 16, (uint16_t)(n - 14 + 1));
 	ip4_cksum(f + 14);
 	return n;
 }
@@ -507,7 +488,7 @@ b_tlen_below_ihl(uint8_t *f)
 {
 	size_t n = fwd4(f, 26);
 
-	put16(f + 16, 19);
+	dp_pkt_put16(f + 16, 19);
 	ip4_cksum(f + 14);
 	return n;
 }
@@ -517,7 +498,7 @@ b_tlen_zero(uint8_t *f)
 {
 	size_t n = fwd4(f, 26);
 
-	put16(f + 16, 0);
+	dp_pkt_put16(f + 16, 0);
 	ip4_cksum(f + 14);
 	return n;
 }
@@ -528,8 +509,8 @@ b_ip4_padded(uint8_t *f)
 {
 	size_t n = fwd4(f, 26);
 
-	put16(f + 16, 28);
-	put16(f + 38, 8);
+	dp_pkt_put16(f + 16, 28);
+	dp_pkt_put16(f + 38, 8);
 	ip4_cksum(f + 14);
 	return n;
 }
@@ -553,7 +534,7 @@ with_options(uint8_t *f, size_t n, size_t olen)
 	memset(ip + 20, 1, olen);
 	ip[20 + olen - 1] = 0;
 	ip[0] = (uint8_t)(0x45 + olen / 4);
-	put16(ip + 2, (uint16_t)(get16(ip + 2) + olen));
+	dp_pkt_put16(ip + 2, (uint16_t)(dp_pkt_get16(ip + 2) + olen));
 	ip4_cksum(ip);
 	return n + olen;
 }
@@ -580,7 +561,7 @@ frag4(uint8_t *f, uint32_t dst, uint16_t flags_off)
 {
 	size_t n = ip4f(f, NULL, HOST4, dst, 64, IPPROTO_UDP, 64);
 
-	put16(f + 20, flags_off);
+	dp_pkt_put16(f + 20, flags_off);
 	ip4_cksum(f + 14);
 	return n;
 }
@@ -667,7 +648,7 @@ b_echo4_short(uint8_t *f)
 	size_t n = icmp4f(f, P0_4, 64, 8, 8);
 
 	/* 4 bytes of ICMP in the datagram, the rest padding */
-	put16(f + 16, 24);
+	dp_pkt_put16(f + 16, 24);
 	ip4_cksum(f + 14);
 	return n;
 }
@@ -864,7 +845,7 @@ b_ip6_plen_past(uint8_t *f)
 {
 	size_t n = fwd6(f, 26);
 
-	put16(f + 18, 27);
+	dp_pkt_put16(f + 18, 27);
 	return n;
 }
 
@@ -874,8 +855,8 @@ b_ip6_padded(uint8_t *f)
 {
 	size_t n = fwd6(f, 26);
 
-	put16(f + 18, 8);
-	put16(f + 58, 8);
+	dp_pkt_put16(f + 18, 8);
+	dp_pkt_put16(f + 58, 8);
 	return n;
 }
 
@@ -967,7 +948,7 @@ b_icmp6_short(uint8_t *f)
 {
 	size_t n = icmp6f(f, NULL, P0_6, 64, 128, 8);
 
-	put16(f + 18, 2);
+	dp_pkt_put16(f + 18, 2);
 	return n;
 }
 
@@ -1051,7 +1032,7 @@ b_ns_short(uint8_t *f)
 {
 	size_t n = nsf(f, P0_6, NULL, P0_6, 0);
 
-	put16(f + 18, 20);
+	dp_pkt_put16(f + 18, 20);
 	icmp6_cksum(f);
 	return n;
 }
@@ -1131,7 +1112,7 @@ b_ext_later_frag_hl1(uint8_t *f)
 	static const uint8_t types[] = {IPPROTO_FRAGMENT, EXT_END};
 	size_t n = chain6(f, FAR6, 1, types, IPPROTO_UDP);
 
-	put16(f + 54 + 2, 64 << 3); /* offset 64 x 8 bytes */
+	dp_pkt_put16(f + 54 + 2, 64 << 3); /* offset 64 x 8 bytes */
 	return n;
 }
 
@@ -1366,13 +1347,13 @@ check_fwd(const struct mcase *c, const uint8_t *in, size_t len, size_t out_len)
 static void
 check_err4(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
-	size_t quote = RTE_MIN((size_t)get16(in + 16), (size_t)DP_ICMP4_ERR_MAX_LEN - 28);
+	size_t quote = RTE_MIN((size_t)dp_pkt_get16(in + 16), (size_t)DP_ICMP4_ERR_MAX_LEN - 28);
 
 	EXPECT(out_len == 42 + quote);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(get16(got + 12) == 0x0800);
+	EXPECT(dp_pkt_get16(got + 12) == 0x0800);
 	EXPECT(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
-	EXPECT(get16(got + 16) == out_len - 14);
+	EXPECT(dp_pkt_get16(got + 16) == out_len - 14);
 	EXPECT(fold(sum16(0, got + 14, 20)) == 0xffff);
 	EXPECT(memcmp(got + 26, "\xc6\x12\x00\x01\xc6\x12\x00\x02", 8) == 0); /* port0 -> host */
 	EXPECT(got[34] == c->type && got[35] == c->code);
@@ -1383,12 +1364,12 @@ check_err4(const struct mcase *c, const uint8_t *in, size_t out_len)
 static void
 check_err6(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
-	size_t quote = RTE_MIN(40u + get16(in + 18), (unsigned int)DP_ICMP6_ERR_MAX_LEN - 48);
+	size_t quote = RTE_MIN(40u + dp_pkt_get16(in + 18), (unsigned int)DP_ICMP6_ERR_MAX_LEN - 48);
 
 	EXPECT(out_len == 62 + quote);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(get16(got + 12) == 0x86dd);
-	EXPECT(get16(got + 18) == 8 + quote);
+	EXPECT(dp_pkt_get16(got + 12) == 0x86dd);
+	EXPECT(dp_pkt_get16(got + 18) == 8 + quote);
 	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
 	EXPECT(memcmp(got + 22, P0_6, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
 	EXPECT(got[54] == c->type && got[55] == c->code);
@@ -1399,7 +1380,7 @@ check_err6(const struct mcase *c, const uint8_t *in, size_t out_len)
 static void
 check_echo4(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
-	size_t ihl = (size_t)(in[14] & 0xf) * 4, icmp_len = get16(in + 16) - ihl;
+	size_t ihl = (size_t)(in[14] & 0xf) * 4, icmp_len = dp_pkt_get16(in + 16) - ihl;
 
 	EXPECT(out_len == 34 + icmp_len);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
@@ -1414,7 +1395,7 @@ check_echo4(const struct mcase *c, const uint8_t *in, size_t out_len)
 static void
 check_echo6(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
-	size_t plen = get16(in + 18);
+	size_t plen = dp_pkt_get16(in + 18);
 	/* to a group: from the port's own address */
 	const uint8_t *from = in[38] == 0xff ? (const uint8_t *)P0_6 : in + 38;
 
@@ -1435,9 +1416,9 @@ check_arp(const struct mcase *c, size_t out_len)
 	arpf(want, host_mac, 1, 0x0800, 6, 4, 2, HOST4);
 	memset(want + 6, 0, 6);	 /* from the port's MAC */
 	memset(want + 22, 0, 6); /* sender: the port */
-	put32(want + 28, P0_4);
+	dp_pkt_put32(want + 28, P0_4);
 	memcpy(want + 32, host_mac, 6);
-	put32(want + 38, HOST4);
+	dp_pkt_put32(want + 38, HOST4);
 	EXPECT(out_len == 60);
 	EXPECT(memcmp(got, want, 60) == 0);
 }
@@ -1447,7 +1428,7 @@ check_na(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
 	EXPECT(out_len == 86);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(get16(got + 18) == 32 && got[20] == IPPROTO_ICMPV6 && got[21] == 255);
+	EXPECT(dp_pkt_get16(got + 18) == 32 && got[20] == IPPROTO_ICMPV6 && got[21] == 255);
 	EXPECT(memcmp(got + 22, in + 62, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
 	EXPECT(got[54] == 136 && got[55] == 0);
 	EXPECT(got[58] == 0xe0); /* router, solicited, override */
@@ -1665,15 +1646,15 @@ test_malformed_packet_to_unknown_host_is_held_and_asked_for(void)
 	CU_ASSERT_EQUAL(n, 2);
 	for (p = 0; p < n; p++) {
 		d = rte_pktmbuf_mtod(out[p], const uint8_t *);
-		if (get16(d + 12) == 0x0806) {
+		if (dp_pkt_get16(d + 12) == 0x0806) {
 			/* who has 198.18.101.7, tell 198.18.101.1 */
 			CU_ASSERT(memcmp(d, bcast_mac, 6) == 0);
-			CU_ASSERT_EQUAL(get16(d + 20), 1);
+			CU_ASSERT_EQUAL(dp_pkt_get16(d + 20), 1);
 			CU_ASSERT(memcmp(d + 28, "\xc6\x12\x65\x01", 4) == 0);
 			CU_ASSERT(memcmp(d + 38, "\xc6\x12\x65\x07", 4) == 0);
 		} else {
 			/* an NS for 2001:db8:101::7 to its solicited-node group */
-			CU_ASSERT_EQUAL(get16(d + 12), 0x86dd);
+			CU_ASSERT_EQUAL(dp_pkt_get16(d + 12), 0x86dd);
 			CU_ASSERT(memcmp(d + 38, sn7, 16) == 0);
 			CU_ASSERT_EQUAL(d[54], 135);
 			CU_ASSERT(memcmp(d + 62, "\x20\x01\x0d\xb8\x01\x01", 6) == 0 && d[77] == 7);

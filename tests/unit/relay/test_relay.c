@@ -29,6 +29,7 @@
 #include "dp_drop.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_pkt_craft.h"
 #include "dp_port.h"
 #include "dp_relay.h"
 #include "dp_telemetry.h"
@@ -110,18 +111,6 @@ static void
 ip6(const char *s, uint8_t out[16])
 {
 	CU_ASSERT_FATAL(inet_pton(AF_INET6, s, out) == 1);
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* ---- frames ---- */
@@ -320,7 +309,7 @@ check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out
 	if (in->v6) {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 
-		CU_ASSERT_EQUAL(get16(f + 12), RTE_ETHER_TYPE_IPV6);
+		CU_ASSERT_EQUAL(dp_pkt_get16(f + 12), RTE_ETHER_TYPE_IPV6);
 		CU_ASSERT_EQUAL(rte_be_to_cpu_32(ip->vtc_flow),
 			6u << 28 | (uint32_t)in->tos << 20 | 0x12345);
 		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->payload_len), 8 + in->payload);
@@ -335,7 +324,7 @@ check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out
 		const unsigned int ihl = 20 + 4u * in->opt_words;
 		struct rte_ipv4_hdr copy[4]; /* room for 60 bytes */
 
-		CU_ASSERT_EQUAL(get16(f + 12), RTE_ETHER_TYPE_IPV4);
+		CU_ASSERT_EQUAL(dp_pkt_get16(f + 12), RTE_ETHER_TYPE_IPV4);
 		CU_ASSERT_EQUAL(ip->version_ihl, 0x40 | ihl / 4);
 		CU_ASSERT_EQUAL(ip->type_of_service, in->tos);
 		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->total_length), ihl + 8 + in->payload);
@@ -430,8 +419,8 @@ client_to_backend(const struct pkt *p, int *be)
 	if (m == NULL)
 		return 0;
 	f = rte_pktmbuf_mtod(m, const uint8_t *);
-	rport = get16(f + 14 + 20 + 4 * p->opt_words);
-	dst = get32(f + 30);
+	rport = dp_pkt_get16(f + 14 + 20 + 4 * p->opt_words);
+	dst = dp_pkt_get32(f + 30);
 	*be = dst == ip4("198.18.1.2") ? 1 : 2;
 	CU_ASSERT(dst == ip4("198.18.1.2") || dst == ip4("198.18.1.3"));
 	CU_ASSERT(rport >= 20000 && rport <= 20007);
@@ -723,14 +712,14 @@ test_relay_full_table_evicts_least_recently_used(void)
 	b = backend4(be[0], rport[0], 10);
 	m = one_out(&b, 0);
 	if (m != NULL) {
-		CU_ASSERT_EQUAL(get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 42000);
+		CU_ASSERT_EQUAL(dp_pkt_get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 42000);
 		rte_pktmbuf_free(m);
 	}
 	/* and client 2 too */
 	b = backend4(be[2], rport[2], 10);
 	m = one_out(&b, 0);
 	if (m != NULL) {
-		CU_ASSERT_EQUAL(get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 42002);
+		CU_ASSERT_EQUAL(dp_pkt_get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 42002);
 		rte_pktmbuf_free(m);
 	}
 }
@@ -773,11 +762,11 @@ test_relay_flood_of_new_sessions_keeps_flowing(void)
 			for (i = 0; i < n; i++) {
 				const uint8_t *q = rte_pktmbuf_mtod(out[i], const uint8_t *);
 
-				if (get32(q + 30) == ip4("198.18.9.9")) {
+				if (dp_pkt_get32(q + 30) == ip4("198.18.9.9")) {
 					fwd++;
 				} else {
 					out1++;
-					CU_ASSERT(get16(q + 34) >= 20000 && get16(q + 34) <= 20007);
+					CU_ASSERT(dp_pkt_get16(q + 34) >= 20000 && dp_pkt_get16(q + 34) <= 20007);
 				}
 			}
 			rte_pktmbuf_free_bulk(out, n);
@@ -832,7 +821,7 @@ test_relay_ip6_both_directions(void)
 	if (m != NULL) {
 		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 
-		rport = get16(f + 54);
+		rport = dp_pkt_get16(f + 54);
 		CU_ASSERT(rport >= 30000 && rport <= 30063);
 		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
 		rte_pktmbuf_free(m);
@@ -899,7 +888,7 @@ test_relay_cksum_delta_equals_full_recompute_random(void)
 			if (m == NULL)
 				continue;
 			f = rte_pktmbuf_mtod(m, const uint8_t *);
-			rport = get16(f + 54);
+			rport = dp_pkt_get16(f + 54);
 			check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
 			rte_pktmbuf_free(m);
 			b = (struct pkt){.port = 1,
