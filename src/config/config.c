@@ -991,6 +991,73 @@ relay_validate(struct dp_config *cfg, char *err, size_t errlen)
 
 #define KEY(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
 
+/* [endpoint]: dpsock endpoints; numbers bounded so that a region stays below 2^32 bytes */
+static int
+endpoint_key(struct dp_config *cfg, const char *key, const char *v,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		uint32_t min, max;
+		size_t off;
+	} nums[] = {
+		{"max", 1, 65536, offsetof(struct dp_config_endpoint, max)},
+		{"tx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, tx_bufs)},
+		{"rx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, rx_bufs)},
+		{"large_bufs", 0, 1024, offsetof(struct dp_config_endpoint, large_bufs)},
+		{"chan_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, chan_bufs)},
+		{"zero_copy_min", 64, 1u << 20, offsetof(struct dp_config_endpoint, zero_copy_min)},
+	};
+	struct dp_config_endpoint *e = &cfg->endpoint;
+	uint64_t u;
+	size_t i;
+
+	if (!e->enabled) {
+		e->enabled = true;
+		e->loc = *loc;
+	}
+	if (strcmp(key, "socket") == 0) {
+		if (v[0] != '/' || dp_strlcpy(e->socket, v, sizeof(e->socket)) < 0)
+			return fail(err, errlen, loc,
+				"socket '%s' must be an absolute path shorter than %zu bytes", v,
+				sizeof(e->socket));
+		return 0;
+	}
+	if (strcmp(key, "mode") == 0) {
+		char *end;
+		unsigned long m = strtoul(v, &end, 8);
+
+		if (*v == '\0' || *end != '\0' || m > 0777)
+			return fail(err, errlen, loc, "mode '%s' must be octal permissions, e.g. 0660",
+				v);
+		e->mode = (uint32_t)m;
+		return 0;
+	}
+	if (strcmp(key, "group") == 0) {
+		if (dp_strlcpy(e->group, v, sizeof(e->group)) < 0)
+			return fail(err, errlen, loc, "group name '%s' too long", v);
+		return 0;
+	}
+	if (strcmp(key, "udp4_cksum") == 0) {
+		if (parse_bool(v, &e->udp4_cksum) < 0)
+			return fail(err, errlen, loc, "udp4_cksum '%s' must be on or off", v);
+		return 0;
+	}
+	for (i = 0; i < DP_ARRAY_SIZE(nums); i++) {
+		if (strcmp(key, nums[i].key) != 0)
+			continue;
+		if (parse_u64(v, nums[i].min, nums[i].max, &u) < 0)
+			return fail(err, errlen, loc, "%s '%s' must be %u..%u", key, v, nums[i].min,
+				nums[i].max);
+		*(uint32_t *)((char *)e + nums[i].off) = (uint32_t)u;
+		return 0;
+	}
+	return fail(err, errlen, loc,
+		"unknown key '%s' in [endpoint] (expected socket, mode, group, max, tx_bufs, "
+		"rx_bufs, large_bufs, chan_bufs, zero_copy_min, udp4_cksum)",
+		key);
+}
+
 /* [dpfwd] neigh_*: the neighbor table (ARP, ND) */
 static int
 neigh_key(struct dp_config *cfg, const char *key, const char *v, const struct dp_config_loc *loc,
@@ -1035,6 +1102,13 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	int pi;
 	int rc;
 
+	if (key == NULL) { /* a section without keys */
+		if (strcmp(section, "endpoint") == 0 && !cfg->endpoint.enabled) {
+			cfg->endpoint.enabled = true;
+			cfg->endpoint.loc = *loc;
+		}
+		return 0;
+	}
 	rc = expand_vars(raw, v, sizeof(v), cfg, err, errlen, loc);
 	if (rc < 0)
 		return rc;
@@ -1214,6 +1288,8 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 			return fail(err, errlen, loc, "in route file: %s", why);
 	} else if (KEY("neighbors", "neigh")) {
 		return parse_neigh(cfg, v, loc, err, errlen);
+	} else if (strcmp(section, "endpoint") == 0) {
+		return endpoint_key(cfg, key, v, loc, err, errlen);
 	} else if ((pi = relay_index(section)) >= 0) {
 		return relay_key(cfg, pi, section, key, v, loc, err, errlen);
 	} else if (pi == -2) {
@@ -1230,7 +1306,7 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 					section);
 		return fail(err, errlen, loc,
 			"unknown section [%s] (expected dpfwd, mempool, portN, lcores, routes, "
-			"neighbors, relayN)",
+			"neighbors, relayN, endpoint)",
 			section);
 	}
 	return 0;
@@ -1335,6 +1411,16 @@ dp_config_init(struct dp_config *cfg)
 	cfg->pool_cache = 256;
 	dp_strlcpy(cfg->pool_ops, "ring_mp_mc", sizeof(cfg->pool_ops));
 	cfg->pool_data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	/* [endpoint]: off until the section appears */
+	dp_strlcpy(cfg->endpoint.socket, "/run/dpfwd/dpsock.sock", sizeof(cfg->endpoint.socket));
+	cfg->endpoint.mode = 0660;
+	cfg->endpoint.max = 256;
+	cfg->endpoint.tx_bufs = 1024;
+	cfg->endpoint.rx_bufs = 1024;
+	cfg->endpoint.large_bufs = 32;
+	cfg->endpoint.chan_bufs = 512;
+	cfg->endpoint.zero_copy_min = 16384;
+	cfg->endpoint.udp4_cksum = true;
 }
 
 int
@@ -1367,8 +1453,14 @@ dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, const ch
 		struct rte_cfgfile_entry *entries;
 		int i;
 
-		if (n <= 0)
+		if (n <= 0) {
+			/* a section with no keys still says something ([endpoint]: on) */
+			loc.line = sc->section_line[s];
+			rc = cb(arg, section, NULL, NULL, &loc, err, errlen);
+			if (rc < 0)
+				goto out_file;
 			continue;
+		}
 		entries = calloc(n, sizeof(*entries));
 		if (entries == NULL) {
 			rc = -ENOMEM;

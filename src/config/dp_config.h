@@ -136,6 +136,25 @@ struct dp_config_relay {
 	struct dp_config_loc loc; /**< the section's first key */
 };
 
+/**
+ * [endpoint]: socket-like endpoints (dpsock.h) for applications. The section's
+ * presence turns them on.
+ */
+struct dp_config_endpoint {
+	bool enabled;
+	char socket[108];	/**< the Unix control socket's path (sun_path) */
+	uint32_t mode;		/**< its file permissions (who may attach) */
+	char group[32];		/**< its group, "" = dpfwd's */
+	uint32_t max;		/**< endpoints at once */
+	uint32_t tx_bufs;	/**< per endpoint: 2 KiB buffers to send */
+	uint32_t rx_bufs;	/**< per endpoint: 2 KiB buffers to receive into */
+	uint32_t large_bufs;	/**< per endpoint and direction: 64 KiB buffers */
+	uint32_t chan_bufs;	/**< per direction of a channel between two local endpoints */
+	uint32_t zero_copy_min; /**< sends of at least this many bytes leave without a copy */
+	bool udp4_cksum;	/**< compute the UDP checksum of IPv4 datagrams (0 is allowed) */
+	struct dp_config_loc loc; /**< the section's first key */
+};
+
 enum dp_config_mode {
 	DP_CONFIG_MODE_FORWARD = 0,
 };
@@ -195,6 +214,7 @@ struct dp_config {
 	/* [relayN]: UDP relay services, by section number (defined ones only count) */
 	struct dp_config_relay relays[DP_CONFIG_MAX_RELAYS];
 	uint16_t nb_relays; /**< highest [relayN] + 1 */
+	struct dp_config_endpoint endpoint;
 	/* names of every file read, for struct dp_config_loc */
 	char *files[8];
 	unsigned int nb_files;
@@ -208,6 +228,9 @@ typedef int (*dp_config_ini_cb_t)(void *arg, const char *section, const char *ke
  * Read any dpfwd INI file (configs, driver profiles) with rte_cfgfile, after a
  * scan that rejects what rte_cfgfile would silently mangle (long values,
  * repeated sections, lines that are neither) and that gives each entry its line.
+ *
+ * A section without keys is announced by one call of @p cb with @p key and
+ * @p value NULL (at the section's line).
  *
  * @param fname  name to print in messages (may point to NULL: @p path is used)
  * @return 0, -EINVAL (message "file:line: ..." in @p err), -ENOENT, -ENOMEM, or

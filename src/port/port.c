@@ -180,6 +180,8 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 	char bad[64];
 	uint64_t u;
 
+	if (key == NULL && strcmp(section, "profile") == 0)
+		return 0; /* an empty [profile]: the defaults */
 	if (strcmp(section, "profile") != 0)
 		return dp_config_error(err, errlen, loc, "unknown section [%s] (expected [profile])",
 			section);

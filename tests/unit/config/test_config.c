@@ -139,6 +139,137 @@ check_err_at(const char *err, const char *file, int line, const char *text, cons
 #define CHECK_ERR(err, file, line, text, what)                                                     \
 	check_err_at((err), (file), (line), (text), (what), __FILE__, __LINE__)
 
+/* ---- [endpoint] ---- */
+
+static void
+test_config_endpoint_defaults(void)
+{
+	struct dp_config cfg;
+
+	dp_config_init(&cfg);
+	CU_ASSERT_FALSE(cfg.endpoint.enabled); /* off until the section appears */
+	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/run/dpfwd/dpsock.sock");
+	CU_ASSERT_EQUAL(cfg.endpoint.mode, 0660);
+	CU_ASSERT_STRING_EQUAL(cfg.endpoint.group, "");
+	CU_ASSERT_EQUAL(cfg.endpoint.max, 256);
+	CU_ASSERT_EQUAL(cfg.endpoint.tx_bufs, 1024);
+	CU_ASSERT_EQUAL(cfg.endpoint.rx_bufs, 1024);
+	CU_ASSERT_EQUAL(cfg.endpoint.large_bufs, 32);
+	CU_ASSERT_EQUAL(cfg.endpoint.chan_bufs, 512);
+	CU_ASSERT_EQUAL(cfg.endpoint.zero_copy_min, 16384);
+	CU_ASSERT_TRUE(cfg.endpoint.udp4_cksum);
+	dp_config_free(&cfg);
+}
+
+static void
+test_config_endpoint_every_key(void)
+{
+	static const char ini[] = "[dpfwd]\n"			  /* 1 */
+				  "burst = 32\n"		  /* 2 */
+				  "[endpoint]\n"		  /* 3 */
+				  "socket = /tmp/x/dp.sock\n"	  /* 4 */
+				  "mode = 0600\n"		  /* 5 */
+				  "group = dpsock\n"		  /* 6 */
+				  "max = 65536\n"		  /* 7 */
+				  "tx_bufs = 16\n"		  /* 8 */
+				  "rx_bufs = 0x10000\n"	  /* 9 */
+				  "large_bufs = 0\n"		  /* 10 */
+				  "chan_bufs = 100\n"		  /* 11 */
+				  "zero_copy_min = 64\n"	  /* 12 */
+				  "udp4_cksum = off\n";	  /* 13 */
+	struct dp_config cfg;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	write_file("endpoint-keys.ini", ini, path, sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_TRUE(cfg.endpoint.enabled);
+	CU_ASSERT_EQUAL(cfg.endpoint.loc.line, 4); /* the section's first key */
+	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/tmp/x/dp.sock");
+	CU_ASSERT_EQUAL(cfg.endpoint.mode, 0600);
+	CU_ASSERT_STRING_EQUAL(cfg.endpoint.group, "dpsock");
+	CU_ASSERT_EQUAL(cfg.endpoint.max, 65536);
+	CU_ASSERT_EQUAL(cfg.endpoint.tx_bufs, 16);
+	CU_ASSERT_EQUAL(cfg.endpoint.rx_bufs, 65536);
+	CU_ASSERT_EQUAL(cfg.endpoint.large_bufs, 0);
+	CU_ASSERT_EQUAL(cfg.endpoint.chan_bufs, 100);
+	CU_ASSERT_EQUAL(cfg.endpoint.zero_copy_min, 64);
+	CU_ASSERT_FALSE(cfg.endpoint.udp4_cksum);
+	dp_config_free(&cfg);
+}
+
+/* "[endpoint]" alone turns endpoints on with the defaults; loc is the section's line. */
+static void
+test_config_endpoint_empty_section_turns_on(void)
+{
+	static const char ini[] = "[dpfwd]\n"	 /* 1 */
+				  "burst = 32\n" /* 2 */
+				  "\n"		 /* 3 */
+				  "[endpoint]\n" /* 4 */
+				  "[mempool]\n"	 /* 5 */
+				  "cache = 0\n"; /* 6 */
+	struct dp_config cfg;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	write_file("endpoint-empty.ini", ini, path, sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_TRUE(cfg.endpoint.enabled);
+	CU_ASSERT_EQUAL(cfg.endpoint.loc.line, 4);
+	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/run/dpfwd/dpsock.sock");
+	CU_ASSERT_EQUAL(cfg.pool_cache, 0); /* the sections after it still read */
+	dp_config_free(&cfg);
+}
+
+/* One key with a bad value: the error names file:line and the key. */
+static void
+test_config_endpoint_bad_values_name_line(void)
+{
+	static const struct {
+		const char *line;
+		const char *text;
+	} bad[] = {
+		{"max = 0", "max '0' must be 1..65536"},
+		{"max = 65537", "max"},
+		{"tx_bufs = 15", "tx_bufs '15' must be 16..65536"},
+		{"rx_bufs = lots", "rx_bufs"},
+		{"large_bufs = 1025", "large_bufs"},
+		{"chan_bufs = -1", "chan_bufs"},
+		{"zero_copy_min = 63", "zero_copy_min '63' must be 64..1048576"},
+		{"mode = 0999", "octal"},
+		{"mode = rw", "octal"},
+		{"socket = relative.sock", "absolute path"},
+		{"udp4_cksum = maybe", "on or off"},
+		{"group = "
+		 "a-group-name-much-longer-than-thirty-two-bytes",
+			"too long"},
+		{"zerocopy_min = 100", "unknown key 'zerocopy_min' in [endpoint]"},
+	};
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(bad); i++) {
+		struct dp_config cfg;
+		char ini[256], path[PATH_MAX], what[64];
+		char err[DP_CONFIG_ERR_LEN] = "";
+		int rc;
+
+		snprintf(ini, sizeof(ini), "[dpfwd]\nburst = 32\n[endpoint]\nmax = 4\n%s\n", bad[i].line);
+		snprintf(what, sizeof(what), "endpoint-bad-%zu.ini", i);
+		write_file(what, ini, path, sizeof(path));
+		dp_config_init(&cfg);
+		rc = dp_config_load(&cfg, path, err, sizeof(err));
+		EXPECT(rc == -EINVAL, "'%s': rc %d", bad[i].line, rc);
+		CHECK_ERR(err, path, 5, bad[i].text, bad[i].line);
+		dp_config_free(&cfg);
+	}
+}
+
 /* ---- configs/default.ini ---- */
 
 static void
@@ -1256,6 +1387,10 @@ static const struct dp_test tests[] = {
 		test_config_set_route_undefined_port_names_set},
 	{"test_config_worker_lcores_sorted_unique", test_config_worker_lcores_sorted_unique},
 	{"test_config_worker_lcores_respects_max", test_config_worker_lcores_respects_max},
+	{"test_config_endpoint_defaults", test_config_endpoint_defaults},
+	{"test_config_endpoint_every_key", test_config_endpoint_every_key},
+	{"test_config_endpoint_empty_section_turns_on", test_config_endpoint_empty_section_turns_on},
+	{"test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line},
 	{NULL, NULL},
 };
 
