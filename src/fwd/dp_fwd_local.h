@@ -8,8 +8,9 @@
  * clear bit keeps the router's rule (no service: dropped as ip4_local or
  * ip6_local). One load and a bit test: no hashing for packets no service wants.
  *
- * Written by the control lcore before the workers start (and cleared after they
- * stop); read by the workers.
+ * The relay's bits are written by the control lcore before the workers start
+ * (and cleared after they stop); endpoints' bits come and go while they run
+ * (atomic word updates, below). Read by the workers.
  */
 #ifndef DP_FWD_LOCAL_H
 #define DP_FWD_LOCAL_H
@@ -22,11 +23,40 @@ extern uint64_t dp_fwd_local_udp4[65536 / 64];
 /** The same over IPv6. */
 extern uint64_t dp_fwd_local_udp6[65536 / 64];
 
+/**
+ * Of the ports above, those an endpoint (src/endpoint) has bound: their UDP goes
+ * to endpoint4_rx / endpoint6_rx, the other set ports' to the relay. Changed
+ * while the workers run, with atomic word updates, by the endpoint server
+ * (which publishes the endpoint before it sets the bit and clears the bit
+ * before it waits for the workers and frees the endpoint).
+ */
+extern uint64_t dp_fwd_local_ep4[65536 / 64];
+extern uint64_t dp_fwd_local_ep6[65536 / 64];
+
+/**
+ * Non-zero when endpoints are on: fragments to the router's addresses go to
+ * endpoint4_rx / endpoint6_rx, which reassemble them, instead of being
+ * dropped (ip4_fragment_local). Set before the workers start.
+ */
+extern uint8_t dp_fwd_local_reasm;
+
 /** Is UDP port @p port (host order) taken in @p map? */
 static inline bool
 dp_fwd_local_udp_wanted(const uint64_t *map, uint16_t port)
 {
 	return (map[port >> 6] >> (port & 63)) & 1;
+}
+
+/** Mark UDP port @p port taken (or free, @p on false) in @p map while workers read it. */
+static inline void
+dp_fwd_local_udp_set_atomic(uint64_t *map, uint16_t port, bool on)
+{
+	const uint64_t bit = UINT64_C(1) << (port & 63);
+
+	if (on)
+		__atomic_fetch_or(&map[port >> 6], bit, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&map[port >> 6], ~bit, __ATOMIC_RELEASE);
 }
 
 /** Mark UDP ports @p lo..@p hi (host order, inclusive) as taken in @p map. */

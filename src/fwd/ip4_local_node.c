@@ -5,15 +5,18 @@
  *         segment, not martian); the LPM table for the way back
  *   sets: an echo reply in place of an echo request; dp_mbuf_meta.nh (its route)
  *   next: ip4_output (echo replies); relay4 (UDP to a port in
- *         dp_fwd_local_udp4: the UDP relay checks the address); or drop
+ *         dp_fwd_local_udp4: the UDP relay checks the address); endpoint4_rx
+ *         (UDP to a port an endpoint bound, dp_fwd_local_ep4, and with
+ *         endpoints on every fragment: it reassembles); or drop
  *         (ip4_fragment_local, ip4_local, icmp_truncated, icmp_bad_cksum,
  *         icmp_unhandled, icmp_bad_addr, icmp_no_route)
  *
  * Packets for one of the router's own addresses (ip4_fwd's lookup found the
  * local next hop). One switch by protocol: ICMP echo requests are answered
- * (RFC 792, RFC 1812 4.3.3.6); the UDP relay and the endpoints will take
- * their packets here by destination port; anything else has no service
- * (ip4_local). Nothing here reassembles, so fragments are dropped first.
+ * (RFC 792, RFC 1812 4.3.3.6); the UDP relay and the endpoints take their
+ * packets here by destination port; anything else has no service
+ * (ip4_local). Fragments go to endpoint4_rx, which reassembles them, when
+ * endpoints are on, and are dropped otherwise: nothing else here reassembles.
  */
 #include <string.h>
 
@@ -33,10 +36,13 @@ enum ip4_local_next {
 	IP4_LOCAL_NEXT_DROP,
 	IP4_LOCAL_NEXT_OUTPUT,
 	IP4_LOCAL_NEXT_RELAY,
+	IP4_LOCAL_NEXT_ENDPOINT,
 	IP4_LOCAL_NEXT_MAX,
 };
 
 uint64_t dp_fwd_local_udp4[65536 / 64];
+uint64_t dp_fwd_local_ep4[65536 / 64];
+uint8_t dp_fwd_local_reasm;
 
 static inline rte_edge_t
 ip4_local_drop(struct dp_worker *w, enum dp_drop_reason why)
@@ -105,21 +111,25 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 
 	/* more fragments, or not the first: part of a datagram */
-	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
+	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
+		if (dp_fwd_local_reasm)
+			return IP4_LOCAL_NEXT_ENDPOINT;
 		return ip4_local_drop(w, DP_DROP_IP4_FRAG_LOCAL);
+	}
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:
 		return ip4_local_icmp(w, st, m, ip, meta_off);
 	case IPPROTO_UDP: {
 		/* the destination port, read even from a short frame (inside the
-		 * data room): relay4 checks the UDP header's length */
+		 * data room): relay4 and endpoint4_rx check the UDP header's length */
 		const struct rte_udp_hdr *udp = RTE_PTR_ADD(ip, rte_ipv4_hdr_len(ip));
+		const uint16_t port = rte_be_to_cpu_16(udp->dst_port);
 
-		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp4, rte_be_to_cpu_16(udp->dst_port)))
-			return IP4_LOCAL_NEXT_RELAY;
+		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp4, port))
+			return dp_fwd_local_udp_wanted(dp_fwd_local_ep4, port) ? IP4_LOCAL_NEXT_ENDPOINT
+									       : IP4_LOCAL_NEXT_RELAY;
 		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
 	}
-	/* the endpoints will join the UDP case by destination port */
 	default:
 		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
 	}
@@ -150,6 +160,7 @@ static struct rte_node_register ip4_local_node = {
 		[IP4_LOCAL_NEXT_DROP] = "drop",
 		[IP4_LOCAL_NEXT_OUTPUT] = "ip4_output",
 		[IP4_LOCAL_NEXT_RELAY] = "relay4",
+		[IP4_LOCAL_NEXT_ENDPOINT] = "endpoint4_rx",
 	},
 };
 

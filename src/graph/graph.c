@@ -29,7 +29,8 @@ static struct dp_worker *creating;
 /* Nodes of every worker graph; port_tx clones are matched by pattern. */
 static const char *const graph_patterns[] = {"port_rx", "ctl_inject", "eth_classify",
 	"ip4_fwd", "ip4_local", "icmp4_error", "ip4_output", "ip6_fwd", "ip6_local", "icmp6_error",
-	"ip6_output", "ctl_punt", "port_tx-*", "drop", "relay4", "relay6", "relay_handoff"};
+	"ip6_output", "ctl_punt", "port_tx-*", "drop", "relay4", "relay6", "relay_handoff",
+	"endpoint4_rx", "endpoint6_rx", "endpoint_tx"};
 
 const struct dp_graph_tx_node dp_graph_tx_nodes[] = {
 	{"ip4_output", DP_GRAPH_EDGE_PORT_TX(0)},

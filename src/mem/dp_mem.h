@@ -19,6 +19,7 @@ struct dp_mem_demand {
 	uint32_t lcores;    /**< lcores that allocate or free (workers + main) */
 	uint32_t burst;	    /**< RX burst */
 	uint32_t tx_bufs;   /**< TX buffers (one per worker and port), each up to 2 bursts */
+	uint32_t held;	    /**< held by jobs beyond a burst: endpoint reassembly, zero-copy sends */
 };
 
 struct dp_mem_params {

@@ -46,7 +46,7 @@ dp_mem_pool_size(const struct dp_mem_demand *d, uint32_t cache, char *why, size_
 	uint64_t caches = (uint64_t)d->lcores * (cache + cache / 2);
 	uint64_t inflight = (uint64_t)d->lcores * d->burst * 2;
 	uint64_t txbuf = (uint64_t)d->tx_bufs * d->burst * 2;
-	uint64_t need = (uint64_t)d->rx_desc + d->tx_desc + caches + inflight + txbuf +
+	uint64_t need = (uint64_t)d->rx_desc + d->tx_desc + caches + inflight + txbuf + d->held +
 		CONTROL_RESERVE;
 	uint64_t size = 1;
 
@@ -56,9 +56,9 @@ dp_mem_pool_size(const struct dp_mem_demand *d, uint32_t cache, char *why, size_
 	if (why != NULL)
 		snprintf(why, len,
 			"%" PRIu64 " mbufs = rx desc %u + tx desc %u + caches %u lcores x %u x 1.5 + "
-			"bursts in flight %" PRIu64 " + tx buffers %" PRIu64 " + control %u = %" PRIu64
-			", rounded up to 2^n-1",
-			size, d->rx_desc, d->tx_desc, d->lcores, cache, inflight, txbuf,
+			"bursts in flight %" PRIu64 " + tx buffers %" PRIu64 " + held by jobs %u + "
+			"control %u = %" PRIu64 ", rounded up to 2^n-1",
+			size, d->rx_desc, d->tx_desc, d->lcores, cache, inflight, txbuf, d->held,
 			CONTROL_RESERVE, need);
 	return (uint32_t)size;
 }

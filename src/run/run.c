@@ -15,6 +15,7 @@
 
 #include "dp_common.h"
 #include "dp_ctl.h"
+#include "dp_endpoint.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_icmp4.h"
@@ -165,6 +166,8 @@ teardown_all(void)
 	dp_relay_fini();
 	dp_fwd_fini();
 	dp_port_close_all();
+	/* after the ports: mbufs they held may point into endpoint regions */
+	dp_endpoint_fini();
 	dp_mem_pools_free();
 }
 
@@ -267,6 +270,7 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 			continue;
 		demand[s].lcores = nb_workers + 1;
 		demand[s].burst = cfg->burst;
+		demand[s].held = dp_endpoint_mbuf_demand(cfg, nb_workers);
 		size = dp_mem_pool_size(&demand[s], cfg->pool_cache, why, sizeof(why));
 		if (cfg->pool_size != 0) {
 			size = cfg->pool_size;
@@ -300,6 +304,10 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	rc = dp_relay_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
+	/* the endpoint port table and the control socket, before the graphs too */
+	rc = dp_endpoint_init(cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
 	rc = dp_graph_workers_create(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
@@ -330,7 +338,8 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		(rc = dp_mem_telemetry_register()) < 0 || (rc = dp_fwd_telemetry_register()) < 0 ||
 		(rc = dp_ctl_telemetry_register()) < 0 || (rc = dp_neigh_telemetry_register()) < 0 ||
 		(rc = dp_route_start_cmds(cfg->path)) < 0 || (rc = dp_icmp4_telemetry_register()) < 0 ||
-		(rc = dp_fwd6_telemetry_register()) < 0 || (rc = dp_relay_telemetry_register()) < 0) {
+		(rc = dp_fwd6_telemetry_register()) < 0 || (rc = dp_relay_telemetry_register()) < 0 ||
+		(rc = dp_endpoint_telemetry_register()) < 0) {
 		snprintf(err, errlen, "cannot register telemetry: %s", strerror(-rc));
 		goto fail;
 	}
@@ -355,6 +364,9 @@ dp_run_start(void)
 	/* from now on a memif peer that goes away unmaps rings under the workers */
 	if (rc == 0 && dp_port_needs_unmap_guard())
 		dp_port_unmap_guard(dp_graph_qsv);
+	/* applications attach once the workers can carry their datagrams */
+	if (rc == 0)
+		rc = dp_endpoint_start();
 	return rc;
 }
 
@@ -432,6 +444,8 @@ dp_run_teardown(const struct dp_run_opts *opts, int64_t *leak)
 {
 	int rc;
 
+	/* while the workers run: detaching an endpoint waits for them (RCU) */
+	dp_endpoint_stop();
 	dp_graph_workers_stop();
 	dp_port_unmap_guard(NULL);
 	dp_ctl_stop();

@@ -1,0 +1,1329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The endpoint server: one thread (a plain pthread, not an EAL lcore) that
+ * accepts applications on the [endpoint] Unix socket and speaks
+ * dpsock_proto.h with each of them. It makes the shared regions (memfd),
+ * brokers channels between endpoints of this host, and takes everything back
+ * when an application goes away. The workers' half (endpoint_dp.c) is reached
+ * through ep_dp_*().
+ *
+ *   listening socket --accept--> ep_conn (one per application endpoint)
+ *   ep_conn:  HELLO -> BIND (region + port) -> RESOLVE ... ; EOF -> reclaim
+ *   ep_chan:  a region shared by two ep_conn; taken back when either goes
+ *   zombies:  reclaimed endpoints whose region mbufs still point into
+ *             (ep_dp_detach() said false): retried every EP_RETRY_MS
+ *
+ * Everything an application sends is hostile until checked: messages are
+ * fixed-size, descriptors are counted and typed, regions are sealed so that
+ * the application cannot shrink them under dpfwd (SIGBUS), and dpfwd reads
+ * region geometry only from its own copy.
+ *
+ * Locking: the server thread owns every list; it holds srv.lock while it
+ * changes them, and telemetry (another thread) holds it while it reads.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/queue.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+#include <rte_tailq.h>
+
+#include "dp_common.h"
+#include "dp_endpoint.h"
+#include "dp_telemetry.h"
+#include "dpsock_proto.h"
+#include "endpoint_priv.h"
+
+RTE_LOG_REGISTER(dp_logtype_endpoint, dpfwd.endpoint, INFO);
+
+/* Connections that have not bound yet, beyond [endpoint] max, before accept refuses. */
+#define EP_CONN_SLACK 64
+/* Messages read from one connection per poll round: one busy application cannot starve others. */
+#define EP_MSGS_PER_ROUND 8
+/* Descriptors a message may carry (BIND: 1); more is malformed. */
+#define EP_MAX_FDS 2
+/* How often reclaimed endpoints whose mbufs were still out are looked at again. */
+#define EP_RETRY_MS 100
+/* How long dp_endpoint_stop() waits for those before leaving them to dp_endpoint_fini(). */
+#define EP_STOP_WAIT_MS 1000
+/* Channels one endpoint may have: each holds a region of some MiB. */
+#define EP_CHANS_PER_ENDPOINT 1024
+
+struct ep_conn {
+	TAILQ_ENTRY(ep_conn) next;
+	int fd;	     /**< the control connection; -1 once closed (zombie) */
+	uint32_t id; /**< for logs and telemetry */
+	pid_t pid;   /**< SO_PEERCRED at accept */
+	uid_t uid;
+	int family; /**< AF_INET / AF_INET6 after HELLO; 0 before */
+	/* bound: dp != NULL */
+	struct ep_dp *dp;
+	bool ip6;
+	uint8_t addr[16]; /**< network order; zero: the wildcard */
+	uint16_t port;	  /**< host order */
+	int efd;	  /**< the application's eventfd; -1 before BIND */
+	void *region;
+	size_t size;
+	struct dpsock_pipe
+		geo[DPSOCK_REGION_PIPES]; /**< our copy: the application can write the region's */
+	unsigned int nb_chans;
+};
+
+struct ep_chan {
+	TAILQ_ENTRY(ep_chan) next;
+	uint32_t id;
+	struct ep_conn *side[2]; /**< 0: the asker (sends on pipe 0), 1: the peer */
+	int memfd; /**< kept to hand the channel out again (RESOLVE of a known pair) */
+	void *region;
+	size_t size;
+};
+
+TAILQ_HEAD(ep_conn_list, ep_conn);
+TAILQ_HEAD(ep_chan_list, ep_chan);
+
+struct ep_stats {
+	uint64_t binds;
+	uint64_t resolves_local;
+	uint64_t resolves_remote;
+	uint64_t reclaims;
+	uint64_t refused;   /**< connections turned away: too many */
+	uint64_t malformed; /**< connections closed for a bad message */
+};
+
+static struct {
+	bool dp_ready; /**< ep_dp_init() done */
+	bool enabled;
+	struct dp_config_endpoint cfg;
+	uint64_t tsc_hz;
+	int lfd;      /**< listening socket */
+	int stop_efd; /**< written by dp_endpoint_stop() to end the server loop */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	struct ep_conn_list conns;
+	struct ep_conn_list zombies;
+	struct ep_chan_list chans;
+	unsigned int nb_conns;
+	unsigned int nb_bound;
+	unsigned int nb_chans;
+	unsigned int conn_limit;
+	uint32_t next_conn_id;
+	uint32_t next_chan_id;
+	bool refuse_logged;
+	struct ep_stats stats;
+} srv = {
+	.lfd = -1,
+	.stop_efd = -1,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.conns = TAILQ_HEAD_INITIALIZER(srv.conns),
+	.zombies = TAILQ_HEAD_INITIALIZER(srv.zombies),
+	.chans = TAILQ_HEAD_INITIALIZER(srv.chans),
+};
+
+/* ---- small helpers ---- */
+
+static double
+mono_ms(void)
+{
+	return dp_time_mono() * 1000.0;
+}
+
+static bool
+addr_is_wildcard(const uint8_t *addr, bool ip6)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(addr, zero, ip6 ? 16 : 4) == 0;
+}
+
+static void
+addr_format(char *buf, size_t len, bool ip6, const uint8_t *addr, uint16_t port)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(ip6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
+	snprintf(buf, len, ip6 ? "[%s]:%u" : "%s:%u", a, port);
+}
+
+/* The address of a message: its family must be the endpoint's. @return 0 or -EAFNOSUPPORT. */
+static int
+addr_from_ctl(const struct ep_conn *c, const struct dpsock_ctl *m, uint8_t addr[16], uint16_t *port)
+{
+	memset(addr, 0, 16);
+	if (c->family == AF_INET && m->addr.in.sin_family == AF_INET) {
+		memcpy(addr, &m->addr.in.sin_addr, 4);
+		*port = ntohs(m->addr.in.sin_port);
+		return 0;
+	}
+	if (c->family == AF_INET6 && m->addr.in6.sin6_family == AF_INET6) {
+		memcpy(addr, &m->addr.in6.sin6_addr, 16);
+		*port = ntohs(m->addr.in6.sin6_port);
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+static void
+addr_to_ctl(struct dpsock_ctl *m, bool ip6, const uint8_t *addr, uint16_t port)
+{
+	memset(&m->addr, 0, sizeof(m->addr));
+	if (ip6) {
+		m->addr.in6.sin6_family = AF_INET6;
+		memcpy(&m->addr.in6.sin6_addr, addr, 16);
+		m->addr.in6.sin6_port = htons(port);
+	} else {
+		m->addr.in.sin_family = AF_INET;
+		memcpy(&m->addr.in.sin_addr, addr, 4);
+		m->addr.in.sin_port = htons(port);
+	}
+}
+
+static void
+ctl_init(struct dpsock_ctl *m, enum dpsock_op op)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = DPSOCK_CTL_MAGIC;
+	m->version = DPSOCK_PROTO_VERSION;
+	m->op = (uint16_t)op;
+}
+
+static void
+fds_close(int *fds, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+}
+
+/* Tell the application that reads this region that a message waits on its socket. */
+static void
+region_ctl_bump(void *region)
+{
+	struct dpsock_region *r = region;
+
+	__atomic_add_fetch(&r->ctl_seq, 1, __ATOMIC_RELEASE);
+}
+
+static void
+region_kill(void *region)
+{
+	struct dpsock_region *r = region;
+
+	__atomic_store_n(&r->alive, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * A sealed memfd holding a region with pipes @p specs, mapped here. The seals
+ * keep its size fixed: an application that could shrink it would make dpfwd
+ * fault (SIGBUS) on the pages it cut off.
+ * @return 0, -ENOMEM, -EMFILE, -EINVAL (counts too large).
+ */
+static int
+region_make(const char *name, const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES], int *fdp,
+	void **regionp, size_t *sizep)
+{
+	size_t size = dpsock_region_init(NULL, specs, srv.tsc_hz);
+	void *region;
+	int fd, rc;
+
+	if (size == 0)
+		return -EINVAL;
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		rc = -errno;
+		goto close_fd;
+	}
+	region = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (region == MAP_FAILED) {
+		rc = -errno;
+		goto close_fd;
+	}
+	if (dpsock_region_init(region, specs, srv.tsc_hz) != size) {
+		rc = -EINVAL;
+		goto unmap;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		rc = -errno;
+		goto unmap;
+	}
+	*fdp = fd;
+	*regionp = region;
+	*sizep = size;
+	return 0;
+unmap:
+	munmap(region, size);
+close_fd:
+	close(fd);
+	return rc == -ENOSPC ? -ENOMEM : rc;
+}
+
+/*
+ * Workers and peers write this descriptor from their fast path: it must be an
+ * eventfd, and non-blocking, or a hostile application could hand over a pipe
+ * that blocks a worker. The flag is the file's, so the application's copy
+ * becomes non-blocking too (libdpsock makes it so anyway).
+ */
+static int
+efd_check(int fd)
+{
+	char link[64], target[64];
+	ssize_t n;
+	int fl;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -EINVAL;
+	target[n] = '\0';
+	if (strcmp(target, "anon_inode:[eventfd]") != 0)
+		return -EINVAL;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- sending on a connection ---- */
+
+/* One message with @p nfds descriptors; never blocks. @return 0 or -errno (-EAGAIN: its queue is
+ * full). */
+static int
+conn_send(const struct ep_conn *c, const struct dpsock_ctl *m, const int *fds, unsigned int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * EP_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	if (nfds > 0) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return n == (ssize_t)sizeof(*m) ? 0 : -EIO;
+}
+
+static int
+conn_reply(const struct ep_conn *c, enum dpsock_op op, int rc)
+{
+	struct dpsock_ctl m;
+
+	ctl_init(&m, op);
+	m.rc = rc;
+	return conn_send(c, &m, NULL, 0);
+}
+
+/* ---- channels ---- */
+
+static struct ep_chan *
+chan_find(const struct ep_conn *a, const struct ep_conn *b)
+{
+	struct ep_chan *ch;
+
+	TAILQ_FOREACH(ch, &srv.chans, next)
+	if ((ch->side[0] == a && ch->side[1] == b) || (ch->side[0] == b && ch->side[1] == a))
+		return ch;
+	return NULL;
+}
+
+/*
+ * Take a channel back because @p leaving goes (NULL: dpfwd stops). The region
+ * is marked dead first, so that the other side stops using it even if
+ * CHANNEL_GONE cannot reach it (a full control socket).
+ */
+static void
+chan_destroy(struct ep_chan *ch, const struct ep_conn *leaving)
+{
+	unsigned int s;
+
+	region_kill(ch->region);
+	for (s = 0; s < 2; s++) {
+		struct ep_conn *other = ch->side[s];
+		struct dpsock_ctl m;
+
+		other->nb_chans--;
+		if (leaving == NULL || other == leaving || other->fd < 0)
+			continue;
+		ctl_init(&m, DPSOCK_OP_CHANNEL_GONE);
+		m.chan = ch->id;
+		if (conn_send(other, &m, NULL, 0) < 0)
+			DP_LOG(DEBUG, endpoint,
+				"endpoint %u: CHANNEL_GONE %u not sent (its region says so)",
+				other->id, ch->id);
+		region_ctl_bump(other->region);
+	}
+	TAILQ_REMOVE(&srv.chans, ch, next);
+	srv.nb_chans--;
+	munmap(ch->region, ch->size);
+	close(ch->memfd);
+	free(ch);
+}
+
+/* ---- endpoints ---- */
+
+/* The bound endpoint that a datagram to @p addr:@p port reaches, or NULL. */
+static struct ep_conn *
+target_find(bool ip6, const uint8_t *addr, uint16_t port)
+{
+	bool local_known = false, local = false;
+	struct ep_conn *t;
+
+	TAILQ_FOREACH(t, &srv.conns, next)
+	{
+		if (t->dp == NULL || t->ip6 != ip6 || t->port != port)
+			continue;
+		if (memcmp(t->addr, addr, ip6 ? 16 : 4) == 0 || addr_is_wildcard(addr, ip6))
+			return t;
+		if (!addr_is_wildcard(t->addr, ip6))
+			continue;
+		/* a wildcard endpoint: any of dpfwd's addresses reaches it */
+		if (!local_known) {
+			local = ep_dp_addr_is_local(ip6, addr);
+			local_known = true;
+		}
+		if (local)
+			return t;
+	}
+	return NULL;
+}
+
+/* Whatever the endpoint has; the connection itself is already closed or closing. */
+static void
+conn_unbind(struct ep_conn *c, bool stopping)
+{
+	struct ep_chan *ch, *tmp;
+
+	RTE_TAILQ_FOREACH_SAFE(ch, &srv.chans, next, tmp)
+	if (ch->side[0] == c || ch->side[1] == c)
+		chan_destroy(ch, stopping ? NULL : c);
+	if (c->dp == NULL)
+		return;
+	region_kill(c->region);
+	srv.nb_bound--;
+	srv.stats.reclaims++;
+	if (!ep_dp_detach(c->dp)) {
+		/* mbufs still point into the region: it stays mapped until they are back */
+		TAILQ_INSERT_TAIL(&srv.zombies, c, next);
+		return;
+	}
+	c->dp = NULL;
+}
+
+static void
+conn_free(struct ep_conn *c)
+{
+	if (c->region != NULL)
+		munmap(c->region, c->size);
+	if (c->efd >= 0)
+		close(c->efd);
+	free(c);
+}
+
+/* Close a connection and take back everything of its endpoint. */
+static void
+conn_close(struct ep_conn *c, bool stopping)
+{
+	pthread_mutex_lock(&srv.lock);
+	TAILQ_REMOVE(&srv.conns, c, next);
+	srv.nb_conns--;
+	srv.refuse_logged = false;
+	close(c->fd);
+	c->fd = -1;
+	conn_unbind(c, stopping);
+	pthread_mutex_unlock(&srv.lock);
+	if (c->dp != NULL)
+		DP_LOG(DEBUG, endpoint,
+			"endpoint %u (pid %d): mbufs still in its region, freed later", c->id,
+			(int)c->pid);
+	else
+		conn_free(c);
+}
+
+/* A message we cannot make sense of: the connection goes (logged once, here). */
+static int
+conn_malformed(struct ep_conn *c, const char *why)
+{
+	DP_LOG(WARNING, endpoint, "endpoint %u (pid %d uid %u): %s; closing its connection", c->id,
+		(int)c->pid, (unsigned int)c->uid, why);
+	srv.stats.malformed++;
+	return -EBADMSG;
+}
+
+static int
+op_hello(struct ep_conn *c, const struct dpsock_ctl *m)
+{
+	int rc;
+
+	if (m->version != DPSOCK_PROTO_VERSION) {
+		conn_reply(c, DPSOCK_OP_HELLO, -EPROTO);
+		DP_LOG(WARNING, endpoint,
+			"endpoint %u (pid %d): protocol version %u, dpfwd speaks %u: closing",
+			c->id, (int)c->pid, m->version, DPSOCK_PROTO_VERSION);
+		return -EPROTO;
+	}
+	if (m->family != AF_INET && m->family != AF_INET6) {
+		conn_reply(c, DPSOCK_OP_HELLO, -EAFNOSUPPORT);
+		return -EAFNOSUPPORT;
+	}
+	c->family = (int)m->family;
+	rc = conn_reply(c, DPSOCK_OP_HELLO, 0);
+	return rc < 0 ? -EPIPE : 0;
+}
+
+static void
+endpoint_specs(struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES])
+{
+	memset(specs, 0, sizeof(*specs) * DPSOCK_REGION_PIPES);
+	/* the application alone sends and takes free buffers; dpfwd threads give them back */
+	specs[DPSOCK_EP_PIPE_TX].count[0] = srv.cfg.tx_bufs;
+	specs[DPSOCK_EP_PIPE_TX].count[1] = srv.cfg.large_bufs;
+	specs[DPSOCK_EP_PIPE_TX].data_flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
+	specs[DPSOCK_EP_PIPE_TX].free_flags = RING_F_SC_DEQ;
+	/* workers (several) fill it; the application alone reads and gives buffers back */
+	specs[DPSOCK_EP_PIPE_RX].count[0] = srv.cfg.rx_bufs;
+	specs[DPSOCK_EP_PIPE_RX].count[1] = srv.cfg.large_bufs;
+	specs[DPSOCK_EP_PIPE_RX].data_flags = RING_F_SC_DEQ;
+	specs[DPSOCK_EP_PIPE_RX].free_flags = RING_F_SP_ENQ;
+}
+
+/* BIND: make the endpoint's region and port. @p efd is ours from here on. */
+static int
+op_bind(struct ep_conn *c, const struct dpsock_ctl *m, int efd)
+{
+	struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES];
+	struct ep_dp_bind b;
+	struct ep_dp *dp = NULL;
+	struct dpsock_ctl r;
+	char name[INET6_ADDRSTRLEN + 16];
+	void *region = NULL;
+	size_t size = 0;
+	int memfd = -1, rc;
+	unsigned int i;
+
+	memset(&b, 0, sizeof(b));
+	b.ip6 = c->family == AF_INET6;
+	if (c->dp != NULL || addr_from_ctl(c, m, b.addr, &b.port) < 0)
+		rc = -EINVAL;
+	else if (!addr_is_wildcard(b.addr, b.ip6) && !ep_dp_addr_is_local(b.ip6, b.addr))
+		rc = -EADDRNOTAVAIL;
+	else if (srv.nb_bound >= srv.cfg.max)
+		rc = -ENOSPC;
+	else
+		rc = efd_check(efd);
+	if (rc == 0) {
+		endpoint_specs(specs);
+		rc = region_make("dpsock-endpoint", specs, &memfd, &region, &size);
+		if (rc < 0)
+			DP_LOG(ERR, endpoint, "endpoint %u (pid %d): cannot make its region: %s",
+				c->id, (int)c->pid, strerror(-rc));
+	}
+	if (rc == 0) {
+		b.region = region;
+		b.size = size;
+		b.efd = efd;
+		pthread_mutex_lock(&srv.lock);
+		rc = ep_dp_attach(&b, &dp);
+		if (rc == 0) {
+			c->dp = dp;
+			c->ip6 = b.ip6;
+			memcpy(c->addr, b.addr, sizeof(c->addr));
+			c->port = b.port;
+			c->efd = efd;
+			c->region = region;
+			c->size = size;
+			for (i = 0; i < DPSOCK_REGION_PIPES; i++)
+				c->geo[i] = *dpsock_region_pipe(region, i);
+			srv.nb_bound++;
+			srv.stats.binds++;
+		}
+		pthread_mutex_unlock(&srv.lock);
+	}
+	if (rc < 0) {
+		if (region != NULL)
+			munmap(region, size);
+		if (memfd >= 0)
+			close(memfd);
+		close(efd);
+		return conn_reply(c, DPSOCK_OP_BIND, rc) < 0 ? -EPIPE : 0;
+	}
+	addr_format(name, sizeof(name), c->ip6, c->addr, c->port);
+	DP_LOG(DEBUG, endpoint, "endpoint %u (pid %d uid %u) bound to %s, region %zu bytes", c->id,
+		(int)c->pid, (unsigned int)c->uid, name, size);
+	ctl_init(&r, DPSOCK_OP_BIND);
+	addr_to_ctl(&r, c->ip6, c->addr, c->port);
+	r.size = size;
+	rc = conn_send(c, &r, &memfd, 1);
+	/* the application has its own descriptor now; our mapping stays */
+	close(memfd);
+	return rc < 0 ? -EPIPE : 0;
+}
+
+static void
+chan_specs(struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES])
+{
+	unsigned int i;
+
+	memset(specs, 0, sizeof(*specs) * DPSOCK_REGION_PIPES);
+	for (i = 0; i < DPSOCK_REGION_PIPES; i++) {
+		specs[i].count[0] = srv.cfg.chan_bufs;
+		specs[i].count[1] = srv.cfg.large_bufs;
+		specs[i].count[2] = 8;
+		/* one application thread at each end */
+		specs[i].data_flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
+		specs[i].free_flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
+	}
+}
+
+/*
+ * A new channel between @p c (asker) and @p t. The peer hears of it first: an
+ * asker must not get a channel whose other end does not know it.
+ * @return the channel, or NULL with *rcp: -ENOMEM, -EMFILE, -ENOBUFS (the
+ *         peer's control socket is full), -ECONNREFUSED (the peer is going).
+ */
+static struct ep_chan *
+chan_create(struct ep_conn *c, struct ep_conn *t, const uint8_t *dest, int *rcp)
+{
+	struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES];
+	struct dpsock_ctl m;
+	struct ep_chan *ch;
+	int fds[2], rc;
+
+	if (c->nb_chans >= EP_CHANS_PER_ENDPOINT || t->nb_chans >= EP_CHANS_PER_ENDPOINT) {
+		*rcp = -ENOBUFS;
+		return NULL;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (ch == NULL) {
+		*rcp = -ENOMEM;
+		return NULL;
+	}
+	chan_specs(specs);
+	rc = region_make("dpsock-channel", specs, &ch->memfd, &ch->region, &ch->size);
+	if (rc < 0) {
+		DP_LOG(ERR, endpoint, "endpoint %u -> %u: cannot make a channel region: %s", c->id,
+			t->id, strerror(-rc));
+		goto free_chan;
+	}
+	ch->id = ++srv.next_chan_id;
+	ch->side[0] = c;
+	ch->side[1] = t;
+
+	/* the asker as the peer sees it: its own address, or the one it reached dpfwd on */
+	ctl_init(&m, DPSOCK_OP_CHANNEL);
+	m.chan = ch->id;
+	m.size = ch->size;
+	addr_to_ctl(&m, c->ip6, addr_is_wildcard(c->addr, c->ip6) ? dest : c->addr, c->port);
+	fds[0] = ch->memfd;
+	fds[1] = c->efd;
+	rc = conn_send(t, &m, fds, 2);
+	if (rc < 0) {
+		rc = rc == -EAGAIN ? -ENOBUFS : -ECONNREFUSED;
+		goto unmap;
+	}
+	region_ctl_bump(t->region);
+	pthread_mutex_lock(&srv.lock);
+	TAILQ_INSERT_TAIL(&srv.chans, ch, next);
+	srv.nb_chans++;
+	c->nb_chans++;
+	t->nb_chans++;
+	pthread_mutex_unlock(&srv.lock);
+	return ch;
+unmap:
+	munmap(ch->region, ch->size);
+	close(ch->memfd);
+free_chan:
+	free(ch);
+	*rcp = rc;
+	return NULL;
+}
+
+/* RESOLVE: is the destination an endpoint of this host? */
+static int
+op_resolve(struct ep_conn *c, const struct dpsock_ctl *m)
+{
+	struct ep_conn *t;
+	struct ep_chan *ch;
+	struct dpsock_ctl r;
+	uint8_t dest[16];
+	uint16_t port;
+	int fds[2], rc;
+
+	if (c->dp == NULL)
+		return conn_reply(c, DPSOCK_OP_RESOLVE, -EINVAL) < 0 ? -EPIPE : 0;
+	if (addr_from_ctl(c, m, dest, &port) < 0)
+		return conn_reply(c, DPSOCK_OP_RESOLVE, -EAFNOSUPPORT) < 0 ? -EPIPE : 0;
+	t = target_find(c->ip6, dest, port);
+	/* to itself: the asker would be both sides of one channel; the workers loop it back */
+	if (t == NULL || t == c) {
+		srv.stats.resolves_remote++;
+		return conn_reply(c, DPSOCK_OP_RESOLVE, DPSOCK_ROUTE_REMOTE) < 0 ? -EPIPE : 0;
+	}
+	ch = chan_find(c, t);
+	if (ch == NULL) {
+		ch = chan_create(c, t, dest, &rc);
+		if (ch == NULL)
+			return conn_reply(c, DPSOCK_OP_RESOLVE, rc) < 0 ? -EPIPE : 0;
+	}
+	srv.stats.resolves_local++;
+	ctl_init(&r, DPSOCK_OP_RESOLVE);
+	r.rc = DPSOCK_ROUTE_LOCAL;
+	r.chan = ch->id;
+	r.size = ch->size;
+	addr_to_ctl(&r, t->ip6, dest, port);
+	fds[0] = ch->memfd;
+	fds[1] = t->efd;
+	/* a known pair: the same channel again (the asker knows it by its id) */
+	return conn_send(c, &r, fds, 2) < 0 ? -EPIPE : 0;
+}
+
+/*
+ * One message from @p c. @return 1 (one served), 0 (nothing more now), or
+ * < 0 when the connection must go (EOF, error, malformed).
+ */
+static int
+conn_serve_one(struct ep_conn *c)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * EP_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct dpsock_ctl m;
+	struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+	struct msghdr mh = {.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf)};
+	int fds[EP_MAX_FDS];
+	unsigned int nfds = 0;
+	struct cmsghdr *cm;
+	ssize_t n;
+	int rc;
+
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k, cnt;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < cnt; k++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
+			if (nfds < EP_MAX_FDS)
+				fds[nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (n == 0) {
+		fds_close(fds, nfds);
+		return -ECONNRESET;
+	}
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n != (ssize_t)sizeof(m)) {
+		fds_close(fds, nfds);
+		return conn_malformed(c, "a message of the wrong size");
+	}
+	if (m.magic != DPSOCK_CTL_MAGIC) {
+		fds_close(fds, nfds);
+		/* maybe a library of another protocol: tell it why before closing */
+		if (c->family == 0)
+			conn_reply(c, DPSOCK_OP_HELLO, -EPROTO);
+		return conn_malformed(c, "bad magic");
+	}
+	if (c->family == 0 && m.op != DPSOCK_OP_HELLO) {
+		fds_close(fds, nfds);
+		return conn_malformed(c, "a request before HELLO");
+	}
+	switch (m.op) {
+	case DPSOCK_OP_HELLO:
+		if (c->family != 0 || nfds != 0)
+			break;
+		return op_hello(c, &m) < 0 ? -EPROTO : 1;
+	case DPSOCK_OP_BIND:
+		if (nfds != 1)
+			break;
+		rc = op_bind(c, &m, fds[0]);
+		return rc < 0 ? rc : 1;
+	case DPSOCK_OP_RESOLVE:
+		if (nfds != 0)
+			break;
+		rc = op_resolve(c, &m);
+		return rc < 0 ? rc : 1;
+	default:
+		break;
+	}
+	fds_close(fds, nfds);
+	return conn_malformed(c, "an unexpected request (or descriptors with it)");
+}
+
+static void
+conn_serve(struct ep_conn *c)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < EP_MSGS_PER_ROUND; i++) {
+		rc = conn_serve_one(c);
+		if (rc <= 0)
+			break;
+	}
+	if (rc < 0) {
+		DP_LOG(DEBUG, endpoint, "endpoint %u (pid %d): connection closed (%s)", c->id,
+			(int)c->pid, strerror(-rc));
+		conn_close(c, false);
+	}
+}
+
+static void
+accept_all(void)
+{
+	for (;;) {
+		struct ep_conn *c;
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int fd;
+
+		fd = accept4(srv.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+				errno != ECONNABORTED)
+				DP_LOG(ERR, endpoint, "accept on %s: %s", srv.cfg.socket,
+					strerror(errno));
+			return;
+		}
+		if (srv.nb_conns >= srv.conn_limit) {
+			if (!srv.refuse_logged)
+				DP_LOG(WARNING, endpoint,
+					"%u connections already ([endpoint] max = %u): refusing "
+					"more",
+					srv.nb_conns, srv.cfg.max);
+			srv.refuse_logged = true;
+			srv.stats.refused++;
+			close(fd);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (c == NULL) {
+			srv.stats.refused++;
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->efd = -1;
+		c->id = ++srv.next_conn_id;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+			c->pid = cred.pid;
+			c->uid = cred.uid;
+		}
+		pthread_mutex_lock(&srv.lock);
+		TAILQ_INSERT_TAIL(&srv.conns, c, next);
+		srv.nb_conns++;
+		pthread_mutex_unlock(&srv.lock);
+	}
+}
+
+/* Zombies whose mbufs came back are freed. */
+static void
+zombies_retry(void)
+{
+	struct ep_conn *c, *tmp;
+
+	pthread_mutex_lock(&srv.lock);
+	RTE_TAILQ_FOREACH_SAFE(c, &srv.zombies, next, tmp)
+	{
+		if (!ep_dp_release(c->dp))
+			continue;
+		TAILQ_REMOVE(&srv.zombies, c, next);
+		c->dp = NULL;
+		conn_free(c);
+	}
+	pthread_mutex_unlock(&srv.lock);
+}
+
+static void *
+server_main(void *arg)
+{
+	struct pollfd *pfd;
+	struct ep_conn **who;
+	size_t cap = (size_t)srv.conn_limit + 2;
+	double next_retry = 0;
+
+	RTE_SET_USED(arg);
+	pfd = calloc(cap, sizeof(*pfd));
+	who = calloc(cap, sizeof(*who));
+	if (pfd == NULL || who == NULL) {
+		DP_LOG(ERR, endpoint, "server thread: out of memory; endpoints are not served");
+		goto out;
+	}
+	for (;;) {
+		struct ep_conn *c;
+		size_t n = 2, i;
+		int timeout = TAILQ_EMPTY(&srv.zombies) ? -1 : EP_RETRY_MS;
+
+		pfd[0] = (struct pollfd){.fd = srv.stop_efd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = srv.lfd, .events = POLLIN};
+		TAILQ_FOREACH(c, &srv.conns, next)
+		{
+			pfd[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+			who[n++] = c;
+		}
+		if (poll(pfd, n, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			DP_LOG(ERR, endpoint, "server thread: poll: %s; it stops", strerror(errno));
+			break;
+		}
+		if (pfd[0].revents != 0)
+			break;
+		/* each conn_serve() may free its own connection, never another */
+		for (i = 2; i < n; i++)
+			if (pfd[i].revents != 0)
+				conn_serve(who[i]);
+		if (pfd[1].revents != 0)
+			accept_all();
+		if (!TAILQ_EMPTY(&srv.zombies) && mono_ms() >= next_retry) {
+			zombies_retry();
+			next_retry = mono_ms() + EP_RETRY_MS;
+		}
+	}
+out:
+	free(pfd);
+	free(who);
+	return NULL;
+}
+
+/* ---- the socket file ---- */
+
+static int
+mkdir_p(const char *dir)
+{
+	char buf[sizeof(srv.cfg.socket)];
+	char *p;
+
+	dp_strlcpy(buf, dir, sizeof(buf));
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Is a dpfwd listening at @p sa? A socket file alone says nothing: one that
+ * was killed leaves it behind. @return 0 (nobody: the file may go),
+ * -EADDRINUSE (somebody answers), -EEXIST (not a socket).
+ */
+static int
+socket_probe(const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(sa->sun_path, &st) < 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	close(fd);
+	if (rc == 0)
+		return -EADDRINUSE;
+	return 0;
+}
+
+static int
+listen_open(char *err, size_t errlen)
+{
+	const struct dp_config_endpoint *e = &srv.cfg;
+	struct sockaddr_un sa;
+	char dir[sizeof(e->socket)], *slash;
+	int fd, rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	dp_strlcpy(sa.sun_path, e->socket, sizeof(sa.sun_path));
+	dp_strlcpy(dir, e->socket, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		rc = mkdir_p(dir);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%d: [endpoint] socket %s: cannot make %s: %s",
+				e->loc.file, e->loc.line, e->socket, dir, strerror(-rc));
+			return rc;
+		}
+	}
+	rc = socket_probe(&sa);
+	if (rc == -EADDRINUSE) {
+		snprintf(err, errlen,
+			"%s:%d: [endpoint] socket %s: another dpfwd listens there; stop it or "
+			"choose another path",
+			e->loc.file, e->loc.line, e->socket);
+		return rc;
+	}
+	if (rc == -EEXIST) {
+		snprintf(err, errlen,
+			"%s:%d: [endpoint] socket %s exists and is not a socket; remove it or "
+			"choose another path",
+			e->loc.file, e->loc.line, e->socket);
+		return -EADDRINUSE;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "[endpoint] socket %s: %s", e->socket, strerror(-rc));
+		return rc;
+	}
+	/* a stale file of a dpfwd that died */
+	unlink(e->socket);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "[endpoint] socket: %s", strerror(errno));
+		return rc;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s:%d: [endpoint] socket %s: cannot bind: %s%s", e->loc.file,
+			e->loc.line, e->socket, strerror(errno),
+			errno == EACCES ? " (is its directory writable?)" : "");
+		goto close_fd;
+	}
+	if (chmod(e->socket, e->mode) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "[endpoint] socket %s: chmod %o: %s", e->socket, e->mode,
+			strerror(errno));
+		goto unlink_file;
+	}
+	if (e->group[0] != '\0') {
+		struct group gr, *res = NULL;
+		char buf[4096];
+
+		if (getgrnam_r(e->group, &gr, buf, sizeof(buf), &res) != 0 || res == NULL) {
+			snprintf(err, errlen, "%s:%d: [endpoint] group '%s': no such group",
+				e->loc.file, e->loc.line, e->group);
+			rc = -EINVAL;
+			goto unlink_file;
+		}
+		if (chown(e->socket, (uid_t)-1, gr.gr_gid) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "[endpoint] socket %s: chown to group %s: %s",
+				e->socket, e->group, strerror(errno));
+			goto unlink_file;
+		}
+	}
+	if (listen(fd, 64) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "[endpoint] socket %s: listen: %s", e->socket,
+			strerror(errno));
+		goto unlink_file;
+	}
+	srv.lfd = fd;
+	return 0;
+unlink_file:
+	unlink(e->socket);
+close_fd:
+	close(fd);
+	return rc;
+}
+
+/*
+ * Each endpoint holds a few descriptors (its connection, its eventfd, one per
+ * channel): the soft limit of 1024 would cap dpfwd well below [endpoint] max.
+ */
+static void
+nofile_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* ---- dp_endpoint.h ---- */
+
+int
+dp_endpoint_init(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	int rc;
+
+	/* the nodes are in every graph: their tables exist with or without [endpoint] */
+	rc = ep_dp_init(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
+	srv.dp_ready = true;
+	srv.enabled = cfg->endpoint.enabled;
+	if (!srv.enabled)
+		return 0;
+	srv.cfg = cfg->endpoint;
+	srv.tsc_hz = rte_get_tsc_hz();
+	srv.conn_limit = srv.cfg.max + EP_CONN_SLACK;
+	memset(&srv.stats, 0, sizeof(srv.stats));
+	nofile_raise();
+	srv.stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (srv.stop_efd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "[endpoint]: eventfd: %s", strerror(errno));
+		goto dp_fini;
+	}
+	rc = listen_open(err, errlen);
+	if (rc < 0)
+		goto close_efd;
+	DP_LOG(INFO, endpoint, "endpoints: listening on %s (mode %04o%s%s, max %u)", srv.cfg.socket,
+		srv.cfg.mode, srv.cfg.group[0] ? ", group " : "", srv.cfg.group, srv.cfg.max);
+	return 0;
+close_efd:
+	close(srv.stop_efd);
+	srv.stop_efd = -1;
+dp_fini:
+	ep_dp_fini();
+	srv.dp_ready = false;
+	srv.enabled = false;
+	return rc;
+}
+
+int
+dp_endpoint_start(void)
+{
+	int rc;
+
+	if (!srv.enabled || srv.running)
+		return 0;
+	rc = pthread_create(&srv.thread, NULL, server_main, NULL);
+	if (rc != 0) {
+		DP_LOG(ERR, endpoint, "cannot start the endpoint server thread: %s", strerror(rc));
+		return -rc;
+	}
+	pthread_setname_np(srv.thread, "dp-endpoint");
+	srv.running = true;
+	return 0;
+}
+
+void
+dp_endpoint_stop(void)
+{
+	struct ep_conn *c;
+	struct ep_chan *ch;
+	double deadline;
+
+	if (!srv.enabled)
+		return;
+	/* first, so that applications stop using what is about to go */
+	pthread_mutex_lock(&srv.lock);
+	TAILQ_FOREACH(c, &srv.conns, next)
+	if (c->region != NULL)
+		region_kill(c->region);
+	TAILQ_FOREACH(ch, &srv.chans, next)
+	region_kill(ch->region);
+	pthread_mutex_unlock(&srv.lock);
+	if (srv.running) {
+		uint64_t one = 1;
+
+		if (write(srv.stop_efd, &one, sizeof(one)) < 0)
+			DP_LOG(ERR, endpoint, "cannot wake the server thread: %s", strerror(errno));
+		pthread_join(srv.thread, NULL);
+		srv.running = false;
+	}
+	while ((c = TAILQ_FIRST(&srv.conns)) != NULL)
+		conn_close(c, true);
+	/* the workers still run: what they hold of the regions comes back soon */
+	deadline = mono_ms() + EP_STOP_WAIT_MS;
+	while (!TAILQ_EMPTY(&srv.zombies) && mono_ms() < deadline) {
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+
+		zombies_retry();
+		nanosleep(&ts, NULL);
+	}
+}
+
+void
+dp_endpoint_fini(void)
+{
+	struct ep_conn *c;
+	unsigned int left = 0;
+
+	if (srv.enabled) {
+		zombies_retry();
+		/* mbufs may still point into them: leaking the mapping beats a fault */
+		TAILQ_FOREACH(c, &srv.zombies, next)
+		left++;
+		if (left > 0)
+			DP_LOG(ERR, endpoint,
+				"%u endpoint regions still referenced at exit: left mapped", left);
+		TAILQ_INIT(&srv.zombies);
+		if (srv.lfd >= 0) {
+			close(srv.lfd);
+			unlink(srv.cfg.socket);
+		}
+		if (srv.stop_efd >= 0)
+			close(srv.stop_efd);
+		srv.lfd = -1;
+		srv.stop_efd = -1;
+		srv.enabled = false;
+	}
+	/* teardown after a setup that failed early: nothing was made */
+	if (srv.dp_ready)
+		ep_dp_fini();
+	srv.dp_ready = false;
+}
+
+/* ---- telemetry ---- */
+
+/* Buffers of a pipe not on its free rings: being filled, in flight, or lent to a reader. */
+static uint32_t
+pipe_in_use(void *region, const struct dpsock_pipe *geo)
+{
+	uint32_t free_bufs = 0;
+	unsigned int k;
+
+	for (k = 0; k < DPSOCK_NB_CLASSES; k++)
+		if (geo->cls[k].count != 0)
+			free_bufs += rte_ring_count(dpsock_pipe_free_ring(region, geo, k));
+	return free_bufs > geo->nb_bufs ? 0 : geo->nb_bufs - free_bufs;
+}
+
+static json_t *
+stats_fill(void *arg)
+{
+	json_t *o;
+
+	RTE_SET_USED(arg);
+	pthread_mutex_lock(&srv.lock);
+	o = json_pack("{s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I}", "socket",
+		srv.cfg.socket, "connections", (int)srv.nb_conns, "endpoints", (int)srv.nb_bound,
+		"channels", (int)srv.nb_chans, "binds", (json_int_t)srv.stats.binds,
+		"resolves_local", (json_int_t)srv.stats.resolves_local, "resolves_remote",
+		(json_int_t)srv.stats.resolves_remote, "reclaims", (json_int_t)srv.stats.reclaims,
+		"refused", (json_int_t)srv.stats.refused, "malformed",
+		(json_int_t)srv.stats.malformed);
+	if (o != NULL) {
+		unsigned int z = 0;
+		struct ep_conn *c;
+		json_t *dp;
+
+		TAILQ_FOREACH(c, &srv.zombies, next)
+		z++;
+		json_object_set_new(o, "reclaims_pending", json_integer(z));
+		dp = (json_t *)ep_dp_stats_json();
+		json_object_set_new(o, "datapath", dp != NULL ? dp : json_null());
+	}
+	pthread_mutex_unlock(&srv.lock);
+	return o;
+}
+
+static json_t *
+list_fill(void *arg)
+{
+	json_t *a = json_array();
+	struct ep_conn *c;
+
+	RTE_SET_USED(arg);
+	if (a == NULL)
+		return NULL;
+	pthread_mutex_lock(&srv.lock);
+	TAILQ_FOREACH(c, &srv.conns, next)
+	{
+		char name[INET6_ADDRSTRLEN + 16];
+		json_t *o;
+
+		if (c->family == 0)
+			continue;
+		o = json_pack("{s:i, s:i, s:i, s:s, s:i}", "id", (int)c->id, "pid", (int)c->pid,
+			"uid", (int)c->uid, "family", c->family == AF_INET6 ? "ip6" : "ip4",
+			"channels", (int)c->nb_chans);
+		if (o == NULL)
+			continue;
+		if (c->dp != NULL) {
+			struct ep_dp_info info;
+
+			ep_dp_info_get(c->dp, &info);
+			addr_format(name, sizeof(name), c->ip6, c->addr, c->port);
+			json_object_set_new(o, "bound", json_string(name));
+			json_object_set_new(o, "port", json_integer(c->port));
+			json_object_set_new(o, "tx_bufs_in_use",
+				json_integer(pipe_in_use(c->region, &c->geo[DPSOCK_EP_PIPE_TX])));
+			json_object_set_new(o, "rx_bufs_in_use",
+				json_integer(pipe_in_use(c->region, &c->geo[DPSOCK_EP_PIPE_RX])));
+			json_object_set_new(o, "datapath",
+				json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "worker",
+					(int)info.worker, "tx_msgs", (json_int_t)info.tx_msgs,
+					"tx_bytes", (json_int_t)info.tx_bytes, "tx_bad",
+					(json_int_t)info.tx_bad, "rx_msgs",
+					(json_int_t)info.rx_msgs, "rx_bytes",
+					(json_int_t)info.rx_bytes, "rx_dropped",
+					(json_int_t)info.rx_dropped, "inflight",
+					(int)info.inflight));
+		} else {
+			json_object_set_new(o, "bound", json_null());
+		}
+		json_array_append_new(a, o);
+	}
+	pthread_mutex_unlock(&srv.lock);
+	return a;
+}
+
+int
+dp_endpoint_telemetry_register(void)
+{
+	int rc;
+
+	if (!srv.enabled)
+		return 0;
+	rc = dp_telemetry_section_register("endpoint", "/dpfwd/endpoint/stats",
+		"Endpoints (dpsock): connections, endpoints and channels now; binds, resolves "
+		"(local, remote), reclaims, refused and malformed connections",
+		stats_fill, NULL);
+	if (rc < 0)
+		return rc;
+	return dp_telemetry_section_register("endpoint_list", "/dpfwd/endpoint/list",
+		"Each endpoint: pid and uid of its application, family, bound address, channels, "
+		"pipe buffers in use",
+		list_fill, NULL);
+}

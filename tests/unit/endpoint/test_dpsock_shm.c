@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared-memory layout of dpsock (src/endpoint/dpsock_shm.[ch]), without
+ * EAL and without dpfwd: regions made in a memfd, checked after a second
+ * mapping, pipes used from two processes, and the checks dpfwd relies on when
+ * an application hands it offsets.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "dpsock_shm.h"
+
+static const struct dpsock_pipe_spec ep_specs[DPSOCK_REGION_PIPES] = {
+	{{64, 4, 0}, RING_F_SP_ENQ | RING_F_SC_DEQ, RING_F_SC_DEQ},
+	{{32, 2, 2}, RING_F_SC_DEQ, RING_F_SP_ENQ},
+};
+
+/* A region in a memfd, mapped twice (as dpfwd and an application would). */
+struct two_maps {
+	int fd;
+	size_t size;
+	void *a, *b;
+};
+
+static int
+two_maps_make(struct two_maps *t, const struct dpsock_pipe_spec *specs)
+{
+	t->size = dpsock_region_init(NULL, specs, 2000000000ull);
+	if (t->size == 0)
+		return -1;
+	t->fd = memfd_create("test_dpsock_shm", MFD_CLOEXEC);
+	if (t->fd < 0 || ftruncate(t->fd, (off_t)t->size) < 0)
+		return -1;
+	t->a = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+	t->b = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+	if (t->a == MAP_FAILED || t->b == MAP_FAILED)
+		return -1;
+	return dpsock_region_init(t->a, specs, 2000000000ull) == t->size ? 0 : -1;
+}
+
+static void
+two_maps_free(struct two_maps *t)
+{
+	munmap(t->a, t->size);
+	munmap(t->b, t->size);
+	close(t->fd);
+}
+
+static void
+test_shm_region_sized_then_checked_in_a_second_mapping(void)
+{
+	struct two_maps t;
+	struct dpsock_region *r;
+	struct dpsock_pipe *p;
+	uint64_t saved;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, ep_specs) == 0);
+	CU_ASSERT(t.size % 4096 == 0);
+	/* the other mapping sees a whole region: same layout, another address */
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), 0);
+	r = t.b;
+	CU_ASSERT_EQUAL(r->alive, 1);
+	CU_ASSERT_EQUAL(r->tsc_hz, 2000000000ull);
+	p = dpsock_region_pipe(t.b, 1);
+	CU_ASSERT_EQUAL(p->nb_bufs, 36);
+	CU_ASSERT_EQUAL(p->cls[2].count, 2);
+	CU_ASSERT_EQUAL(p->cls[2].cap, DPSOCK_CLASS2_CAP);
+	/* every buffer waits on its class's free ring */
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.b, p, 0)), 32);
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.b, p, 1)), 2);
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.b, p, 2)), 2);
+	/* too small a mapping, a bad magic or an offset outside: not accepted */
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size - 4096), -EPROTO);
+	saved = r->pipe_off[1];
+	r->pipe_off[1] = t.size;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), -EPROTO);
+	r->pipe_off[1] = saved;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), 0);
+	p->cls[1].count = 1u << 30;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), -EPROTO);
+	p->cls[1].count = 2;
+	r->magic++;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), -EPROTO);
+	two_maps_free(&t);
+}
+
+static void
+test_shm_empty_pipe_or_huge_count_refused(void)
+{
+	struct dpsock_pipe_spec bad[DPSOCK_REGION_PIPES] = {
+		{{0, 0, 0}, 0, 0},
+		{{16, 0, 0}, 0, 0},
+	};
+
+	CU_ASSERT_EQUAL(dpsock_region_init(NULL, bad, 1), 0);
+	bad[0].count[0] = 16;
+	bad[1].count[2] = (1u << 20) + 1;
+	CU_ASSERT_EQUAL(dpsock_region_init(NULL, bad, 1), 0);
+}
+
+static void
+test_shm_class_for_length_and_offset_checks(void)
+{
+	struct two_maps t;
+	struct dpsock_pipe *p;
+	uint64_t off[4];
+	uint32_t slot = UINT32_MAX;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, ep_specs) == 0);
+	p = dpsock_region_pipe(t.a, 0); /* classes 0 and 1, no class 2 */
+	CU_ASSERT_EQUAL(dpsock_pipe_class_for(p, 0), 0);
+	CU_ASSERT_EQUAL(dpsock_pipe_class_for(p, DPSOCK_CLASS0_CAP), 0);
+	CU_ASSERT_EQUAL(dpsock_pipe_class_for(p, DPSOCK_CLASS0_CAP + 1), 1);
+	CU_ASSERT_EQUAL(dpsock_pipe_class_for(p, DPSOCK_CLASS1_CAP + 1), -1);
+
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, p, 1, off, 4), 4);
+	CU_ASSERT_EQUAL(dpsock_pipe_alloc(t.a, p, 1, off, 1), 0); /* class 1 is out */
+	CU_ASSERT_EQUAL(dpsock_pipe_alloc(t.a, p, 2, off, 1), 0); /* no class 2 here */
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_check(p, off[0], &slot), 1);
+	CU_ASSERT(slot >= 64 && slot < 68); /* class 1 slots follow class 0's 64 */
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_class(p, off[0]), 1);
+	/* what an application could hand dpfwd instead of a buffer */
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_check(p, off[0] + 8, &slot), -1);
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_check(p, 0, &slot), -1);
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_check(p, UINT64_MAX - 63, &slot), -1);
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_check(p, p->cls[0].off + 64ull * p->cls[0].stride, &slot),
+		1); /* the first of class 1 right after class 0 */
+	CU_ASSERT_EQUAL(dpsock_pipe_buf_check(p, p->cls[1].off + 4ull * p->cls[1].stride, &slot),
+		-1); /* one past the last */
+	dpsock_pipe_release(t.a, p, off, 4);
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.a, p, 1)), 4);
+	two_maps_free(&t);
+}
+
+static void
+test_shm_mixed_classes_released_to_their_own_rings(void)
+{
+	struct two_maps t;
+	struct dpsock_pipe *p;
+	uint64_t off[6];
+
+	CU_ASSERT_FATAL(two_maps_make(&t, ep_specs) == 0);
+	p = dpsock_region_pipe(t.a, 1);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, p, 0, &off[0], 2), 2);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, p, 2, &off[2], 2), 2);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, p, 1, &off[4], 1), 1);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, p, 0, &off[5], 1), 1);
+	dpsock_pipe_send(t.a, p, off, 6);
+	CU_ASSERT_EQUAL(dpsock_pipe_pending(t.b, dpsock_region_pipe(t.b, 1)), 6);
+	{
+		struct dpsock_pipe *pb = dpsock_region_pipe(t.b, 1);
+		uint64_t got[8];
+
+		CU_ASSERT_EQUAL_FATAL(dpsock_pipe_recv(t.b, pb, got, 8), 6);
+		CU_ASSERT_EQUAL(memcmp(got, off, sizeof(off)), 0);
+		dpsock_pipe_release(t.b, pb, got, 6);
+	}
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.a, p, 0)), 32);
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.a, p, 1)), 2);
+	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(t.a, p, 2)), 2);
+	two_maps_free(&t);
+}
+
+static void
+test_shm_sleep_flag_taken_once_by_producer(void)
+{
+	struct two_maps t;
+	struct dpsock_pipe *p;
+	uint64_t off;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, ep_specs) == 0);
+	p = dpsock_region_pipe(t.a, 0);
+	CU_ASSERT_FALSE(dpsock_pipe_wake_needed(p));
+	CU_ASSERT_TRUE(dpsock_pipe_sleep_prepare(t.a, p)); /* empty: may sleep */
+	CU_ASSERT_TRUE(dpsock_pipe_wake_needed(p));
+	CU_ASSERT_FALSE(dpsock_pipe_wake_needed(p)); /* one wake per sleep */
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, p, 0, &off, 1), 1);
+	dpsock_pipe_send(t.a, p, &off, 1);
+	CU_ASSERT_FALSE(dpsock_pipe_sleep_prepare(t.a, p)); /* data came: no sleep */
+	CU_ASSERT_EQUAL(p->sleeping, 0);
+	two_maps_free(&t);
+}
+
+/* Two processes: 100000 datagrams through one pipe, each carrying its number. */
+static void
+test_shm_two_processes_every_datagram_in_order(void)
+{
+	const uint32_t n = 100000;
+	struct two_maps t;
+	pid_t pid;
+	int status;
+	uint32_t want = 0, bad = 0;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, ep_specs) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		/* the producer, in the first mapping */
+		struct dpsock_pipe *p = dpsock_region_pipe(t.a, 0);
+		uint32_t i = 0;
+
+		while (i < n) {
+			uint64_t off;
+			struct dpsock_msg *m;
+
+			if (dpsock_pipe_alloc(t.a, p, 0, &off, 1) == 0)
+				continue;
+			m = dpsock_buf(t.a, off);
+			m->len = sizeof(i) + (i % 1500);
+			memcpy(dpsock_msg_data(m), &i, sizeof(i));
+			memset((char *)dpsock_msg_data(m) + sizeof(i), (int)(i & 0xff), i % 1500);
+			dpsock_pipe_send(t.a, p, &off, 1);
+			i++;
+		}
+		_exit(0);
+	}
+	while (want < n) {
+		struct dpsock_pipe *p = dpsock_region_pipe(t.b, 0);
+		uint64_t offs[32];
+		unsigned int k, got = dpsock_pipe_recv(t.b, p, offs, 32);
+
+		for (k = 0; k < got; k++) {
+			struct dpsock_msg *m = dpsock_buf(t.b, offs[k]);
+			const uint8_t *d = dpsock_msg_data(m);
+			uint32_t seq, j;
+
+			memcpy(&seq, d, sizeof(seq));
+			if (seq != want || m->len != sizeof(seq) + (seq % 1500))
+				bad++;
+			for (j = sizeof(seq); j < m->len; j++)
+				if (d[j] != (seq & 0xff)) {
+					bad++;
+					break;
+				}
+			want++;
+		}
+		dpsock_pipe_release(t.b, p, offs, got);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	two_maps_free(&t);
+}
+
+int
+main(void)
+{
+	CU_pSuite s;
+	unsigned int failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("dpsock_shm", NULL, NULL);
+	CU_add_test(s, "region sized, then checked in a second mapping",
+		test_shm_region_sized_then_checked_in_a_second_mapping);
+	CU_add_test(s, "empty pipe or huge count refused", test_shm_empty_pipe_or_huge_count_refused);
+	CU_add_test(s, "class for a length; offset checks",
+		test_shm_class_for_length_and_offset_checks);
+	CU_add_test(s, "mixed classes released to their own rings",
+		test_shm_mixed_classes_released_to_their_own_rings);
+	CU_add_test(s, "sleep flag taken once by the producer",
+		test_shm_sleep_flag_taken_once_by_producer);
+	CU_add_test(s, "two processes: every datagram, in order",
+		test_shm_two_processes_every_datagram_in_order);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed == 0 ? 0 : 1;
+}
