@@ -15,6 +15,8 @@
     dpbench.py list [--build BUILD] [--programs]
     dpbench.py relay | relay-pps ...   (relaybench.py: dpfwd's UDP relay vs a userspace
                                         relay, RTT/delay/CPU; relay pps on the pcap rig)
+    dpbench.py dpsock | dpsock-tx ...  (dpsockbench.py: libdpsock vs Linux sockets and raw
+                                        shared memory, 8 B..1 MiB; 63 KB UDP TX via dpfwd)
 
 `list` prints the shipped bench configs (configs/bench/*.ini with a [bench]
 section) and the command that runs each.
@@ -112,6 +114,7 @@ import dpplot    # noqa: E402
 import dpstat    # noqa: E402
 import rfc2544   # noqa: E402
 import relaybench  # noqa: E402  (relay, relay-pps: relaybench.py)
+import dpsockbench  # noqa: E402  (dpsock, dpsock-tx: dpsockbench.py)
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
 DPFWD_PCAP_REL = "pcap/fwd-2000flows-64b.pcap"   # ${DPFWD_BUILD}/... in the config
@@ -2133,6 +2136,7 @@ def main(argv=None) -> int:
     ls.set_defaults(func=cmd_list)
 
     relaybench.add_parsers(sub, sys.modules[__name__])
+    dpsockbench.add_parsers(sub, sys.modules[__name__])
 
     args = ap.parse_args(argv)
     relaybench.check_args(ap, args)
