@@ -1401,7 +1401,10 @@ dp_config_init(struct dp_config *cfg)
 	/* neighbors: the timers of Linux and RFC 4861 (REACHABLE_TIME, RETRANS_TIMER,
 	 * MAX_MULTICAST_SOLICIT), and Linux's hold queue of a few packets */
 	cfg->neigh_max = 4096;
-	cfg->neigh_hold = 4;
+	/* per neighbor; 64 holds a 63 KB datagram's 44 fragments (Linux holds by bytes,
+	 * about a hundred full frames); all neighbors together hold at most
+	 * DP_NEIGH_HELD_MAX (src/fwd/neigh.c) */
+	cfg->neigh_hold = 64;
 	cfg->neigh_reachable_ms = 30000;
 	cfg->neigh_retrans_ms = 1000;
 	cfg->neigh_probes = 3;

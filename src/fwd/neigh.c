@@ -73,6 +73,13 @@ struct rte_hash *dp_neigh_hash;
 
 static struct neigh *neighs;
 static uint32_t nb_neighs; /* entries in the hash */
+/*
+ * Packets held by every neighbor together, at most DP_NEIGH_HELD_MAX: the
+ * packet pool keeps that many for the control path (src/mem/mem.c), so that a
+ * sweep of unresolvable destinations cannot take the workers' mbufs.
+ */
+#define DP_NEIGH_HELD_MAX 1024
+static uint32_t held_total;
 static struct {
 	uint32_t max, hold, reachable_ms, retrans_ms, probes, failed_ms;
 } conf;
@@ -192,6 +199,7 @@ hold_release(uint32_t idx)
 
 	for (i = 0; i < n->nb_hold; i++)
 		release_one(&dp_fwd.nh[idx], n->hold[i]);
+	held_total -= n->nb_hold;
 	n->nb_hold = 0;
 }
 
@@ -202,6 +210,7 @@ hold_drop(uint32_t idx, enum dp_drop_reason why)
 
 	dp_ctl_drops[why] += n->nb_hold;
 	rte_pktmbuf_free_bulk(n->hold, n->nb_hold);
+	held_total -= n->nb_hold;
 	n->nb_hold = 0;
 }
 
@@ -331,18 +340,20 @@ on_punt_hold(struct rte_mbuf *m, uint16_t worker, void *arg)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (conf.hold == 0) {
+	if (conf.hold == 0 || (n->nb_hold == 0 && held_total >= DP_NEIGH_HELD_MAX)) {
 		dp_ctl_drops[DP_DROP_NEIGH_HOLD_FULL]++;
 		rte_pktmbuf_free(m);
 	} else {
-		if (n->nb_hold == conf.hold) {
+		if (n->nb_hold == conf.hold || held_total >= DP_NEIGH_HELD_MAX) {
 			/* keep the newest, as Linux does: drop the oldest */
 			dp_ctl_drops[DP_DROP_NEIGH_HOLD_FULL]++;
 			rte_pktmbuf_free(n->hold[0]);
-			memmove(&n->hold[0], &n->hold[1], (conf.hold - 1) * sizeof(n->hold[0]));
+			memmove(&n->hold[0], &n->hold[1], (n->nb_hold - 1) * sizeof(n->hold[0]));
 			n->nb_hold--;
+			held_total--;
 		}
 		n->hold[n->nb_hold++] = m;
+		held_total++;
 		stats.held++;
 	}
 	if (n->state == NS_NONE) {
@@ -473,6 +484,7 @@ dp_neigh_fini(void)
 	if (neighs != NULL)
 		for (i = 0; i < dp_fwd.max_nh; i++)
 			rte_pktmbuf_free_bulk(neighs[i].hold, neighs[i].nb_hold);
+	held_total = 0;
 	rte_free(neighs);
 	neighs = NULL;
 	rte_hash_free(dp_neigh_hash);
