@@ -510,41 +510,11 @@ close_fds:
 
 /* ---- the control connection ---- */
 
-static void
-ctl_init(struct dpsock_ctl *m, enum dpsock_op op)
-{
-	memset(m, 0, sizeof(*m));
-	m->magic = DPSOCK_CTL_MAGIC;
-	m->version = DPSOCK_PROTO_VERSION;
-	m->op = (uint16_t)op;
-}
-
 static int
 ctl_send(struct dpsock *ep, const struct dpsock_ctl *m, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
+	ssize_t n = dpsock_ctl_sendmsg(ep->ctl, m, &fd, fd >= 0 ? 1 : 0, 0);
 
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	do
-		n = sendmsg(ep->ctl, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(*m))
 		return 0;
 	ep->dead = true;
@@ -556,48 +526,21 @@ ctl_send(struct dpsock *ep, const struct dpsock_ctl *m, int fd)
  * @p dontwait), -ENOTCONN (dpfwd went away), -EPROTO (not a message of ours).
  */
 static int
-ctl_recv(struct dpsock *ep, struct dpsock_ctl *m, int fds[2], unsigned int *nfds, bool dontwait)
+ctl_recv(struct dpsock *ep, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], unsigned int *nfds,
+	bool dontwait)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 2)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *cm;
-	ssize_t n;
+	int msg_flags;
+	ssize_t n = dpsock_ctl_recvmsg(ep->ctl, m, fds, nfds, dontwait ? MSG_DONTWAIT : 0,
+		&msg_flags);
 
-	*nfds = 0;
-	do
-		n = recvmsg(ep->ctl, &mh, MSG_CMSG_CLOEXEC | (dontwait ? MSG_DONTWAIT : 0));
-	while (n < 0 && errno == EINTR);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
-	for (cm = CMSG_FIRSTHDR(&mh); n >= 0 && cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t k, cnt;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < cnt; k++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-			if (*nfds < 2)
-				fds[(*nfds)++] = fd;
-			else
-				close(fd);
-		}
-	}
 	if (n <= 0) {
 		ep->dead = true;
 		return -ENOTCONN;
 	}
 	if (n != (ssize_t)sizeof(*m) || m->magic != DPSOCK_CTL_MAGIC ||
-		(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+		(msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
 		while (*nfds > 0)
 			close(fds[--(*nfds)]);
 		return -EPROTO;
@@ -787,7 +730,7 @@ dpsock_open(const char *path, int family, int flags)
 		rc = -errno;
 		goto close_ctl;
 	}
-	ctl_init(&req, DPSOCK_OP_HELLO);
+	dpsock_ctl_init(&req, DPSOCK_OP_HELLO);
 	req.family = (uint32_t)family;
 	rc = ctl_request(ep, &req, -1, &rep, fds, &nfds);
 	if (rc == 0) {
@@ -820,7 +763,7 @@ do_bind(struct dpsock *ep, const union dpsock_addr *addr)
 	void *region;
 	int fds[2], rc;
 
-	ctl_init(&req, DPSOCK_OP_BIND);
+	dpsock_ctl_init(&req, DPSOCK_OP_BIND);
 	memcpy(&req.addr, addr, addr_len(ep->family));
 	rc = ctl_request(ep, &req, ep->efd, &rep, fds, &nfds);
 	if (rc < 0)
@@ -920,7 +863,7 @@ route_resolve(struct dpsock *ep, const union dpsock_addr *dest, struct route *rt
 	unsigned int nfds;
 	int fds[2], rc;
 
-	ctl_init(&req, DPSOCK_OP_RESOLVE);
+	dpsock_ctl_init(&req, DPSOCK_OP_RESOLVE);
 	memcpy(&req.addr, dest, addr_len(ep->family));
 	rc = ctl_request(ep, &req, -1, &rep, fds, &nfds);
 	if (rc < 0)
@@ -1493,27 +1436,29 @@ sources_pending(struct dpsock *ep)
 	return false;
 }
 
+/* @p fn on every inbound pipe: the endpoint's own, then its channels'. */
 static void
-sources_wake_off(struct dpsock *ep)
+sources_each(struct dpsock *ep, void (*fn)(struct pipe_view *pv))
 {
 	unsigned int i;
 
-	view_wake_off(&ep->rx);
+	fn(&ep->rx);
 	for (i = 0; i < ep->nb_slots; i++)
 		if (ep->chans[i] != NULL)
-			view_wake_off(&ep->chans[i]->rx);
+			fn(&ep->chans[i]->rx);
+}
+
+static void
+sources_wake_off(struct dpsock *ep)
+{
+	sources_each(ep, view_wake_off);
 }
 
 /* Give back every batch of read buffers in hand. */
 static void
 sources_release_flush(struct dpsock *ep)
 {
-	unsigned int i;
-
-	view_release_flush(&ep->rx);
-	for (i = 0; i < ep->nb_slots; i++)
-		if (ep->chans[i] != NULL)
-			view_release_flush(&ep->chans[i]->rx);
+	sources_each(ep, view_release_flush);
 }
 
 /* Announce sleep on every inbound pipe. @return false (flags withdrawn) when data came. */

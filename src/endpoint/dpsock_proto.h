@@ -32,6 +32,8 @@
 #define DPSOCK_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
 #include <netinet/in.h>
 
 #define DPSOCK_CTL_MAGIC 0x6b736470u /* "pdsk" */
@@ -66,5 +68,36 @@ struct dpsock_ctl {
 	} addr;
 	uint32_t pad2;
 };
+
+/** A message of @p op with the header filled in and everything else zero. */
+static inline void
+dpsock_ctl_init(struct dpsock_ctl *m, enum dpsock_op op)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = DPSOCK_CTL_MAGIC;
+	m->version = DPSOCK_PROTO_VERSION;
+	m->op = (uint16_t)op;
+}
+
+/** Descriptors one message carries at most. */
+#define DPSOCK_CTL_MAX_FDS 2
+
+/**
+ * Send @p m with @p nfds descriptors (SCM_RIGHTS) on @p sock; sendmsg() @p flags
+ * (MSG_NOSIGNAL is added). Both sides use it (dpsock_proto.c).
+ * @return sendmsg()'s result (-1 with errno).
+ */
+ssize_t dpsock_ctl_sendmsg(int sock, const struct dpsock_ctl *m, const int *fds,
+	unsigned int nfds, int flags);
+
+/**
+ * Receive one message into @p m and the descriptors it carries into @p fds
+ * (up to DPSOCK_CTL_MAX_FDS; more are closed), their count in @p nfds, the
+ * message's flags (MSG_TRUNC, MSG_CTRUNC) in @p msg_flags; recvmsg() @p flags
+ * (MSG_CMSG_CLOEXEC is added). The caller checks size, magic and version.
+ * @return recvmsg()'s result (-1 with errno; 0 at end of stream).
+ */
+ssize_t dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS],
+	unsigned int *nfds, int flags, int *msg_flags);
 
 #endif /* DPSOCK_PROTO_H */

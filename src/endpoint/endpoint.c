@@ -57,8 +57,6 @@ RTE_LOG_REGISTER(dp_logtype_endpoint, dpfwd.endpoint, INFO);
 #define EP_CONN_SLACK 64
 /* Messages read from one connection per poll round: one busy application cannot starve others. */
 #define EP_MSGS_PER_ROUND 8
-/* Descriptors a message may carry (BIND: 1); more is malformed. */
-#define EP_MAX_FDS 2
 /* How often reclaimed endpoints whose mbufs were still out are looked at again. */
 #define EP_RETRY_MS 100
 /* How long dp_endpoint_stop() waits for those before leaving them to dp_endpoint_fini(). */
@@ -196,15 +194,6 @@ addr_to_ctl(struct dpsock_ctl *m, bool ip6, const uint8_t *addr, uint16_t port)
 }
 
 static void
-ctl_init(struct dpsock_ctl *m, enum dpsock_op op)
-{
-	memset(m, 0, sizeof(*m));
-	m->magic = DPSOCK_CTL_MAGIC;
-	m->version = DPSOCK_PROTO_VERSION;
-	m->op = (uint16_t)op;
-}
-
-static void
 fds_close(int *fds, unsigned int n)
 {
 	unsigned int i;
@@ -313,27 +302,8 @@ efd_check(int fd)
 static int
 conn_send(const struct ep_conn *c, const struct dpsock_ctl *m, const int *fds, unsigned int nfds)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * EP_MAX_FDS)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
+	ssize_t n = dpsock_ctl_sendmsg(c->fd, m, fds, nfds, MSG_DONTWAIT);
 
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-	}
-	n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	return n == (ssize_t)sizeof(*m) ? 0 : -EIO;
@@ -344,7 +314,7 @@ conn_reply(const struct ep_conn *c, enum dpsock_op op, int rc)
 {
 	struct dpsock_ctl m;
 
-	ctl_init(&m, op);
+	dpsock_ctl_init(&m, op);
 	m.rc = rc;
 	return conn_send(c, &m, NULL, 0);
 }
@@ -380,7 +350,7 @@ chan_destroy(struct ep_chan *ch, const struct ep_conn *leaving)
 		other->nb_chans--;
 		if (leaving == NULL || other == leaving || other->fd < 0)
 			continue;
-		ctl_init(&m, DPSOCK_OP_CHANNEL_GONE);
+		dpsock_ctl_init(&m, DPSOCK_OP_CHANNEL_GONE);
 		m.chan = ch->id;
 		if (conn_send(other, &m, NULL, 0) < 0)
 			DP_LOG(DEBUG, endpoint,
@@ -585,7 +555,7 @@ op_bind(struct ep_conn *c, const struct dpsock_ctl *m, int efd)
 	addr_format(name, sizeof(name), c->ip6, c->addr, c->port);
 	DP_LOG(DEBUG, endpoint, "endpoint %u (pid %d uid %u) bound to %s, region %zu bytes", c->id,
 		(int)c->pid, (unsigned int)c->uid, name, size);
-	ctl_init(&r, DPSOCK_OP_BIND);
+	dpsock_ctl_init(&r, DPSOCK_OP_BIND);
 	addr_to_ctl(&r, c->ip6, c->addr, c->port);
 	r.size = size;
 	rc = conn_send(c, &r, &memfd, 1);
@@ -645,7 +615,7 @@ chan_create(struct ep_conn *c, struct ep_conn *t, const uint8_t *dest, int *rcp)
 	ch->side[1] = t;
 
 	/* the asker as the peer sees it: its own address, or the one it reached dpfwd on */
-	ctl_init(&m, DPSOCK_OP_CHANNEL);
+	dpsock_ctl_init(&m, DPSOCK_OP_CHANNEL);
 	m.chan = ch->id;
 	m.size = ch->size;
 	addr_to_ctl(&m, c->ip6, addr_is_wildcard(c->addr, c->ip6) ? dest : c->addr, c->port);
@@ -701,7 +671,7 @@ op_resolve(struct ep_conn *c, const struct dpsock_ctl *m)
 			return conn_reply(c, DPSOCK_OP_RESOLVE, rc) < 0 ? -EPIPE : 0;
 	}
 	srv.stats.resolves_local++;
-	ctl_init(&r, DPSOCK_OP_RESOLVE);
+	dpsock_ctl_init(&r, DPSOCK_OP_RESOLVE);
 	r.rc = DPSOCK_ROUTE_LOCAL;
 	r.chan = ch->id;
 	r.size = ch->size;
@@ -719,46 +689,21 @@ op_resolve(struct ep_conn *c, const struct dpsock_ctl *m)
 static int
 conn_serve_one(struct ep_conn *c)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * EP_MAX_FDS)];
-		struct cmsghdr align;
-	} u;
 	struct dpsock_ctl m;
-	struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
-	struct msghdr mh = {.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf)};
-	int fds[EP_MAX_FDS];
+	int fds[DPSOCK_CTL_MAX_FDS];
 	unsigned int nfds = 0;
-	struct cmsghdr *cm;
+	int msg_flags;
 	ssize_t n;
 	int rc;
 
-	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	n = dpsock_ctl_recvmsg(c->fd, &m, fds, &nfds, MSG_DONTWAIT, &msg_flags);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t k, cnt;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < cnt; k++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-			if (nfds < EP_MAX_FDS)
-				fds[nfds++] = fd;
-			else
-				close(fd);
-		}
-	}
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	if (n == 0) {
 		fds_close(fds, nfds);
 		return -ECONNRESET;
 	}
-	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n != (ssize_t)sizeof(m)) {
+	if ((msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n != (ssize_t)sizeof(m)) {
 		fds_close(fds, nfds);
 		return conn_malformed(c, "a message of the wrong size");
 	}
