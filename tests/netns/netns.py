@@ -514,3 +514,25 @@ class Capture:
             v = line.split("\t")
             pkts.append(dict(zip(self.FIELDS, v + [""] * (len(self.FIELDS) - len(v)))))
         return pkts
+
+
+def run_tests(name, module, banner):
+    """A netns suite's main: exit 77 (skipped, with the reason) where namespaces
+    cannot be made; otherwise run @p module's unittest cases, clean up every
+    namespace, print a one-line summary and exit 0 only when all passed."""
+    import unittest
+
+    try:
+        check_environment()
+    except Unavailable as e:
+        print(f"{name} tests skipped: {e}")
+        sys.exit(77)
+    print(f"{name}: {banner}")
+    sys.stdout.flush()
+    prog = unittest.main(module=module, verbosity=2, exit=False)
+    cleanup_all()
+    sys.stderr.flush()
+    r = prog.result
+    print(f"{name}: {r.testsRun - len(r.failures) - len(r.errors) - len(r.skipped)} passed, "
+          f"{len(r.failures) + len(r.errors)} failed, {len(r.skipped)} skipped")
+    sys.exit(0 if r.wasSuccessful() else 1)

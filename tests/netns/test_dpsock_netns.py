@@ -452,20 +452,8 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] in HOST_CMDS:
         HOST_CMDS[sys.argv[1]](*sys.argv[2:])
         return
-    try:
-        netns.check_environment()
-    except netns.Unavailable as e:
-        print(f"dpsock_netns tests skipped: {e}")
-        sys.exit(77)
-    print(f"dpsock_netns: dpfwd {netns.DPFWD_BIN}, peer {PEER_BIN}")
-    sys.stdout.flush()
-    prog = unittest.main(module=__name__, verbosity=2, exit=False)
-    netns.cleanup_all()
-    sys.stderr.flush()
-    r = prog.result
-    print(f"dpsock_netns: {r.testsRun - len(r.failures) - len(r.errors) - len(r.skipped)} "
-          f"passed, {len(r.failures) + len(r.errors)} failed, {len(r.skipped)} skipped")
-    sys.exit(0 if r.wasSuccessful() else 1)
+    netns.run_tests("dpsock_netns", __name__,
+                    f"dpfwd {netns.DPFWD_BIN}, peer {PEER_BIN}")
 
 
 if __name__ == "__main__":

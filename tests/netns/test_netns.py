@@ -526,21 +526,10 @@ class RelayHandoffTest(RelayTest):
 
 
 def main():
-    try:
-        netns.check_environment()
-    except netns.Unavailable as e:
-        print(f"netns tests skipped: {e}")
-        sys.exit(77)
-    print(f"netns: pending features {sorted(FEATURES_PENDING) or 'none'}; "
-          f"{'static' if STATIC_NEIGHBORS else 'dynamic'} neighbors; dpfwd {netns.DPFWD_BIN}")
-    sys.stdout.flush()
-    prog = unittest.main(module=__name__, verbosity=2, exit=False)
-    netns.cleanup_all()
-    sys.stderr.flush()
-    r = prog.result
-    print(f"netns: {r.testsRun - len(r.failures) - len(r.errors) - len(r.skipped)} passed, "
-          f"{len(r.failures) + len(r.errors)} failed, {len(r.skipped)} skipped")
-    sys.exit(0 if r.wasSuccessful() else 1)
+    netns.run_tests("netns", __name__,
+                    f"pending features {sorted(FEATURES_PENDING) or 'none'}; "
+                    f"{'static' if STATIC_NEIGHBORS else 'dynamic'} neighbors; "
+                    f"dpfwd {netns.DPFWD_BIN}")
 
 
 if __name__ == "__main__":
