@@ -275,12 +275,14 @@ class TestTxBench(unittest.TestCase):
     def test_shipped_variants_file(self):
         b = dsb.load_tx_bench(REPO / dsb.TX_VARIANTS)
         self.assertEqual([v.name for v in b["variants"]],
-                         ["baseline", "cache-0", "ops-stack", "cache-0-ops-stack"])
+                         ["baseline", "cache-0", "ops-stack", "cache-0-ops-stack", "cksum-off"])
         self.assertEqual((b["size"], b["dest"], b["zero_copy"]), (64512, "198.18.0.2:9", False))
         self.assertTrue(b["config"].is_file())
         self.assertIn("dpfwd.node_stats=on", b["sets"])
         sets = {v.name: sorted(o.arg() for o in v.overrides) for v in b["variants"]}
         self.assertEqual(sets["cache-0-ops-stack"], ["mempool.cache=0", "mempool.ops=stack"])
+        self.assertEqual(sets["cksum-off"], ["endpoint.udp4_cksum=off", "mempool.cache=256",
+                                             "mempool.ops=ring_mp_mc"])
 
     def test_matrix(self):
         p = self.write("[dpsock-tx]\nconfig = dpsock-tx63k.ini\ndest = 198.18.0.2:9\n"
