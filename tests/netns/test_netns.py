@@ -246,26 +246,38 @@ class Router:
             return (p["ip.src"], p["ip.dst"], p["ip.proto"], p["ip.id"], p["ip.len"],
                     p["udp.checksum"], p["tcp.checksum"], p["icmp.checksum"])
 
+        def l4_bad(p):
+            return [f for f in ("udp", "tcp", "icmp") if p[f + ".checksum.status"] not in
+                    ("", GOOD)]
+
         def check_direction(sent_cap, recv_cap, src, dst):
-            sent_by_key = {}
+            sent_by_key, sent_l4_bad = {}, set()
             for p in sent_cap:
                 if p["ip.src"] == src and p["ip.dst"] == dst:
                     sent_by_key.setdefault(key(p), []).append(int(p["ip.ttl"]))
+                    if l4_bad(p):
+                        sent_l4_bad.add(key(p))
             fwd = [p for p in recv_cap if p["ip.src"] == src and p["ip.dst"] == dst and
                    t0 <= float(p["frame.time_epoch"]) <= t1]
-            bad, unmatched = [], []
+            bad, unmatched, passed_on = [], [], []
             for p in fwd:
-                for f in ("ip", "udp", "tcp", "icmp"):
-                    st = p[f + ".checksum.status"]
-                    if f == "ip" and st != GOOD or f != "ip" and st not in ("", GOOD):
-                        bad.append((f, p))
+                if p["ip.checksum.status"] != GOOD:
+                    bad.append(("ip", p))
+                # a router passes L4 checksums on unread: one that left the sender
+                # already wrong (seen in its own capture, once in many runs on this
+                # kernel) is not dpfwd's; one that went wrong on the way is
+                for f in l4_bad(p):
+                    (passed_on if key(p) in sent_l4_bad else bad).append((f, p))
                 ttls = sent_by_key.get(key(p))
                 if not ttls:
                     unmatched.append(p)
                 elif int(p["ip.ttl"]) + 1 not in ttls:
                     bad.append(("ttl", p, ttls))
-            self.assertEqual(bad, [], f"{src} -> {dst}: bad checksums or TTL")
-            self.assertEqual(unmatched, [], f"{src} -> {dst}: received but never sent")
+            self.assertEqual((bad, unmatched), ([], []),
+                             f"{src} -> {dst}: bad checksums or TTL; received but never sent")
+            if passed_on:
+                note(f"{src} -> {dst}: {len(passed_on)} packets whose L4 checksum was already "
+                     f"wrong at the sender, forwarded unchanged")
             return fwd
 
         fwd_ab = check_direction(pa, pb, a.ip4, b.ip4)
