@@ -1034,6 +1034,31 @@ nofile_raise(void)
 
 /* ---- dp_endpoint.h ---- */
 
+/*
+ * DPDK 22.11's net_af_packet asks the kernel to reassemble IPv4 fragments for
+ * it (PACKET_FANOUT_FLAG_DEFRAG), then cuts what it gets to one ring frame: an
+ * IPv4 datagram over about 1940 bytes reaches dpfwd truncated (ip4_bad_length)
+ * and no endpoint can receive it there. Say so once at start, where it can be
+ * acted on, rather than leave it to a drop counter.
+ */
+static void
+ports_warn(const struct dp_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nb_ports; i++) {
+		const char *dev = cfg->ports[i].dev;
+
+		if (!cfg->ports[i].defined || strncmp(dev, "net_af_packet", 13) != 0)
+			continue;
+		DP_LOG(WARNING, endpoint,
+			"port%u (%.*s): IPv4 datagrams over 1940 bytes cannot reach endpoints "
+			"through net_af_packet (the kernel reassembles them for the driver, which "
+			"truncates them: ip4_bad_length); net_af_xdp has no such limit",
+			i, (int)strcspn(dev, ","), dev);
+	}
+}
+
 int
 dp_endpoint_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -1048,6 +1073,7 @@ dp_endpoint_init(const struct dp_config *cfg, char *err, size_t errlen)
 	if (!srv.enabled)
 		return 0;
 	srv.cfg = cfg->endpoint;
+	ports_warn(cfg);
 	srv.tsc_hz = rte_get_tsc_hz();
 	srv.conn_limit = srv.cfg.max + EP_CONN_SLACK;
 	memset(&srv.stats, 0, sizeof(srv.stats));

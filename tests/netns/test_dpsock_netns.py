@@ -426,6 +426,9 @@ class AfPacketTest(Endpoints, unittest.TestCase):
         self.assertIn(inp, range(len(sizes), len(sizes) + 3))
         self.assertEqual(drops, {"ip4_bad_length": len(sizes)})
         self.known_drops["ip4_bad_length"] = len(sizes)
+        # and dpfwd said so at start, naming the port
+        self.assertRegex(self.dp.output(), r"port0 \(net_af_packet\w*\): IPv4 datagrams over "
+                         r"1940 bytes cannot reach endpoints")
 
 
 # a line of dpfwd's output that says XDP itself failed (as in test_netns.py)
