@@ -3,6 +3,7 @@
 
     dpbench.py dpsock [--build BUILD] [--runs 3] [--sizes 8,64,...] [--quick] [--breakdown]
                       [--mode auto|spin|block|both] [--json OUT] [--no-huge] [--keep]
+                      [--remote]
     dpbench.py dpsock-tx [--build BUILD] [--variants configs/bench/dpsock-tx63k-variants.ini]
                          [--runs N] [--duration S] [--only NAME,...] [--zc] [--json OUT]
                          [--no-huge]
@@ -20,6 +21,17 @@ the targets of issue 6 with pass/fail:
     8 B streaming msgs/s >= 20x udp-loopback's
     1 MiB throughput >= 10x Linux's best (Linux UDP stops at 65507 B and the largest
     AF_UNIX datagram depends on SO_SNDBUF: the best Gbps of either at any size counts)
+
+--remote (root): also inter-host over a veth pair (RemoteRig): a namespace with a Linux
+host (udprtt --server 198.18.40.2:6000, an echo server) behind a veth whose other end is
+dpfwd's extra port1 (net_af_xdp; net_af_packet if dpfwd does not start on af_xdp), and
+dpsock-perf --remote against it: the dpsock-remote rows (RTT only). Beside them, the Linux
+anchor udp-remote: after each dpsock-perf run, udprtt (a kernel UDP socket) in a second
+namespace, over a veth, against the same echo server, per size (udprtt's requests are
+24 B at least: the 8 B cell is measured at 24 B, and says so). Printed: both rows in the
+table and the ratios udp-remote / dpsock-remote of the RTT p50 and p99 medians.
+Namespaces, veth, echo server are removed (processes by pid) on every exit, SIGTERM and
+SIGHUP included; namespaces a SIGKILLed run left (dsb<pid>-h/-c) on the next run.
 
 dpfwd's worker lcore is not on the intra-host path (the two applications share a ring
 pair), but it busy-polls CPU 1, where dpsock-perf's receiver runs on this 2-CPU machine:
@@ -40,6 +52,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,6 +67,7 @@ if str(HERE) not in sys.path:
 
 import benchcfg  # noqa: E402
 import dpstat    # noqa: E402
+import relaybench  # noqa: E402  (namespaces, udprtt, cleanup registry)
 
 DP = None  # the dpbench module (set by add_parsers: mem_args, spawn, stop_process, ...)
 
@@ -65,7 +79,9 @@ TRANSPORTS = ("dpsock-local", "dpsock-zc", "udp-loopback", "unix-dgram", "shm-sp
 DPSOCK_TRANSPORTS = ("dpsock-local", "dpsock-zc")
 LINUX_TRANSPORTS = ("udp-loopback", "unix-dgram")
 DEFAULT_MODE = {"dpsock-local": "spin", "dpsock-zc": "spin", "udp-loopback": "block",
-                "unix-dgram": "block", "shm-spin": "spin", "dpsock-remote": "spin"}
+                "unix-dgram": "block", "shm-spin": "spin", "dpsock-remote": "spin",
+                "udp-remote": "block"}
+REMOTE_TRANSPORTS = ("dpsock-remote", "udp-remote")
 METRICS = ("p50_us", "p99_us", "msgs_per_s", "gbps")
 MIB = 1024 * 1024
 WORKER_COMM = ("rte-worker-", "lcore-worker-")   # EAL's names of its lcore threads
@@ -213,7 +229,8 @@ def targets(agg: dict) -> List[dict]:
 
 
 def sort_key(key: Tuple[str, str, int]):
-    t = TRANSPORTS.index(key[0]) if key[0] in TRANSPORTS else len(TRANSPORTS)
+    order = TRANSPORTS + REMOTE_TRANSPORTS
+    t = order.index(key[0]) if key[0] in order else len(order)
     return (t, key[0], key[1], key[2])
 
 
@@ -289,6 +306,230 @@ def check_complete(doc: dict, transports=TRANSPORTS) -> List[str]:
         if not good:
             missing.append(t)
     return missing
+
+
+# --------------------------------------------------------------------------
+# --remote: dpsock-remote and its Linux anchor over a veth (no namespace needed
+# for these functions; tests/bench/test_dpsockbench.py)
+# --------------------------------------------------------------------------
+
+REMOTE_PORT_IP, REMOTE_HOST_IP, ANCHOR_HOST_IP, ANCHOR_CLIENT_IP = \
+    "198.18.40.1", "198.18.40.2", "198.18.41.1", "198.18.41.2"
+REMOTE_PORT_MAC, REMOTE_HOST_MAC = "02:00:00:28:00:01", "02:00:00:28:00:02"
+ECHO_PORT = 6000
+UDPRTT_MIN = 24          # udprtt's smallest request (its header)
+UDP_MAX = 65507
+REMOTE_DRIVERS = ("net_af_xdp", "net_af_packet")
+DRIVER_DEVARGS = {"net_af_xdp": "start_queue=0,queue_count=1",
+                  "net_af_packet": "framecnt=4096"}
+AF_PACKET_IP4_MAX = 1940  # UDP payload net_af_packet's kernel defrag delivers whole
+REMOTE_TAG_RE = re.compile(r"^dsb(\d+)-[hc]$")
+
+
+def remote_config(local_text: str, driver: str, ifname: str, drivers_cfg: str) -> str:
+    """The local config plus port1 on the dpfwd end of the veth (DRIVER), polled by the
+    same worker lcore, and static neighbors both ways (the host has a permanent entry for
+    port1's MAC). ValueError if the local config has no [lcores] rx line."""
+    port_n = max([int(m) + 1 for m in re.findall(r"^\s*\[port([0-9]+)\]", local_text, re.M)]
+                 or [0])
+    out, section, rx_done = [], None, False
+    for line in local_text.splitlines():
+        st = line.strip()
+        if st.startswith("[") and st.endswith("]"):
+            section = st[1:-1].strip()
+            out.append(line)
+            if section == "dpfwd" and "drivers_cfg" not in local_text:
+                out.append(f"drivers_cfg = {drivers_cfg}")
+            continue
+        key = st.split("=", 1)[0].strip()
+        if section == "lcores" and key == "rx" and not rx_done:
+            out.append(f"{line.rstrip()},({port_n},0,1)")
+            rx_done = True
+            continue
+        out.append(line)
+    if not rx_done:
+        raise ValueError("no [lcores] rx line to add the remote port to")
+    text = "\n".join(out)
+    dev = f"{driver}{port_n},iface={ifname}," + DRIVER_DEVARGS[driver]
+    return (text.rstrip("\n") + "\n\n"
+            f"# --remote (dpbench.py dpsock): the dpfwd end of a veth to {REMOTE_HOST_IP}\n"
+            f"[port{port_n}]\ndev = {dev}\nip4 = {REMOTE_PORT_IP}/24\n\n"
+            f"[neighbors]\nneigh = {REMOTE_HOST_IP} lladdr {REMOTE_HOST_MAC} port {port_n}\n")
+
+
+def anchor_cell(summary: Optional[dict], size: int, error: str = "") -> dict:
+    """One udprtt client run (relaybench.parse_udprtt's summary) as a dpsock-perf cell of
+    transport udp-remote at SIZE (udprtt sends max(SIZE, 24) bytes: its header; the cell
+    says so in its note). Failed if nothing came back or a reply was corrupted."""
+    wire = max(size, UDPRTT_MIN)
+    c = {"transport": "udp-remote", "mode": "block", "size": size, "wire_size": wire,
+         "status": "failed", "note": error, "rtt_us": None, "stream": None,
+         "check": {"ok": False, "validated_bytes": 0, "bad_data": 0}}
+    if size > UDP_MAX:
+        c.update(status="skipped", note=f"{size} bytes > {UDP_MAX}, the largest UDP datagram")
+        return c
+    if summary is None:
+        return c
+    r = summary.get("rtt_us") or {}
+    c["udprtt"] = {k: summary.get(k) for k in relaybench.UDPRTT_KEYS}
+    c["lost_replies"] = summary["lost"]
+    c["check"] = {"ok": summary["corrupted"] == 0 and summary["received"] > 0,
+                  "validated_bytes": summary["received"] * wire,
+                  "bad_data": summary["corrupted"]}
+    if summary["received"] and summary["corrupted"] == 0 and r:
+        c["status"] = "ok"
+        c["rtt_us"] = {"n": r.get("n"), "p50": r.get("p50"), "p99": r.get("p99")}
+    else:
+        c["note"] = error or (f"udprtt: {summary['received']} of {summary['sent']} answered, "
+                              f"{summary['corrupted']} corrupted")
+    if wire != size and not c["note"]:
+        c["note"] = f"measured at {wire} B (udprtt's smallest request)"
+    return c
+
+
+def remote_rows(agg: dict) -> List[dict]:
+    """Per size with a dpsock-remote cell: its RTT p50/p99 medians, udp-remote's, and
+    udp-remote / dpsock-remote (x lower)."""
+    rows = []
+    for key in sorted(agg, key=sort_key):
+        if key[0] != "dpsock-remote" or not agg[key]["ok"]:
+            continue
+        o = find_key(agg, "udp-remote", key[2])
+        row = {"size": key[2], "mode": key[1],
+               "dpsock_p50_us": med(agg, key, "p50_us"), "dpsock_p99_us": med(agg, key, "p99_us"),
+               "linux_p50_us": med(agg, o, "p50_us") if o else None,
+               "linux_p99_us": med(agg, o, "p99_us") if o else None,
+               "linux_notes": agg[o]["notes"] if o else []}
+        row["p50_lower_x"] = ratio(row["linux_p50_us"], row["dpsock_p50_us"])
+        row["p99_lower_x"] = ratio(row["linux_p99_us"], row["dpsock_p99_us"])
+        rows.append(row)
+    return rows
+
+
+def remote_text(rows: List[dict], driver: str = "") -> List[str]:
+    if not rows:
+        return []
+    out = [f"remote over a veth{f' (dpfwd port on {driver})' if driver else ''}: "
+           "RTT us, medians over the runs; x = udp-remote / dpsock-remote (x lower)",
+           f"{'size':>5} {'dpsock p50':>10} {'p99':>9} {'linux p50':>10} {'p99':>9} "
+           f"{'p50 x':>7} {'p99 x':>7}"]
+    for r in rows:
+        note = "  (linux: " + "; ".join(r["linux_notes"]) + ")" if r["linux_notes"] else ""
+        out.append(f"{size_str(r['size']):>5} {fmt(r['dpsock_p50_us'], 10, 2)} "
+                   f"{fmt(r['dpsock_p99_us'], 9, 2)} {fmt(r['linux_p50_us'], 10, 2)} "
+                   f"{fmt(r['linux_p99_us'], 9, 2)} {fmt(r['p50_lower_x'], 6, 2)}x "
+                   f"{fmt(r['p99_lower_x'], 6, 2)}x{note}")
+    return out
+
+
+def stale_remote_namespaces(names: List[str], alive) -> List[str]:
+    """Namespaces an earlier --remote run left (killed by SIGKILL): dsb<pid>-h/-c whose
+    pid ALIVE(pid) says is gone."""
+    return [n for n in names if REMOTE_TAG_RE.match(n)
+            and not alive(int(REMOTE_TAG_RE.match(n).group(1)))]
+
+
+def _pid_alive(pid: int) -> bool:
+    return os.path.exists(f"/proc/{pid}")
+
+
+class RemoteRig:
+    """The Linux host behind a veth, its echo server, and the anchor's client namespace.
+
+      root netns (dpfwd)            netns dsb<pid>-h                  netns dsb<pid>-c
+      dsb<pid>d --------- veth ---- eth0 198.18.40.2/24               eth0 198.18.41.2/24
+      dpfwd port1 198.18.40.1       udprtt --server 198.18.40.2:6000    (udprtt client)
+      (no kernel address, no ARP)   eth1 198.18.41.1/24 ---- veth ---- default via .41.1
+
+    The host routes 198.18.0.0/24 (dpsock endpoints' address, port0) via dpfwd's port1;
+    MACs and neighbors are static. Every veth end: offloads off (relaybench.offloads_off,
+    as tests/netns/netns.py). Made and removed through a relaybench.Cleanup."""
+
+    def __init__(self, cleanup, build: Path, workdir: Path):
+        self.tag = f"dsb{os.getpid()}"
+        self.h, self.c = self.tag + "-h", self.tag + "-c"
+        self.dend = self.tag + "d"
+        self.cleanup, self.build, self.workdir = cleanup, build, workdir
+        self.udprtt = build / "apps" / "udptools" / "udprtt"
+        self.server = None
+        self.client = None
+
+    @property
+    def echo(self) -> str:
+        return f"{REMOTE_HOST_IP}:{ECHO_PORT}"
+
+    def up(self):
+        sh = relaybench.sh
+        r = sh("ip", "netns", "list", check=False)
+        for n in stale_remote_namespaces([x.split()[0] for x in r.stdout.splitlines()
+                                          if x.split()], _pid_alive):
+            sh("ip", "netns", "del", n, check=False)
+        for ns in (self.h, self.c):
+            sh("ip", "netns", "add", ns)
+            self.cleanup.add(f"netns {ns}", lambda ns=ns: sh("ip", "netns", "del", ns,
+                                                             check=False))
+        # deleting the host namespace takes the veth along; this covers a failure between
+        sh("ip", "link", "add", self.dend, "address", REMOTE_PORT_MAC, "type", "veth",
+           "peer", "name", "eth0", "netns", self.h, "address", REMOTE_HOST_MAC)
+        self.cleanup.add(f"veth {self.dend}", self._del_veth)
+        # the dpfwd end: no address, no ARP, no IPv6, never forwarded by this kernel
+        sh("sysctl", "-qw", f"net.ipv6.conf.{self.dend}.disable_ipv6=1")
+        sh("sysctl", "-qw", f"net.ipv4.conf.{self.dend}.forwarding=0")
+        relaybench.offloads_off(self.dend)
+        sh("ip", "link", "set", self.dend, "arp", "off", "up")
+        sh("ip", "link", "add", "eth1", "netns", self.h, "type", "veth", "peer", "name", "eth0",
+           "netns", self.c)
+        for ns in (self.h, self.c):
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+            for ifn in (("eth0", "eth1") if ns == self.h else ("eth0",)):
+                sh("sysctl", "-qw", f"net.ipv6.conf.{ifn}.disable_ipv6=1", ns=ns)
+                relaybench.offloads_off(ifn, ns=ns)
+        for ns, ifn, ip in ((self.h, "eth0", REMOTE_HOST_IP), (self.h, "eth1", ANCHOR_HOST_IP),
+                            (self.c, "eth0", ANCHOR_CLIENT_IP)):
+            sh("ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", ifn)
+            sh("ip", "-n", ns, "link", "set", ifn, "up")
+        sh("ip", "-n", self.h, "route", "add", f"{LOCAL_ADDR.rsplit('.', 1)[0]}.0/24", "via",
+           REMOTE_PORT_IP)
+        sh("ip", "-n", self.h, "neigh", "replace", REMOTE_PORT_IP, "lladdr", REMOTE_PORT_MAC,
+           "dev", "eth0", "nud", "permanent")
+        sh("ip", "-n", self.c, "route", "add", "default", "via", ANCHOR_HOST_IP)
+        self.cleanup.add("udprtt client", lambda: self.client and relaybench.stop_pid(
+            self.client, signal.SIGKILL))
+        with open(self.workdir / "echo-server.log", "w") as so:
+            # on the worker's CPU: the client (dpsock-perf's or udprtt) spins or waits on
+            # the other one, and dpfwd's worker there is SCHED_IDLE
+            self.server = relaybench.spawn_ns(self.h, [self.udprtt, "--server", self.echo],
+                                              DP.FWD_LCORE, so, self.cleanup)
+        relaybench.wait_udp_listen(self.h, ECHO_PORT, self.server)
+        return self
+
+    def _del_veth(self):
+        if Path(f"/sys/class/net/{self.dend}").exists():
+            relaybench.sh("ip", "link", "del", self.dend, check=False)
+
+    def anchor(self, size: int, count: int, warmup: int, timeout: float = 120) -> dict:
+        """udprtt in the client namespace (on CPU MAIN_LCORE, as dpsock-perf's client)
+        against the echo server: one anchor_cell."""
+        if size > UDP_MAX:
+            return anchor_cell(None, size)
+        a = ["ip", "netns", "exec", self.c, "taskset", "-c", str(DP.MAIN_LCORE),
+             str(self.udprtt), "-n", str(count), "-w", str(warmup),
+             "-s", str(max(size, UDPRTT_MIN)), "-t", "1000", self.echo]
+        self.client = subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True, stdin=subprocess.DEVNULL)
+        try:
+            out, err = self.client.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            relaybench.stop_pid(self.client, signal.SIGKILL)
+            return anchor_cell(None, size, f"udprtt did not finish within {timeout:.0f} s")
+        finally:
+            rc, self.client = self.client.returncode, None
+        if rc != 0:
+            return anchor_cell(None, size, f"udprtt exit {rc}: {err.strip()[-200:]}")
+        try:
+            return anchor_cell(relaybench.parse_udprtt(out), size)
+        except ValueError as e:
+            return anchor_cell(None, size, f"udprtt: {e}")
 
 
 # --------------------------------------------------------------------------
@@ -390,6 +631,9 @@ def run_perf(argv: List[str], timeout: float) -> Tuple[int, str, str]:
         DP.stop_process(proc, wait_first=5)
         out, err = proc.communicate()
         return -1, out, err + f"\n(killed after {timeout:.0f} s)"
+    except BaseException:       # ^C, SIGTERM (Interrupted): not left running
+        DP.stop_process(proc, wait_first=5)
+        raise
     return proc.returncode, out, err
 
 
@@ -397,23 +641,75 @@ def run_perf(argv: List[str], timeout: float) -> Tuple[int, str, str]:
 # dpsock: the side-by-side run
 # --------------------------------------------------------------------------
 
+def start_remote_dpfwd(build: Path, cfg: Path, mem: List[str], rig: RemoteRig):
+    """dpfwd on the local config plus port1 on the veth: net_af_xdp, else net_af_packet.
+    (Dpfwd, driver, why the drivers before it failed)."""
+    local_text = cfg.read_text()
+    why: List[str] = []
+    for drv in REMOTE_DRIVERS:
+        d = Dpfwd(build, cfg, mem)
+        d.config = d.dir / f"dpsock-remote-{drv}.ini"
+        d.config.write_text(remote_config(local_text, drv, rig.dend, str(REPO / "drivers-cfg")))
+        try:
+            d.start()
+            return d, drv, why
+        except (RuntimeError, OSError) as e:
+            why.append(f"{drv}: {e}"[:400])
+            log(f"dpbench: --remote: dpfwd on {drv} did not start: {why[-1]}")
+            d.stop()
+            d.remove()
+    raise RuntimeError("--remote: dpfwd started on none of " + ", ".join(REMOTE_DRIVERS))
+
+
+class Interrupted(KeyboardInterrupt):
+    pass
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signal.Signals(signum).name)
+
+
 def cmd_dpsock(args) -> int:
     build = Path(args.build or os.environ.get("DPFWD_BUILD") or REPO / "build").resolve()
     perf = perf_bin(build)
-    for b in (perf, build / "apps" / "dpfwd" / "dpfwd"):
+    need = [perf, build / "apps" / "dpfwd" / "dpfwd"]
+    if args.remote:
+        need.append(build / "apps" / "udptools" / "udprtt")
+        if os.geteuid() != 0:
+            log("dpbench: --remote needs root (network namespaces, veths)")
+            return 2
+    for b in need:
         if not os.access(b, os.X_OK):
             log(f"dpbench: {b} missing: ninja -C {build}")
             return 2
     runs_n = 1 if args.quick and args.runs is None else (args.runs or 3)
     cfg = Path(args.config) if Path(args.config).is_absolute() else REPO / args.config
     mem = DP.mem_args(args.no_huge)
-    d = Dpfwd(build, cfg, mem)
     docs: List[dict] = []
     failed = 0
     t_start = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     load0 = os.getloadavg()
+    # every exit path: SIGTERM / SIGHUP unwind like ^C through the finally below
+    old_sig = {sg: signal.signal(sg, _raise_interrupted) for sg in (signal.SIGTERM, signal.SIGHUP)}
+    cleanup = relaybench.Cleanup()      # --remote: namespaces, veth, echo server (by pid)
+    rig, driver, rdir = None, None, None
+    d = None
     try:
-        d.start()
+        if args.remote:
+            rdir = Path(tempfile.mkdtemp(prefix="dpsock-remote-"))
+            if not args.keep:
+                cleanup.add(f"remove {rdir}", lambda: shutil.rmtree(rdir, ignore_errors=True))
+            rig = RemoteRig(cleanup, build, rdir).up()
+            d, driver, _ = start_remote_dpfwd(build, cfg, mem, rig)
+            log(f"--remote: echo server pid {rig.server.pid} at {rig.echo} in netns {rig.h}; "
+                f"dpfwd port1 {REMOTE_PORT_IP} on {rig.dend} ({driver}); Linux anchor: udprtt "
+                f"in netns {rig.c} over veth {rig.h}:eth1")
+            if driver == "net_af_packet":
+                log(f"note: net_af_packet: the kernel's defrag truncates IPv4 datagrams over "
+                    f"~{AF_PACKET_IP4_MAX} B into dpfwd; larger remote sizes fail")
+        else:
+            d = Dpfwd(build, cfg, mem)
+            d.start()
         idle = [] if args.keep_worker else d.idle_workers()
         log(f"dpfwd pid {d.proc.pid} on {d.sock}"
             + (f"; worker thread(s) {','.join(map(str, idle))} SCHED_IDLE" if idle else ""))
@@ -421,6 +717,8 @@ def cmd_dpsock(args) -> int:
             out = d.dir / f"perf{i + 1}.json"
             argv = [perf, "--dpsock", d.sock, "--local-addr", LOCAL_ADDR, "--json", out,
                     "--mode", args.mode]
+            if rig:
+                argv += ["--remote", rig.echo]
             if args.quick:
                 argv.append("--quick")
             if args.sizes:
@@ -445,6 +743,17 @@ def cmd_dpsock(args) -> int:
             if doc is not None:
                 doc["exit_status"] = rc
                 docs.append(doc)
+                if rig:
+                    pr = doc.get("params") or {}
+                    t1 = time.monotonic()
+                    cells = [rig.anchor(int(sz), int(pr.get("iters") or 10000),
+                                        int(pr.get("warmup") or 1000))
+                             for sz in pr.get("sizes") or []]
+                    doc["cells"] += cells
+                    bad = [c for c in cells if c["status"] == "failed"]
+                    log(f"[{i + 1}/{runs_n}] udp-remote anchor: {len(cells) - len(bad)} of "
+                        f"{len(cells)} sizes ok ({time.monotonic() - t1:.1f} s)"
+                        + (": " + bad[0]["note"] if bad else ""))
             if d.proc.poll() is not None:
                 log(f"dpbench: dpfwd exited ({d.proc.returncode}) during run {i + 1}")
                 failed += 1
@@ -455,16 +764,29 @@ def cmd_dpsock(args) -> int:
             for row in docs[-1]["breakdown"]["rows"]:
                 log(f"  {row['name']:<46} {fmt(row['dpsock_ns'], 10, 1)} "
                     f"{fmt(row['linux_udp_ns'], 10, 1)}")
-    except (RuntimeError, OSError) as e:
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
         log(f"dpbench: {e}")
         failed += 1
+    except KeyboardInterrupt as e:
+        log(f"dpbench: interrupted ({e or 'SIGINT'}); cleaning up")
+        failed += 1
     finally:
-        how = d.stop()
-        log(f"dpfwd stopped ({how})")
-        if not args.keep:
-            d.remove()
-        else:
-            log(f"kept {d.dir}")
+        try:
+            if d is not None:
+                how = d.stop()
+                log(f"dpfwd stopped ({how})")
+                if not args.keep:
+                    d.remove()
+                else:
+                    log(f"kept {d.dir}")
+        finally:
+            if rig is not None and rig.server is not None:
+                log(f"echo server stopped (exit {relaybench.stop_pid(rig.server)})")
+            cleanup.run()
+            if rdir is not None and args.keep:
+                log(f"kept {rdir}")
+            for sg, h in old_sig.items():
+                signal.signal(sg, h)
     agg = aggregate(docs)
     tg = targets(agg)
     log("")
@@ -477,6 +799,15 @@ def cmd_dpsock(args) -> int:
     for doc in docs[:1]:
         for n in doc.get("notes", []):
             log(f"note: {n}")
+    rrows = remote_rows(agg)
+    if args.remote:
+        log("")
+        for line in remote_text(rrows, driver or ""):
+            log(line)
+        log("dpsock-remote: libdpsock endpoint (spin) -> dpfwd port1 -> veth -> Linux echo "
+            "server; udp-remote: Linux UDP socket (udprtt, blocking) in a second namespace "
+            "-> veth -> the same echo server. Both clients on CPU "
+            f"{DP.MAIN_LCORE}, the echo server on CPU {DP.FWD_LCORE}.")
     log("")
     log("targets (issue 6):")
     for line in targets_text(tg):
@@ -488,6 +819,9 @@ def cmd_dpsock(args) -> int:
               "summary": [{k: v for k, v in a.items() if k != "vals"} | {"values": a["vals"]}
                           for _, a in sorted(agg.items(), key=lambda kv: sort_key(kv[0]))],
               "ratios": ratios(agg), "targets": tg, "perf": docs}
+    if args.remote:
+        result["remote"] = {"driver": driver, "echo": f"{REMOTE_HOST_IP}:{ECHO_PORT}",
+                            "rows": rrows}
     path = Path(args.json) if args.json else build / "dpbench" / \
         f"dpsock-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -831,6 +1165,11 @@ def add_parsers(sub, dpbench_module) -> None:
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, JSON)")
     p.add_argument("--keep-worker", action="store_true",
                    help="leave dpfwd's worker at normal priority")
+    p.add_argument("--remote", action="store_true",
+                   help="also dpsock-remote (an endpoint against a Linux UDP echo server in a "
+                   "namespace behind a veth, dpfwd's port on net_af_xdp, else net_af_packet) "
+                   "and its anchor udp-remote (a Linux UDP socket over a veth to the same "
+                   "server); needs root")
     p.set_defaults(func=cmd_dpsock)
 
     t = sub.add_parser("dpsock-tx", help="seed 000: one app streams 63 KB UDP datagrams through "

@@ -298,6 +298,13 @@ def stop_pid(proc: subprocess.Popen, sig=signal.SIGTERM, wait: float = 10) -> Op
     return proc.returncode
 
 
+def offloads_off(ifname: str, ns: Optional[str] = None):
+    """tests/netns/netns.py's veth settings: no TX checksum offload (frames leave with
+    their checksums filled in: af_packet / af_xdp hand dpfwd the bytes as they are), no
+    TSO/GSO (real frames of at most the MTU), no GRO."""
+    sh("ethtool", "-K", ifname, "tx", "off", "tso", "off", "gso", "off", "gro", "off", ns=ns)
+
+
 class Rig:
     """Client, relay and server namespaces joined by two veth pairs."""
 
@@ -324,8 +331,7 @@ class Rig:
             sh("ip", "-n", self.r, "link", "set", rend, "up")
             sh("ip", "-n", host, "link", "set", "lo", "up")
             # full checksums on the wire (dpfwd on af_packet sees the frames as they are)
-            sh("ethtool", "-K", "eth0", "tx", "off", "tso", "off", "gso", "off", "gro", "off",
-               ns=host)
+            offloads_off("eth0", ns=host)
             sh("sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=1", ns=host)
             sh("ip", "-n", host, "addr", "add", f"{ip}/24", "dev", "eth0")
             sh("ip", "-n", host, "link", "set", "eth0", "up")

@@ -247,6 +247,127 @@ class TestTable(unittest.TestCase):
         self.assertEqual(dsb.fmt_rate(None), "-")
 
 
+def udprtt_summary(p50, p99, received=1000, corrupted=0, lost=0):
+    """A udprtt client summary (the keys relaybench.parse_udprtt requires)."""
+    return {"tool": "udprtt", "sent": received + lost, "received": received, "lost": lost,
+            "corrupted": corrupted, "late": 0, "duplicate": 0,
+            "rtt_us": {"n": received, "min": p50 / 2, "p50": p50, "p90": p99 * 0.9,
+                       "p99": p99, "p999": p99 * 1.5, "max": p99 * 2, "mean": p50,
+                       "stddev": 1.0}}
+
+
+def remote_cell(size, p50, p99):
+    return {"transport": "dpsock-remote", "mode": "spin", "size": size, "status": "ok",
+            "note": "", "rtt_us": {"n": 1000, "p50": p50, "p99": p99}, "lost_replies": 0,
+            "check": {"validated_bytes": 1000 * size, "bad_len": 0, "bad_data": 0,
+                      "bad_seq": 0, "ok": True}}
+
+
+class TestRemote(unittest.TestCase):
+    """--remote without namespaces: the anchor's cells from udprtt's JSON, the table rows,
+    the ratios dpsock-remote vs Linux, the dpfwd config with the veth port."""
+
+    def runs(self):
+        out = []
+        for k in (1.0, 1.2, 0.9):
+            d = copy.deepcopy(SAMPLE)
+            d["cells"] += [remote_cell(8, 16.0 * k, 40.0 * k), remote_cell(1024, 17.0 * k, 44.0)]
+            d["cells"] += [dsb.anchor_cell(dsb.relaybench.parse_udprtt(json.dumps(
+                udprtt_summary(48.0 * k, 80.0))), 8),
+                dsb.anchor_cell(udprtt_summary(51.0 * k, 88.0), 1024)]
+            out.append(d)
+        return out
+
+    def test_anchor_cell(self):
+        c = dsb.anchor_cell(udprtt_summary(50.0, 90.0, received=990, lost=10), 1024)
+        self.assertEqual((c["transport"], c["mode"], c["size"], c["status"]),
+                         ("udp-remote", "block", 1024, "ok"))
+        self.assertEqual(c["rtt_us"], {"n": 990, "p50": 50.0, "p99": 90.0})
+        self.assertEqual((c["check"]["validated_bytes"], c["lost_replies"], c["note"]),
+                         (990 * 1024, 10, ""))
+        small = dsb.anchor_cell(udprtt_summary(50.0, 90.0), 8)
+        self.assertEqual((small["size"], small["wire_size"], small["status"]), (8, 24, "ok"))
+        self.assertIn("24 B", small["note"])
+        self.assertEqual(small["check"]["validated_bytes"], 1000 * 24)
+        bad = dsb.anchor_cell(udprtt_summary(50.0, 90.0, corrupted=1), 64)
+        self.assertEqual(bad["status"], "failed")
+        self.assertIn("1 corrupted", bad["note"])
+        none = dsb.anchor_cell(udprtt_summary(50.0, 90.0, received=0, lost=5), 64)
+        self.assertEqual((none["status"], none["note"]), ("failed", "udprtt: 0 of 5 answered, "
+                                                          "0 corrupted"))
+        err = dsb.anchor_cell(None, 64, "udprtt exit 1: no route")
+        self.assertEqual((err["status"], err["note"]), ("failed", "udprtt exit 1: no route"))
+        big = dsb.anchor_cell(None, 1 << 20)
+        self.assertEqual(big["status"], "skipped")
+
+    def test_rows_ratios_and_table(self):
+        agg = dsb.aggregate(self.runs())
+        rows = dsb.remote_rows(agg)
+        self.assertEqual([r["size"] for r in rows], [8, 1024])
+        r8 = rows[0]
+        # dpstat's median of 3: the middle value
+        self.assertAlmostEqual(r8["dpsock_p50_us"], 16.0)
+        self.assertAlmostEqual(r8["linux_p50_us"], 48.0)
+        self.assertAlmostEqual(r8["p50_lower_x"], 3.0)
+        self.assertAlmostEqual(r8["p99_lower_x"], 2.0)
+        self.assertEqual(len(r8["linux_notes"]), 1)
+        self.assertAlmostEqual(rows[1]["p50_lower_x"], 3.0)
+        text = dsb.remote_text(rows, "net_af_xdp")
+        self.assertIn("net_af_xdp", text[0])
+        self.assertIn("3.00x", text[2])
+        self.assertIn("24 B", text[2])
+        self.assertNotIn("24 B", text[3])
+        lines = dsb.table_text(agg)
+        order = [l.split()[0] for l in lines[1:]]
+        # after the local transports, dpsock-remote then its anchor
+        self.assertEqual(order[-4:], ["dpsock-remote"] * 2 + ["udp-remote"] * 2)
+        rowd = {tuple(l.split()[:3]): l for l in lines[1:]}
+        self.assertEqual(rowd[("udp-remote", "block", "1K")].split()[3], "3")
+        self.assertEqual(dsb.remote_text([]), [])
+
+    def test_no_anchor_no_ratio(self):
+        d = copy.deepcopy(SAMPLE)
+        d["cells"].append(remote_cell(64, 16.0, 40.0))
+        rows = dsb.remote_rows(dsb.aggregate([d]))
+        self.assertEqual((rows[0]["linux_p50_us"], rows[0]["p50_lower_x"]), (None, None))
+        self.assertIn("-", dsb.remote_text(rows)[2])
+
+    def test_remote_config(self):
+        local = (REPO / dsb.LOCAL_CONFIG).read_text()
+        for drv, devarg in (("net_af_xdp", "start_queue=0"), ("net_af_packet", "framecnt=")):
+            cfg = dsb.remote_config(local, drv, "dsb1d", "/x/drivers-cfg")
+            self.assertIn(f"[port1]\ndev = {drv}1,iface=dsb1d,{devarg}", cfg)
+            self.assertIn(f"ip4 = {dsb.REMOTE_PORT_IP}/24", cfg)
+            self.assertIn("rx = (0,0,1),(1,0,1)", cfg)
+            self.assertIn("[dpfwd]\ndrivers_cfg = /x/drivers-cfg", cfg)
+            self.assertIn(f"neigh = {dsb.REMOTE_HOST_IP} lladdr {dsb.REMOTE_HOST_MAC} port 1",
+                          cfg)
+            self.assertIn("[endpoint]\nsocket = ${DPSOCK_DIR}/dpsock.sock", cfg)
+            self.assertIn("dev = net_null0,no-rx=1", cfg)
+        two = "[dpfwd]\ndrivers_cfg = d\n[port0]\n[port1]\n[lcores]\nrx = (0,0,1),(1,0,1)\n"
+        cfg = dsb.remote_config(two, "net_af_xdp", "v", "/y")
+        self.assertIn("rx = (0,0,1),(1,0,1),(2,0,1)", cfg)
+        self.assertIn("[port2]", cfg)
+        self.assertNotIn("/y", cfg)
+        with self.assertRaises(ValueError):
+            dsb.remote_config("[dpfwd]\n[port0]\n", "net_af_xdp", "v", "/y")
+
+    def test_stale_namespaces(self):
+        names = ["dsb10-h", "dsb10-c", "dsb11-h", "dpn10_1-a", "dsb10-hx", "other"]
+        self.assertEqual(dsb.stale_remote_namespaces(names, lambda pid: pid == 11),
+                         ["dsb10-h", "dsb10-c"])
+
+    def test_remote_needs_root_or_binaries(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.devnull, "w") as devnull:
+                old, sys.stdout = sys.stdout, devnull
+                try:
+                    rc = dpbench.main(["dpsock", "--build", d, "--quick", "--remote"])
+                finally:
+                    sys.stdout = old
+        self.assertEqual(rc, 2)
+
+
 class TestComplete(unittest.TestCase):
     def test_sample_has_every_transport(self):
         self.assertEqual(dsb.check_complete(SAMPLE), [])
