@@ -114,3 +114,26 @@ ring_rig_drain_free(struct ring_rig *r, int port)
 	}
 	return total;
 }
+
+void
+ring_rig_drops_mark(struct ring_rig *r)
+{
+	memcpy(r->drops_mark, dp_workers[0]->stats.drops, sizeof(r->drops_mark));
+}
+
+uint64_t
+ring_rig_dropped(const struct ring_rig *r, enum dp_drop_reason why)
+{
+	return dp_workers[0]->stats.drops[why] - r->drops_mark[why];
+}
+
+uint64_t
+ring_rig_drops_total(const struct ring_rig *r)
+{
+	uint64_t s = 0;
+	unsigned int why;
+
+	for (why = 0; why < DP_DROP_MAX; why++)
+		s += ring_rig_dropped(r, why);
+	return s;
+}

@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 
 #include "dp_config.h"
+#include "dp_drop.h"
 
 #define RIG_MAX_PORTS 4
 #define RIG_RING_SIZE 1024
@@ -31,6 +32,7 @@ struct ring_rig {
 	struct dp_config cfg;
 	char tmpdir[64];
 	char cfg_path[128];
+	uint64_t drops_mark[DP_DROP_MAX]; /**< worker 0's drop counters at ring_rig_drops_mark() */
 };
 
 /** EAL, ports, config, dp_run_setup(); the worker flushes after every walk. @return 0 or -1. */
@@ -38,6 +40,15 @@ int ring_rig_setup(struct ring_rig *r);
 
 /** dp_run_teardown(), temp files, EAL. */
 void ring_rig_cleanup(struct ring_rig *r);
+
+/** Remember worker 0's drop counters (the test thread walks worker 0). */
+void ring_rig_drops_mark(struct ring_rig *r);
+
+/** Drops of reason @p why by worker 0 since ring_rig_drops_mark(). */
+uint64_t ring_rig_dropped(const struct ring_rig *r, enum dp_drop_reason why);
+
+/** Every drop by worker 0 since ring_rig_drops_mark(). */
+uint64_t ring_rig_drops_total(const struct ring_rig *r);
 
 /** A buffer holding @p frame, as if received on config port @p port. */
 struct rte_mbuf *ring_rig_mbuf(int port, const uint8_t *frame, size_t len);

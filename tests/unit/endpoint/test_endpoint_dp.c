@@ -77,29 +77,10 @@ rcu_offline(void)
 
 /* ---- counters ---- */
 
-static uint64_t drops_before[DP_DROP_MAX];
-
 static void
 snap(void)
 {
-	memcpy(drops_before, worker()->stats.drops, sizeof(drops_before));
-}
-
-static uint64_t
-dropped(enum dp_drop_reason r)
-{
-	return worker()->stats.drops[r] - drops_before[r];
-}
-
-static uint64_t
-drops_total(void)
-{
-	uint64_t s = 0;
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		s += dropped(r);
-	return s;
+	ring_rig_drops_mark(&rig);
 }
 
 /* ---- the application's side: a region and its pipes ---- */
@@ -577,7 +558,7 @@ test_ep_rx_udp4_payload_peer(void)
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 0, 2, 0);
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 1472, 3, F_ZERO_CKSUM);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	app_recv_check(&a, 100, 1, "198.18.0.2", PEER_PORT);
 	app_recv_check(&a, 0, 2, "198.18.0.2", PEER_PORT);
@@ -596,18 +577,18 @@ test_ep_rx_drop_reasons(void)
 	/* the port bound, another address of dpfwd */
 	inject_udp(false, "198.18.0.2", "198.18.1.1", EP_PORT, 10, 1, 0);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_NO_ENDPOINT), 1);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_NO_ENDPOINT), 1);
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT + 1, 10, 1, 0);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_IP4_LOCAL), 1);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_IP4_LOCAL), 1);
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 10, 1, F_BAD_CKSUM);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_BAD_CKSUM), 1);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_CKSUM), 1);
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 10, 1, F_SHORT_ULEN);
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 10, 1, F_LONG_ULEN);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_BAD_UDP), 2);
-	CU_ASSERT_EQUAL(drops_total(), 5);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_UDP), 2);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 5);
 	CU_ASSERT_EQUAL(dpsock_pipe_pending(a.region, pipe_of(&a, DPSOCK_EP_PIPE_RX)), 0);
 	app_close(&a);
 }
@@ -626,7 +607,7 @@ test_ep_rx_pipe_full_counts_drops(void)
 	run_graph();
 	/* 8 small buffers in the receive pipe */
 	CU_ASSERT_EQUAL(dpsock_pipe_pending(a.region, pipe_of(&a, DPSOCK_EP_PIPE_RX)), 8);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_RX_FULL), 2);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_RX_FULL), 2);
 	CU_ASSERT_EQUAL(pipe_of(&a, DPSOCK_EP_PIPE_RX)->dropped, 2);
 	for (i = 0; i < 8; i++)
 		app_recv_check(&a, 64, i, "198.18.0.2", PEER_PORT);
@@ -658,7 +639,7 @@ test_ep_rx_multiseg_mbuf_ip6(void)
 	CU_ASSERT_FATAL(rte_pktmbuf_chain(m, m2) == 0);
 	CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	app_recv_check(&a, 1000, 7, "2001:db8:10::2", PEER_PORT);
 	app_close(&a);
 }
@@ -677,7 +658,7 @@ test_ep_tx_copy_exact_frame(void)
 	snap();
 	app_send(&a, "198.18.0.2", PEER_PORT, 200, 11);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	/* copied: the buffer is back at once */
 	CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 0), before);
 	n = drain_flat(fr, lens, 4, NULL);
@@ -724,7 +705,7 @@ test_ep_tx_zero_copy_returns_after_free(void)
 	snap();
 	app_send(&a, "198.18.0.2", PEER_PORT, 1400, 13);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	CU_ASSERT_EQUAL_FATAL(drain_flat(fr, lens, 4, keep), 1);
 	CU_ASSERT_EQUAL(keep[0]->nb_segs, 2); /* headers + the shared buffer */
 	CU_ASSERT(RTE_MBUF_HAS_EXTBUF(keep[0]->next) != 0);
@@ -764,7 +745,7 @@ test_ep_fragments_both_ways_ip4(void)
 		snap();
 		app_send(&a, "198.18.0.2", PEER_PORT, 40000, 20 + z);
 		run_graph();
-		CU_ASSERT_EQUAL(drops_total(), 0);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 		nf = drain_flat(fr, lens, 64, NULL);
 		CU_ASSERT_EQUAL_FATAL(nf, 28); /* 40008 bytes in 1480-byte pieces (RFC 791) */
 		CU_ASSERT_EQUAL(
@@ -778,7 +759,7 @@ test_ep_fragments_both_ways_ip4(void)
 	n = datagram(d, false, "198.18.0.2", "198.18.0.1", PEER_PORT, EP_PORT, 40000, 30, 0);
 	CU_ASSERT_EQUAL(inject_fragments(false, d, n, 1480, order, 28), 28);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	app_recv_check(&a, 40000, 30, "198.18.0.2", PEER_PORT);
 	CU_ASSERT_EQUAL(ep_workers[0].reasm->held, 0);
 	app_close(&a);
@@ -800,20 +781,20 @@ test_ep_fragments_timeout_and_overlap(void)
 	inject_fragments(false, d, n, 1480, NULL, 2);
 	run_graph();
 	CU_ASSERT_EQUAL(r->held, 2);
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	/* never completed: the sweep frees them */
 	r->timeout_tsc = 0;
 	dp_graph_worker_run(worker(), 2 * 1024);
 	r->timeout_tsc = timeout;
 	CU_ASSERT_EQUAL(r->held, 0);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_FRAG_TIMEOUT), 2);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_TIMEOUT), 2);
 	/* an overlap throws the whole datagram away (RFC 5722) */
 	snap();
 	inject_fragments(false, d, n, 1480, NULL, 2);
 	inject_fragments(false, d, n, 1480 + 8, NULL, 1);
 	run_graph();
 	CU_ASSERT_EQUAL(r->held, 0);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_FRAG_BAD), 3);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_BAD), 3);
 	CU_ASSERT_EQUAL(dpsock_pipe_pending(a.region, pipe_of(&a, DPSOCK_EP_PIPE_RX)), 0);
 	app_close(&a);
 }
@@ -844,8 +825,8 @@ test_ep_tx_bad_offsets_dropped(void)
 	/* the pipe's geometry overwritten after attach: not believed */
 	p->cls[0].off = 0;
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_BAD_BUF), 5);
-	CU_ASSERT_EQUAL(drops_total(), 5);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_BUF), 5);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 5);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
 	CU_ASSERT_EQUAL(rte_ring_count(dpsock_pipe_free_ring(a.region, &a.dp->tx_geo, 0)), before);
 	app_close(&a);
@@ -862,7 +843,7 @@ test_ep_tx_bad_dest_and_no_route(void)
 	app_send(&a, "224.0.0.1", PEER_PORT, 10, 1);
 	app_send(&a, "198.18.0.2", 0, 10, 1);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_BAD_DEST), 2);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_DEST), 2);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 0), 16);
 	app_close(&a);
@@ -881,7 +862,7 @@ test_ep_hairpin_to_own_address(void)
 	snap();
 	app_send(&a, "198.18.0.1", EP_PORT + 1, 300, 40);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	app_recv_check(&b, 300, 40, "198.18.0.1", EP_PORT);
 	app_close(&b);
 	app_close(&a);
@@ -904,15 +885,15 @@ test_ep_ip6_both_ways(void)
 	inject_udp(true, "2001:db8:10::2", "2001:db8:10::1", EP_PORT, 500, 50, F_ZERO_CKSUM);
 	inject_udp(true, "2001:db8:10::2", "2001:db8:10::1", EP_PORT, 500, 50, F_BAD_CKSUM);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_EP_BAD_CKSUM), 2); /* zero is no checksum: RFC 8200 8.1 */
-	CU_ASSERT_EQUAL(drops_total(), 2);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_CKSUM), 2); /* zero is no checksum: RFC 8200 8.1 */
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 2);
 	app_recv_check(&a, 500, 50, "2001:db8:10::2", PEER_PORT);
 	/* out, one packet */
 	ep_params.zc_min = 65536;
 	snap();
 	app_send(&a, "2001:db8:10::2", PEER_PORT, 300, 51);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	nf = drain_flat(fr, lens, 8, NULL);
 	CU_ASSERT_EQUAL_FATAL(nf, 1);
 	CU_ASSERT_EQUAL(
@@ -933,7 +914,7 @@ test_ep_ip6_both_ways(void)
 	n = datagram(d, true, "2001:db8:10::2", "2001:db8:10::1", PEER_PORT, EP_PORT, 3000, 53, 0);
 	CU_ASSERT_EQUAL(inject_fragments(true, d, n, 1232, NULL, 8), 3);
 	run_graph();
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	app_recv_check(&a, 3000, 53, "2001:db8:10::2", PEER_PORT);
 	app_close(&a);
 	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_udp6, EP_PORT));
@@ -952,8 +933,8 @@ test_ep_detach_clears_port(void)
 	snap();
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 10, 1, 0);
 	run_graph();
-	CU_ASSERT_EQUAL(dropped(DP_DROP_IP4_LOCAL), 1);
-	CU_ASSERT_EQUAL(drops_total(), 1);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_IP4_LOCAL), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
 }
 
 static void

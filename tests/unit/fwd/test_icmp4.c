@@ -198,16 +198,12 @@ drain_free(int port)
 
 /* ---- counters ---- */
 
-static uint64_t drops_before[DP_DROP_MAX];
 static struct dp_icmp4_stats icmp_before;
 
 static void
 snap(void)
 {
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		drops_before[r] = worker()->stats.drops[r];
+	ring_rig_drops_mark(&rig);
 	dp_icmp4_stats_get(&icmp_before);
 }
 
@@ -221,7 +217,7 @@ assert_drops(const unsigned int *want)
 	for (; want[0] != DP_DROP_MAX; want += 2)
 		exp[want[0]] += want[1];
 	for (r = 0; r < DP_DROP_MAX; r++) {
-		uint64_t d = worker()->stats.drops[r] - drops_before[r];
+		uint64_t d = ring_rig_dropped(&rig, r);
 
 		if (d != exp[r])
 			fprintf(stderr, "\n  %s moved by %lu, expected %lu\n", dp_drop_name(r),

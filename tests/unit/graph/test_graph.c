@@ -125,15 +125,10 @@ drain_tx(int port, struct rte_mbuf **out, unsigned int max)
 	return ring_rig_drain(&rig, port, out, max);
 }
 
-static uint64_t drops_before[DP_DROP_MAX];
-
 static void
 snap_drops(void)
 {
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		drops_before[r] = worker()->stats.drops[r];
+	ring_rig_drops_mark(&rig);
 }
 
 /* Exactly one counter moved, by one, and it is @p want. */
@@ -143,7 +138,7 @@ assert_only_drop(enum dp_drop_reason want)
 	unsigned int r;
 
 	for (r = 0; r < DP_DROP_MAX; r++) {
-		uint64_t d = worker()->stats.drops[r] - drops_before[r];
+		uint64_t d = ring_rig_dropped(&rig, r);
 
 		if (r == (unsigned int)want) {
 			if (d != 1)
@@ -251,7 +246,7 @@ one_punt_case(const uint8_t *frame, size_t len, enum dp_punt_kind kind)
 	run_graph();
 	CU_ASSERT_EQUAL(drain_tx(1, out, 8) + drain_tx(2, out, 8), 0);
 	for (r = 0; r < DP_DROP_MAX; r++)
-		CU_ASSERT_EQUAL(worker()->stats.drops[r] - drops_before[r], 0);
+		CU_ASSERT_EQUAL(ring_rig_dropped(&rig, r), 0);
 	CU_ASSERT_EQUAL(drain_punts(kind, 8), 1);
 }
 
@@ -444,7 +439,7 @@ test_graph_mixed_bursts_split_exactly(void)
 		rte_pktmbuf_free_bulk(out[k], got[k]);
 	}
 	for (r = 0; r < DP_DROP_MAX; r++) {
-		uint64_t d = worker()->stats.drops[r] - drops_before[r];
+		uint64_t d = ring_rig_dropped(&rig, r);
 
 		if (d != want_drops[r])
 			fprintf(stderr, "\n  %s moved by %lu, expected %lu\n", dp_drop_name(r),

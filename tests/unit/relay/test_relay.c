@@ -204,34 +204,13 @@ run_graph(void)
 
 /* ---- counters ---- */
 
-static uint64_t drops_before[DP_DROP_MAX];
 static struct dp_relay_stats rs_before;
 
 static void
 snap(void)
 {
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		drops_before[r] = worker()->stats.drops[r];
+	ring_rig_drops_mark(&rig);
 	CU_ASSERT(dp_relay_stats_get(0, &rs_before) == 0);
-}
-
-static uint64_t
-dropped(enum dp_drop_reason r)
-{
-	return worker()->stats.drops[r] - drops_before[r];
-}
-
-static uint64_t
-drops_total(void)
-{
-	uint64_t s = 0;
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		s += dropped(r);
-	return s;
 }
 
 static struct dp_relay_stats
@@ -283,8 +262,8 @@ nothing_out(const struct pkt *p, enum dp_drop_reason why)
 	ring_rig_inject(&rig, p->port, f, len);
 	run_graph();
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
-	CU_ASSERT_EQUAL(dropped(why), 1);
-	CU_ASSERT_EQUAL(drops_total(), 1);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, why), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
 }
 
 /*
@@ -544,7 +523,7 @@ test_relay_client_to_backend_and_back(void)
 		rte_pktmbuf_free(m);
 	}
 	CU_ASSERT_EQUAL(moved().to_client, 1);
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
 /* UDP checksum 0 over IPv4 ("none") is sent as 0, both ways; IP options stay. */
@@ -629,7 +608,7 @@ test_relay_backend_without_session_is_dropped(void)
 		ring_rig_inject(&rig, 0, f, len);
 		run_graph();
 		CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
-		CU_ASSERT_EQUAL(dropped(DP_DROP_RELAY_BAD_UDP), 1);
+		CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_RELAY_BAD_UDP), 1);
 	}
 }
 
@@ -780,7 +759,7 @@ test_relay_flood_of_new_sessions_keeps_flowing(void)
 		rounds * per_round - (V4_SLOTS - rs_before.sessions_active));
 	CU_ASSERT(moved().evicted >= rounds * per_round - V4_SLOTS);
 	CU_ASSERT_EQUAL(moved().sessions_active, V4_SLOTS);
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
 }
@@ -843,7 +822,7 @@ test_relay_ip6_both_directions(void)
 	}
 	CU_ASSERT_EQUAL(moved().to_backend, 1);
 	CU_ASSERT_EQUAL(moved().to_client, 1);
-	CU_ASSERT_EQUAL(drops_total(), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	b.sport = 6001;
 	nothing_out(&b, DP_DROP_RELAY_NO_SESSION);
 	c.zero_cksum = true;
