@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Address and number parsing for udprtt and udprelay. */
+/* Address and number parsing, and the stop signals, for udprtt and udprelay. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,26 @@
 #include <netinet/in.h>
 
 #include "udp_common.h"
+
+volatile sig_atomic_t udp_stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	udp_stop = 1;
+}
+
+void
+udp_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 int
 udp_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)

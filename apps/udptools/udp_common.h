@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small helpers shared by udprtt and udprelay (plain Linux sockets, no DPDK):
- * address parsing ("a.b.c.d:port", "[v6]:port"), monotonic time in ns.
+ * address parsing ("a.b.c.d:port", "[v6]:port"), monotonic time in ns, the
+ * stop flag that SIGINT and SIGTERM set.
  */
 #ifndef UDP_COMMON_H
 #define UDP_COMMON_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -34,5 +36,11 @@ const char *udp_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 
 /** strtoull with a full-string check and bounds; 0 or -EINVAL. */
 int udp_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/** Set by SIGINT and SIGTERM once udp_signals_install() ran: the main loops end. */
+extern volatile sig_atomic_t udp_stop;
+
+/** SIGINT and SIGTERM set udp_stop; no SA_RESTART, so a blocked recv returns EINTR. */
+void udp_signals_install(void);
 
 #endif /* UDP_COMMON_H */

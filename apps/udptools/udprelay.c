@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,15 +67,6 @@ struct relay {
 		uint64_t drop_to_backend, drop_to_client, wakeups;
 	} st;
 };
-
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
 
 static void
 usage(FILE *f)
@@ -371,7 +361,6 @@ main(int argc, char **argv)
 	struct sockaddr_storage lss;
 	socklen_t llen = 0;
 	struct relay r;
-	struct sigaction sa;
 	const char *listen_arg = NULL, *backend_arg = NULL;
 	uint64_t v, last_sweep = 0;
 	char a[80], b[80];
@@ -427,15 +416,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "udprelay: %s\n", strerror(-rc));
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	udp_signals_install();
 	llen = sizeof(lss);
 	getsockname(r.lfd, (struct sockaddr *)&lss, &llen); /* the port bound, with port 0 */
 	fprintf(stderr, "udprelay: %s -> %s\n", udp_addr_str((struct sockaddr *)&lss, a, sizeof(a)),
 		udp_addr_str((struct sockaddr *)&r.backend, b, sizeof(b)));
-	while (!stop_flag) {
+	while (!udp_stop) {
 		uint64_t now;
 
 		n = epoll_wait(r.ep, evs, 64, 1000);

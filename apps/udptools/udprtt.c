@@ -34,7 +34,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,26 +93,6 @@ struct counters {
 	uint64_t window_full;
 	uint64_t lost;
 };
-
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static void
-install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: a blocked recv returns EINTR */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 static void
 usage(FILE *f)
@@ -564,11 +543,11 @@ run_client(const struct client_opts *o)
 			goto out;
 		}
 	}
-	install_signals();
+	udp_signals_install();
 	if (o->rate > 0)
 		interval = (uint64_t)(1e9 / o->rate);
 	t0 = udp_now_ns();
-	while (!stop_flag) {
+	while (!udp_stop) {
 		now = udp_now_ns();
 		expire(&cl, now);
 		if (cl.next >= cl.total) {
@@ -676,12 +655,12 @@ run_server(const char *arg, const struct client_opts *o)
 		close(fd);
 		return 1;
 	}
-	install_signals();
+	udp_signals_install();
 	len = sizeof(ss);
 	getsockname(fd, (struct sockaddr *)&ss, &len); /* the port bound, with port 0 */
 	fprintf(stderr, "udprtt: echoing on %s\n",
 		udp_addr_str((struct sockaddr *)&ss, a, sizeof(a)));
-	while (!stop_flag) {
+	while (!udp_stop) {
 		memset(msgs, 0, sizeof(msgs));
 		for (i = 0; i < RTT_BATCH; i++) {
 			iov[i].iov_base = bufs[i];
