@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 
 #include "dpsock.h"
+#include "udp_common.h" /* address parsing and printing, as udprtt has them */
 
 #define MAX_DGRAMS 256
 #define BUF_MAX 65536u
@@ -56,64 +57,6 @@ pattern_check(const uint8_t *p, size_t len, uint32_t seed)
 		if (p[i] != pattern(i, seed))
 			break;
 	return i;
-}
-
-/* "1.2.3.4:5" or "[2001:db8::1]:5". @return the length of *sa, 0 when unparsable. */
-static socklen_t
-addr_parse(const char *s, struct sockaddr_storage *sa)
-{
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *colon = strrchr(s, ':');
-	unsigned long port;
-	char *end;
-	size_t hl;
-
-	memset(sa, 0, sizeof(*sa));
-	if (colon == NULL)
-		return 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (*end != '\0' || port > 65535)
-		return 0;
-	hl = (size_t)(colon - s);
-	if (s[0] == '[') {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)sa;
-
-		if (hl < 3 || s[hl - 1] != ']' || hl - 2 >= sizeof(host))
-			return 0;
-		memcpy(host, s + 1, hl - 2);
-		host[hl - 2] = '\0';
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		return inet_pton(AF_INET6, host, &a6->sin6_addr) == 1 ? sizeof(*a6) : 0;
-	}
-	if (hl >= sizeof(host))
-		return 0;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	((struct sockaddr_in *)sa)->sin_family = AF_INET;
-	((struct sockaddr_in *)sa)->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &((struct sockaddr_in *)sa)->sin_addr) == 1
-		       ? sizeof(struct sockaddr_in)
-		       : 0;
-}
-
-static const char *
-addr_str(const struct sockaddr_storage *sa, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN];
-
-	if (sa->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)sa;
-
-		inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(a6->sin6_port));
-	} else {
-		const struct sockaddr_in *a4 = (const struct sockaddr_in *)sa;
-
-		inet_ntop(AF_INET, &a4->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(a4->sin_port));
-	}
-	return buf;
 }
 
 static double
@@ -236,7 +179,7 @@ do_recv(struct dpsock *ep, struct dpsock_evq *q, uint32_t seed, double ms, const
 		if (bad_at != (size_t)r)
 			nb_bad++;
 		printf("%s{\"i\": %u, \"len\": %zd, \"from\": \"%s\", \"bad_at\": %zd}", sep, i, r,
-			addr_str(&from, fs, sizeof(fs)),
+			udp_addr_str((const struct sockaddr *)&from, fs, sizeof(fs)),
 			bad_at == (size_t)r ? (ssize_t)-1 : (ssize_t)bad_at);
 		sep = ", ";
 	}
@@ -308,15 +251,14 @@ main(int argc, char **argv)
 	if (argc < 5)
 		return usage();
 	cmd = argv[2];
-	blen = addr_parse(argv[3], &bind_to);
-	if (blen == 0) {
+	if (udp_parse_addr(argv[3], &bind_to, &blen) < 0) {
 		fprintf(stderr, "dpsock_peer: bad address '%s' (ADDR:PORT or [ADDR6]:PORT)\n",
 			argv[3]);
 		return 2;
 	}
 	if (strcmp(cmd, "send") == 0) {
-		dlen = argc > 6 ? addr_parse(argv[4], &dest) : 0;
-		if (dlen == 0 || dest.ss_family != bind_to.ss_family)
+		if (argc <= 6 || udp_parse_addr(argv[4], &dest, &dlen) < 0 ||
+			dest.ss_family != bind_to.ss_family)
 			return usage();
 		first = 6;
 	} else if (strcmp(cmd, "recv") == 0) {
