@@ -36,7 +36,6 @@ host's namespace, is the Linux side (python3 standard library only).
 """
 import json
 import os
-import re
 import select
 import socket
 import subprocess
@@ -431,24 +430,9 @@ class AfPacketTest(Endpoints, unittest.TestCase):
                          r"1940 bytes cannot reach endpoints")
 
 
-# a line of dpfwd's output that says XDP itself failed (as in test_netns.py)
-XDP_FAILURE = re.compile(r"(?=.*xdp)(?=.*(fail|error|cannot))", re.I)
-
-
-class AfXdpTest(Endpoints, unittest.TestCase):
+class AfXdpTest(netns.SkipWhereXdpFails, Endpoints, unittest.TestCase):
     """The same on net_af_xdp: frames as they are on the wire, so dpfwd reassembles IPv4
     from the host too. Skipped, saying why, where XDP sockets cannot be opened."""
-    driver = "net_af_xdp"
-
-    @classmethod
-    def setUpClass(cls):
-        try:
-            super().setUpClass()
-        except RuntimeError as e:
-            why = [ln for ln in str(e).splitlines() if XDP_FAILURE.search(ln)]
-            if why:
-                raise unittest.SkipTest("net_af_xdp does not work here: " + " / ".join(why))
-            raise
 
 
 def main():
