@@ -7,10 +7,56 @@
 #ifndef DP_TEST_H
 #define DP_TEST_H
 
+#include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
+
+/** CLOCK_MONOTONIC in seconds: deadlines of tests that wait for a process. */
+static inline double
+dp_test_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/** Sleep @p s seconds, all of them (a signal does not cut it short). */
+static inline void
+dp_test_sleep_s(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static inline int
+dp_test_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) != 0 && errno != ENOENT)
+		fprintf(stderr, "cannot remove %s: %s\n", path, strerror(errno));
+	return 0;
+}
+
+/** rm -rf @p path: a test's temporary folder (nothing when it is not there). */
+static inline void
+dp_test_rm_rf(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0)
+		nftw(path, dp_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 struct dp_test {
 	const char *name;

@@ -46,24 +46,6 @@ struct run {
 	char err[256];
 };
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-sleep_s(double s)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-
-	nanosleep(&ts, NULL);
-}
-
 static char *
 slurp(const char *path)
 {
@@ -104,7 +86,7 @@ run_dpgen(struct run *r, const char *name, const char *const *args, double term_
 	argv[argc] = NULL;
 	fflush(stdout);
 	fflush(stderr);
-	t0 = now_s();
+	t0 = dp_test_now_s();
 	r->pid = fork();
 	if (r->pid < 0) {
 		r->status = -1;
@@ -121,7 +103,7 @@ run_dpgen(struct run *r, const char *name, const char *const *args, double term_
 	}
 	for (;;) {
 		pid_t w = waitpid(r->pid, &r->status, WNOHANG);
-		double t = now_s() - t0;
+		double t = dp_test_now_s() - t0;
 
 		if (w == r->pid)
 			break;
@@ -140,7 +122,7 @@ run_dpgen(struct run *r, const char *name, const char *const *args, double term_
 			r->timed_out = true;
 			break;
 		}
-		sleep_s(0.02);
+		dp_test_sleep_s(0.02);
 	}
 }
 

@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -60,43 +59,6 @@ static unsigned int run_seq;
 static pid_t dpfwd_pid = -1;
 
 /* ---- small utilities ---- */
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-sleep_s(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (time_t)s) * 1e9)};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void
-rm_rf(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0)
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static struct sockaddr_in
 sin4(const char *ip, uint16_t port)
@@ -197,7 +159,7 @@ runtime_dir_remove(void)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/var/run/dpdk/%s", prefix);
-	rm_rf(path);
+	dp_test_rm_rf(path);
 }
 
 /* Spawn dpfwd (output in dpfwd<n>.out/.err of the folder). @return its pid or -1. */
@@ -237,12 +199,12 @@ static int
 dpfwd_start(void)
 {
 	char err[PATH_MAX];
-	double t0 = now_s();
+	double t0 = dp_test_now_s();
 
 	dpfwd_pid = dpfwd_spawn(err, sizeof(err));
 	if (dpfwd_pid < 0)
 		return -1;
-	while (now_s() - t0 < START_TIMEOUT_S) {
+	while (dp_test_now_s() - t0 < START_TIMEOUT_S) {
 		struct dpsock *ep;
 		int status;
 
@@ -256,7 +218,7 @@ dpfwd_start(void)
 			dpsock_close(ep);
 			return 0;
 		}
-		sleep_s(0.05);
+		dp_test_sleep_s(0.05);
 	}
 	fprintf(stderr, "dpfwd did not listen on %s within %.0f s; see %s\n", sock_path,
 		START_TIMEOUT_S, err);
@@ -267,7 +229,7 @@ dpfwd_start(void)
 static int
 dpfwd_stop(int sig)
 {
-	double t0 = now_s();
+	double t0 = dp_test_now_s();
 	int status = -1;
 
 	if (dpfwd_pid <= 0)
@@ -278,13 +240,13 @@ dpfwd_stop(int sig)
 
 		if (w == dpfwd_pid)
 			break;
-		if (now_s() - t0 > 15.0) {
+		if (dp_test_now_s() - t0 > 15.0) {
 			fprintf(stderr, "dpfwd pid %d still running: SIGKILL\n", (int)dpfwd_pid);
 			kill(dpfwd_pid, SIGKILL);
 			waitpid(dpfwd_pid, &status, 0);
 			break;
 		}
-		sleep_s(0.02);
+		dp_test_sleep_s(0.02);
 	}
 	dpfwd_pid = -1;
 	runtime_dir_remove();
@@ -321,12 +283,12 @@ stat_get(const char *name)
 static bool
 stat_wait(const char *name, long want, double timeout)
 {
-	double t0 = now_s();
+	double t0 = dp_test_now_s();
 
-	while (now_s() - t0 < timeout) {
+	while (dp_test_now_s() - t0 < timeout) {
 		if (stat_get(name) == want)
 			return true;
-		sleep_s(0.05);
+		dp_test_sleep_s(0.05);
 	}
 	fprintf(stderr, "endpoint.%s: %ld, expected %ld\n", name, stat_get(name), want);
 	return false;
@@ -359,12 +321,12 @@ list_has_pid(pid_t pid)
 static bool
 list_wait_pid(pid_t pid, int want, double timeout)
 {
-	double t0 = now_s();
+	double t0 = dp_test_now_s();
 
-	while (now_s() - t0 < timeout) {
+	while (dp_test_now_s() - t0 < timeout) {
 		if (list_has_pid(pid) == want)
 			return true;
-		sleep_s(0.05);
+		dp_test_sleep_s(0.05);
 	}
 	return false;
 }
@@ -406,7 +368,7 @@ child_ready(int fd)
 static int
 child_wait(pid_t pid, double timeout)
 {
-	double t0 = now_s();
+	double t0 = dp_test_now_s();
 	int status;
 
 	for (;;) {
@@ -414,13 +376,13 @@ child_wait(pid_t pid, double timeout)
 
 		if (w == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		if (now_s() - t0 > timeout) {
+		if (dp_test_now_s() - t0 > timeout) {
 			fprintf(stderr, "child %d still running: SIGKILL\n", (int)pid);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return 255;
 		}
-		sleep_s(0.01);
+		dp_test_sleep_s(0.01);
 	}
 }
 
@@ -765,7 +727,7 @@ late_sender_child(int ready, void *arg)
 	go_wait(sa->go[0]);
 	if (dpsock_sendto(ep, "first", 5, 0, SA(*to), sizeof(*to)) != 5)
 		return 21;
-	sleep_s(0.3);
+	dp_test_sleep_s(0.3);
 	if (dpsock_sendto(ep, "second", 6, 0, SA(*to), sizeof(*to)) != 6)
 		return 22;
 	dpsock_stats_get(ep, &st);
@@ -872,10 +834,10 @@ test_dpsock_evq_fd_in_app_epoll_with_kernel_socket(void)
 	CU_ASSERT(st.wakeups >= 2);
 	/* a timed wait with nothing: 0 after about the timeout */
 	{
-		double t0 = now_s();
+		double t0 = dp_test_now_s();
 
 		CU_ASSERT_EQUAL(dpsock_evq_wait(q, dev, 4, 100), 0);
-		CU_ASSERT(now_s() - t0 >= 0.09);
+		CU_ASSERT(dp_test_now_s() - t0 >= 0.09);
 	}
 	CU_ASSERT_EQUAL(dpsock_evq_del(q, b), 0);
 	CU_ASSERT_EQUAL(dpsock_evq_del(q, b), -ENOENT);
@@ -937,7 +899,7 @@ test_dpsock_close_peer_refused_then_reresolves(void)
 	CU_ASSERT_EQUAL(dpsock_recv(b, buf, sizeof(buf), 0), 3);
 	dpsock_close(b);
 	/* until dpfwd took it back, datagrams go (and are lost, as UDP's to a closed port) */
-	for (t0 = now_s(); now_s() - t0 < 5.0; sleep_s(0.001)) {
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0; dp_test_sleep_s(0.001)) {
 		n = dpsock_sendto(a, "two", 3, 0, SA(ba), sizeof(ba));
 		if (n != 3)
 			break;
@@ -1101,7 +1063,7 @@ test_dpsock_remote_datagram_leaves_through_worker(void)
 		(ssize_t)sizeof(payload));
 	/* too large for one UDP datagram to another host */
 	CU_ASSERT_EQUAL(dpsock_sendto(ep, payload, 65508, 0, SA(to), sizeof(to)), -EMSGSIZE);
-	for (t0 = now_s(); now_s() - t0 < 5.0 && found == 0; sleep_s(0.05))
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && found == 0; dp_test_sleep_s(0.05))
 		found = pcap_find_udp(payload, sizeof(payload), 7300, 9000);
 	CU_ASSERT_EQUAL(found, 1);
 	CU_ASSERT_EQUAL(dpsock_stats_get(ep, &st), 0);
@@ -1309,7 +1271,7 @@ test_dpsock_dpfwd_killed_enotconn_then_restart(void)
 	CU_ASSERT_EQUAL(child_wait(pid, 5.0), 0);
 	/* a call that needs dpfwd says so at once; the others within a few ms */
 	CU_ASSERT_EQUAL(dpsock_sendto(a, "x", 1, 0, SA(other), sizeof(other)), -ENOTCONN);
-	for (t0 = now_s(); now_s() - t0 < 2.0; sleep_s(0.005)) {
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 2.0; dp_test_sleep_s(0.005)) {
 		n = dpsock_recv(b, buf, sizeof(buf), 0);
 		if (n == -ENOTCONN)
 			break;
@@ -1395,12 +1357,12 @@ pools_over_baseline(void)
 static bool
 pools_wait_baseline(double timeout)
 {
-	double t0 = now_s();
+	double t0 = dp_test_now_s();
 
-	while (now_s() - t0 < timeout) {
+	while (dp_test_now_s() - t0 < timeout) {
 		if (pools_over_baseline() == 0)
 			return true;
-		sleep_s(0.05);
+		dp_test_sleep_s(0.05);
 	}
 	fprintf(stderr, "mempools: %ld mbufs over the baseline\n", pools_over_baseline());
 	return false;
@@ -1504,7 +1466,7 @@ test_dpsock_sigkill_remote_sender_mid_stream_reclaimed(void)
 	CU_ASSERT_FATAL(child_ready(ready));
 	close(ready);
 	/* streaming for real: thousands of fragments out of port0 */
-	for (t0 = now_s(); now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44 * 100; sleep_s(0.02))
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44 * 100; dp_test_sleep_s(0.02))
 		;
 	out1 = port_opackets(0);
 	CU_ASSERT(out1 - out0 >= 44 * 100);
@@ -1536,7 +1498,7 @@ test_dpsock_sigkill_remote_sender_mid_stream_reclaimed(void)
 	out0 = port_opackets(0);
 	CU_ASSERT_EQUAL(dpsock_sendto(ep, buf, INFLIGHT_DGRAM, 0, SA(to), sizeof(to)),
 		(ssize_t)INFLIGHT_DGRAM);
-	for (t0 = now_s(); now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44; sleep_s(0.05))
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44; dp_test_sleep_s(0.05))
 		;
 	CU_ASSERT_EQUAL(port_opackets(0) - out0, 44);
 	CU_ASSERT_EQUAL(dpsock_stats_get(ep, &st), 0);
@@ -1584,7 +1546,7 @@ suite_cleanup(void)
 	if (getenv("DPSK_KEEP") != NULL)
 		fprintf(stderr, "kept %s\n", dir);
 	else
-		rm_rf(dir);
+		dp_test_rm_rf(dir);
 	return 0;
 }
 

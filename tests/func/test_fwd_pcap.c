@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -75,24 +74,6 @@ static unsigned int run_seq;
 
 /* ---- small utilities ---- */
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-sleep_s(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (time_t)s) * 1e9)};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static int __attribute__((format(printf, 3, 4)))
 fmt_path(char *out, size_t len, const char *fmt, ...)
 {
@@ -107,27 +88,6 @@ fmt_path(char *out, size_t len, const char *fmt, ...)
 		abort();
 	}
 	return n;
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	if (remove(path) != 0 && errno != ENOENT)
-		fprintf(stderr, "cannot remove %s: %s\n", path, strerror(errno));
-	return 0;
-}
-
-static void
-rm_rf(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) != 0)
-		return;
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static bool
@@ -727,7 +687,7 @@ run_dpfwd(struct run *r, const char *const *extra, bool sigterm)
 
 	fflush(stdout);
 	fflush(stderr);
-	t0 = now_s();
+	t0 = dp_test_now_s();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "fork: %s\n", strerror(errno));
@@ -749,7 +709,7 @@ run_dpfwd(struct run *r, const char *const *extra, bool sigterm)
 	}
 	for (;;) {
 		pid_t w = waitpid(pid, &r->status, WNOHANG);
-		double t = now_s() - t0;
+		double t = dp_test_now_s() - t0;
 
 		if (w == pid)
 			break;
@@ -770,10 +730,10 @@ run_dpfwd(struct run *r, const char *const *extra, bool sigterm)
 			r->timed_out = true;
 			break;
 		}
-		sleep_s(0.02);
+		dp_test_sleep_s(0.02);
 	}
-	r->elapsed = now_s() - t0;
-	rm_rf(r->rundir);
+	r->elapsed = dp_test_now_s() - t0;
+	dp_test_rm_rf(r->rundir);
 }
 
 static bool
@@ -1276,7 +1236,7 @@ suite_cleanup(void)
 	if (keep != NULL && strcmp(keep, "0") != 0)
 		printf("\nkept %s\n", suite_dir);
 	else
-		rm_rf(suite_dir);
+		dp_test_rm_rf(suite_dir);
 	return 0;
 }
 

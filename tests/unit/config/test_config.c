@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,15 +42,6 @@ expect(bool ok, const char *file, unsigned int line, const char *fmt, ...)
 #define EXPECT(cond, ...) expect((cond), __FILE__, __LINE__, __VA_ARGS__)
 
 static int
-rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static int
 suite_init(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/dpfwd-test-config-XXXXXX",
@@ -67,7 +57,7 @@ static int
 suite_cleanup(void)
 {
 	if (tmpdir[0] != '\0')
-		nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		dp_test_rm_rf(tmpdir);
 	return 0;
 }
 
