@@ -137,3 +137,14 @@ ring_rig_drops_total(const struct ring_rig *r)
 		s += ring_rig_dropped(r, why);
 	return s;
 }
+
+unsigned int
+ring_rig_flush_drain_all(struct ring_rig *r)
+{
+	unsigned int p, total = 0;
+
+	dp_graph_worker_flush(dp_workers[0]);
+	for (p = 0; p < r->nb_ports; p++)
+		total += ring_rig_drain_free(r, (int)p);
+	return total;
+}

@@ -41,6 +41,9 @@ int ring_rig_setup(struct ring_rig *r);
 /** dp_run_teardown(), temp files, EAL. */
 void ring_rig_cleanup(struct ring_rig *r);
 
+/** Flush worker 0's TX buffers, then free what every port sent. @return frames freed. */
+unsigned int ring_rig_flush_drain_all(struct ring_rig *r);
+
 /** Remember worker 0's drop counters (the test thread walks worker 0). */
 void ring_rig_drops_mark(struct ring_rig *r);
 

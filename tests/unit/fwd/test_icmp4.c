@@ -815,11 +815,7 @@ test_icmp4_accounting_adds_up_in_telemetry(void)
 static void
 test_icmp4_no_mbuf_leak(void)
 {
-	unsigned int p;
-
-	dp_graph_worker_flush(worker());
-	for (p = 0; p < NB_PORTS; p++)
-		drain_free((int)p);
+	ring_rig_flush_drain_all(&rig);
 	CU_ASSERT_EQUAL(rte_ring_count(worker()->punt_ring), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
 }

@@ -1669,11 +1669,7 @@ test_malformed_packet_to_unknown_host_is_held_and_asked_for(void)
 static void
 test_malformed_no_mbuf_leak(void)
 {
-	unsigned int p;
-
-	dp_graph_worker_flush(dp_workers[0]);
-	for (p = 0; p < NB_PORTS; p++)
-		ring_rig_drain_free(&rig, (int)p);
+	ring_rig_flush_drain_all(&rig);
 	CU_ASSERT_EQUAL(rte_ring_count(dp_workers[0]->punt_ring), 0);
 	CU_ASSERT_EQUAL(rte_ring_count(dp_workers[0]->inject_ring), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);

@@ -643,13 +643,7 @@ test_graph_delay_histogram_times_every_sent_packet(void)
 static void
 test_graph_no_mbuf_leak_after_traffic(void)
 {
-	struct rte_mbuf *out[256];
-	unsigned int p, n;
-
-	dp_graph_worker_flush(worker());
-	for (p = 0; p < NB_PORTS; p++)
-		while ((n = drain_tx((int)p, out, 256)) > 0)
-			rte_pktmbuf_free_bulk(out, n);
+	ring_rig_flush_drain_all(&rig);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
 }
 

@@ -955,9 +955,7 @@ test_relay_telemetry_section(void)
 static void
 test_relay_no_mbuf_leak(void)
 {
-	dp_graph_worker_flush(worker());
-	ring_rig_drain_free(&rig, 0);
-	ring_rig_drain_free(&rig, 1);
+	ring_rig_flush_drain_all(&rig);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
 }
 
