@@ -47,6 +47,7 @@
 
 #include "dp_common.h"
 #include "dp_endpoint.h"
+#include "dp_port.h"
 #include "dp_telemetry.h"
 #include "dpsock_proto.h"
 #include "endpoint_priv.h"
@@ -1035,27 +1036,25 @@ nofile_raise(void)
 /* ---- dp_endpoint.h ---- */
 
 /*
- * DPDK 22.11's net_af_packet asks the kernel to reassemble IPv4 fragments for
- * it (PACKET_FANOUT_FLAG_DEFRAG), then cuts what it gets to one ring frame: an
- * IPv4 datagram over about 1940 bytes reaches dpfwd truncated (ip4_bad_length)
- * and no endpoint can receive it there. Say so once at start, where it can be
- * acted on, rather than leave it to a drop counter.
+ * A port whose driver cuts IPv4 datagrams short above some size (its profile's
+ * ip4_whole_max: net_af_packet has the kernel reassemble, then truncates) can
+ * never deliver a larger one to an endpoint. Say so once at start, where it can
+ * be acted on, rather than leave it to a drop counter.
  */
 static void
-ports_warn(const struct dp_config *cfg)
+ports_warn(void)
 {
-	unsigned int i;
+	uint16_t i;
 
-	for (i = 0; i < cfg->nb_ports; i++) {
-		const char *dev = cfg->ports[i].dev;
+	for (i = 0; i < dp_nb_ports; i++) {
+		const struct dp_port *p = &dp_ports[i];
 
-		if (!cfg->ports[i].defined || strncmp(dev, "net_af_packet", 13) != 0)
+		if (!p->has_profile || p->profile.ip4_whole_max == 0)
 			continue;
 		DP_LOG(WARNING, endpoint,
-			"port%u (%.*s): IPv4 datagrams over 1940 bytes cannot reach endpoints "
-			"through net_af_packet (the kernel reassembles them for the driver, which "
-			"truncates them: ip4_bad_length); net_af_xdp has no such limit",
-			i, (int)strcspn(dev, ","), dev);
+			"port%u (%s): IPv4 datagrams over %u bytes cannot reach endpoints through "
+			"%s (it cuts them short: ip4_bad_length; driver profile %s)",
+			i, p->name, p->profile.ip4_whole_max, p->driver, p->profile.name);
 	}
 }
 
@@ -1073,7 +1072,7 @@ dp_endpoint_init(const struct dp_config *cfg, char *err, size_t errlen)
 	if (!srv.enabled)
 		return 0;
 	srv.cfg = cfg->endpoint;
-	ports_warn(cfg);
+	ports_warn();
 	srv.tsc_hz = rte_get_tsc_hz();
 	srv.conn_limit = srv.cfg.max + EP_CONN_SLACK;
 	memset(&srv.stats, 0, sizeof(srv.stats));

@@ -30,6 +30,8 @@ struct dp_port_profile {
 	uint64_t rss_hf;
 	char devargs[256];	/**< added to a PCI device's -a argument */
 	char notes[512];
+	/** Largest IPv4 datagram that arrives whole (0: any); larger ones arrive cut short */
+	uint16_t ip4_whole_max;
 };
 
 struct dp_port {

@@ -225,10 +225,15 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 		dp_strlcpy(p->devargs, value, sizeof(p->devargs));
 	} else if (strcmp(key, "notes") == 0) {
 		dp_strlcpy(p->notes, value, sizeof(p->notes));
+	} else if (strcmp(key, "ip4_whole_max") == 0) {
+		if (dp_config_parse_uint(value, 0, 65535, &u) < 0)
+			return dp_config_error(err, errlen, loc, "%s '%s' must be 0..65535", key,
+				value);
+		p->ip4_whole_max = (uint16_t)u;
 	} else {
 		return dp_config_error(err, errlen, loc,
 			"unknown key '%s' in [profile] (expected drivers, rx_desc, tx_desc, "
-			"rx_offloads, tx_offloads, rss_hf, devargs, notes)",
+			"rx_offloads, tx_offloads, rss_hf, devargs, notes, ip4_whole_max)",
 			key);
 	}
 	return 0;

@@ -21,6 +21,7 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_port.h"
 #include "dp_test.h"
 
 static char tmpdir[256];
@@ -215,6 +216,33 @@ test_config_endpoint_empty_section_turns_on(void)
 	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/run/dpfwd/dpsock.sock");
 	CU_ASSERT_EQUAL(cfg.pool_cache, 0); /* the sections after it still read */
 	dp_config_free(&cfg);
+}
+
+/* Driver profiles: ip4_whole_max (net_af_packet cuts IPv4 over 1940 bytes short), and its
+ * bad values named with file:line. */
+static void
+test_profile_ip4_whole_max(void)
+{
+	struct dp_port_profile p;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_packet.ini", src_dir());
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL(p.ip4_whole_max, 1940);
+	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_xdp.ini", src_dir());
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL(p.ip4_whole_max, 0); /* frames as they are on the wire */
+	write_file("bad-profile.ini", "[profile]\ndrivers = x\nip4_whole_max = 70000\n", path,
+		sizeof(path));
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	EXPECT(strstr(err, "bad-profile.ini:3:") != NULL &&
+			strstr(err, "ip4_whole_max '70000' must be 0..65535") != NULL,
+		"'%s'", err);
 }
 
 /* One key with a bad value: the error names file:line and the key. */
@@ -1379,6 +1407,7 @@ static const struct dp_test tests[] = {
 	{"test_config_worker_lcores_respects_max", test_config_worker_lcores_respects_max},
 	{"test_config_endpoint_defaults", test_config_endpoint_defaults},
 	{"test_config_endpoint_every_key", test_config_endpoint_every_key},
+	{"test_profile_ip4_whole_max", test_profile_ip4_whole_max},
 	{"test_config_endpoint_empty_section_turns_on", test_config_endpoint_empty_section_turns_on},
 	{"test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line},
 	{NULL, NULL},
