@@ -3,8 +3,10 @@
  * ip6_fwd
  *   uses: IPv6 header (after a plain Ethernet header), the fib6 table
  *   sets: dp_mbuf_meta.nh (next hop index); icmp_type/icmp_code for icmp6_error
- *   next: port_tx-<i> when the next hop is resolved (MACs and hop limit - 1
- *         written here, as ip4_fwd does); ip6_output for the rest; ip6_local (the router's addresses, its multicast groups);
+ *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
+ *         written here and the packet put in the worker's TX buffer for the
+ *         port, as ip4_fwd does; ip6_output for the rest; ip6_local (the
+ *         router's addresses, its multicast groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
  *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,
@@ -44,26 +46,6 @@ enum ip6_fwd_next {
 	IP6_FWD_NEXT_ICMP,
 	IP6_FWD_NEXT_MAX,
 };
-
-/* the port_tx edges follow, added by dp_graph_ports_prepare() */
-_Static_assert(IP6_FWD_NEXT_MAX == DP_GRAPH_IP6_FWD_EDGE_PORT_TX(0), "ip6_fwd: port_tx edges");
-_Static_assert(DP_GRAPH_IP6_FWD_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
-	"ip6_fwd has an edge per port: more than dp_node_dispatch() counts");
-
-/* A forwarded packet: rewritten here and sent to its port when its next hop is
- * resolved (as ip4_fwd does), else to ip6_output with meta.nh. */
-static __rte_always_inline rte_edge_t
-ip6_fwd_one(struct rte_mbuf *m, uint32_t hop, int meta_off)
-{
-	const struct dp_fwd_nh *nh = &dp_fwd.nh[hop];
-
-	if (likely(nh->flags & DP_FWD_NH_F_RESOLVED)) {
-		dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
-		return DP_GRAPH_IP6_FWD_EDGE_PORT_TX(nh->port);
-	}
-	dp_mbuf_meta(m, meta_off)->nh = hop;
-	return IP6_FWD_NEXT_OUTPUT;
-}
 
 /* Ask icmp6_error for an error about @p m; the packet itself is a drop (@p why). */
 static __rte_always_inline rte_edge_t
@@ -186,12 +168,13 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint8_t dst[RTE_GRAPH_BURST_SIZE][16];
 	uint64_t hop[RTE_GRAPH_BURST_SIZE];
 	bool ok[RTE_GRAPH_BURST_SIZE];
-	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
+	void *other[RTE_GRAPH_BURST_SIZE];
+	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
 	/* swapped by a route reload (route.c), freed after an RCU grace period */
 	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
 	const int meta_off = dp_mbuf_meta_offset;
-	bool all = true;
-	uint16_t i;
+	const uint16_t burst = w->burst;
+	uint16_t i, nb_other = 0;
 
 	if (unlikely(fib == NULL)) {
 		/* IPv6 is off: nothing configured */
@@ -204,23 +187,39 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	for (i = 0; i < nb_objs; i++)
 		ok[i] = ip6_fast(pkts[i], dst[i]);
 	rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
-	for (i = 0; i < nb_objs; i++)
-		all &= ok[i] & (hop[i] != DP_FWD6_NO_ROUTE) & (hop[i] != DP_FWD_NH_LOCAL);
-	/* every verdict per packet; the dispatch moves the whole stream when they agree */
+	/* resolved next hops: rewritten and sent from here, as ip4_fwd does */
 	for (i = 0; i < nb_objs; i++) {
-		if (likely(all))
-			next[i] = ip6_fwd_one(pkts[i], (uint32_t)hop[i], meta_off);
-		else if (!ok[i] || hop[i] == DP_FWD6_NO_ROUTE) {
-			dp_mbuf_meta(pkts[i], meta_off)->nh = (uint32_t)hop[i];
-			next[i] = ip6_fwd_slow(w, pkts[i], hop[i], meta_off);
-			if (next[i] == IP6_FWD_NEXT_OUTPUT)
-				next[i] = ip6_fwd_one(pkts[i], (uint32_t)hop[i], meta_off);
-		} else if (hop[i] == DP_FWD_NH_LOCAL)
-			next[i] = IP6_FWD_NEXT_LOCAL;
-		else
-			next[i] = ip6_fwd_one(pkts[i], (uint32_t)hop[i], meta_off);
+		struct rte_mbuf *m = pkts[i];
+		const struct dp_fwd_nh *nh;
+		uint32_t h = (uint32_t)hop[i];
+
+		if (unlikely(!ok[i] || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
+			rte_edge_t e;
+
+			if (ok[i] && h == DP_FWD_NH_LOCAL) {
+				e = IP6_FWD_NEXT_LOCAL;
+			} else {
+				e = ip6_fwd_slow(w, m, hop[i], meta_off);
+				if (e == IP6_FWD_NEXT_OUTPUT)
+					goto forward;
+			}
+			other[nb_other] = m;
+			other_next[nb_other++] = e;
+			continue;
+		}
+forward:
+		nh = &dp_fwd.nh[h];
+		if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+			/* held or punted by ip6_output until the neighbor answers */
+			dp_mbuf_meta(m, meta_off)->nh = h;
+			other[nb_other] = m;
+			other_next[nb_other++] = IP6_FWD_NEXT_OUTPUT;
+			continue;
+		}
+		dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+		dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
 	}
-	dp_node_dispatch(graph, node, objs, next, nb_objs);
+	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 	return nb_objs;
 }
 

@@ -89,11 +89,14 @@ dp_delay_add_run(struct dp_delay_hist *h, uint64_t d, unsigned int n, uint64_t *
  * side by side. Runs of equal stamps are counted in a register and the
  * histogram is updated once per run: per packet there is one load and one
  * compare. The jitter estimator runs once per burst, on its first packet.
+ * The frames' lengths are summed into @p bytes on the way: the sender counts
+ * them too, and one pass reads each mbuf once.
  */
 static __rte_always_inline void
 dp_delay_record(struct dp_delay_hist *h, struct rte_mbuf **pkts, uint16_t n, uint64_t now,
-	int meta_off)
+	int meta_off, uint64_t *bytes)
 {
+	uint64_t len = 0;
 	uint64_t sum = 0, max = h->max, run_t, d0, absd;
 	unsigned int run_n = 0;
 	int64_t diff;
@@ -111,6 +114,7 @@ dp_delay_record(struct dp_delay_hist *h, struct rte_mbuf **pkts, uint16_t n, uin
 	for (i = 0; i < n; i++) {
 		const uint64_t t = dp_mbuf_meta(pkts[i], meta_off)->rx_tsc;
 
+		len += pkts[i]->pkt_len;
 		if (unlikely(t != run_t)) {
 			dp_delay_add_run(h, now - run_t, run_n, &sum, &max);
 			run_t = t;
@@ -119,6 +123,7 @@ dp_delay_record(struct dp_delay_hist *h, struct rte_mbuf **pkts, uint16_t n, uin
 		run_n++;
 	}
 	dp_delay_add_run(h, now - run_t, run_n, &sum, &max);
+	*bytes += len;
 	h->count += n;
 	h->sum += sum;
 	h->max = max;

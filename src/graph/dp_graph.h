@@ -73,6 +73,8 @@ struct dp_worker {
 	struct dp_worker_rxq rxq[DP_WORKER_MAX_RXQ];
 	/* per port, indexed by DPDK port id */
 	struct dp_worker_txq *txq[RTE_MAX_ETHPORTS];
+	/** the same TX buffers by config port index (dp_fwd_nh.port) */
+	struct dp_worker_txq *txq_cfg[DP_CONFIG_MAX_PORTS];
 	struct dp_worker_stats stats;
 	struct dp_delay_hist delay;
 	/* hand-off with the control lcore (dp_ctl.h), both single-producer single-consumer */
@@ -115,10 +117,6 @@ extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 #define DP_GRAPH_EDGE_DROP ((rte_edge_t)0)
 #define DP_GRAPH_EDGE_PUNT ((rte_edge_t)1)
 #define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
-/** ip4_fwd's edge towards port_tx-<i>: after its own four (drop, ip4_output, ip4_local, icmp4_error). */
-#define DP_GRAPH_IP4_FWD_EDGE_PORT_TX(i) ((rte_edge_t)(4 + (i)))
-/** ip6_fwd's: after its own four (drop, ip6_output, ip6_local, icmp6_error). */
-#define DP_GRAPH_IP6_FWD_EDGE_PORT_TX(i) ((rte_edge_t)(4 + (i)))
 /** relay4's and relay6's: after their own two (drop, ip4_output / ip6_output). */
 #define DP_GRAPH_RELAY_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
 

@@ -7,8 +7,9 @@
  *         neighbor discovery), ctl_punt (ARP, to the control lcore), or drop
  *         (l2_too_short, l2_other_host, l2_mcast_ip4, vlan, not_ip4)
  *
- * The one place where the jobs part ways: relay and endpoint edges join here
- * (by UDP destination) in later stages; ARP/ND go to the local control nodes.
+ * It sees the bursts port_rx's fast check did not pass (one frame that is not
+ * unicast IPv4, or IPv6, for its port is enough) and decides frame by frame;
+ * a burst that passes goes from port_rx straight to ip4_fwd or ip6_fwd.
  */
 #include <string.h>
 
@@ -30,9 +31,7 @@ enum classify_next {
 	CLASSIFY_NEXT_MAX,
 };
 
-_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_graph_port_l2 is little-endian");
-
-/* The slow path: the reason a frame does not go to ip4_fwd, counted. */
+/* Where one frame goes; the reason counted when it is dropped. */
 static __rte_noinline rte_edge_t
 classify_one(struct dp_worker *w, struct rte_mbuf *m)
 {
@@ -77,64 +76,14 @@ drop:
 	return CLASSIFY_NEXT_DROP;
 }
 
-/*
- * The fast path, without branches: a unicast IPv4 frame for this port (or
- * any unicast frame on a promiscuous port, or with the check off). The 8-byte
- * load reads 2 bytes past the destination, inside the mbuf's data room even
- * for a frame shorter than that, whose result the length test discards.
- */
-static __rte_always_inline bool
-classify_fast(const struct rte_mbuf *m, uint64_t check_mask, const uint16_t type_be)
-{
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct dp_graph_port_l2 *l2 = &dp_graph_port_l2[m->port];
-	uint64_t dst;
-	uint16_t type;
-
-	memcpy(&dst, d, sizeof(dst));
-	memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
-	return (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) &
-		((dst & 1) == 0) & (((dst ^ l2->mac) & l2->mask & check_mask) == 0);
-}
-
-/* The ethertype of a frame as loaded (network order), read inside the data room. */
-static __rte_always_inline uint16_t
-classify_type(const struct rte_mbuf *m)
-{
-	uint16_t type;
-
-	memcpy(&type, rte_pktmbuf_mtod_offset(m, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
-		sizeof(type));
-	return type;
-}
-
 static uint16_t
 classify_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const uint64_t check_mask = w->check_dst_mac ? UINT64_MAX : 0;
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
-	bool all = true;
 	uint16_t i;
 
-	if (nb_objs != 0 && classify_type(pkts[0]) == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-		/* the same pass for unicast IPv6, when the burst begins with IPv6 */
-		for (i = 0; i < nb_objs; i++)
-			all &= classify_fast(pkts[i], check_mask, RTE_BE16(RTE_ETHER_TYPE_IPV6));
-		if (all) {
-			rte_node_next_stream_move(graph, node, CLASSIFY_NEXT_IP6);
-			return nb_objs;
-		}
-	} else {
-		for (i = 0; i < nb_objs; i++)
-			all &= classify_fast(pkts[i], check_mask, RTE_BE16(RTE_ETHER_TYPE_IPV4));
-		if (likely(all)) {
-			if (nb_objs != 0)
-				rte_node_next_stream_move(graph, node, CLASSIFY_NEXT_IP4);
-			return nb_objs;
-		}
-	}
 	for (i = 0; i < nb_objs; i++)
 		next[i] = classify_one(w, pkts[i]);
 	dp_node_dispatch(graph, node, objs, next, nb_objs);

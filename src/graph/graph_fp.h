@@ -191,10 +191,11 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 		return;
 	}
 	/* count before sending: a sent mbuf may be freed at once */
-	for (i = 0; i < n; i++)
-		bytes += pkts[i]->pkt_len;
 	if (w->delay_stats)
-		dp_delay_record(&w->delay, pkts, n, rte_rdtsc(), dp_mbuf_meta_offset);
+		dp_delay_record(&w->delay, pkts, n, rte_rdtsc(), dp_mbuf_meta_offset, &bytes);
+	else
+		for (i = 0; i < n; i++)
+			bytes += pkts[i]->pkt_len;
 	sent = rte_eth_tx_burst(q->port_id, q->queue, pkts, n);
 
 	if (unlikely(sent < n))
@@ -208,5 +209,23 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 	}
 	w->stats.tx_bytes += bytes;
 }
+
+/**
+ * Append @p m to TX buffer @p q of worker @p w, sending once @p burst packets
+ * wait there: for the nodes that send resolved packets themselves (ip4_fwd,
+ * ip6_fwd) rather than through a port_tx node, as l3fwd does. The buffer is
+ * the one port_tx fills, so a port's packets leave in the order they were
+ * appended, whichever node appended them.
+ */
+static __rte_always_inline void
+dp_txq_append(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *m, uint16_t burst)
+{
+	q->pkts[q->len++] = m;
+	if (unlikely(q->len >= burst)) {
+		dp_txq_send(w, q, q->pkts, q->len);
+		q->len = 0;
+	}
+}
+
 
 #endif /* DP_GRAPH_FP_H */

@@ -3,8 +3,18 @@
  * port_rx (source node)
  *   uses: the worker's (port, queue) list; skips ports whose link is down (dp_port_up)
  *   sets: nothing in the packet; counts rx_pkts, rx burst-size histogram, last_rx
- *   next: eth_classify (the whole stream moves, no copy)
+ *   next: ip4_fwd or ip6_fwd when the whole burst is unicast IPv4 (IPv6) for
+ *         its ports, checked here in one pass; eth_classify for any other
+ *         burst (the whole stream moves, no copy)
+ *
+ * Why the Ethernet check is here and not only in eth_classify: in the common
+ * case (a burst of unicast IP for this port) a separate node would be one more
+ * call and one more pass over the burst for a yes; measured on the 64 B pcap
+ * rig, about 1 cycle/packet. eth_classify stays the per-frame decision
+ * (ARP, multicast, VLAN, the drop reasons) for every other burst.
  */
+#include <string.h>
+
 #include <rte_ethdev.h>
 #include <rte_graph_worker.h>
 
@@ -14,40 +24,108 @@
 
 enum port_rx_next {
 	PORT_RX_NEXT_CLASSIFY,
+	PORT_RX_NEXT_IP4,
+	PORT_RX_NEXT_IP6,
 	PORT_RX_NEXT_MAX,
 };
 
-static uint16_t
-port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_graph_port_l2 is little-endian");
+
+/*
+ * The Ethernet fast check of @p n frames received on one port, without
+ * branches: every frame unicast, of ethertype @p type_be, for the port's MAC
+ * (@p mask is 0 on a promiscuous port or with the check off); with @p stamp,
+ * each is stamped with @p now for the delay histogram. The 8-byte load
+ * reads 2 bytes past the destination, inside the mbuf's data room even for a
+ * frame shorter than that, whose result the length test discards.
+ */
+static __rte_always_inline bool
+eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, uint16_t type_be,
+	const bool stamp, uint64_t now, int meta_off)
+{
+	bool all = true;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint64_t dst;
+		uint16_t type;
+
+		memcpy(&dst, d, sizeof(dst));
+		memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+		all &= (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) & ((dst & 1) == 0) &
+			(((dst ^ mac) & mask) == 0);
+		/* the delay stamp (dp_delay.h) in the same pass over the mbufs */
+		if (stamp)
+			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
+	}
+	return all;
+}
+
+static __rte_always_inline uint16_t
+port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)node->objs;
+	const uint64_t check_mask = w->check_dst_mac ? UINT64_MAX : 0;
+	const int meta_off = dp_mbuf_meta_offset;
+	/* where the whole burst goes: the fast edge of the first frame while every
+	 * queue's frames pass the check, eth_classify once one does not */
+	rte_edge_t next = PORT_RX_NEXT_MAX;
+	uint64_t now = 0;
 	uint16_t n = 0;
 	uint16_t q;
 
-	RTE_SET_USED(objs);
-	RTE_SET_USED(nb_objs);
 	/* node->size is RTE_GRAPH_BURST_SIZE: room for several bursts */
 	for (q = 0; q < w->nb_rxq && n + w->burst <= node->size; q++) {
-		uint16_t got;
+		const uint16_t port = w->rxq[q].port_id;
+		const struct dp_graph_port_l2 *l2 = &dp_graph_port_l2[port];
+		uint16_t got, type;
+		rte_edge_t e;
 
 		/* link down (a memif peer gone): not polled until it is up again */
-		if (unlikely(!__atomic_load_n(&dp_port_up[w->rxq[q].port_id], __ATOMIC_RELAXED)))
+		if (unlikely(!__atomic_load_n(&dp_port_up[port], __ATOMIC_RELAXED)))
 			continue;
-		got = rte_eth_rx_burst(w->rxq[q].port_id, w->rxq[q].queue, pkts + n, w->burst);
-
+		got = rte_eth_rx_burst(port, w->rxq[q].queue, pkts + n, w->burst);
 		w->stats.rx_burst_hist[got]++;
+		if (got == 0)
+			continue;
+		/* one TSC read per walk that received something */
+		if (stamp && now == 0)
+			now = rte_rdtsc();
+		/* a queue's frames all come from one port: its MAC is loaded once */
+		memcpy(&type, rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *,
+				      2 * RTE_ETHER_ADDR_LEN), sizeof(type));
+		e = type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? PORT_RX_NEXT_IP6 : PORT_RX_NEXT_IP4;
+		if (!eth_fast_run(pkts + n, got, l2->mac, l2->mask & check_mask,
+			    e == PORT_RX_NEXT_IP6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6)
+						  : RTE_BE16(RTE_ETHER_TYPE_IPV4),
+			    stamp, now, meta_off) ||
+			(next != PORT_RX_NEXT_MAX && next != e))
+			e = PORT_RX_NEXT_CLASSIFY;
+		if (next != PORT_RX_NEXT_CLASSIFY)
+			next = e;
 		n += got;
 	}
 	if (n == 0)
 		return 0;
 	w->stats.rx_pkts += n;
 	w->last_rx += n;
-	if (w->delay_stats)
-		dp_delay_stamp(pkts, n, rte_rdtsc(), dp_mbuf_meta_offset);
 	node->idx = n;
-	rte_node_next_stream_move(graph, node, PORT_RX_NEXT_CLASSIFY);
+	rte_node_next_stream_move(graph, node, next);
 	return n;
+}
+
+static uint16_t
+port_rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	RTE_SET_USED(objs);
+	RTE_SET_USED(nb_objs);
+	/* two copies of the loop, so the delay choice is not re-read per packet */
+	if (dp_node_worker(node)->delay_stats)
+		return port_rx_burst(graph, node, true);
+	return port_rx_burst(graph, node, false);
 }
 
 static struct rte_node_register port_rx_node = {
@@ -58,6 +136,8 @@ static struct rte_node_register port_rx_node = {
 	.nb_edges = PORT_RX_NEXT_MAX,
 	.next_nodes = {
 		[PORT_RX_NEXT_CLASSIFY] = "eth_classify",
+		[PORT_RX_NEXT_IP4] = "ip4_fwd",
+		[PORT_RX_NEXT_IP6] = "ip6_fwd",
 	},
 };
 
