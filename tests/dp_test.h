@@ -31,7 +31,8 @@ dp_test_now_s(void)
 static inline void
 dp_test_sleep_s(double s)
 {
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	struct timespec ts = { .tv_sec = (time_t)s,
+		.tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -68,8 +69,7 @@ struct dp_test {
  * Returns the process exit status: 0 only if every assertion passed.
  */
 static inline int
-dp_test_run(const char *suite, const struct dp_test *tests, int (*init)(void),
-	int (*cleanup)(void))
+dp_test_run(const char *suite, const struct dp_test *tests, int (*init)(void), int (*cleanup)(void))
 {
 	CU_pSuite s;
 	unsigned int failures;
@@ -87,7 +87,7 @@ dp_test_run(const char *suite, const struct dp_test *tests, int (*init)(void),
 	CU_basic_run_tests();
 	/* read before cleanup: CU_cleanup_registry() resets the counts */
 	failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed() +
-		CU_get_number_of_tests_failed();
+		   CU_get_number_of_tests_failed();
 	if (CU_get_run_summary()->nTestsRun == 0)
 		failures++;
 	CU_cleanup_registry();

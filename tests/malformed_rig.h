@@ -20,7 +20,7 @@
 #define DP_TEST_MALFORMED_RIG_H
 
 #define MALFORMED_NB_PORTS 3
-#define MALFORMED_HDR_LEN 2 /* port, split */
+#define MALFORMED_HDR_LEN  2 /* port, split */
 /* room for a 9000-byte IP datagram (a jumbo frame) in one mbuf, after the headroom */
 #define MALFORMED_DATA_ROOM 9344
 #define MALFORMED_MAX_FRAME (MALFORMED_DATA_ROOM - 128)

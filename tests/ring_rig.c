@@ -18,9 +18,9 @@
 int
 ring_rig_setup(struct ring_rig *r)
 {
-	char *eal[] = {(char *)(uintptr_t)r->name, "-l", "0,1", "--no-huge", "-m",
+	char *eal[] = { (char *)(uintptr_t)r->name, "-l", "0,1", "--no-huge", "-m",
 		(char *)(uintptr_t)(r->mem_mb ? r->mem_mb : "256"), "--no-pci", "--no-shconf",
-		"--log-level", "*:warning", NULL};
+		"--log-level", "*:warning", NULL };
 	char err[DP_CONFIG_ERR_LEN];
 	char name[32];
 	unsigned int i;
@@ -66,7 +66,7 @@ ring_rig_setup(struct ring_rig *r)
 void
 ring_rig_cleanup(struct ring_rig *r)
 {
-	struct dp_run_opts opts = {.json_path = NULL, .interval_ms = 1000};
+	struct dp_run_opts opts = { .json_path = NULL, .interval_ms = 1000 };
 	int64_t leak = 0;
 
 	dp_run_teardown(&opts, &leak);

@@ -21,11 +21,11 @@
 
 struct ring_rig {
 	/* set by the test */
-	const char *name;	 /**< program and temp dir name ("graph" -> /tmp/dpfwd-test-graph-*) */
-	char prefix;		 /**< ring and ethdev names: "net_ring_<prefix><i>" in the config */
+	const char *name; /**< program and temp dir name ("graph" -> /tmp/dpfwd-test-graph-*) */
+	char prefix;      /**< ring and ethdev names: "net_ring_<prefix><i>" in the config */
 	unsigned int nb_ports;
 	unsigned int tx_size[RIG_MAX_PORTS]; /**< TX ring size per port, 0 = RIG_RING_SIZE */
-	const char *mem_mb;	 /**< EAL -m, "256" when NULL */
+	const char *mem_mb;                  /**< EAL -m, "256" when NULL */
 	const char *config_text;
 	/* set by ring_rig_setup() */
 	struct rte_ring *rx[RIG_MAX_PORTS], *tx[RIG_MAX_PORTS];

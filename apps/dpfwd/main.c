@@ -22,7 +22,7 @@
 #include "dp_run.h"
 
 #define MAX_EAL_ARGS 256
-#define MAX_SETS 64
+#define MAX_SETS     64
 #define DEFAULT_JSON "/run/dpfwd/telemetry.json"
 
 static void
@@ -68,15 +68,15 @@ static int
 parse_app_args(int argc, char **argv, struct app_args *a)
 {
 	static const struct option longopts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"duration", required_argument, NULL, 'd'},
-		{"telemetry-json", required_argument, NULL, 'j'},
-		{"telemetry-interval", required_argument, NULL, 'i'},
-		{"stats", no_argument, NULL, 's'},
-		{"set", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+		{ "config", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "telemetry-json", required_argument, NULL, 'j' },
+		{ "telemetry-interval", required_argument, NULL, 'i' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
 	int c;
@@ -145,7 +145,7 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 int
 main(int argc, char **argv)
 {
-	struct app_args a = {.json = DEFAULT_JSON, .interval_ms = 1000};
+	struct app_args a = { .json = DEFAULT_JSON, .interval_ms = 1000 };
 	char *eal_argv[MAX_EAL_ARGS];
 	char err[DP_CONFIG_ERR_LEN];
 	struct dp_config cfg;

@@ -12,11 +12,11 @@
 #include "gen_args.h"
 #include "gen_seq.h"
 
-#define IP4_BENCH_NET 0xc6120000u /* 198.18.0.0/15, RFC 2544 appendix C.2.2 */
+#define IP4_BENCH_NET  0xc6120000u /* 198.18.0.0/15, RFC 2544 appendix C.2.2 */
 #define IP4_BENCH_PLEN 15
-#define IP6_DOC_PLEN 32 /* 2001:db8::/32, RFC 3849 */
-#define HDRS_V4 (14 + 20 + 8)
-#define HDRS_V6 (14 + 40 + 8)
+#define IP6_DOC_PLEN   32 /* 2001:db8::/32, RFC 3849 */
+#define HDRS_V4        (14 + 20 + 8)
+#define HDRS_V6        (14 + 40 + 8)
 
 /* Laid out as printed (under 92 columns); clang-format would re-wrap the strings. */
 /* clang-format off */
@@ -172,7 +172,7 @@ static int
 parse_addr(const char *opt, const char *s, bool v6, bool prefix_ok, uint32_t *a4, uint8_t a6[16],
 	unsigned int *plen)
 {
-	static const uint8_t doc6[4] = {0x20, 0x01, 0x0d, 0xb8};
+	static const uint8_t doc6[4] = { 0x20, 0x01, 0x0d, 0xb8 };
 	char buf[INET6_ADDRSTRLEN + 8];
 	char *slash, *end;
 	unsigned long len;
@@ -249,39 +249,39 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"tx-port", required_argument, NULL, OPT_TX_PORT},
-	{"rx-port", required_argument, NULL, OPT_RX_PORT},
-	{"flows", required_argument, NULL, OPT_FLOWS},
-	{"vary", required_argument, NULL, OPT_VARY},
-	{"frame-size", required_argument, NULL, OPT_FRAME_SIZE},
-	{"payload", required_argument, NULL, OPT_PAYLOAD},
-	{"ipv6", no_argument, NULL, '6'},
-	{"src-ip", required_argument, NULL, OPT_SRC_IP},
-	{"dst-ip", required_argument, NULL, OPT_DST_IP},
-	{"src-port", required_argument, NULL, OPT_SRC_PORT},
-	{"dst-port", required_argument, NULL, OPT_DST_PORT},
-	{"src-mac", required_argument, NULL, OPT_SRC_MAC},
-	{"dst-mac", required_argument, NULL, OPT_DST_MAC},
-	{"ttl", required_argument, NULL, OPT_TTL},
-	{"pcap", required_argument, NULL, OPT_PCAP},
-	{"loops", required_argument, NULL, OPT_LOOPS},
-	{"rate", required_argument, NULL, OPT_RATE},
-	{"rate-wire", no_argument, NULL, OPT_RATE_WIRE},
-	{"catchup-us", required_argument, NULL, OPT_CATCHUP},
-	{"burst", required_argument, NULL, OPT_BURST},
-	{"no-stamp", no_argument, NULL, OPT_NO_STAMP},
-	{"seq-window", required_argument, NULL, OPT_SEQ_WINDOW},
-	{"duration", required_argument, NULL, OPT_DURATION},
-	{"count", required_argument, NULL, OPT_COUNT},
-	{"drain-ms", required_argument, NULL, OPT_DRAIN},
-	{"warmup", required_argument, NULL, OPT_WARMUP},
-	{"hold", required_argument, NULL, OPT_HOLD},
-	{"json", required_argument, NULL, OPT_JSON},
-	{"quiet", no_argument, NULL, OPT_QUIET},
-	{"drivers-cfg", required_argument, NULL, OPT_DRIVERS_CFG},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+	{ "tx-port", required_argument, NULL, OPT_TX_PORT },
+	{ "rx-port", required_argument, NULL, OPT_RX_PORT },
+	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "vary", required_argument, NULL, OPT_VARY },
+	{ "frame-size", required_argument, NULL, OPT_FRAME_SIZE },
+	{ "payload", required_argument, NULL, OPT_PAYLOAD },
+	{ "ipv6", no_argument, NULL, '6' },
+	{ "src-ip", required_argument, NULL, OPT_SRC_IP },
+	{ "dst-ip", required_argument, NULL, OPT_DST_IP },
+	{ "src-port", required_argument, NULL, OPT_SRC_PORT },
+	{ "dst-port", required_argument, NULL, OPT_DST_PORT },
+	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
+	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
+	{ "ttl", required_argument, NULL, OPT_TTL },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "loops", required_argument, NULL, OPT_LOOPS },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "rate-wire", no_argument, NULL, OPT_RATE_WIRE },
+	{ "catchup-us", required_argument, NULL, OPT_CATCHUP },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "no-stamp", no_argument, NULL, OPT_NO_STAMP },
+	{ "seq-window", required_argument, NULL, OPT_SEQ_WINDOW },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "drain-ms", required_argument, NULL, OPT_DRAIN },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "hold", required_argument, NULL, OPT_HOLD },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "drivers-cfg", required_argument, NULL, OPT_DRIVERS_CFG },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static void

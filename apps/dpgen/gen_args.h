@@ -34,9 +34,9 @@ struct gen_opts {
 	uint32_t catchup_us;
 	uint16_t burst;
 	double duration; /**< seconds, 0 = until a signal or --count */
-	double warmup;	 /**< seconds before the measured part of the run (JSON "measured") */
+	double warmup;   /**< seconds before the measured part of the run (JSON "measured") */
 	uint32_t hold_s; /**< keep the ports open this long after the JSON (or until a signal) */
-	uint64_t count;	 /**< packets, 0 = no limit */
+	uint64_t count;  /**< packets, 0 = no limit */
 	const char *pcap;
 	uint64_t loops; /**< pcap passes, 0 = no limit */
 	bool stamp;

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define GEN_HIST_SUB_BITS 7
-#define GEN_HIST_SUB (1u << GEN_HIST_SUB_BITS)
+#define GEN_HIST_SUB      (1u << GEN_HIST_SUB_BITS)
 /** 2 * SUB exact buckets, then SUB per power of two from 2^8 to 2^63. */
 #define GEN_HIST_BUCKETS ((64 - GEN_HIST_SUB_BITS - 1 + 2) * GEN_HIST_SUB)
 

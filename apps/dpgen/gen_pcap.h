@@ -11,7 +11,7 @@
 
 #include "gen_pkt.h"
 
-#define GEN_PCAP_MAX_PKTS (1u << 20)
+#define GEN_PCAP_MAX_PKTS  (1u << 20)
 #define GEN_PCAP_MAX_BYTES (1ULL << 30)
 
 /** What gen_pcap_load() found, for the start-up message and the JSON. */
@@ -21,7 +21,7 @@ struct gen_pcap_info {
 	uint32_t truncated; /**< captured shorter than on the wire: sent as captured */
 	uint32_t oversize;  /**< longer than GEN_FRAME_MAX - 4: skipped */
 	uint32_t max_len;   /**< longest template, bytes without FCS */
-	uint64_t bytes;	    /**< sum of template lengths */
+	uint64_t bytes;     /**< sum of template lengths */
 };
 
 /**

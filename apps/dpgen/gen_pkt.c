@@ -31,9 +31,9 @@ hdr_sum(const uint8_t *f, const struct gen_tmpl *t)
 		sum = gen_sum16(ip + 12, 8); /* source and destination */
 	else
 		sum = gen_sum16(ip + 8, 32);
-	sum += 17;			       /* zero, protocol / next header */
+	sum += 17;                             /* zero, protocol / next header */
 	sum += (uint32_t)udp[4] << 8 | udp[5]; /* UDP length (upper-layer length) */
-	sum += gen_sum16(udp, 6);	       /* ports and length, not the checksum */
+	sum += gen_sum16(udp, 6);              /* ports and length, not the checksum */
 	return sum;
 }
 

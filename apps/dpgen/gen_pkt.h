@@ -44,22 +44,22 @@
 #include "dp_cksum.h"
 #include "dp_pkt_craft.h"
 
-#define GEN_STAMP_LEN 18
+#define GEN_STAMP_LEN   18
 #define GEN_STAMP_MAGIC 0x64704731u
-#define GEN_STAMP_MASK ((1ULL << 48) - 1)
-#define GEN_FLOWS_MAX (1u << 20)
-#define GEN_FRAME_MAX 9000 /**< frame size limit, FCS included */
+#define GEN_STAMP_MASK  ((1ULL << 48) - 1)
+#define GEN_FLOWS_MAX   (1u << 20)
+#define GEN_FRAME_MAX   9000 /**< frame size limit, FCS included */
 
 /** One frame to send, as it sits in an mbuf (no FCS). */
 struct gen_tmpl {
 	uint8_t *data;
-	uint32_t len;	    /**< bytes in @p data (frame size - 4) */
+	uint32_t len;       /**< bytes in @p data (frame size - 4) */
 	uint16_t l3_off;    /**< IPv4/IPv6 header */
 	uint16_t l4_off;    /**< UDP header, valid when @p udp */
 	uint8_t ip_version; /**< 4, 6, 0 = not IP */
-	bool udp;	    /**< a whole UDP header is there, not a later fragment */
-	bool stampable;	    /**< UDP with >= GEN_STAMP_LEN payload bytes in the frame */
-	bool udp_cksum;	    /**< the UDP checksum is in use (IPv4 may send 0 = none) */
+	bool udp;           /**< a whole UDP header is there, not a later fragment */
+	bool stampable;     /**< UDP with >= GEN_STAMP_LEN payload bytes in the frame */
+	bool udp_cksum;     /**< the UDP checksum is in use (IPv4 may send 0 = none) */
 	uint16_t udp_sum;   /**< folded sum of pseudo header + UDP, checksum and stamp as 0 */
 };
 
@@ -81,9 +81,9 @@ struct gen_stamp {
 /** Description of synthetic traffic (dpgen's --flows, --frame-size, ... options). */
 struct gen_synth {
 	struct dp_pkt_spec base; /**< flow 0; its frame_len or payload_len sets the size */
-	uint32_t flows;		 /**< 1 .. GEN_FLOWS_MAX */
-	unsigned int vary;	 /**< DP_PKT_VARY_SPORT / _SADDR */
-	unsigned int src_plen;	 /**< source prefix length for DP_PKT_VARY_SADDR */
+	uint32_t flows;          /**< 1 .. GEN_FLOWS_MAX */
+	unsigned int vary;       /**< DP_PKT_VARY_SPORT / _SADDR */
+	unsigned int src_plen;   /**< source prefix length for DP_PKT_VARY_SADDR */
 };
 
 /**

@@ -17,14 +17,14 @@ static const struct {
 	enum gen_rate_kind kind;
 	double mult;
 } rate_units[] = {
-	{"pps", GEN_RATE_PPS, 1},
-	{"kpps", GEN_RATE_PPS, 1e3},
-	{"mpps", GEN_RATE_PPS, 1e6},
-	{"gpps", GEN_RATE_PPS, 1e9},
-	{"bps", GEN_RATE_BPS, 1},
-	{"kbps", GEN_RATE_BPS, 1e3},
-	{"mbps", GEN_RATE_BPS, 1e6},
-	{"gbps", GEN_RATE_BPS, 1e9},
+	{ "pps", GEN_RATE_PPS, 1 },
+	{ "kpps", GEN_RATE_PPS, 1e3 },
+	{ "mpps", GEN_RATE_PPS, 1e6 },
+	{ "gpps", GEN_RATE_PPS, 1e9 },
+	{ "bps", GEN_RATE_BPS, 1 },
+	{ "kbps", GEN_RATE_BPS, 1e3 },
+	{ "mbps", GEN_RATE_BPS, 1e6 },
+	{ "gbps", GEN_RATE_BPS, 1e9 },
 };
 
 int

@@ -26,8 +26,8 @@
 /** What a rate target counts. */
 enum gen_rate_kind {
 	GEN_RATE_MAX = 0, /**< no limit: as fast as the port takes packets */
-	GEN_RATE_PPS,	  /**< packets per second */
-	GEN_RATE_BPS,	  /**< bits per second */
+	GEN_RATE_PPS,     /**< packets per second */
+	GEN_RATE_BPS,     /**< bits per second */
 };
 
 /** A parsed --rate value. */
@@ -38,12 +38,12 @@ struct gen_rate_spec {
 
 /** Token bucket state; fields are private to gen_rate. */
 struct gen_rate {
-	uint64_t hz;	      /**< clock ticks per second */
-	uint64_t rate;	      /**< units per second, 0 = unlimited */
+	uint64_t hz;          /**< clock ticks per second */
+	uint64_t rate;        /**< units per second, 0 = unlimited */
 	uint64_t credit;      /**< units * hz */
 	uint64_t credit_max;  /**< bucket depth, units * hz */
 	uint64_t max_elapsed; /**< ticks after which the bucket is full anyway */
-	uint64_t last;	      /**< clock at the last refill */
+	uint64_t last;        /**< clock at the last refill */
 	uint64_t missed;      /**< ticks of target traffic the cap threw away: the sender was
 			       *   further behind than the depth (descheduled, or too slow) */
 };

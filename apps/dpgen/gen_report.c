@@ -12,10 +12,10 @@ static const struct {
 	const char *key;
 	uint32_t pcm; /* thousandths of a percent, see gen_hist_percentile() */
 } percentiles[] = {
-	{"p50", 50000},
-	{"p90", 90000},
-	{"p99", 99000},
-	{"p99_9", 99900},
+	{ "p50", 50000 },
+	{ "p90", 90000 },
+	{ "p99", 99000 },
+	{ "p99_9", 99900 },
 };
 
 int
@@ -110,7 +110,7 @@ struct rates {
 static struct rates
 rates(uint64_t pkts, uint64_t bytes, double secs)
 {
-	struct rates x = {0, 0, 0};
+	struct rates x = { 0, 0, 0 };
 
 	if (secs <= 0)
 		return x;

@@ -22,7 +22,7 @@
 #include "gen_hist.h"
 #include "gen_worker.h"
 
-#define GEN_FCS_BYTES 4
+#define GEN_FCS_BYTES        4
 #define GEN_WIRE_EXTRA_BYTES 20 /**< preamble 7 + SFD 1 + inter-frame gap 12 */
 
 struct gen_report {
@@ -38,10 +38,10 @@ struct gen_report {
 	uint64_t t0; /**< TSC at launch */
 
 	/* the measured part: from the first sample at or after --warmup to the end */
-	uint64_t warmup_tsc;	  /**< ticks after t0; 0 = the whole run */
-	bool measuring;		  /**< the measured part has begun */
-	unsigned int m_n;	  /**< samples in it */
-	uint64_t m_tsc;		  /**< TSC where it began */
+	uint64_t warmup_tsc;      /**< ticks after t0; 0 = the whole run */
+	bool measuring;           /**< the measured part has begun */
+	unsigned int m_n;         /**< samples in it */
+	uint64_t m_tsc;           /**< TSC where it began */
 	struct gen_counters m_tx; /**< counters where it began */
 	struct gen_counters m_rx;
 	struct gen_hist *measured; /**< its latencies */

@@ -35,16 +35,16 @@ struct gen_seq_counts {
 	uint64_t received;    /**< distinct numbers received (in the window) */
 	uint64_t reordered;   /**< received below next, first time */
 	uint64_t duplicates;  /**< received again while still in the window */
-	uint64_t lost;	      /**< left the window (or the run ended) unreceived */
-	uint64_t late;	      /**< older than the window: counted lost already */
+	uint64_t lost;        /**< left the window (or the run ended) unreceived */
+	uint64_t late;        /**< older than the window: counted lost already */
 	uint64_t max_reorder; /**< largest next - 1 - seq of a reordered packet */
 };
 
 struct gen_seq {
 	struct gen_seq_counts c;
-	uint64_t next;	 /**< highest number received + 1; 0 before the first */
+	uint64_t next;   /**< highest number received + 1; 0 before the first */
 	uint64_t window; /**< power of two */
-	uint64_t *bits;	 /**< window bits */
+	uint64_t *bits;  /**< window bits */
 };
 
 /**

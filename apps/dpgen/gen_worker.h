@@ -40,7 +40,7 @@ struct gen_traffic {
 	uint32_t nb_tmpl;
 	const struct gen_flow *flows; /**< synthetic flows patched onto tmpl[0]; NULL for pcap */
 	uint32_t nb_flows;
-	bool stamp;	 /**< stamp every stampable frame */
+	bool stamp;      /**< stamp every stampable frame */
 	uint16_t run_id; /**< written into stamps; others' stamps are "foreign" */
 };
 
@@ -86,7 +86,7 @@ struct gen_worker {
 	struct rte_mempool *pool;
 	const struct gen_traffic *traffic;
 	struct gen_rate_spec rate;
-	bool rate_wire;	     /**< a bps target counts preamble + IFG too */
+	bool rate_wire;      /**< a bps target counts preamble + IFG too */
 	uint32_t catchup_us; /**< token bucket depth, in time at the target rate */
 	uint64_t tx_limit;   /**< packets to send, 0 = no limit */
 

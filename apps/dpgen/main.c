@@ -43,13 +43,13 @@
 #include "gen_report.h"
 #include "gen_worker.h"
 
-#define MAX_EAL_ARGS 256
-#define HUGE_MIN_FREE_MB 256 /* below this, --no-huge -m 512 */
-#define NOHUGE_MEM_MB "512"
-#define POOL_CACHE 256
-#define ACK_TIMEOUT_MS 1000
+#define MAX_EAL_ARGS       256
+#define HUGE_MIN_FREE_MB   256 /* below this, --no-huge -m 512 */
+#define NOHUGE_MEM_MB      "512"
+#define POOL_CACHE         256
+#define ACK_TIMEOUT_MS     1000
 #define TX_STOP_TIMEOUT_MS 2000
-#define RUNTIME_DIR "/var/run/dpdk"
+#define RUNTIME_DIR        "/var/run/dpdk"
 
 static volatile sig_atomic_t got_signal;
 
@@ -62,7 +62,7 @@ on_signal(int sig)
 static void
 sleep_ms(unsigned int ms)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !got_signal)
 		;
@@ -76,11 +76,12 @@ sleep_ms(unsigned int ms)
 static int
 eal_args(int argc, char **argv, char **out, int max, char *prefix, size_t prefix_len)
 {
-	static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
-	static const char *const mem_opts[] = {"--no-huge", "--in-memory", "--huge-dir", "-m",
-		"--socket-mem", "--huge-unlink", NULL};
-	static const char *const prefix_opts[] = {"--file-prefix", NULL};
-	static const char *const pci_opts[] = {"-a", "--allow", "-b", "--block", "--no-pci", NULL};
+	static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
+	static const char *const mem_opts[] = { "--no-huge", "--in-memory", "--huge-dir", "-m",
+		"--socket-mem", "--huge-unlink", NULL };
+	static const char *const prefix_opts[] = { "--file-prefix", NULL };
+	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", "--no-pci",
+		NULL };
 	char buf[64];
 	int n = 0, rc = 0, i;
 
@@ -300,7 +301,7 @@ config_json(const struct gen_opts *o, const struct gen_pcap_info *pi, uint16_t r
 
 		json_object_set_new(c, "flows", json_integer(o->synth.flows));
 		json_object_set_new(c, "vary",
-			json_string(o->synth.vary == DP_PKT_VARY_SPORT	 ? "sport"
+			json_string(o->synth.vary == DP_PKT_VARY_SPORT   ? "sport"
 				    : o->synth.vary == DP_PKT_VARY_SADDR ? "saddr"
 									 : "both"));
 		json_object_set_new(c, "ip_version", json_integer(o->ipv6 ? 6 : 4));
@@ -436,7 +437,7 @@ main(int argc, char **argv)
 	struct rte_mempool *pool = NULL;
 	struct gen_traffic traffic;
 	struct gen_ctl ctl;
-	struct gen_worker *txw = NULL, *rxw = NULL, *ws[2] = {NULL, NULL};
+	struct gen_worker *txw = NULL, *rxw = NULL, *ws[2] = { NULL, NULL };
 	struct gen_report rep;
 	bool rep_ok = false;
 	const char *reason = "signal";
@@ -582,16 +583,16 @@ main(int argc, char **argv)
 
 	/* what to send */
 	if (o.pcap == NULL) {
-		static const uint8_t def_dst[6] = {0x02, 0, 0, 0, 0, 0x02};
+		static const uint8_t def_dst[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 		const struct gen_port *rxp = o.rx_port == GEN_PORT_NONE ? NULL
-					     : o.rx_port == o.tx_port	? &ports[0]
+					     : o.rx_port == o.tx_port   ? &ports[0]
 									: &ports[1];
 
 		memcpy(o.synth.base.src_mac, o.src_mac_set ? o.src_mac : ports[0].mac.addr_bytes,
 			6);
 		memcpy(o.synth.base.dst_mac,
 			o.dst_mac_set ? o.dst_mac
-			: rxp	      ? rxp->mac.addr_bytes
+			: rxp         ? rxp->mac.addr_bytes
 				      : def_dst,
 			6);
 		rc = gen_synth_build(&o.synth, o.stamp, &synth_tmpl, &flows);

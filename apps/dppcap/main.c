@@ -29,13 +29,13 @@
 
 #include "dp_pkt_craft.h"
 
-#define MAX_DST_PREFIXES	256
-#define BUF_SIZE		(65536 + 128)
-#define EXIT_USAGE		2
+#define MAX_DST_PREFIXES 256
+#define BUF_SIZE         (65536 + 128)
+#define EXIT_USAGE       2
 
 struct prefix {
-	int family;			/* AF_INET or AF_INET6 */
-	uint32_t v4;			/* host order */
+	int family;  /* AF_INET or AF_INET6 */
+	uint32_t v4; /* host order */
 	uint8_t v6[16];
 	unsigned int plen;
 };
@@ -77,71 +77,70 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"Usage: %s flows     [options] -o FILE\n"
-"       %s malformed [options] -o FILE\n"
-"       %s --help\n"
-"\n"
-"Write a pcap file (DLT_EN10MB, microsecond timestamps 1 us apart from the epoch) of crafted\n"
-"Ethernet/IPv4|IPv6/UDP frames with valid IPv4 header and UDP checksums.\n"
-"\n"
-"Modes:\n"
-"  flows      One packet per flow (flow ids 0..N-1). Flow i goes to destination prefix\n"
-"             i %% P (P = number of --dst prefixes), host number i / P inside it: IPv4\n"
-"             hosts never end in .0 or .255 (a /24 cycles over .1-.254, a /16 walks\n"
-"             x.y.0.1-254, x.y.1.1-254, ...), IPv6 hosts are ::1, ::2, ... The flow id is\n"
-"             added to the UDP source port and/or selects the source host (--vary).\n"
-"  malformed  IPv4 only; 11 packets in this fixed order (IP id and UDP source port = index):\n"
-"               0 valid, 1 truncated_l3 (cut 10 B into the IPv4 header), 2 bad_version (6),\n"
-"               3 bad_ihl (4), 4 bad_cksum, 5 len_gt_frame (total length > frame),\n"
-"               6 ttl0, 7 ttl1, 8 non_ip (ethertype 0x88B5), 9 arp (request who-has DST\n"
-"               tell SRC, broadcast), 10 valid. Header checksums are correct except in 4.\n"
-"             Source/destination are the first host of --src and of the first --dst prefix.\n"
-"\n"
-"Options:\n"
-"  -o, --output FILE        Output pcap file (required; \"-\" = stdout).\n"
-"  -h, --help               Show this help.\n"
-"  -6, --ipv6               IPv6 instead of IPv4 (flows mode only). Changes the address\n"
-"                           defaults to 2001:db8::/64 (src) and 2001:db8:1::/64 (dst).\n"
-"      --flows N            Number of flows, 1..2^32-1 (default 1). flows mode only.\n"
-"      --count N            Packets to write, cycling over the flows: packet k belongs to\n"
-"                           flow k %% N (default: = --flows). flows mode only.\n"
-"      --frame-size N       Ethernet frame size INCLUDING the 4-byte FCS, RFC 2544 sense:\n"
-"                           64 writes 60-byte frames into the pcap (the FCS is never written).\n"
-"                           Minimum 64 and large enough for the headers. Default 64 for IPv4;\n"
-"                           for IPv6 the smallest that fits (66, or 70 with --vlan).\n"
-"      --payload-size N     UDP payload bytes instead of --frame-size (short frames are\n"
-"                           zero-padded to 60 bytes). Mutually exclusive with --frame-size.\n"
-"      --src A.B.C.D[/LEN]  Source prefix (default 198.18.0.0/24; no /LEN = single address).\n"
-"      --dst P[,P...]       Destination prefix list, up to %d, all of one family\n"
-"                           (default 198.18.1.0/24).\n"
-"      --src-mac MAC        Source MAC (default 02:00:00:00:00:01).\n"
-"      --dst-mac MAC        Destination MAC (default 02:70:63:61:70:00).\n"
-"      --ttl N              IPv4 TTL / IPv6 hop limit, 0..255 (default 64).\n"
-"      --tos N              IPv4 TOS / IPv6 traffic class, 0..255 (default 0).\n"
-"      --df                 Set the IPv4 Don't Fragment bit (default clear).\n"
-"      --vlan VID[:PCP]     Add one 802.1Q tag, VID 0..4095, PCP 0..7.\n"
-"      --sport N            Base UDP source port (default 1024).\n"
-"      --dport N            UDP destination port (default 9).\n"
-"      --vary sport|saddr|both\n"
-"                           What the flow id changes (default sport). sport: source port =\n"
-"                           base + flow id (wrapping back to base after 65535). saddr: source\n"
-"                           = host number <flow id> of --src, same numbering as the\n"
-"                           destinations (cycling). both: both at once. Without saddr the\n"
-"                           source is the first host of --src (198.18.0.1 by default).\n"
-"                           flows mode only. A warning is printed if the flows are not all\n"
-"                           distinct 5-tuples (e.g. --vary saddr with more flows than --src\n"
-"                           hosts): use a larger --src prefix or --vary both.\n"
-"\n"
-"Example:\n"
-"  %s flows --flows 2000 --frame-size 64 --dst 198.18.1.0/24,198.18.2.0/24 \\\n"
-"      --src 198.18.0.0/24 --vary sport -o out.pcap\n"
-"\n"
-"Exit status: 0 ok, 1 I/O error, 2 bad arguments.\n",
+		"Usage: %s flows     [options] -o FILE\n"
+		"       %s malformed [options] -o FILE\n"
+		"       %s --help\n"
+		"\n"
+		"Write a pcap file (DLT_EN10MB, microsecond timestamps 1 us apart from the epoch) of crafted\n"
+		"Ethernet/IPv4|IPv6/UDP frames with valid IPv4 header and UDP checksums.\n"
+		"\n"
+		"Modes:\n"
+		"  flows      One packet per flow (flow ids 0..N-1). Flow i goes to destination prefix\n"
+		"             i %% P (P = number of --dst prefixes), host number i / P inside it: IPv4\n"
+		"             hosts never end in .0 or .255 (a /24 cycles over .1-.254, a /16 walks\n"
+		"             x.y.0.1-254, x.y.1.1-254, ...), IPv6 hosts are ::1, ::2, ... The flow id is\n"
+		"             added to the UDP source port and/or selects the source host (--vary).\n"
+		"  malformed  IPv4 only; 11 packets in this fixed order (IP id and UDP source port = index):\n"
+		"               0 valid, 1 truncated_l3 (cut 10 B into the IPv4 header), 2 bad_version (6),\n"
+		"               3 bad_ihl (4), 4 bad_cksum, 5 len_gt_frame (total length > frame),\n"
+		"               6 ttl0, 7 ttl1, 8 non_ip (ethertype 0x88B5), 9 arp (request who-has DST\n"
+		"               tell SRC, broadcast), 10 valid. Header checksums are correct except in 4.\n"
+		"             Source/destination are the first host of --src and of the first --dst prefix.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE        Output pcap file (required; \"-\" = stdout).\n"
+		"  -h, --help               Show this help.\n"
+		"  -6, --ipv6               IPv6 instead of IPv4 (flows mode only). Changes the address\n"
+		"                           defaults to 2001:db8::/64 (src) and 2001:db8:1::/64 (dst).\n"
+		"      --flows N            Number of flows, 1..2^32-1 (default 1). flows mode only.\n"
+		"      --count N            Packets to write, cycling over the flows: packet k belongs to\n"
+		"                           flow k %% N (default: = --flows). flows mode only.\n"
+		"      --frame-size N       Ethernet frame size INCLUDING the 4-byte FCS, RFC 2544 sense:\n"
+		"                           64 writes 60-byte frames into the pcap (the FCS is never written).\n"
+		"                           Minimum 64 and large enough for the headers. Default 64 for IPv4;\n"
+		"                           for IPv6 the smallest that fits (66, or 70 with --vlan).\n"
+		"      --payload-size N     UDP payload bytes instead of --frame-size (short frames are\n"
+		"                           zero-padded to 60 bytes). Mutually exclusive with --frame-size.\n"
+		"      --src A.B.C.D[/LEN]  Source prefix (default 198.18.0.0/24; no /LEN = single address).\n"
+		"      --dst P[,P...]       Destination prefix list, up to %d, all of one family\n"
+		"                           (default 198.18.1.0/24).\n"
+		"      --src-mac MAC        Source MAC (default 02:00:00:00:00:01).\n"
+		"      --dst-mac MAC        Destination MAC (default 02:70:63:61:70:00).\n"
+		"      --ttl N              IPv4 TTL / IPv6 hop limit, 0..255 (default 64).\n"
+		"      --tos N              IPv4 TOS / IPv6 traffic class, 0..255 (default 0).\n"
+		"      --df                 Set the IPv4 Don't Fragment bit (default clear).\n"
+		"      --vlan VID[:PCP]     Add one 802.1Q tag, VID 0..4095, PCP 0..7.\n"
+		"      --sport N            Base UDP source port (default 1024).\n"
+		"      --dport N            UDP destination port (default 9).\n"
+		"      --vary sport|saddr|both\n"
+		"                           What the flow id changes (default sport). sport: source port =\n"
+		"                           base + flow id (wrapping back to base after 65535). saddr: source\n"
+		"                           = host number <flow id> of --src, same numbering as the\n"
+		"                           destinations (cycling). both: both at once. Without saddr the\n"
+		"                           source is the first host of --src (198.18.0.1 by default).\n"
+		"                           flows mode only. A warning is printed if the flows are not all\n"
+		"                           distinct 5-tuples (e.g. --vary saddr with more flows than --src\n"
+		"                           hosts): use a larger --src prefix or --vary both.\n"
+		"\n"
+		"Example:\n"
+		"  %s flows --flows 2000 --frame-size 64 --dst 198.18.1.0/24,198.18.2.0/24 \\\n"
+		"      --src 198.18.0.0/24 --vary sport -o out.pcap\n"
+		"\n"
+		"Exit status: 0 ok, 1 I/O error, 2 bad arguments.\n",
 		prog, prog, prog, MAX_DST_PREFIXES, prog);
 }
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-usage_error(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -178,12 +177,14 @@ parse_mac(const char *s, uint8_t mac[6])
 	for (i = 0; i < 6; i++) {
 		int hi, lo;
 
-		hi = s[0] >= '0' && s[0] <= '9' ? s[0] - '0' :
-		     s[0] >= 'a' && s[0] <= 'f' ? s[0] - 'a' + 10 :
-		     s[0] >= 'A' && s[0] <= 'F' ? s[0] - 'A' + 10 : -1;
-		lo = s[1] >= '0' && s[1] <= '9' ? s[1] - '0' :
-		     s[1] >= 'a' && s[1] <= 'f' ? s[1] - 'a' + 10 :
-		     s[1] >= 'A' && s[1] <= 'F' ? s[1] - 'A' + 10 : -1;
+		hi = s[0] >= '0' && s[0] <= '9'   ? s[0] - '0'
+		     : s[0] >= 'a' && s[0] <= 'f' ? s[0] - 'a' + 10
+		     : s[0] >= 'A' && s[0] <= 'F' ? s[0] - 'A' + 10
+						  : -1;
+		lo = s[1] >= '0' && s[1] <= '9'   ? s[1] - '0'
+		     : s[1] >= 'a' && s[1] <= 'f' ? s[1] - 'a' + 10
+		     : s[1] >= 'A' && s[1] <= 'F' ? s[1] - 'A' + 10
+						  : -1;
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
 		mac[i] = (uint8_t)(hi << 4 | lo);
@@ -250,7 +251,7 @@ parse_dst_list(struct opts *o)
 			usage_error("--dst: '%s' is not an IPv4/IPv6 address or prefix", tok);
 		if (o->dst_pfx[o->n_dst].family != (o->ipv6 ? AF_INET6 : AF_INET))
 			usage_error("--dst: '%s' is not an %s prefix%s", tok,
-				    o->ipv6 ? "IPv6" : "IPv4", o->ipv6 ? "" : " (use -6 for IPv6)");
+				o->ipv6 ? "IPv6" : "IPv4", o->ipv6 ? "" : " (use -6 for IPv6)");
 		o->n_dst++;
 	}
 	if (o->n_dst == 0)
@@ -259,8 +260,20 @@ parse_dst_list(struct opts *o)
 }
 
 enum {
-	OPT_FLOWS = 256, OPT_COUNT, OPT_FRAME_SIZE, OPT_PAYLOAD_SIZE, OPT_SRC, OPT_DST,
-	OPT_SRC_MAC, OPT_DST_MAC, OPT_TTL, OPT_TOS, OPT_DF, OPT_VLAN, OPT_SPORT, OPT_DPORT,
+	OPT_FLOWS = 256,
+	OPT_COUNT,
+	OPT_FRAME_SIZE,
+	OPT_PAYLOAD_SIZE,
+	OPT_SRC,
+	OPT_DST,
+	OPT_SRC_MAC,
+	OPT_DST_MAC,
+	OPT_TTL,
+	OPT_TOS,
+	OPT_DF,
+	OPT_VLAN,
+	OPT_SPORT,
+	OPT_DPORT,
 	OPT_VARY,
 };
 
@@ -321,7 +334,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	opterr = 0;	/* report errors ourselves, prefixed with the program name */
+	opterr = 0; /* report errors ourselves, prefixed with the program name */
 	while ((c = getopt_long(argc, argv, ":o:h6", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -342,8 +355,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->count_set = true;
 			break;
 		case OPT_FRAME_SIZE:
-			o->frame_size = (uint32_t)parse_uint("--frame-size", optarg,
-							     DP_PKT_MIN_FRAME_LEN, 65535);
+			o->frame_size = (uint32_t)parse_uint(
+				"--frame-size", optarg, DP_PKT_MIN_FRAME_LEN, 65535);
 			o->frame_size_set = true;
 			break;
 		case OPT_PAYLOAD_SIZE:
@@ -427,12 +440,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage_error("--src: '%s' is not an IPv4/IPv6 address or prefix", o->src);
 	if (o->src_pfx.family != (o->ipv6 ? AF_INET6 : AF_INET))
 		usage_error("--src: '%s' is not an %s prefix%s", o->src, o->ipv6 ? "IPv6" : "IPv4",
-			    o->ipv6 ? "" : " (use -6 for IPv6)");
+			o->ipv6 ? "" : " (use -6 for IPv6)");
 	parse_dst_list(o);
 	if (o->frame_size_set && o->frame_size < min_frame_size(o))
 		usage_error("--frame-size %" PRIu32 " is too small for the %s/UDP headers%s "
-			    "(minimum %" PRIu32 ")", o->frame_size, o->ipv6 ? "IPv6" : "IPv4",
-			    o->vlan ? " with a VLAN tag" : "", min_frame_size(o));
+			    "(minimum %" PRIu32 ")",
+			o->frame_size, o->ipv6 ? "IPv6" : "IPv4", o->vlan ? " with a VLAN tag" : "",
+			min_frame_size(o));
 }
 
 /* Base spec shared by all packets of the run. */
@@ -464,8 +478,7 @@ base_spec(const struct opts *o, struct dp_pkt_spec *s)
 
 /* Spec of flow @p id: addresses from the prefixes, varying fields from the flow id. */
 static int
-flow_spec(const struct opts *o, const struct dp_pkt_spec *base, uint32_t id,
-	  struct dp_pkt_spec *s)
+flow_spec(const struct opts *o, const struct dp_pkt_spec *base, uint32_t id, struct dp_pkt_spec *s)
 {
 	const struct prefix *d = &o->dst_pfx[id % o->n_dst];
 	uint32_t host = id / o->n_dst;
@@ -651,7 +664,8 @@ run_flows(const struct opts *o)
 		return 1;
 	if (distinct == 0)
 		fprintf(stderr, "%s: note: too many flows to check that they are distinct\n", prog);
-	fprintf(stderr, "%s: wrote %" PRIu64 " packets, %" PRIu32 " flows (%" PRIu64
+	fprintf(stderr,
+		"%s: wrote %" PRIu64 " packets, %" PRIu32 " flows (%" PRIu64
 		" distinct), %zu bytes captured per frame, to %s\n",
 		prog, o->count, o->flows, distinct, first_len, o->output);
 	return 0;
@@ -674,11 +688,11 @@ run_malformed(const struct opts *o)
 		/* packet i: UDP source port base + i, IP id i; defect i - 1 for 1..n-2 */
 		ret = dp_pkt_spec_flow(&s, &base, i, DP_PKT_VARY_SPORT, 32);
 		if (ret == 0)
-			ret = dp_pkt_ipv4_prefix_host(o->src_pfx.v4, o->src_pfx.plen, 0,
-						      &s.src_ip4);
+			ret = dp_pkt_ipv4_prefix_host(
+				o->src_pfx.v4, o->src_pfx.plen, 0, &s.src_ip4);
 		if (ret == 0)
-			ret = dp_pkt_ipv4_prefix_host(o->dst_pfx[0].v4, o->dst_pfx[0].plen, 0,
-						      &s.dst_ip4);
+			ret = dp_pkt_ipv4_prefix_host(
+				o->dst_pfx[0].v4, o->dst_pfx[0].plen, 0, &s.dst_ip4);
 		if (ret == 0) {
 			s.ip_id = (uint16_t)i;
 			ret = dp_pkt_build(&s, buf, sizeof(buf), &len);

@@ -35,13 +35,13 @@
 #include "perf_report.h"
 #include "perf_tx.h"
 
-#define EXIT_USAGE 2
-#define MAX_SIZES 32
-#define MAX_CELLS 512
-#define DEFAULT_LOCAL "198.18.0.1"
+#define EXIT_USAGE      2
+#define MAX_SIZES       32
+#define MAX_CELLS       512
+#define DEFAULT_LOCAL   "198.18.0.1"
 #define TX_DEFAULT_SIZE (63u * 1024u)
 
-static const size_t default_sizes[] = {8, 64, 512, 1024, 4096, 16384, 65536, 262144, 1048576};
+static const size_t default_sizes[] = { 8, 64, 512, 1024, 4096, 16384, 65536, 262144, 1048576 };
 
 static void
 usage(FILE *f)
@@ -221,41 +221,41 @@ main(int argc, char **argv)
 		O_ZC,
 	};
 	static const struct option lo[] = {
-		{"sizes", required_argument, NULL, O_SIZES},
-		{"transports", required_argument, NULL, O_TRANSPORTS},
-		{"mode", required_argument, NULL, O_MODE},
-		{"iters", required_argument, NULL, O_ITERS},
-		{"warmup", required_argument, NULL, O_WARMUP},
-		{"pp-max", required_argument, NULL, O_PPMAX},
-		{"duration", required_argument, NULL, O_DURATION},
-		{"batch", required_argument, NULL, O_BATCH},
-		{"cpus", required_argument, NULL, O_CPUS},
-		{"dpsock", required_argument, NULL, O_DPSOCK},
-		{"local-addr", required_argument, NULL, O_LOCAL},
-		{"remote", required_argument, NULL, O_REMOTE},
-		{"sndbuf", required_argument, NULL, O_SNDBUF},
-		{"breakdown", no_argument, NULL, O_BREAKDOWN},
-		{"quick", no_argument, NULL, O_QUICK},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"json", required_argument, NULL, O_JSON},
-		{"tx-stream", required_argument, NULL, O_TX},
-		{"tx-size", required_argument, NULL, O_TXSIZE},
-		{"zc", no_argument, NULL, O_ZC},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{ "sizes", required_argument, NULL, O_SIZES },
+		{ "transports", required_argument, NULL, O_TRANSPORTS },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "iters", required_argument, NULL, O_ITERS },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "pp-max", required_argument, NULL, O_PPMAX },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "dpsock", required_argument, NULL, O_DPSOCK },
+		{ "local-addr", required_argument, NULL, O_LOCAL },
+		{ "remote", required_argument, NULL, O_REMOTE },
+		{ "sndbuf", required_argument, NULL, O_SNDBUF },
+		{ "breakdown", no_argument, NULL, O_BREAKDOWN },
+		{ "quick", no_argument, NULL, O_QUICK },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "tx-stream", required_argument, NULL, O_TX },
+		{ "tx-size", required_argument, NULL, O_TXSIZE },
+		{ "zc", no_argument, NULL, O_ZC },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static struct perf_cell cells[MAX_CELLS];
 	static struct perf_breakdown bd;
 	const struct perf_transport *tlist[8];
-	struct perf_opts o = {.sndbuf = 4 << 20, .batch = 32};
-	struct perf_run_info ri = {0};
-	struct perf_tx_params tp = {.size = TX_DEFAULT_SIZE, .batch = 32};
+	struct perf_opts o = { .sndbuf = 4 << 20, .batch = 32 };
+	struct perf_run_info ri = { 0 };
+	struct perf_tx_params tp = { .size = TX_DEFAULT_SIZE, .batch = 32 };
 	size_t sizes[MAX_SIZES];
 	unsigned int nb_sizes = 0, nt = 0, nc = 0, i, j, failed = 0;
 	enum perf_mode mode = PERF_MODE_AUTO;
 	uint64_t iters = 10000, warmup = 1000;
 	double pp_max = 2, duration = 1, timeout = 60;
-	int cpu[2] = {0, 1}, c;
+	int cpu[2] = { 0, 1 }, c;
 	bool breakdown = false, quick = false, tx = false, sizes_set = false;
 	bool warmup_set = false, iters_set = false, dur_set = false;
 	const char *json = NULL, *local = DEFAULT_LOCAL, *remote = NULL, *mode_s = "auto";
@@ -406,7 +406,7 @@ main(int argc, char **argv)
 		return perf_tx_stream(&o, &tp, stdout);
 	}
 	if (quick) {
-		static const size_t qs[] = {8, 1024, 65536, 1048576};
+		static const size_t qs[] = { 8, 1024, 65536, 1048576 };
 
 		if (!sizes_set) {
 			memcpy(sizes, qs, sizeof(qs));
@@ -453,7 +453,7 @@ main(int argc, char **argv)
 			modes[nm++] = 0;
 			modes[nm++] = 1;
 		} else {
-			modes[nm++] = t->spin_only	       ? 0
+			modes[nm++] = t->spin_only             ? 0
 				      : mode == PERF_MODE_AUTO ? (int)block_auto(t)
 							       : mode == PERF_MODE_BLOCK;
 		}
@@ -464,7 +464,7 @@ main(int argc, char **argv)
 					.t = t,
 					.size = sizes[j],
 					.block = modes[m] != 0,
-					.cpu = {cpu[0], cpu[1]},
+					.cpu = { cpu[0], cpu[1] },
 					.warmup = warmup,
 					.iters = iters,
 					.pp_max_s = pp_max,
@@ -493,7 +493,7 @@ main(int argc, char **argv)
 				perf_test_run(&pt, &o, cell);
 				fprintf(stderr, "%-13s %-5s %5s  %s\n", t->name, cell->mode,
 					perf_size_str(sizes[j], sb, sizeof(sb)),
-					cell->status == PERF_OK	       ? "ok"
+					cell->status == PERF_OK        ? "ok"
 					: cell->status == PERF_SKIPPED ? cell->note
 								       : "FAILED");
 			}
@@ -508,7 +508,7 @@ main(int argc, char **argv)
 				.t = t,
 				.size = sizes[j],
 				.block = mode == PERF_MODE_BLOCK,
-				.cpu = {cpu[0], cpu[1]},
+				.cpu = { cpu[0], cpu[1] },
 				.warmup = warmup,
 				.iters = iters,
 				.pp_max_s = pp_max,
@@ -533,7 +533,7 @@ main(int argc, char **argv)
 	}
 	if (breakdown) {
 		struct perf_bd_params bp = {
-			.cpu = {cpu[0], cpu[1]},
+			.cpu = { cpu[0], cpu[1] },
 			.quick = quick,
 			.dpsock_ok = dpsock_ok,
 			.dpsock_why = dpsock_why,

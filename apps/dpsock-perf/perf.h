@@ -31,13 +31,13 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#define PERF_MIN_SIZE 8u
-#define PERF_MAX_SIZE (1024u * 1024u)
-#define PERF_SEQ_END UINT64_MAX /**< the last message of a phase: 8 bytes, no reply */
+#define PERF_MIN_SIZE    8u
+#define PERF_MAX_SIZE    (1024u * 1024u)
+#define PERF_SEQ_END     UINT64_MAX /**< the last message of a phase: 8 bytes, no reply */
 #define PERF_TRAILER_KEY UINT64_C(0x5a5aa5a55a5aa5a5)
-#define PERF_MAX_BATCH 64u
-#define PERF_UDP_MAX 65507u
-#define PERF_NOTE_LEN 200
+#define PERF_MAX_BATCH   64u
+#define PERF_UDP_MAX     65507u
+#define PERF_NOTE_LEN    200
 
 /* ---- clock ---- */
 
@@ -73,14 +73,14 @@ void perf_msg_stamp(uint8_t *buf, size_t len, uint64_t seq);
 
 /** What a receiver saw; summed per side. */
 struct perf_check {
-	uint64_t msgs;	   /**< data messages received */
-	uint64_t bytes;	   /**< their bytes */
+	uint64_t msgs;     /**< data messages received */
+	uint64_t bytes;    /**< their bytes */
 	uint64_t ok_bytes; /**< bytes of messages whose every byte was right */
 	uint64_t bad_len;  /**< wrong length */
 	uint64_t bad_data; /**< a pattern byte or the trailer wrong */
 	uint64_t bad_seq;  /**< out of order or repeated (or a gap on a lossless transport) */
-	uint64_t lost;	   /**< gaps on a transport that may lose */
-	uint64_t ends;	   /**< PERF_SEQ_END messages */
+	uint64_t lost;     /**< gaps on a transport that may lose */
+	uint64_t ends;     /**< PERF_SEQ_END messages */
 };
 
 static inline uint64_t
@@ -91,10 +91,10 @@ perf_check_bad(const struct perf_check *c)
 
 /** Receive side state of one direction. */
 struct perf_rx {
-	size_t size;	 /**< every data message has this length */
+	size_t size;     /**< every data message has this length */
 	uint64_t expect; /**< next sequence number */
-	bool lossy;	 /**< gaps are losses, not errors */
-	bool last_end;	 /**< the last message checked was PERF_SEQ_END */
+	bool lossy;      /**< gaps are losses, not errors */
+	bool last_end;   /**< the last message checked was PERF_SEQ_END */
 	uint64_t last_seq;
 	uint64_t t_first, t_last; /**< ticks of the first and last data message */
 	struct perf_check chk;
@@ -143,8 +143,8 @@ struct perf_ep;
 struct perf_transport {
 	const char *name;
 	const char *what;
-	bool dpsock;	/**< needs a running dpfwd */
-	bool lossy;	/**< may drop when the receiver is behind */
+	bool dpsock;    /**< needs a running dpfwd */
+	bool lossy;     /**< may drop when the receiver is behind */
 	bool spin_only; /**< no blocking mode */
 	enum perf_mode default_mode;
 	/** Largest message; 0 when only a try tells (then send says -EMSGSIZE). */
@@ -193,13 +193,13 @@ struct perf_ep {
 	int side; /**< 0: A (client, sender), 1: B (server, receiver) */
 	bool block;
 	int fd;
-	void *ds;	/**< struct dpsock * */
-	uint8_t *tx;	/**< a message of the test's size, holding the pattern */
+	void *ds;       /**< struct dpsock * */
+	uint8_t *tx;    /**< a message of the test's size, holding the pattern */
 	uint8_t *rxbuf; /**< receive buffer (PERF_MAX_SIZE + 64) */
 	size_t rxcap;
-	void *zc_filled;	 /**< dpsock-zc: buffers that already hold the pattern */
+	void *zc_filled;         /**< dpsock-zc: buffers that already hold the pattern */
 	uint64_t shm_tx, shm_rx; /**< shm-spin: next slot to write, to read */
-	uint64_t again;		 /**< sends refused for want of room */
+	uint64_t again;          /**< sends refused for want of room */
 };
 
 /** Allocate ep buffers for messages of @p size. 0 or -ENOMEM. */

@@ -28,14 +28,14 @@
 #include "dpsock.h"
 #include "perf_breakdown.h"
 
-#define BD_K 32 /* messages per round: below every queue's room */
-#define BD_ROUNDS 300
+#define BD_K          32 /* messages per round: below every queue's room */
+#define BD_ROUNDS     300
 #define BD_SETUP_REPS 50
 #define SETUP_POLL_US 20
-#define BD_PP_ITERS 2000
-#define BD_PP_WARMUP 200
+#define BD_PP_ITERS   2000
+#define BD_PP_WARMUP  200
 
-static const size_t slope_sizes[] = {1024, 2048, 4096, 8192, 16384, 32768, 65536};
+static const size_t slope_sizes[] = { 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -100,7 +100,7 @@ static int
 ops_b(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void *arg)
 {
 	const struct perf_transport *t = pt->t;
-	struct perf_rx rx = {.size = pt->size, .lossy = t->lossy};
+	struct perf_rx rx = { .size = pt->size, .lossy = t->lossy };
 	uint64_t *s = malloc(BD_K * BD_ROUNDS * sizeof(*s)), n = 0;
 	unsigned int r;
 
@@ -178,7 +178,7 @@ fresh_send(struct perf_ep *ep, const struct sockaddr *to, socklen_t tolen, struc
 		}
 		return 0;
 	} else {
-		struct sockaddr_in a = {.sin_family = AF_INET};
+		struct sockaddr_in a = { .sin_family = AF_INET };
 
 		h->fd = socket(AF_INET, SOCK_DGRAM, 0);
 		if (h->fd < 0) {
@@ -248,7 +248,7 @@ static int
 setup_b(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void *arg)
 {
 	const struct perf_transport *t = pt->t;
-	struct perf_rx rx = {.size = 8, .lossy = true};
+	struct perf_rx rx = { .size = 8, .lossy = true };
 
 	(void)arg;
 	while (__atomic_load_n(&ctl->phase[0], __ATOMIC_ACQUIRE) < 200) {
@@ -344,7 +344,7 @@ per_call(const struct perf_transport *t, const struct perf_opts *o, const struct
 	double *send_ns, double *recv_ns, char *note, size_t notelen)
 {
 	static struct perf_shared *sh;
-	perf_role_fn roles[2] = {ops_a, ops_b};
+	perf_role_fn roles[2] = { ops_a, ops_b };
 	struct perf_test pt;
 	char why[PERF_NOTE_LEN];
 
@@ -367,7 +367,7 @@ setup_ns(const struct perf_transport *t, const struct perf_opts *o, const struct
 	char *note, size_t notelen)
 {
 	static struct perf_shared *sh;
-	perf_role_fn roles[2] = {setup_a, setup_b};
+	perf_role_fn roles[2] = { setup_a, setup_b };
 	struct perf_test pt;
 	char why[PERF_NOTE_LEN];
 
@@ -408,22 +408,23 @@ perf_breakdown_run(
 	}
 	per_call(udp, o, bp, &us, &ur, nu, nl);
 
-	r[0] = (struct perf_bd_row){"send 8 B (copy)", {ds, us}};
-	r[1] = (struct perf_bd_row){"receive 8 B (copy)", {dr, ur}};
-	r[2] = (struct perf_bd_row){"send 8 B zero-copy (alloc+fill+send_burst)", {zs, -1}};
-	r[3] = (struct perf_bd_row){"receive 8 B zero-copy (recv_burst+free)", {zr, -1}};
-	r[4] = (struct perf_bd_row){"one-way 8 B (ping-pong p50 / 2)",
-		{bp->dpsock_ok ? oneway_ns(dl, 8, o, bp, nd, nl) : -1,
-			oneway_ns(udp, 8, o, bp, nu, nl)}};
-	r[5] = (struct perf_bd_row){"one-way 8 B zero-copy",
-		{bp->dpsock_ok ? oneway_ns(zc, 8, o, bp, nd, nl) : -1, -1}};
-	r[6] = (struct perf_bd_row){"per KB (slope of one-way, 1K..64K)",
-		{bp->dpsock_ok ? slope_ns_per_kb(dl, o, bp, nd, nl, &top_d) : -1,
-			slope_ns_per_kb(udp, o, bp, nu, nl, &top_u)}};
-	r[7] = (struct perf_bd_row){"per KB zero-copy",
-		{bp->dpsock_ok ? slope_ns_per_kb(zc, o, bp, nd, nl, &top_z) : -1, -1}};
-	r[8] = (struct perf_bd_row){"connection: open + bind + first send",
-		{bp->dpsock_ok ? setup_ns(dl, o, bp, nd, nl) : -1, setup_ns(udp, o, bp, nu, nl)}};
+	r[0] = (struct perf_bd_row){ "send 8 B (copy)", { ds, us } };
+	r[1] = (struct perf_bd_row){ "receive 8 B (copy)", { dr, ur } };
+	r[2] = (struct perf_bd_row){ "send 8 B zero-copy (alloc+fill+send_burst)", { zs, -1 } };
+	r[3] = (struct perf_bd_row){ "receive 8 B zero-copy (recv_burst+free)", { zr, -1 } };
+	r[4] = (struct perf_bd_row){ "one-way 8 B (ping-pong p50 / 2)",
+		{ bp->dpsock_ok ? oneway_ns(dl, 8, o, bp, nd, nl) : -1,
+			oneway_ns(udp, 8, o, bp, nu, nl) } };
+	r[5] = (struct perf_bd_row){ "one-way 8 B zero-copy",
+		{ bp->dpsock_ok ? oneway_ns(zc, 8, o, bp, nd, nl) : -1, -1 } };
+	r[6] = (struct perf_bd_row){ "per KB (slope of one-way, 1K..64K)",
+		{ bp->dpsock_ok ? slope_ns_per_kb(dl, o, bp, nd, nl, &top_d) : -1,
+			slope_ns_per_kb(udp, o, bp, nu, nl, &top_u) } };
+	r[7] = (struct perf_bd_row){ "per KB zero-copy",
+		{ bp->dpsock_ok ? slope_ns_per_kb(zc, o, bp, nd, nl, &top_z) : -1, -1 } };
+	r[8] = (struct perf_bd_row){ "connection: open + bind + first send",
+		{ bp->dpsock_ok ? setup_ns(dl, o, bp, nd, nl) : -1,
+			setup_ns(udp, o, bp, nu, nl) } };
 	bd->nb_rows = 9;
 	bd->slope_top[0] = top_d;
 	bd->slope_top[1] = top_u;

@@ -12,7 +12,7 @@
 struct perf_bd_params {
 	int cpu[2];
 	bool quick;
-	bool dpsock_ok;		/**< a dpfwd listens: the dpsock rows are measured */
+	bool dpsock_ok;         /**< a dpfwd listens: the dpsock rows are measured */
 	const char *dpsock_why; /**< else why not */
 	bool (*block_for)(const struct perf_transport *t);
 };

@@ -46,7 +46,7 @@ perf_clock_init(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	uint64_t n0 = perf_now_ns(), t0 = perf_ticks(), n1, t1;
-	struct timespec ts = {0, 20 * 1000 * 1000};
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
 	n1 = perf_now_ns();

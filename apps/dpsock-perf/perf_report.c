@@ -179,7 +179,7 @@ machine_json(void)
 	json_t *m = json_object();
 	struct utsname u;
 	char line[512], host[256] = "";
-	double la[3] = {0, 0, 0};
+	double la[3] = { 0, 0, 0 };
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
 	if (f != NULL) {
@@ -258,7 +258,7 @@ cell_json(const struct perf_cell *c)
 static json_t *
 ratios_json(const struct perf_cell *cells, unsigned int n)
 {
-	static const char *const vs[] = {"udp-loopback", "unix-dgram"};
+	static const char *const vs[] = { "udp-loopback", "unix-dgram" };
 	json_t *a = json_array();
 	unsigned int i, k;
 

@@ -33,14 +33,14 @@
 
 #include "perf_run.h"
 
-#define REPLY_TIMEOUT_S 5.0	    /* a lossless transport: no reply this long is an error */
-#define REPLY_TIMEOUT_LOSSY_S 0.5   /* UDP: the request or the reply was lost */
-#define END_RESEND_US 1000	    /* lossy transports: END again until the receiver saw it */
-#define STREAM_QUIET_NS 1000000000u /* receiver: no END this long after the sender finished */
-#define GRACE_NS 2000000000ull
-#define FIRST_REPLIES_LOST 10 /* lossy: the first this many all unanswered: give up */
-#define BARRIER_SPINS 20000   /* about 1 ms of pause */
-#define BARRIER_SLEEP_US 50   /* one child failed: the other gets this long to notice */
+#define REPLY_TIMEOUT_S       5.0  /* a lossless transport: no reply this long is an error */
+#define REPLY_TIMEOUT_LOSSY_S 0.5  /* UDP: the request or the reply was lost */
+#define END_RESEND_US         1000 /* lossy transports: END again until the receiver saw it */
+#define STREAM_QUIET_NS       1000000000u /* receiver: no END this long after the sender finished */
+#define GRACE_NS              2000000000ull
+#define FIRST_REPLIES_LOST    10    /* lossy: the first this many all unanswered: give up */
+#define BARRIER_SPINS         20000 /* about 1 ms of pause */
+#define BARRIER_SLEEP_US      50    /* one child failed: the other gets this long to notice */
 
 int
 perf_fail(struct perf_ctl *ctl, int side, const char *fmt, ...)
@@ -124,7 +124,7 @@ perf_pingpong_client(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf
 	const char *name = pt->remote ? "dpsock-remote" : t->name;
 	struct perf_side_res *res = &ctl->res[ep->side];
 	bool lossy = t->lossy || pt->remote;
-	struct perf_rx rx = {.size = pt->size, .lossy = lossy};
+	struct perf_rx rx = { .size = pt->size, .lossy = lossy };
 	uint64_t tmo = (uint64_t)((lossy ? REPLY_TIMEOUT_LOSSY_S : REPLY_TIMEOUT_S) * perf_hz);
 	uint64_t total = pt->warmup + pt->iters, cap = UINT64_MAX, i, k = 0;
 
@@ -193,7 +193,7 @@ perf_pingpong_server(struct perf_ep *ep, struct perf_ctl *ctl, uint32_t done_pha
 {
 	const struct perf_transport *t = ep->pp->t;
 	struct perf_side_res *res = &ctl->res[ep->side];
-	struct perf_rx rx = {.size = ep->pp->size, .lossy = t->lossy};
+	struct perf_rx rx = { .size = ep->pp->size, .lossy = t->lossy };
 	bool a_done = false;
 	int rc = 0;
 
@@ -288,7 +288,7 @@ stream_recv(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt
 {
 	const struct perf_transport *t = ep->pp->t;
 	struct perf_side_res *res = &ctl->res[1];
-	struct perf_rx rx = {.size = pt->size, .lossy = t->lossy};
+	struct perf_rx rx = { .size = pt->size, .lossy = t->lossy };
 	int rc = 0;
 
 	for (;;) {
@@ -387,7 +387,7 @@ static void __attribute__((noreturn))
 child(int side, const struct perf_test *pt, struct perf_shared *sh, perf_role_fn fn, void *arg)
 {
 	const struct perf_transport *t = pt->t;
-	struct perf_ep ep = {.pp = &sh->pp, .side = side, .block = pt->block, .fd = -1};
+	struct perf_ep ep = { .pp = &sh->pp, .side = side, .block = pt->block, .fd = -1 };
 	struct perf_ctl *ctl = &sh->ctl;
 	bool paired = !pt->remote;
 	char why[PERF_NOTE_LEN] = "";
@@ -424,7 +424,7 @@ perf_pair_run(const struct perf_test *pt, const struct perf_opts *o, perf_role_f
 {
 	const struct perf_transport *t = pt->t;
 	int n = roles[1] != NULL ? 2 : 1, alive = 0, side;
-	pid_t pid[2] = {-1, -1};
+	pid_t pid[2] = { -1, -1 };
 	uint64_t deadline, grace = 0;
 	enum perf_status st = PERF_OK;
 	sigset_t set, old;
@@ -463,7 +463,7 @@ perf_pair_run(const struct perf_test *pt, const struct perf_opts *o, perf_role_f
 	}
 	deadline = perf_now_ns() + (uint64_t)(pt->timeout_s * 1e9);
 	while (alive > 0) {
-		struct timespec ts = {0, 50 * 1000 * 1000};
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		uint64_t now;
 
 		for (side = 0; side < n; side++) {
@@ -519,7 +519,7 @@ void
 perf_test_run(const struct perf_test *pt, const struct perf_opts *o, struct perf_cell *cell)
 {
 	static struct perf_shared *sh;
-	perf_role_fn roles[2] = {role_a, pt->remote ? NULL : role_b};
+	perf_role_fn roles[2] = { role_a, pt->remote ? NULL : role_b };
 	const struct perf_side_res *a, *b;
 
 	cell->transport = pt->remote ? "dpsock-remote" : pt->t->name;

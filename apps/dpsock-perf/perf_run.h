@@ -24,12 +24,12 @@ struct perf_side_res {
 	struct perf_check chk; /**< everything this side received */
 	struct perf_rtt rtt;   /**< side A: ping-pong */
 	uint64_t lost_replies; /**< side A, lossy transports: replies that never came */
-	uint64_t sent;	       /**< side A: streamed messages */
-	uint64_t again;	       /**< sends refused for want of room */
-	double tx_s;	       /**< side A: seconds it streamed */
+	uint64_t sent;         /**< side A: streamed messages */
+	uint64_t again;        /**< sends refused for want of room */
+	double tx_s;           /**< side A: seconds it streamed */
 	uint64_t rx_msgs;      /**< side B: streamed messages received */
 	uint64_t rx_lost;
-	double rx_s;		/**< side B: first to last streamed message */
+	double rx_s;            /**< side B: first to last streamed message */
 	double vals[PERF_VALS]; /**< breakdown numbers */
 };
 
@@ -50,14 +50,14 @@ struct perf_test {
 	const struct perf_transport *t;
 	size_t size;
 	bool block;
-	int cpu[2];	    /**< A's and B's CPU (-1: not pinned) */
+	int cpu[2];         /**< A's and B's CPU (-1: not pinned) */
 	uint64_t warmup;    /**< ping-pong round trips not measured */
-	uint64_t iters;	    /**< measured round trips at most ... */
+	uint64_t iters;     /**< measured round trips at most ... */
 	double pp_max_s;    /**< ... and at most this long */
 	double duration;    /**< streaming seconds (0: no streaming) */
 	unsigned int batch; /**< messages per send/recv call while streaming */
 	double timeout_s;   /**< the whole test, then both children are killed */
-	bool remote;	    /**< dpsock-remote: side A only, against --remote */
+	bool remote;        /**< dpsock-remote: side A only, against --remote */
 	bool no_connect;    /**< leave the endpoints unconnected (B hears from anyone) */
 };
 

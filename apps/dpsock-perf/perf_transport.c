@@ -37,7 +37,7 @@
 #include "perf.h"
 
 #define PERF_RCV_TIMEOUT_MS 200
-#define ZC_TABLE 8192u /* buffers remembered as filled (a power of 2) */
+#define ZC_TABLE            8192u /* buffers remembered as filled (a power of 2) */
 
 /* ---- buffers ---- */
 
@@ -271,7 +271,7 @@ sock_buffers(int fd, int bytes)
 static void
 sock_timeout(int fd)
 {
-	struct timeval tv = {0, PERF_RCV_TIMEOUT_MS * 1000};
+	struct timeval tv = { 0, PERF_RCV_TIMEOUT_MS * 1000 };
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -340,7 +340,7 @@ static int
 udp_open(struct perf_ep *ep, char *why, size_t whylen)
 {
 	struct perf_pair *pp = ep->pp;
-	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(pp->addr[ep->side]);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 

@@ -17,11 +17,11 @@
 int
 perf_tx_stream(const struct perf_opts *o, const struct perf_tx_params *tp, FILE *out)
 {
-	struct perf_pair pp = {.o = o, .size = tp->size, .fds = {-1, -1}};
-	struct perf_ep ep = {.pp = &pp, .side = 0, .fd = -1};
+	struct perf_pair pp = { .o = o, .size = tp->size, .fds = { -1, -1 } };
+	struct perf_ep ep = { .pp = &pp, .side = 0, .fd = -1 };
 	const struct perf_transport *t =
 		perf_transport_find(tp->zero_copy ? "dpsock-zc" : "dpsock-local");
-	struct dpsock_stats st = {0};
+	struct dpsock_stats st = { 0 };
 	char why[PERF_NOTE_LEN] = "";
 	uint64_t seq = 0, t0, now, t_end, errors = 0;
 	double secs;

@@ -37,15 +37,15 @@
 #include "udp_common.h"
 
 #define RELAY_BATCH 32u
-#define RELAY_MTU 65536u
-#define EXIT_USAGE 2
+#define RELAY_MTU   65536u
+#define EXIT_USAGE  2
 
 struct session {
 	struct sockaddr_storage client;
 	socklen_t client_len;
 	int fd; /* connected to the backend */
 	uint64_t last_ns;
-	struct session *hnext;	     /* hash chain */
+	struct session *hnext;       /* hash chain */
 	struct session *prev, *next; /* LRU list, most recent at the head */
 };
 
@@ -161,7 +161,7 @@ session_find(struct relay *r, const struct sockaddr_storage *client)
 static struct session *
 session_open(struct relay *r, const struct sockaddr_storage *client, socklen_t len)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct epoll_event ev = { .events = EPOLLIN };
 	struct session *s;
 	uint32_t b;
 
@@ -303,7 +303,7 @@ from_backend(struct relay *r, struct session *s, uint64_t now)
 static int
 relay_open(struct relay *r, const struct sockaddr_storage *listen_ss, socklen_t llen)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	int one = 1, bufsz = 4 << 20;
 	char a[80];
 
@@ -350,12 +350,12 @@ int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"listen", required_argument, NULL, 'l'},
-		{"backend", required_argument, NULL, 'b'},
-		{"idle", required_argument, NULL, 'i'},
-		{"max-sessions", required_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{ "listen", required_argument, NULL, 'l' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "idle", required_argument, NULL, 'i' },
+		{ "max-sessions", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct epoll_event evs[64];
 	struct sockaddr_storage lss;

@@ -46,11 +46,11 @@
 
 #include "udp_common.h"
 
-#define RTT_MAGIC 0x54545255u /* "URTT" little-endian */
-#define RTT_HDR 24u
+#define RTT_MAGIC    0x54545255u /* "URTT" little-endian */
+#define RTT_HDR      24u
 #define RTT_MAX_SIZE 65507u
-#define RTT_BATCH 32u
-#define EXIT_USAGE 2
+#define RTT_BATCH    32u
+#define EXIT_USAGE   2
 
 enum req_state {
 	REQ_UNSENT = 0,
@@ -78,7 +78,7 @@ struct client_opts {
 	const char *target;
 	const char *bind;
 	uint64_t corrupt_every; /* server, for tests: flip a byte of every Nth datagram */
-	uint64_t drop_every;	/* server, for tests: do not answer every Nth datagram */
+	uint64_t drop_every;    /* server, for tests: do not answer every Nth datagram */
 };
 
 struct counters {
@@ -174,19 +174,19 @@ static int
 parse_client(int argc, char **argv, struct client_opts *o, bool *server, const char **srv_arg)
 {
 	static const struct option lo[] = {
-		{"count", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"size", required_argument, NULL, 's'},
-		{"rate", required_argument, NULL, 'r'},
-		{"inflight", required_argument, NULL, 'k'},
-		{"timeout", required_argument, NULL, 't'},
-		{"samples", required_argument, NULL, 'o'},
-		{"bind", required_argument, NULL, 'b'},
-		{"server", no_argument, NULL, 'S'},
-		{"corrupt-every", required_argument, NULL, 'C'},
-		{"drop-every", required_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{ "count", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "size", required_argument, NULL, 's' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "inflight", required_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "samples", required_argument, NULL, 'o' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "server", no_argument, NULL, 'S' },
+		{ "corrupt-every", required_argument, NULL, 'C' },
+		{ "drop-every", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	char *end;
@@ -277,8 +277,8 @@ struct client {
 	const struct client_opts *o;
 	int fd;
 	struct req *reqs;
-	uint64_t total;	 /* warmup + count */
-	uint64_t next;	 /* next seq to send */
+	uint64_t total;  /* warmup + count */
+	uint64_t next;   /* next seq to send */
 	uint64_t oldest; /* every seq below it is settled */
 	uint64_t outstanding;
 	struct counters c;
@@ -458,7 +458,7 @@ client_open(const struct client_opts *o)
 static void
 wait_for(struct client *cl, uint64_t now, uint64_t until)
 {
-	struct pollfd pfd = {.fd = cl->fd, .events = POLLIN};
+	struct pollfd pfd = { .fd = cl->fd, .events = POLLIN };
 	struct timespec ts;
 	uint64_t d = until > now ? until - now : 0;
 
@@ -488,7 +488,7 @@ print_summary(const struct client *cl, double elapsed_s, const uint64_t *sorted,
 	       ", \"warmup\": %" PRIu64 ", \"mode\": \"%s\", \"rate\": %.1f, \"inflight_max\": %u, "
 	       "\"timeout_ms\": %" PRIu64 ",\n",
 		o->target, o->size, o->count, o->warmup,
-		o->rate > 0	  ? "rate"
+		o->rate > 0       ? "rate"
 		: o->inflight > 1 ? "window"
 				  : "pingpong",
 		o->rate, o->inflight, o->timeout_ns / 1000000u);

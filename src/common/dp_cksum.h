@@ -66,8 +66,8 @@ dp_cksum_update32(uint16_t cksum, uint32_t old_word, uint32_t new_word)
 {
 	uint32_t sum = (uint16_t)~cksum;
 
-	sum += (uint16_t)~(old_word >> 16);
-	sum += (uint16_t)~(old_word & 0xffff);
+	sum += (uint16_t) ~(old_word >> 16);
+	sum += (uint16_t) ~(old_word & 0xffff);
 	sum += new_word >> 16;
 	sum += new_word & 0xffff;
 	return (uint16_t)~dp_cksum_fold(sum);

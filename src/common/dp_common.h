@@ -22,8 +22,7 @@ extern int dp_logtype_fwd;
 extern int dp_logtype_ctl;
 
 #define DP_LOG(level, module, fmt, ...)                                                            \
-	rte_log(RTE_LOG_##level, dp_logtype_##module, "dpfwd.%s: " fmt "\n", #module,              \
-		##__VA_ARGS__)
+	rte_log(RTE_LOG_##level, dp_logtype_##module, "dpfwd.%s: " fmt "\n", #module, ##__VA_ARGS__)
 
 #define DP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

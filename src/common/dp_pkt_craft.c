@@ -10,12 +10,12 @@
 
 #include "dp_pkt_craft.h"
 
-#define IPV4_HLEN	20
-#define IPV6_HLEN	40
-#define UDP_HLEN	8
-#define ARP_LEN		28
-#define IPPROTO_UDP_NUM	17
-#define IP_MAXLEN	65535u
+#define IPV4_HLEN       20
+#define IPV6_HLEN       40
+#define UDP_HLEN        8
+#define ARP_LEN         28
+#define IPPROTO_UDP_NUM 17
+#define IP_MAXLEN       65535u
 
 /*
  * Ones' complement partial sum over 16-bit words loaded in host order (RFC 1071 section 2(B):
@@ -101,8 +101,8 @@ dp_pkt_spec_init(struct dp_pkt_spec *s)
 	memcpy(s->src_mac, src_mac, 6);
 	memcpy(s->dst_mac, dst_mac, 6);
 	s->ip_version = 4;
-	s->src_ip4 = 0xc6120001;	/* 198.18.0.1 */
-	s->dst_ip4 = 0xc6120101;	/* 198.18.1.1 */
+	s->src_ip4 = 0xc6120001; /* 198.18.0.1 */
+	s->dst_ip4 = 0xc6120101; /* 198.18.1.1 */
 	memcpy(s->src_ip6, src6, 16);
 	memcpy(s->dst_ip6, dst6, 16);
 	s->ttl = 64;
@@ -202,7 +202,8 @@ dp_pkt_build(const struct dp_pkt_spec *s, uint8_t *buf, size_t cap, size_t *len)
 		dp_pkt_put32(&ip[16], s->dst_ip4);
 		ipv4_set_cksum(ip, IPV4_HLEN);
 	} else {
-		dp_pkt_put32(&ip[0], (6u << 28) | ((uint32_t)s->tos << 20) | (s->flow_label & 0xfffff));
+		dp_pkt_put32(
+			&ip[0], (6u << 28) | ((uint32_t)s->tos << 20) | (s->flow_label & 0xfffff));
 		dp_pkt_put16(&ip[4], (uint16_t)ip_len);
 		ip[6] = udp ? IPPROTO_UDP_NUM : s->proto;
 		ip[7] = s->ttl;
@@ -241,14 +242,14 @@ dp_pkt_build_arp(const struct dp_pkt_spec *s, uint8_t *buf, size_t cap, size_t *
 		return -EINVAL;
 	if (cap < DP_PKT_MIN_CAPLEN)
 		return -ENOSPC;
-	c = *s;		/* s may point into buf (dp_pkt_corrupt) */
+	c = *s; /* s may point into buf (dp_pkt_corrupt) */
 	memset(buf, 0, DP_PKT_MIN_CAPLEN);
 	arp = buf + put_l2(&c, buf, bcast, DP_PKT_ETHERTYPE_ARP);
-	dp_pkt_put16(&arp[0], 1);			/* HTYPE Ethernet */
-	dp_pkt_put16(&arp[2], DP_PKT_ETHERTYPE_IPV4);	/* PTYPE */
+	dp_pkt_put16(&arp[0], 1);                     /* HTYPE Ethernet */
+	dp_pkt_put16(&arp[2], DP_PKT_ETHERTYPE_IPV4); /* PTYPE */
 	arp[4] = 6;
 	arp[5] = 4;
-	dp_pkt_put16(&arp[6], 1);			/* request */
+	dp_pkt_put16(&arp[6], 1); /* request */
 	memcpy(&arp[8], c.src_mac, 6);
 	dp_pkt_put32(&arp[14], c.src_ip4);
 	/* target hardware address stays zero */
@@ -268,7 +269,7 @@ dp_pkt_ipv4_prefix_nhosts(unsigned int plen)
 		return UINT64_C(1) << h;
 	if (h < 8)
 		return (UINT64_C(1) << h) - 2;
-	return UINT64_C(254) << (h - 8);	/* last octet 1..254 in every /24 */
+	return UINT64_C(254) << (h - 8); /* last octet 1..254 in every /24 */
 }
 
 uint64_t
@@ -310,8 +311,7 @@ dp_pkt_ipv4_prefix_host(uint32_t prefix, unsigned int plen, uint32_t n, uint32_t
 }
 
 int
-dp_pkt_ipv6_prefix_host(const uint8_t prefix[16], unsigned int plen, uint32_t n,
-			uint8_t out[16])
+dp_pkt_ipv6_prefix_host(const uint8_t prefix[16], unsigned int plen, uint32_t n, uint8_t out[16])
 {
 	unsigned int i, h;
 	uint64_t host;
@@ -326,7 +326,7 @@ dp_pkt_ipv6_prefix_host(const uint8_t prefix[16], unsigned int plen, uint32_t n,
 	else
 		host = 1 + n % dp_pkt_ipv6_prefix_nhosts(plen);
 	for (i = 0; i < 16; i++) {
-		unsigned int bit0 = i * 8;	/* first bit of this byte */
+		unsigned int bit0 = i * 8; /* first bit of this byte */
 		uint8_t m;
 
 		if (bit0 + 8 <= plen)
@@ -345,7 +345,7 @@ dp_pkt_ipv6_prefix_host(const uint8_t prefix[16], unsigned int plen, uint32_t n,
 
 int
 dp_pkt_spec_flow(struct dp_pkt_spec *s, const struct dp_pkt_spec *base, uint32_t flow_id,
-		 unsigned int vary, unsigned int src_plen)
+	unsigned int vary, unsigned int src_plen)
 {
 	struct dp_pkt_spec t;
 	int ret;
@@ -427,7 +427,7 @@ dp_pkt_udp_cksum_ok(const uint8_t *frame, size_t len)
 		if (hlen < IPV4_HLEN || tot < hlen + UDP_HLEN || tot > avail)
 			return false;
 		if (ip[9] != IPPROTO_UDP_NUM || (dp_pkt_get16(&ip[6]) & 0x3fff) != 0)
-			return false;	/* not UDP, or a fragment */
+			return false; /* not UDP, or a fragment */
 		udp = ip + hlen;
 		l4_room = tot - hlen;
 		version = 4;
@@ -506,7 +506,7 @@ dp_pkt_corrupt(uint8_t *frame, size_t *len, enum dp_pkt_defect d)
 	case DP_PKT_TTL0:
 	case DP_PKT_TTL1:
 		ip[8] = d == DP_PKT_TTL0 ? 0 : 1;
-		ipv4_set_cksum(ip, hlen);	/* TTL is not in the UDP pseudo header */
+		ipv4_set_cksum(ip, hlen); /* TTL is not in the UDP pseudo header */
 		break;
 	case DP_PKT_ARP:
 		dp_pkt_spec_init(&s);
@@ -525,7 +525,7 @@ dp_pkt_corrupt(uint8_t *frame, size_t *len, enum dp_pkt_defect d)
 const char *
 dp_pkt_defect_name(enum dp_pkt_defect d)
 {
-	static const char * const names[DP_PKT_DEFECT_COUNT] = {
+	static const char *const names[DP_PKT_DEFECT_COUNT] = {
 		[DP_PKT_TRUNCATED_L3] = "truncated_l3",
 		[DP_PKT_BAD_VERSION] = "bad_version",
 		[DP_PKT_BAD_IHL] = "bad_ihl",

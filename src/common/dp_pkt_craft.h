@@ -56,69 +56,69 @@ dp_pkt_get32(const uint8_t *p)
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
-#define DP_PKT_FCS_LEN		4	/**< Ethernet FCS length, never written to buffers. */
-#define DP_PKT_MIN_FRAME_LEN	64	/**< Minimum Ethernet frame length, FCS included. */
-#define DP_PKT_MIN_CAPLEN	60	/**< Minimum bytes written (64 - FCS). */
-#define DP_PKT_ETH_HLEN		14	/**< Ethernet header without VLAN tag. */
-#define DP_PKT_VLAN_HLEN	4	/**< One 802.1Q tag. */
+#define DP_PKT_FCS_LEN       4  /**< Ethernet FCS length, never written to buffers. */
+#define DP_PKT_MIN_FRAME_LEN 64 /**< Minimum Ethernet frame length, FCS included. */
+#define DP_PKT_MIN_CAPLEN    60 /**< Minimum bytes written (64 - FCS). */
+#define DP_PKT_ETH_HLEN      14 /**< Ethernet header without VLAN tag. */
+#define DP_PKT_VLAN_HLEN     4  /**< One 802.1Q tag. */
 
-#define DP_PKT_ETHERTYPE_IPV4	0x0800
-#define DP_PKT_ETHERTYPE_ARP	0x0806
-#define DP_PKT_ETHERTYPE_VLAN	0x8100
-#define DP_PKT_ETHERTYPE_IPV6	0x86DD
-#define DP_PKT_ETHERTYPE_LOCAL_EXP 0x88B5	/**< IEEE 802 local experimental ethertype 1. */
+#define DP_PKT_ETHERTYPE_IPV4      0x0800
+#define DP_PKT_ETHERTYPE_ARP       0x0806
+#define DP_PKT_ETHERTYPE_VLAN      0x8100
+#define DP_PKT_ETHERTYPE_IPV6      0x86DD
+#define DP_PKT_ETHERTYPE_LOCAL_EXP 0x88B5 /**< IEEE 802 local experimental ethertype 1. */
 
 /** dp_pkt_spec_flow() flags: which fields vary with the flow id. */
-#define DP_PKT_VARY_SPORT	(1u << 0)
-#define DP_PKT_VARY_SADDR	(1u << 1)
+#define DP_PKT_VARY_SPORT (1u << 0)
+#define DP_PKT_VARY_SADDR (1u << 1)
 
 /**
  * Description of one frame. Initialise with dp_pkt_spec_init() and then override fields;
  * a zeroed structure is NOT a sensible default (TTL 0, ...).
  */
 struct dp_pkt_spec {
-	uint8_t dst_mac[6];		/**< Destination MAC, wire order. */
-	uint8_t src_mac[6];		/**< Source MAC, wire order. */
-	uint16_t ether_type;		/**< 0: 0x0800/0x86DD from ip_version; else written as is
+	uint8_t dst_mac[6];   /**< Destination MAC, wire order. */
+	uint8_t src_mac[6];   /**< Source MAC, wire order. */
+	uint16_t ether_type;  /**< 0: 0x0800/0x86DD from ip_version; else written as is
 					 *   (the IP packet is still built behind it). */
-	bool has_vlan;			/**< Insert one 802.1Q tag (TPID 0x8100). */
-	uint16_t vlan_tci;		/**< PCP(3) | DEI(1) | VID(12), host order. */
-	uint8_t ip_version;		/**< 4 or 6. */
-	uint32_t src_ip4;		/**< IPv4 source, host order. */
-	uint32_t dst_ip4;		/**< IPv4 destination, host order. */
-	uint8_t src_ip6[16];		/**< IPv6 source, wire order. */
-	uint8_t dst_ip6[16];		/**< IPv6 destination, wire order. */
-	uint8_t ttl;			/**< IPv4 TTL / IPv6 hop limit. */
-	uint8_t tos;			/**< IPv4 TOS / IPv6 traffic class. */
-	uint32_t flow_label;		/**< IPv6 flow label (20 bits). */
-	uint16_t ip_id;			/**< IPv4 identification. */
-	bool df;			/**< IPv4 Don't Fragment flag. */
-	uint8_t proto;			/**< IP protocol / next header; 0 means UDP (17). For any
+	bool has_vlan;        /**< Insert one 802.1Q tag (TPID 0x8100). */
+	uint16_t vlan_tci;    /**< PCP(3) | DEI(1) | VID(12), host order. */
+	uint8_t ip_version;   /**< 4 or 6. */
+	uint32_t src_ip4;     /**< IPv4 source, host order. */
+	uint32_t dst_ip4;     /**< IPv4 destination, host order. */
+	uint8_t src_ip6[16];  /**< IPv6 source, wire order. */
+	uint8_t dst_ip6[16];  /**< IPv6 destination, wire order. */
+	uint8_t ttl;          /**< IPv4 TTL / IPv6 hop limit. */
+	uint8_t tos;          /**< IPv4 TOS / IPv6 traffic class. */
+	uint32_t flow_label;  /**< IPv6 flow label (20 bits). */
+	uint16_t ip_id;       /**< IPv4 identification. */
+	bool df;              /**< IPv4 Don't Fragment flag. */
+	uint8_t proto;        /**< IP protocol / next header; 0 means UDP (17). For any
 					 *   other value no L4 header is built: the fill pattern
 					 *   follows the IP header directly. */
-	uint16_t sport;			/**< UDP source port. */
-	uint16_t dport;			/**< UDP destination port. */
-	uint32_t frame_len;		/**< Frame length INCLUDING the 4-byte FCS (64 => 60 bytes
+	uint16_t sport;       /**< UDP source port. */
+	uint16_t dport;       /**< UDP destination port. */
+	uint32_t frame_len;   /**< Frame length INCLUDING the 4-byte FCS (64 => 60 bytes
 					 *   written). 0: size from payload_len instead. */
-	uint32_t payload_len;		/**< L4 payload bytes (after UDP header); only used, and
+	uint32_t payload_len; /**< L4 payload bytes (after UDP header); only used, and
 					 *   only allowed non-zero, when frame_len is 0. */
-	uint32_t flow_id;		/**< Seeds the payload fill pattern, see
+	uint32_t flow_id;     /**< Seeds the payload fill pattern, see
 					 *   dp_pkt_payload_byte(). */
 };
 
 /** Malformed-packet mutations applied by dp_pkt_corrupt(); values are stable. */
 enum dp_pkt_defect {
-	DP_PKT_TRUNCATED_L3 = 0,	/**< Frame cut 10 bytes into the IPv4 header. */
-	DP_PKT_BAD_VERSION,		/**< IPv4 version field 6, header checksum recomputed. */
-	DP_PKT_BAD_IHL,			/**< IHL 4 (< 5), checksum recomputed over the real 20 B. */
-	DP_PKT_BAD_CKSUM,		/**< IPv4 header checksum wrong, nothing else changed. */
-	DP_PKT_LEN_GT_FRAME,		/**< IPv4 total length = bytes present + 64, cksum fixed. */
-	DP_PKT_TTL0,			/**< TTL 0, header checksum recomputed. */
-	DP_PKT_TTL1,			/**< TTL 1, header checksum recomputed. */
-	DP_PKT_NON_IP,			/**< Ethertype 0x88B5 (local experimental), rest kept. */
-	DP_PKT_ARP,			/**< Frame replaced by a valid ARP request, see
+	DP_PKT_TRUNCATED_L3 = 0, /**< Frame cut 10 bytes into the IPv4 header. */
+	DP_PKT_BAD_VERSION,      /**< IPv4 version field 6, header checksum recomputed. */
+	DP_PKT_BAD_IHL,          /**< IHL 4 (< 5), checksum recomputed over the real 20 B. */
+	DP_PKT_BAD_CKSUM,        /**< IPv4 header checksum wrong, nothing else changed. */
+	DP_PKT_LEN_GT_FRAME,     /**< IPv4 total length = bytes present + 64, cksum fixed. */
+	DP_PKT_TTL0,             /**< TTL 0, header checksum recomputed. */
+	DP_PKT_TTL1,             /**< TTL 1, header checksum recomputed. */
+	DP_PKT_NON_IP,           /**< Ethertype 0x88B5 (local experimental), rest kept. */
+	DP_PKT_ARP,              /**< Frame replaced by a valid ARP request, see
 					 *   dp_pkt_build_arp(). */
-	DP_PKT_DEFECT_COUNT		/**< Number of defects, not a defect. */
+	DP_PKT_DEFECT_COUNT      /**< Number of defects, not a defect. */
 };
 
 /**
@@ -214,7 +214,7 @@ uint8_t dp_pkt_payload_byte(uint32_t flow_id, size_t off);
  *   0 on success, -EINVAL on NULL arguments, unknown flag or bad prefix length.
  */
 int dp_pkt_spec_flow(struct dp_pkt_spec *s, const struct dp_pkt_spec *base, uint32_t flow_id,
-		     unsigned int vary, unsigned int src_plen);
+	unsigned int vary, unsigned int src_plen);
 
 /**
  * The @p n-th usable host address of an IPv4 prefix, cycling. With at least 2 host bits the
@@ -252,8 +252,8 @@ int dp_pkt_ipv4_prefix_host(uint32_t prefix, unsigned int plen, uint32_t n, uint
  * @return
  *   0 on success, -EINVAL on bad @p plen or NULL pointers.
  */
-int dp_pkt_ipv6_prefix_host(const uint8_t prefix[16], unsigned int plen, uint32_t n,
-			    uint8_t out[16]);
+int dp_pkt_ipv6_prefix_host(
+	const uint8_t prefix[16], unsigned int plen, uint32_t n, uint8_t out[16]);
 
 /**
  * Number of distinct addresses dp_pkt_ipv4_prefix_host() cycles over for a prefix length.

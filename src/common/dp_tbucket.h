@@ -22,11 +22,11 @@
 
 struct dp_tbucket {
 	uint64_t credit; /**< units available; a token costs @c cost */
-	uint64_t last;	 /**< clock at the last refill */
-	uint64_t rate;	 /**< units earned per tick (= tokens per second) */
-	uint64_t cost;	 /**< units per token (= clock ticks per second) */
-	uint64_t cap;	 /**< burst * cost; 0 when rate is 0 (never) */
-	uint64_t fill;	 /**< ticks after which the bucket is full from empty */
+	uint64_t last;   /**< clock at the last refill */
+	uint64_t rate;   /**< units earned per tick (= tokens per second) */
+	uint64_t cost;   /**< units per token (= clock ticks per second) */
+	uint64_t cap;    /**< burst * cost; 0 when rate is 0 (never) */
+	uint64_t fill;   /**< ticks after which the bucket is full from empty */
 };
 
 /**

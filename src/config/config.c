@@ -23,10 +23,10 @@
 #include "dp_common.h"
 #include "dp_config.h"
 
-#define CFG_COMMENT '#'
+#define CFG_COMMENT       '#'
 #define SCAN_MAX_SECTIONS 64
-#define SCAN_MAX_ENTRIES 4096
-#define VALUE_MAX 1024
+#define SCAN_MAX_ENTRIES  4096
+#define VALUE_MAX         1024
 /* rte_cfgfile reads lines into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes and fails
  * the whole file (no line number) on a longer one, comments included */
 #define CFGFILE_LINE_MAX (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
@@ -45,7 +45,7 @@ struct scan {
 };
 
 static int __rte_format_printf(4, 5)
-fail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
+	fail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
 {
 	va_list ap;
 	int n = 0;
@@ -113,8 +113,8 @@ parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 static int
 parse_bool(const char *v, bool *out)
 {
-	static const char *const yes[] = {"on", "yes", "true", "1"};
-	static const char *const no[] = {"off", "no", "false", "0"};
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
 	unsigned int i;
 
 	for (i = 0; i < DP_ARRAY_SIZE(yes); i++) {
@@ -233,15 +233,14 @@ plen_mask(uint8_t plen)
 const char *
 dp_config_ip4_str(uint32_t ip, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
-		ip & 0xff);
+	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
 	return buf;
 }
 
 /* ${NAME}: the environment first, then built-ins (DPFWD_BUILD, DPFWD_SRC, CONFIG_DIR). */
 static int
-expand_vars(const char *in, char *out, size_t outlen, const struct dp_config *cfg,
-	char *err, size_t errlen, const struct dp_config_loc *loc)
+expand_vars(const char *in, char *out, size_t outlen, const struct dp_config *cfg, char *err,
+	size_t errlen, const struct dp_config_loc *loc)
 {
 	size_t o = 0;
 
@@ -254,7 +253,8 @@ expand_vars(const char *in, char *out, size_t outlen, const struct dp_config *cf
 
 		if (in[0] != '$' || in[1] != '{') {
 			if (o + 1 >= outlen)
-				return fail(err, errlen, loc, "value longer than %zu bytes", outlen - 1);
+				return fail(err, errlen, loc, "value longer than %zu bytes",
+					outlen - 1);
 			out[o++] = *in++;
 			continue;
 		}
@@ -356,8 +356,8 @@ dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, si
 			return fail(err, errlen, NULL, "bad prefix '%s' (expected a.b.c.d/len)",
 				tok[0]);
 		if (parse_ip4(tok[2], &r->gw) < 0)
-			return fail(err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)",
-				tok[2]);
+			return fail(
+				err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)", tok[2]);
 		r->has_gw = true;
 		if (parse_u64(tok[4], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
 			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[4],
@@ -474,8 +474,9 @@ dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err, 
 		pfx = tok[0];
 		port_s = tok[4];
 		if (parse_ip6(tok[2], r->gw) < 0)
-			return fail(err, errlen, NULL, "bad gateway '%s' (expected an IPv6 address%s)",
-				tok[2], strchr(tok[2], ':') == NULL ? ": one family per route" : "");
+			return fail(err, errlen, NULL,
+				"bad gateway '%s' (expected an IPv6 address%s)", tok[2],
+				strchr(tok[2], ':') == NULL ? ": one family per route" : "");
 		why = ip6_not_unicast(r->gw);
 		if (why != NULL)
 			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
@@ -487,11 +488,12 @@ dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err, 
 		return fail(err, errlen, NULL, "bad route '%s' (%s)", text, expected);
 	}
 	if (parse_ip6_plen(pfx, r->prefix, &r->plen) < 0)
-		return fail(err, errlen, NULL, "bad prefix '%s' (expected an IPv6 prefix/len, len 0..128%s)",
-			pfx, strchr(pfx, ':') == NULL ? "; one family per route" : "");
+		return fail(err, errlen, NULL,
+			"bad prefix '%s' (expected an IPv6 prefix/len, len 0..128%s)", pfx,
+			strchr(pfx, ':') == NULL ? "; one family per route" : "");
 	if (ip6_host_bits_set(r->prefix, r->plen))
-		return fail(err, errlen, NULL, "prefix '%s' has host bits set past /%u", pfx,
-			r->plen);
+		return fail(
+			err, errlen, NULL, "prefix '%s' has host bits set past /%u", pfx, r->plen);
 	if (parse_u64(port_s, 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
 		return fail(err, errlen, NULL, "bad port '%s' (0..%d)", port_s,
 			DP_CONFIG_MAX_PORTS - 1);
@@ -516,8 +518,8 @@ route6_push(struct dp_config *cfg, const struct dp_config_route6 *r)
 }
 
 static int
-route6_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc,
-	char *err, size_t errlen)
+route6_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc, char *err,
+	size_t errlen)
 {
 	struct dp_config_route6 r;
 	char why[DP_CONFIG_ERR_LEN];
@@ -531,8 +533,8 @@ route6_add_text(struct dp_config *cfg, const char *text, const struct dp_config_
 }
 
 static int
-route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc,
-	char *err, size_t errlen)
+route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc, char *err,
+	size_t errlen)
 {
 	struct dp_config_route r;
 	char why[DP_CONFIG_ERR_LEN];
@@ -553,8 +555,8 @@ route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_l
  * (@p why says whose limit it is), cut "#" comments, trim, skip blank lines,
  * and hand each remaining line to @p cb with its file:line.
  */
-typedef int (*line_cb_t)(void *arg, char *text, const struct dp_config_loc *loc, char *err,
-	size_t errlen);
+typedef int (*line_cb_t)(
+	void *arg, char *text, const struct dp_config_loc *loc, char *err, size_t errlen);
 
 static int
 read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t max_len,
@@ -601,7 +603,7 @@ route_line(void *arg, char *text, const struct dp_config_loc *loc, char *err, si
 int
 dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen)
 {
-	struct dp_config_loc loc = {.file = remember_file(cfg, path), .line = 0};
+	struct dp_config_loc loc = { .file = remember_file(cfg, path), .line = 0 };
 
 	return read_lines(path, "route file", loc, 510, "", route_line, cfg, err, errlen);
 }
@@ -648,8 +650,9 @@ parse_rxmap(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 		if (cfg->nb_rxmap == DP_CONFIG_MAX_RXMAP)
 			return fail(err, errlen, loc, "more than %d (port,queue,lcore) entries",
 				DP_CONFIG_MAX_RXMAP);
-		cfg->rxmap[cfg->nb_rxmap++] =
-			(struct dp_config_rxmap){.port = port, .queue = queue, .lcore = lcore, .loc = *loc};
+		cfg->rxmap[cfg->nb_rxmap++] = (struct dp_config_rxmap){
+			.port = port, .queue = queue, .lcore = lcore, .loc = *loc
+		};
 		p += used;
 	}
 	if (cfg->nb_rxmap == 0)
@@ -703,7 +706,8 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 	if (strchr(ip, ':') != NULL)
 		return parse_neigh6(cfg, ip, mac, port, loc, err, errlen);
 	if (cfg->nb_neighs == DP_CONFIG_MAX_NEIGHS)
-		return fail(err, errlen, loc, "more than %d static neighbors", DP_CONFIG_MAX_NEIGHS);
+		return fail(
+			err, errlen, loc, "more than %d static neighbors", DP_CONFIG_MAX_NEIGHS);
 	n = &cfg->neighs[cfg->nb_neighs];
 	if (parse_ip4(ip, &n->ip) < 0)
 		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
@@ -801,8 +805,8 @@ relay_key(struct dp_config *cfg, int ri, const char *section, const char *key, c
 				DP_CONFIG_MAX_BACKENDS, section);
 		b = &r->backends[r->nb_backends];
 		if (parse_udp_addr(v, &b->ip6, b->addr, &b->port) < 0)
-			return fail(err, errlen, loc, "bad backend '%s' (%s)", v,
-				relay_addr_expected);
+			return fail(
+				err, errlen, loc, "bad backend '%s' (%s)", v, relay_addr_expected);
 		/* the family is checked against listen's in dp_config_validate() */
 		b->loc = *loc;
 		r->nb_backends++;
@@ -837,7 +841,8 @@ relay_key(struct dp_config *cfg, int ri, const char *section, const char *key, c
 	} else if (strcmp(key, "timeout") == 0) {
 		if (parse_u64(v, 1, 86400, &u) < 0)
 			return fail(err, errlen, loc,
-				"timeout '%s' must be 1..86400 (seconds a session may stay idle)", v);
+				"timeout '%s' must be 1..86400 (seconds a session may stay idle)",
+				v);
 		r->timeout_s = (uint32_t)u;
 		r->timeout_set = true;
 	} else if (strcmp(key, "profile") == 0) {
@@ -855,7 +860,8 @@ relay_key(struct dp_config *cfg, int ri, const char *section, const char *key, c
 		}
 	} else if (strcmp(key, "max_sessions") == 0) {
 		if (parse_u64(v, 1, 1u << 24, &u) < 0)
-			return fail(err, errlen, loc, "max_sessions '%s' must be 1..%u", v, 1u << 24);
+			return fail(
+				err, errlen, loc, "max_sessions '%s' must be 1..%u", v, 1u << 24);
 		r->max_sessions = (uint32_t)u;
 		r->max_loc = *loc;
 	} else {
@@ -913,7 +919,8 @@ relay_validate(struct dp_config *cfg, char *err, size_t errlen)
 		if (!r->defined)
 			continue;
 		if (r->listen.loc.file == NULL)
-			return fail(err, errlen, &r->loc, "[relay%u] has no 'listen = ADDR:PORT'", i);
+			return fail(
+				err, errlen, &r->loc, "[relay%u] has no 'listen = ADDR:PORT'", i);
 		if (r->nb_backends == 0)
 			return fail(err, errlen, &r->loc,
 				"[relay%u] has no 'backend = ADDR:PORT' (one or more)", i);
@@ -937,8 +944,7 @@ relay_validate(struct dp_config *cfg, char *err, size_t errlen)
 					relay_addr_str(r->ip6, be->addr, a, sizeof(a)));
 		}
 		if (r->has_source) {
-			if (r->source_ip6 != r->ip6 ||
-				!relay_addr_is_port(cfg, r->ip6, r->source))
+			if (r->source_ip6 != r->ip6 || !relay_addr_is_port(cfg, r->ip6, r->source))
 				return fail(err, errlen, &r->source_loc,
 					"source %s is not the %s address of any [portN]",
 					relay_addr_str(r->source_ip6, r->source, a, sizeof(a)),
@@ -978,7 +984,8 @@ relay_validate(struct dp_config *cfg, char *err, size_t errlen)
 			const struct dp_config_relay *o = &cfg->relays[j];
 			const uint8_t *osrc = o->has_source ? o->source : o->listen.addr;
 
-			if (!o->defined || o->ip6 != r->ip6 || memcmp(osrc, r->listen.addr, 16) != 0)
+			if (!o->defined || o->ip6 != r->ip6 ||
+				memcmp(osrc, r->listen.addr, 16) != 0)
 				continue;
 			if (r->listen.port >= o->port_lo && r->listen.port <= o->port_hi)
 				return fail(err, errlen, &r->listen.loc,
@@ -993,20 +1000,21 @@ relay_validate(struct dp_config *cfg, char *err, size_t errlen)
 
 /* [endpoint]: dpsock endpoints; numbers bounded so that a region stays below 2^32 bytes */
 static int
-endpoint_key(struct dp_config *cfg, const char *key, const char *v,
-	const struct dp_config_loc *loc, char *err, size_t errlen)
+endpoint_key(struct dp_config *cfg, const char *key, const char *v, const struct dp_config_loc *loc,
+	char *err, size_t errlen)
 {
 	static const struct {
 		const char *key;
 		uint32_t min, max;
 		size_t off;
 	} nums[] = {
-		{"max", 1, 65536, offsetof(struct dp_config_endpoint, max)},
-		{"tx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, tx_bufs)},
-		{"rx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, rx_bufs)},
-		{"large_bufs", 0, 1024, offsetof(struct dp_config_endpoint, large_bufs)},
-		{"chan_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, chan_bufs)},
-		{"zero_copy_min", 64, 1u << 20, offsetof(struct dp_config_endpoint, zero_copy_min)},
+		{ "max", 1, 65536, offsetof(struct dp_config_endpoint, max) },
+		{ "tx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, tx_bufs) },
+		{ "rx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, rx_bufs) },
+		{ "large_bufs", 0, 1024, offsetof(struct dp_config_endpoint, large_bufs) },
+		{ "chan_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, chan_bufs) },
+		{ "zero_copy_min", 64, 1u << 20,
+			offsetof(struct dp_config_endpoint, zero_copy_min) },
 	};
 	struct dp_config_endpoint *e = &cfg->endpoint;
 	uint64_t u;
@@ -1028,8 +1036,8 @@ endpoint_key(struct dp_config *cfg, const char *key, const char *v,
 		unsigned long m = strtoul(v, &end, 8);
 
 		if (*v == '\0' || *end != '\0' || m > 0777)
-			return fail(err, errlen, loc, "mode '%s' must be octal permissions, e.g. 0660",
-				v);
+			return fail(err, errlen, loc,
+				"mode '%s' must be octal permissions, e.g. 0660", v);
 		e->mode = (uint32_t)m;
 		return 0;
 	}
@@ -1068,12 +1076,14 @@ neigh_key(struct dp_config *cfg, const char *key, const char *v, const struct dp
 		uint32_t min, max;
 		size_t off;
 	} keys[] = {
-		{"neigh_max", 16, 1u << 20, offsetof(struct dp_config, neigh_max)},
-		{"neigh_hold", 0, DP_CONFIG_NEIGH_HOLD_MAX, offsetof(struct dp_config, neigh_hold)},
-		{"neigh_reachable_ms", 1000, 3600000, offsetof(struct dp_config, neigh_reachable_ms)},
-		{"neigh_retrans_ms", 100, 60000, offsetof(struct dp_config, neigh_retrans_ms)},
-		{"neigh_probes", 1, 10, offsetof(struct dp_config, neigh_probes)},
-		{"neigh_failed_ms", 0, 600000, offsetof(struct dp_config, neigh_failed_ms)},
+		{ "neigh_max", 16, 1u << 20, offsetof(struct dp_config, neigh_max) },
+		{ "neigh_hold", 0, DP_CONFIG_NEIGH_HOLD_MAX,
+			offsetof(struct dp_config, neigh_hold) },
+		{ "neigh_reachable_ms", 1000, 3600000,
+			offsetof(struct dp_config, neigh_reachable_ms) },
+		{ "neigh_retrans_ms", 100, 60000, offsetof(struct dp_config, neigh_retrans_ms) },
+		{ "neigh_probes", 1, 10, offsetof(struct dp_config, neigh_probes) },
+		{ "neigh_failed_ms", 0, 600000, offsetof(struct dp_config, neigh_failed_ms) },
 	};
 	uint64_t u;
 	size_t i;
@@ -1182,8 +1192,8 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 				RTE_MEMPOOL_CACHE_MAX_SIZE);
 		cfg->pool_cache = (uint32_t)u;
 	} else if (KEY("mempool", "ops")) {
-		static const char *const ops[] = {"ring_mp_mc", "ring_sp_sc", "ring_mp_sc",
-			"ring_sp_mc", "stack", "lf_stack", "ring_mt_rts", "ring_mt_hts"};
+		static const char *const ops[] = { "ring_mp_mc", "ring_sp_sc", "ring_mp_sc",
+			"ring_sp_mc", "stack", "lf_stack", "ring_mt_rts", "ring_mt_hts" };
 		unsigned int i;
 
 		for (i = 0; i < DP_ARRAY_SIZE(ops); i++)
@@ -1250,7 +1260,8 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 			if (why == NULL && p->ip6[0] == 0xfe && (p->ip6[1] & 0xc0) == 0x80)
 				why = "link-local (the port's link-local address is made from its MAC)";
 			if (why != NULL)
-				return fail(err, errlen, loc, "interface address '%s' is %s", v, why);
+				return fail(
+					err, errlen, loc, "interface address '%s' is %s", v, why);
 			p->has_ip6 = true;
 		} else if (strcmp(key, "promisc") == 0) {
 			if (parse_bool(v, &p->promisc) < 0)
@@ -1293,17 +1304,18 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	} else if ((pi = relay_index(section)) >= 0) {
 		return relay_key(cfg, pi, section, key, v, loc, err, errlen);
 	} else if (pi == -2) {
-		return fail(err, errlen, loc, "bad relay section [%s] (expected [relay0]..[relay%d])",
-			section, DP_CONFIG_MAX_RELAYS - 1);
+		return fail(err, errlen, loc,
+			"bad relay section [%s] (expected [relay0]..[relay%d])", section,
+			DP_CONFIG_MAX_RELAYS - 1);
 	} else {
-		static const char *const known[] = {"dpfwd", "mempool", "lcores", "routes",
-			"neighbors"};
+		static const char *const known[] = { "dpfwd", "mempool", "lcores", "routes",
+			"neighbors" };
 		unsigned int i;
 
 		for (i = 0; i < DP_ARRAY_SIZE(known); i++)
 			if (strcmp(section, known[i]) == 0)
-				return fail(err, errlen, loc, "unknown key '%s' in [%s]", key,
-					section);
+				return fail(
+					err, errlen, loc, "unknown key '%s' in [%s]", key, section);
 		return fail(err, errlen, loc,
 			"unknown section [%s] (expected dpfwd, mempool, portN, lcores, routes, "
 			"neighbors, relayN, endpoint)",
@@ -1331,7 +1343,8 @@ scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t
 		int i;
 
 		if (close == NULL || close[1] != '\0')
-			return fail(err, errlen, loc, "bad section header '%s' (expected [name])", s);
+			return fail(
+				err, errlen, loc, "bad section header '%s' (expected [name])", s);
 		if (sc->nb_sections == SCAN_MAX_SECTIONS)
 			return fail(err, errlen, loc, "too many sections");
 		*close = '\0';
@@ -1366,7 +1379,7 @@ scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t
 		return fail(err, errlen, loc, "more than %d entries (use a route file)",
 			SCAN_MAX_ENTRIES);
 	sc->entries[sc->nb_entries++] =
-		(struct scan_entry){.section = sc->nb_sections - 1, .line = loc->line};
+		(struct scan_entry){ .section = sc->nb_sections - 1, .line = loc->line };
 	return 0;
 }
 
@@ -1430,9 +1443,9 @@ int
 dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, const char **fname,
 	char *err, size_t errlen)
 {
-	struct rte_cfgfile_parameters params = {.comment_character = CFG_COMMENT};
+	struct rte_cfgfile_parameters params = { .comment_character = CFG_COMMENT };
 	struct rte_cfgfile *file;
-	struct dp_config_loc loc = {.file = fname && *fname ? *fname : path, .line = 0};
+	struct dp_config_loc loc = { .file = fname && *fname ? *fname : path, .line = 0 };
 	struct scan *sc;
 	int e = 0;
 	int s;
@@ -1508,7 +1521,7 @@ dp_config_load(struct dp_config *cfg, const char *path, char *err, size_t errlen
 int
 dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t errlen)
 {
-	struct dp_config_loc loc = {.file = "--set", .line = 0};
+	struct dp_config_loc loc = { .file = "--set", .line = 0 };
 	char buf[VALUE_MAX];
 	char *dot, *eq;
 
@@ -1526,7 +1539,7 @@ dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t e
 int
 dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 {
-	struct dp_config_loc top = {.file = cfg->path[0] ? cfg->path : "config", .line = 0};
+	struct dp_config_loc top = { .file = cfg->path[0] ? cfg->path : "config", .line = 0 };
 	uint16_t i, j;
 
 	if (cfg->nb_ports == 0)
@@ -1545,8 +1558,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		const struct dp_config_rxmap *m = &cfg->rxmap[i];
 
 		if (m->port >= cfg->nb_ports || !cfg->ports[m->port].defined)
-			return fail(err, errlen, &m->loc, "[lcores] maps port %u, which is not defined",
-				m->port);
+			return fail(err, errlen, &m->loc,
+				"[lcores] maps port %u, which is not defined", m->port);
 		if (m->lcore == cfg->main_lcore)
 			return fail(err, errlen, &m->loc,
 				"[lcores] maps (%u,%u) to lcore %u, the main (control) lcore; use "
@@ -1568,8 +1581,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 			p->rx_queues = nq;
 		else if (nq > p->rx_queues)
 			return fail(err, errlen, &p->loc,
-				"[lcores] polls queue %u of port %u, which has rx_queues = %u", nq - 1,
-				i, p->rx_queues);
+				"[lcores] polls queue %u of port %u, which has rx_queues = %u",
+				nq - 1, i, p->rx_queues);
 	}
 	for (uint32_t k = 0; k < cfg->nb_routes; k++) { /* uint16_t i would wrap: >65535 routes */
 		const struct dp_config_route *r = &cfg->routes[k];
@@ -1582,8 +1595,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		const struct dp_config_neigh *n = &cfg->neighs[i];
 
 		if (n->port >= cfg->nb_ports)
-			return fail(err, errlen, &n->loc, "neighbor on port %u, which is not defined",
-				n->port);
+			return fail(err, errlen, &n->loc,
+				"neighbor on port %u, which is not defined", n->port);
 	}
 	for (uint32_t k = 0; k < cfg->nb_routes6; k++) {
 		const struct dp_config_route6 *r = &cfg->routes6[k];
@@ -1596,8 +1609,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		const struct dp_config_neigh6 *n = &cfg->neighs6[i];
 
 		if (n->port >= cfg->nb_ports)
-			return fail(err, errlen, &n->loc, "neighbor on port %u, which is not defined",
-				n->port);
+			return fail(err, errlen, &n->loc,
+				"neighbor on port %u, which is not defined", n->port);
 	}
 	return relay_validate(cfg, err, errlen);
 }

@@ -27,29 +27,29 @@
 #include <stdint.h>
 #include <rte_ether.h>
 
-#define DP_CONFIG_MAX_PORTS 16
-#define DP_CONFIG_MAX_RXMAP 64
-#define DP_CONFIG_MAX_NEIGHS 256
+#define DP_CONFIG_MAX_PORTS      16
+#define DP_CONFIG_MAX_RXMAP      64
+#define DP_CONFIG_MAX_NEIGHS     256
 #define DP_CONFIG_NEIGH_HOLD_MAX 64
-#define DP_CONFIG_DEV_LEN 256
-#define DP_CONFIG_ERR_LEN 512
+#define DP_CONFIG_DEV_LEN        256
+#define DP_CONFIG_ERR_LEN        512
 
 /** Where a value came from: a file and line, or a command-line override. */
 struct dp_config_loc {
 	const char *file; /**< points into struct dp_config's file names */
-	int line;	  /**< 0 for command-line overrides */
+	int line;         /**< 0 for command-line overrides */
 };
 
 struct dp_config_port {
 	bool defined;
 	char dev[DP_CONFIG_DEV_LEN]; /**< vdev string ("net_null0,size=64") or PCI address */
-	char profile[64];	     /**< driver profile override; "" = by driver name */
-	uint16_t rx_queues;	     /**< 0 = as many as [lcores] maps */
-	uint16_t rx_desc;	     /**< 0 = the driver profile's */
+	char profile[64];            /**< driver profile override; "" = by driver name */
+	uint16_t rx_queues;          /**< 0 = as many as [lcores] maps */
+	uint16_t rx_desc;            /**< 0 = the driver profile's */
 	uint16_t tx_desc;
 	bool has_mac;
 	struct rte_ether_addr mac;
-	uint32_t ip4;	/**< host order, 0 = none */
+	uint32_t ip4; /**< host order, 0 = none */
 	uint8_t ip4_plen;
 	bool has_ip6;
 	uint8_t ip6_pfxlen;
@@ -77,7 +77,7 @@ struct dp_config_route {
 /** An IPv6 route: the same line format as IPv4, with IPv6 addresses. */
 struct dp_config_route6 {
 	uint8_t prefix[16]; /**< network order, host bits zero */
-	uint8_t gw[16];	    /**< network order; without a gateway the route is on-link */
+	uint8_t gw[16];     /**< network order; without a gateway the route is on-link */
 	uint8_t plen;
 	bool has_gw;
 	uint16_t port;
@@ -106,10 +106,10 @@ struct dp_config_udp_addr {
 	struct dp_config_loc loc;
 };
 
-#define DP_CONFIG_MAX_RELAYS 8	  /**< [relay0]..[relay7] */
-#define DP_CONFIG_MAX_BACKENDS 16 /**< backend = lines per relay */
-#define DP_CONFIG_RELAY_TIMEOUT 300	  /**< s, as common UDP relays and NATs use */
-#define DP_CONFIG_RELAY_TIMEOUT_MEDIA 60 /**< s, profile = media (RTP: frequent packets) */
+#define DP_CONFIG_MAX_RELAYS          8   /**< [relay0]..[relay7] */
+#define DP_CONFIG_MAX_BACKENDS        16  /**< backend = lines per relay */
+#define DP_CONFIG_RELAY_TIMEOUT       300 /**< s, as common UDP relays and NATs use */
+#define DP_CONFIG_RELAY_TIMEOUT_MEDIA 60  /**< s, profile = media (RTP: frequent packets) */
 
 /**
  * One UDP relay service ([relayN]): clients send to listen; each client
@@ -119,7 +119,7 @@ struct dp_config_udp_addr {
  */
 struct dp_config_relay {
 	bool defined;
-	bool ip6;			 /**< family of listen, source and every backend */
+	bool ip6;                         /**< family of listen, source and every backend */
 	struct dp_config_udp_addr listen; /**< a local address of a port */
 	bool has_source;
 	bool source_ip6;
@@ -129,9 +129,9 @@ struct dp_config_relay {
 	uint16_t nb_backends;
 	uint16_t port_lo, port_hi; /**< relay ports (on the source address), split per worker */
 	struct dp_config_loc ports_loc;
-	uint32_t timeout_s;	   /**< a session idle this long expires */
-	bool timeout_set;	   /**< timeout given: profile does not change it */
-	uint32_t max_sessions;	   /**< 0 = as many as relay ports */
+	uint32_t timeout_s;    /**< a session idle this long expires */
+	bool timeout_set;      /**< timeout given: profile does not change it */
+	uint32_t max_sessions; /**< 0 = as many as relay ports */
 	struct dp_config_loc max_loc;
 	struct dp_config_loc loc; /**< the section's first key */
 };
@@ -142,16 +142,16 @@ struct dp_config_relay {
  */
 struct dp_config_endpoint {
 	bool enabled;
-	char socket[108];	/**< the Unix control socket's path (sun_path) */
-	uint32_t mode;		/**< its file permissions (who may attach) */
-	char group[32];		/**< its group, "" = dpfwd's */
-	uint32_t max;		/**< endpoints at once */
-	uint32_t tx_bufs;	/**< per endpoint: 2 KiB buffers to send */
-	uint32_t rx_bufs;	/**< per endpoint: 2 KiB buffers to receive into */
-	uint32_t large_bufs;	/**< per endpoint and direction: 64 KiB buffers */
-	uint32_t chan_bufs;	/**< per direction of a channel between two local endpoints */
-	uint32_t zero_copy_min; /**< sends of at least this many bytes leave without a copy */
-	bool udp4_cksum;	/**< compute the UDP checksum of IPv4 datagrams (0 is allowed) */
+	char socket[108];         /**< the Unix control socket's path (sun_path) */
+	uint32_t mode;            /**< its file permissions (who may attach) */
+	char group[32];           /**< its group, "" = dpfwd's */
+	uint32_t max;             /**< endpoints at once */
+	uint32_t tx_bufs;         /**< per endpoint: 2 KiB buffers to send */
+	uint32_t rx_bufs;         /**< per endpoint: 2 KiB buffers to receive into */
+	uint32_t large_bufs;      /**< per endpoint and direction: 64 KiB buffers */
+	uint32_t chan_bufs;       /**< per direction of a channel between two local endpoints */
+	uint32_t zero_copy_min;   /**< sends of at least this many bytes leave without a copy */
+	bool udp4_cksum;          /**< compute the UDP checksum of IPv4 datagrams (0 is allowed) */
 	struct dp_config_loc loc; /**< the section's first key */
 };
 
@@ -164,28 +164,28 @@ struct dp_config {
 	/* [dpfwd] */
 	enum dp_config_mode mode;
 	unsigned int main_lcore;
-	uint16_t burst;		/**< RX burst, 1..DP_BURST_MAX */
-	uint32_t tx_drain_us;	/**< flush TX buffers at least this often */
-	bool tx_flush_idle;	/**< ... and after a walk whose RX was not full */
-	bool node_stats;	/**< per-node cycles (one rdtsc per node boundary) */
+	uint16_t burst;             /**< RX burst, 1..DP_BURST_MAX */
+	uint32_t tx_drain_us;       /**< flush TX buffers at least this often */
+	bool tx_flush_idle;         /**< ... and after a walk whose RX was not full */
+	bool node_stats;            /**< per-node cycles (one rdtsc per node boundary) */
 	uint16_t node_stats_sample; /**< time one graph walk in this many (1 = every walk) */
-	bool delay_stats;	    /**< per-packet RX-to-TX delay histogram (dp_delay.h) */
-	bool avx512;		    /**< let DPDK's libraries use AVX-512 where the CPU has it */
-	bool ip4_cksum_check;	/**< verify header checksums in software if the NIC did not */
-	bool check_dst_mac;	/**< drop unicast frames for other hosts */
-	uint32_t icmp_rate;	/**< ICMP errors per second per worker; 0 = none sent */
-	uint32_t icmp_burst;	/**< ICMP errors sent at once (the token bucket's depth) */
+	bool delay_stats;           /**< per-packet RX-to-TX delay histogram (dp_delay.h) */
+	bool avx512;                /**< let DPDK's libraries use AVX-512 where the CPU has it */
+	bool ip4_cksum_check;       /**< verify header checksums in software if the NIC did not */
+	bool check_dst_mac;         /**< drop unicast frames for other hosts */
+	uint32_t icmp_rate;         /**< ICMP errors per second per worker; 0 = none sent */
+	uint32_t icmp_burst;        /**< ICMP errors sent at once (the token bucket's depth) */
 	/* neighbors (ARP, ND) */
-	uint32_t neigh_max;	     /**< dynamic + static neighbors, IPv4 and IPv6 */
-	uint32_t neigh_hold;	     /**< packets held per unresolved neighbor */
+	uint32_t neigh_max;          /**< dynamic + static neighbors, IPv4 and IPv6 */
+	uint32_t neigh_hold;         /**< packets held per unresolved neighbor */
 	uint32_t neigh_reachable_ms; /**< a confirmed neighbor turns stale after this */
 	uint32_t neigh_retrans_ms;   /**< between two solicitations */
-	uint32_t neigh_probes;	     /**< solicitations before failed */
+	uint32_t neigh_probes;       /**< solicitations before failed */
 	uint32_t neigh_failed_ms;    /**< a failed neighbor is not asked again for this long */
 	char drivers_cfg[PATH_MAX];
-	bool metrics;			  /**< serve Prometheus metrics over HTTP */
-	char metrics_addr[48];		  /**< numeric address to bind: "127.0.0.1", "::1" */
-	uint16_t metrics_port;		  /**< 0 = any free port (logged, and in the JSON's run) */
+	bool metrics;                     /**< serve Prometheus metrics over HTTP */
+	char metrics_addr[48];            /**< numeric address to bind: "127.0.0.1", "::1" */
+	uint16_t metrics_port;            /**< 0 = any free port (logged, and in the JSON's run) */
 	struct dp_config_loc metrics_loc; /**< where "metrics =" was set, for bind errors */
 	/* [mempool] */
 	uint32_t pool_size; /**< 0 = computed from ports, queues, descriptors, lcores */
@@ -201,8 +201,8 @@ struct dp_config {
 	uint32_t nb_routes;
 	uint32_t cap_routes;
 	/* [routes] ip4_max, ip4_tbl8: the IPv4 table's room (0 = from the routes) */
-	uint32_t routes_ip4_max;      /**< prefixes (live adds beyond fail: table full) */
-	uint32_t routes_ip4_tbl8;     /**< 256-entry groups for /24s with longer prefixes */
+	uint32_t routes_ip4_max;              /**< prefixes (live adds beyond fail: table full) */
+	uint32_t routes_ip4_tbl8;             /**< 256-entry groups for /24s with longer prefixes */
 	struct dp_config_loc routes_size_loc; /**< the last of them set, for table errors */
 	struct dp_config_neigh neighs[DP_CONFIG_MAX_NEIGHS];
 	uint16_t nb_neighs;
@@ -240,8 +240,8 @@ int dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, cons
 	char *err, size_t errlen);
 
 /** Format "file:line: " + message into @p err. @return -EINVAL. */
-int dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt,
-	...) __attribute__((format(printf, 4, 5)));
+int dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /** Parse an unsigned number (decimal or 0x hex) in [min, max]. @return 0 or -EINVAL. */
 int dp_config_parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out);
@@ -288,8 +288,8 @@ int dp_config_route_parse(const char *text, struct dp_config_route *r, char *err
 void dp_config_free(struct dp_config *cfg);
 
 /** Lcores that poll at least one RX queue, ascending, without repeats. @return count. */
-unsigned int dp_config_worker_lcores(const struct dp_config *cfg, unsigned int *lcores,
-	unsigned int max);
+unsigned int dp_config_worker_lcores(
+	const struct dp_config *cfg, unsigned int *lcores, unsigned int max);
 
 /** "a.b.c.d" of a host-order address into @p buf (16 bytes). */
 const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);
@@ -301,8 +301,7 @@ const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);
  *   R2001:db8:3::/48 3                             (l3fwd's rule format)
  * @return 0 or -EINVAL with the reason in @p err.
  */
-int dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err,
-	size_t errlen);
+int dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err, size_t errlen);
 
 /** The text form of an IPv6 address (network order) into @p buf (46 bytes). */
 const char *dp_config_ip6_str(const uint8_t ip[16], char *buf, size_t len);

@@ -63,7 +63,7 @@
  * ring's cache lines from one core to the other; one per message was a third
  * of an 8-byte one-way trip (0.39 -> see README).
  */
-#define DPSOCK_REL_BATCH 32
+#define DPSOCK_REL_BATCH   32
 #define DPSOCK_REL_IDLE_US 5
 /* A call looks at its control socket (one poll()) at most this often otherwise. */
 #define DPSOCK_LIVE_MS 10
@@ -90,7 +90,7 @@ union dpsock_addr {
 /* One pipe as this process uses it. */
 struct pipe_view {
 	void *region;
-	struct dpsock_pipe geo;	    /* our copy, checked when the region was mapped */
+	struct dpsock_pipe geo;     /* our copy, checked when the region was mapped */
 	struct dpsock_pipe *shared; /* the live one: only its sleeping flag is read from it */
 	/* unsent buffers given back by dpsock_msg_free(): our free ring is the consumer's
 	 * to write (single producer), so a producer keeps its own returns apart */
@@ -150,7 +150,7 @@ struct dpsock {
 	uint32_t ctl_seq;
 	uint64_t tsc_hz;
 	uint64_t spin_cycles;
-	uint64_t next_live; /* TSC of the next look at the control socket */
+	uint64_t next_live;  /* TSC of the next look at the control socket */
 	uint64_t idle_since; /* TSC of the first empty poll in a row (0: the last one found some) */
 	/* channels */
 	struct dpsock_chan **chans;
@@ -233,7 +233,7 @@ mono_ns(void)
 static void
 nap_us(unsigned int us)
 {
-	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)us * 1000};
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)us * 1000 };
 
 	nanosleep(&ts, NULL);
 }
@@ -530,8 +530,8 @@ ctl_recv(struct dpsock *ep, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], u
 	bool dontwait)
 {
 	int msg_flags;
-	ssize_t n = dpsock_ctl_recvmsg(ep->ctl, m, fds, nfds, dontwait ? MSG_DONTWAIT : 0,
-		&msg_flags);
+	ssize_t n =
+		dpsock_ctl_recvmsg(ep->ctl, m, fds, nfds, dontwait ? MSG_DONTWAIT : 0, &msg_flags);
 
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
@@ -631,7 +631,7 @@ ctl_request(struct dpsock *ep, const struct dpsock_ctl *req, int fd, struct dpso
 static void
 ctl_look(struct dpsock *ep)
 {
-	struct pollfd p = {.fd = ep->ctl, .events = POLLIN};
+	struct pollfd p = { .fd = ep->ctl, .events = POLLIN };
 
 	if (poll(&p, 1, 0) <= 0)
 		return;
@@ -1497,8 +1497,8 @@ ep_wait(struct dpsock *ep)
 	if (!sources_arm(ep))
 		return 0;
 	ep->st.sleeps++;
-	p[0] = (struct pollfd){.fd = ep->efd, .events = POLLIN};
-	p[1] = (struct pollfd){.fd = ep->ctl, .events = POLLIN};
+	p[0] = (struct pollfd){ .fd = ep->efd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = ep->ctl, .events = POLLIN };
 	while (poll(p, 2, -1) < 0 && errno == EINTR)
 		;
 	if ((p[0].revents & POLLIN) != 0)
@@ -1514,8 +1514,8 @@ ep_wait(struct dpsock *ep)
 
 /* Lend up to @p n datagrams in @p msgs, or copy one to @p cp (then @p msgs is NULL, @p n 1). */
 static int
-recv_some(struct dpsock *ep, struct dpsock_msg **msgs, unsigned int n, int flags,
-	struct rx_copy *cp)
+recv_some(
+	struct dpsock *ep, struct dpsock_msg **msgs, unsigned int n, int flags, struct rx_copy *cp)
 {
 	int rc;
 
@@ -1603,7 +1603,7 @@ ssize_t
 dpsock_recvfrom(struct dpsock *ep, void *buf, size_t len, int flags, struct sockaddr *from,
 	socklen_t *fromlen)
 {
-	struct rx_copy cp = {.buf = buf, .len = len};
+	struct rx_copy cp = { .buf = buf, .len = len };
 	int rc;
 
 	if (ep == NULL || (buf == NULL && len > 0))
@@ -1683,7 +1683,7 @@ dpsock_evq_create(unsigned int spin_us)
 int
 dpsock_evq_add(struct dpsock_evq *q, struct dpsock *ep, uint32_t events, void *udata)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct epoll_event ev = { .events = EPOLLIN };
 
 	if (q == NULL || ep == NULL || (events & ~DPSOCK_EV_IN) != 0)
 		return -EINVAL;

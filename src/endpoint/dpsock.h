@@ -60,8 +60,8 @@ struct dpsock_msg {
 	union {
 		struct sockaddr_in in;
 		struct sockaddr_in6 in6;
-	} peer; /**< receive: the sender; send: the destination (set by libdpsock) */
-	uint16_t chan;	/**< libdpsock's own: which pipe the buffer belongs to */
+	} peer;         /**< receive: the sender; send: the destination (set by libdpsock) */
+	uint16_t chan;  /**< libdpsock's own: which pipe the buffer belongs to */
 	uint16_t flags; /**< libdpsock's own */
 	uint32_t pad[4];
 };
@@ -125,8 +125,8 @@ ssize_t dpsock_send(struct dpsock *ep, const void *buf, size_t len, int flags);
  * @return the datagram's whole length, or -EAGAIN (nothing yet: non-blocking
  *         or MSG_DONTWAIT), -ENOTCONN (dpfwd went away), -EINVAL (not bound).
  */
-ssize_t dpsock_recvfrom(struct dpsock *ep, void *buf, size_t len, int flags,
-	struct sockaddr *from, socklen_t *fromlen);
+ssize_t dpsock_recvfrom(struct dpsock *ep, void *buf, size_t len, int flags, struct sockaddr *from,
+	socklen_t *fromlen);
 
 /** dpsock_recvfrom() without the sender's address. */
 ssize_t dpsock_recv(struct dpsock *ep, void *buf, size_t len, int flags);
@@ -167,11 +167,12 @@ uint64_t dpsock_tsc_hz(const struct dpsock *ep);
 struct dpsock_stats {
 	uint64_t tx_msgs, tx_bytes;
 	uint64_t rx_msgs, rx_bytes;
-	uint64_t tx_again;   /**< sends refused for want of a buffer (-EAGAIN or a wait) */
-	uint64_t rx_dropped; /**< datagrams dpfwd had for this endpoint but no buffer to put them in */
-	uint64_t wakeups;    /**< eventfd writes this endpoint made to wake a peer */
-	uint64_t sleeps;     /**< times it slept on its eventfd */
-	uint32_t channels;   /**< ring pairs to endpoints on this host */
+	uint64_t tx_again; /**< sends refused for want of a buffer (-EAGAIN or a wait) */
+	uint64_t
+		rx_dropped; /**< datagrams dpfwd had for this endpoint but no buffer to put them in */
+	uint64_t wakeups;   /**< eventfd writes this endpoint made to wake a peer */
+	uint64_t sleeps;    /**< times it slept on its eventfd */
+	uint32_t channels; /**< ring pairs to endpoints on this host */
 };
 
 /** @return 0 or -EINVAL. */

@@ -11,15 +11,15 @@
 #include "dpsock_proto.h"
 
 ssize_t
-dpsock_ctl_sendmsg(int sock, const struct dpsock_ctl *m, const int *fds, unsigned int nfds,
-	int flags)
+dpsock_ctl_sendmsg(
+	int sock, const struct dpsock_ctl *m, const int *fds, unsigned int nfds, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * DPSOCK_CTL_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = {.iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
 	if (nfds > DPSOCK_CTL_MAX_FDS) {
@@ -45,18 +45,18 @@ dpsock_ctl_sendmsg(int sock, const struct dpsock_ctl *m, const int *fds, unsigne
 }
 
 ssize_t
-dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS],
-	unsigned int *nfds, int flags, int *msg_flags)
+dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], unsigned int *nfds,
+	int flags, int *msg_flags)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * DPSOCK_CTL_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov,
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov,
 		.msg_iovlen = 1,
 		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf)};
+		.msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
 	ssize_t n;
 

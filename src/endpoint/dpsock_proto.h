@@ -36,7 +36,7 @@
 #include <sys/types.h>
 #include <netinet/in.h>
 
-#define DPSOCK_CTL_MAGIC 0x6b736470u /* "pdsk" */
+#define DPSOCK_CTL_MAGIC     0x6b736470u /* "pdsk" */
 #define DPSOCK_PROTO_VERSION 1
 
 enum dpsock_op {
@@ -49,16 +49,17 @@ enum dpsock_op {
 
 /** RESOLVE replies (rc >= 0). */
 #define DPSOCK_ROUTE_REMOTE 0 /**< send through the endpoint's own pipe 0 (a dpfwd worker) */
-#define DPSOCK_ROUTE_LOCAL 1  /**< a channel to an endpoint on this host: memfd and eventfd attached */
+#define DPSOCK_ROUTE_LOCAL                                                                         \
+	1 /**< a channel to an endpoint on this host: memfd and eventfd attached */
 
 /** Every message, both ways. */
 struct dpsock_ctl {
 	uint32_t magic;
 	uint16_t version;
-	uint16_t op;  /**< enum dpsock_op */
-	int32_t rc;   /**< replies: 0 / DPSOCK_ROUTE_* or -errno */
-	uint32_t chan; /**< channel id (RESOLVE reply, CHANNEL, CHANNEL_GONE) */
-	uint64_t size; /**< bytes of the region whose memfd is attached */
+	uint16_t op;     /**< enum dpsock_op */
+	int32_t rc;      /**< replies: 0 / DPSOCK_ROUTE_* or -errno */
+	uint32_t chan;   /**< channel id (RESOLVE reply, CHANNEL, CHANNEL_GONE) */
+	uint64_t size;   /**< bytes of the region whose memfd is attached */
 	uint32_t family; /**< HELLO: the endpoint's address family */
 	uint32_t pad;
 	/** BIND: address asked / bound; RESOLVE: the destination; CHANNEL: the peer */
@@ -87,8 +88,8 @@ dpsock_ctl_init(struct dpsock_ctl *m, enum dpsock_op op)
  * (MSG_NOSIGNAL is added). Both sides use it (dpsock_proto.c).
  * @return sendmsg()'s result (-1 with errno).
  */
-ssize_t dpsock_ctl_sendmsg(int sock, const struct dpsock_ctl *m, const int *fds,
-	unsigned int nfds, int flags);
+ssize_t dpsock_ctl_sendmsg(
+	int sock, const struct dpsock_ctl *m, const int *fds, unsigned int nfds, int flags);
 
 /**
  * Receive one message into @p m and the descriptors it carries into @p fds

@@ -11,8 +11,8 @@
 
 #include "dpsock_shm.h"
 
-static const uint32_t class_cap[DPSOCK_NB_CLASSES] = {
-	DPSOCK_CLASS0_CAP, DPSOCK_CLASS1_CAP, DPSOCK_CLASS2_CAP};
+static const uint32_t class_cap[DPSOCK_NB_CLASSES] = { DPSOCK_CLASS0_CAP, DPSOCK_CLASS1_CAP,
+	DPSOCK_CLASS2_CAP };
 
 /* Largest count of one class: offsets and slot indexes stay far below 2^32. */
 #define DPSOCK_MAX_BUFS (1u << 20)
@@ -97,8 +97,8 @@ pipe_layout(void *region, size_t off, const struct dpsock_pipe_spec *spec, unsig
 }
 
 size_t
-dpsock_region_init(void *region, const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES],
-	uint64_t tsc_hz)
+dpsock_region_init(
+	void *region, const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES], uint64_t tsc_hz)
 {
 	size_t off = RTE_ALIGN_CEIL(sizeof(struct dpsock_region), RTE_CACHE_LINE_SIZE);
 	uint64_t pipe_off[DPSOCK_REGION_PIPES];

@@ -61,7 +61,7 @@
 
 #include "dpsock.h"
 
-#define DPSOCK_MAGIC UINT64_C(0x31306b636f737064) /* "dpsock01" little-endian */
+#define DPSOCK_MAGIC   UINT64_C(0x31306b636f737064) /* "dpsock01" little-endian */
 #define DPSOCK_VERSION 1
 
 /** Pipes of a region. */
@@ -72,25 +72,25 @@
 
 /** Buffer size classes: payload room of each (the 64-byte header comes first). */
 #define DPSOCK_NB_CLASSES 3
-#define DPSOCK_CLASS0_CAP 2048u		     /**< a datagram up to an MTU */
-#define DPSOCK_CLASS1_CAP 65536u	     /**< up to the largest UDP datagram */
-#define DPSOCK_CLASS2_CAP (1024u * 1024u)    /**< intra-host messages up to 1 MiB */
-#define DPSOCK_HDR_SIZE 64u
+#define DPSOCK_CLASS0_CAP 2048u           /**< a datagram up to an MTU */
+#define DPSOCK_CLASS1_CAP 65536u          /**< up to the largest UDP datagram */
+#define DPSOCK_CLASS2_CAP (1024u * 1024u) /**< intra-host messages up to 1 MiB */
+#define DPSOCK_HDR_SIZE   64u
 
 /** Ring producer/consumer modes of a pipe (rte_ring RING_F_* flags). */
 struct dpsock_pipe_spec {
 	uint32_t count[DPSOCK_NB_CLASSES]; /**< buffers per class (0: none of that class) */
-	unsigned int data_flags;	   /**< RING_F_SP_ENQ / RING_F_SC_DEQ for the data ring */
-	unsigned int free_flags;	   /**< the same for the free rings */
+	unsigned int data_flags;           /**< RING_F_SP_ENQ / RING_F_SC_DEQ for the data ring */
+	unsigned int free_flags;           /**< the same for the free rings */
 };
 
 /** One size class of a pipe. */
 struct dpsock_class {
-	uint32_t cap;	 /**< payload bytes a buffer holds */
+	uint32_t cap;    /**< payload bytes a buffer holds */
 	uint32_t stride; /**< DPSOCK_HDR_SIZE + cap */
-	uint32_t count;	 /**< buffers */
+	uint32_t count;  /**< buffers */
 	uint32_t pad;
-	uint64_t off;	     /**< region offset of the first buffer */
+	uint64_t off;           /**< region offset of the first buffer */
 	uint64_t free_ring_off; /**< region offset of the class's free ring */
 };
 
@@ -114,7 +114,7 @@ struct dpsock_region {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t nb_pipes;
-	uint64_t size;	 /**< bytes mapped */
+	uint64_t size;   /**< bytes mapped */
 	uint64_t tsc_hz; /**< of dpfwd's TSC: buffer timestamps are in its ticks */
 	/** 1 while dpfwd serves the region; 0 once the endpoint or its peer is gone. */
 	volatile uint32_t alive;
@@ -130,8 +130,8 @@ struct dpsock_region {
  * header, rings, every buffer on its free ring, alive = 1).
  * @return the size, or 0 when a count is too large (rte_errno = EINVAL).
  */
-size_t dpsock_region_init(void *region, const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES],
-	uint64_t tsc_hz);
+size_t dpsock_region_init(
+	void *region, const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES], uint64_t tsc_hz);
 
 /**
  * Check a region that was handed over: magic, version, size against the
@@ -215,21 +215,21 @@ dpsock_pipe_buf_class(const struct dpsock_pipe *p, uint64_t off)
 
 /** Producer: up to @p n empty buffers of class @p cls. @return how many. */
 static inline unsigned int
-dpsock_pipe_alloc(void *region, const struct dpsock_pipe *p, unsigned int cls, uint64_t *offs,
-	unsigned int n)
+dpsock_pipe_alloc(
+	void *region, const struct dpsock_pipe *p, unsigned int cls, uint64_t *offs, unsigned int n)
 {
 	if (p->cls[cls].count == 0)
 		return 0;
-	return rte_ring_dequeue_burst_elem(dpsock_pipe_free_ring(region, p, cls), offs,
-		sizeof(uint64_t), n, NULL);
+	return rte_ring_dequeue_burst_elem(
+		dpsock_pipe_free_ring(region, p, cls), offs, sizeof(uint64_t), n, NULL);
 }
 
 /** Producer: pass @p n filled buffers to the consumer (never fails: the ring holds them all). */
 static inline void
 dpsock_pipe_send(void *region, struct dpsock_pipe *p, const uint64_t *offs, unsigned int n)
 {
-	rte_ring_enqueue_bulk_elem(dpsock_pipe_data_ring(region, p), offs, sizeof(uint64_t), n,
-		NULL);
+	rte_ring_enqueue_bulk_elem(
+		dpsock_pipe_data_ring(region, p), offs, sizeof(uint64_t), n, NULL);
 }
 
 /**
@@ -248,8 +248,8 @@ dpsock_pipe_wake_needed(struct dpsock_pipe *p)
 static inline unsigned int
 dpsock_pipe_recv(void *region, struct dpsock_pipe *p, uint64_t *offs, unsigned int n)
 {
-	return rte_ring_dequeue_burst_elem(dpsock_pipe_data_ring(region, p), offs,
-		sizeof(uint64_t), n, NULL);
+	return rte_ring_dequeue_burst_elem(
+		dpsock_pipe_data_ring(region, p), offs, sizeof(uint64_t), n, NULL);
 }
 
 /** Consumer: filled buffers waiting. */
@@ -264,8 +264,7 @@ dpsock_pipe_pending(void *region, struct dpsock_pipe *p)
  * free ring; never fails: a free ring holds its whole class).
  */
 static inline void
-dpsock_pipe_release(void *region, const struct dpsock_pipe *p, const uint64_t *offs,
-	unsigned int n)
+dpsock_pipe_release(void *region, const struct dpsock_pipe *p, const uint64_t *offs, unsigned int n)
 {
 	unsigned int i = 0;
 

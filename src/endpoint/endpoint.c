@@ -67,7 +67,7 @@ RTE_LOG_REGISTER(dp_logtype_endpoint, dpfwd.endpoint, INFO);
 
 struct ep_conn {
 	TAILQ_ENTRY(ep_conn) next;
-	int fd;	     /**< the control connection; -1 once closed (zombie) */
+	int fd;      /**< the control connection; -1 once closed (zombie) */
 	uint32_t id; /**< for logs and telemetry */
 	pid_t pid;   /**< SO_PEERCRED at accept */
 	uid_t uid;
@@ -76,8 +76,8 @@ struct ep_conn {
 	struct ep_dp *dp;
 	bool ip6;
 	uint8_t addr[16]; /**< network order; zero: the wildcard */
-	uint16_t port;	  /**< host order */
-	int efd;	  /**< the application's eventfd; -1 before BIND */
+	uint16_t port;    /**< host order */
+	int efd;          /**< the application's eventfd; -1 before BIND */
 	void *region;
 	size_t size;
 	struct dpsock_pipe
@@ -845,11 +845,11 @@ server_main(void *arg)
 		size_t n = 2, i;
 		int timeout = TAILQ_EMPTY(&srv.zombies) ? -1 : EP_RETRY_MS;
 
-		pfd[0] = (struct pollfd){.fd = srv.stop_efd, .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = srv.lfd, .events = POLLIN};
+		pfd[0] = (struct pollfd){ .fd = srv.stop_efd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = srv.lfd, .events = POLLIN };
 		TAILQ_FOREACH(c, &srv.conns, next)
 		{
-			pfd[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+			pfd[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
 			who[n++] = c;
 		}
 		if (poll(pfd, n, timeout) < 0) {
@@ -1146,7 +1146,7 @@ dp_endpoint_stop(void)
 	/* the workers still run: what they hold of the regions comes back soon */
 	deadline = mono_ms() + EP_STOP_WAIT_MS;
 	while (!TAILQ_EMPTY(&srv.zombies) && mono_ms() < deadline) {
-		struct timespec ts = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
 
 		zombies_retry();
 		nanosleep(&ts, NULL);

@@ -54,10 +54,10 @@ static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 /* the relay's ports, as dp_relay_init() left the maps: never an endpoint's */
 static uint64_t relay_udp4[65536 / 64], relay_udp6[65536 / 64];
 static uint16_t ep_nb_workers;
-static uint32_t ep_max;		/* [endpoint] max */
-static uint32_t ep_count;	/* attached */
+static uint32_t ep_max;         /* [endpoint] max */
+static uint32_t ep_count;       /* attached */
 static uint32_t ep_next_worker; /* round robin of send pipes over workers */
-static uint32_t ep_cursor[2];	/* where the next ephemeral port search starts, per family */
+static uint32_t ep_cursor[2];   /* where the next ephemeral port search starts, per family */
 
 /* ---- zero copy ---- */
 
@@ -480,11 +480,11 @@ ep_dp_info_get(const struct ep_dp *e, struct ep_dp_info *out)
 struct json_t *
 ep_dp_stats_json(void)
 {
-	static const enum dp_drop_reason reasons[] = {DP_DROP_EP_BAD_UDP, DP_DROP_EP_BAD_CKSUM,
+	static const enum dp_drop_reason reasons[] = { DP_DROP_EP_BAD_UDP, DP_DROP_EP_BAD_CKSUM,
 		DP_DROP_EP_NO_ENDPOINT, DP_DROP_EP_RX_FULL, DP_DROP_EP_RX_TOO_BIG,
 		DP_DROP_EP_BAD_BUF, DP_DROP_EP_BAD_DEST, DP_DROP_EP_NO_ROUTE, DP_DROP_EP_NOMEM,
 		DP_DROP_EP_TOO_BIG, DP_DROP_EP_FRAG_TIMEOUT, DP_DROP_EP_FRAG_FULL,
-		DP_DROP_EP_FRAG_BAD};
+		DP_DROP_EP_FRAG_BAD };
 	struct ep_dp_stats st;
 	json_t *o, *drops;
 	size_t i;

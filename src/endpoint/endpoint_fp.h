@@ -49,9 +49,9 @@
  * endpoints take reach 64 KB (45 fragments): hence a table of our own, bounded
  * in datagrams, fragments per datagram, mbufs held and time.
  */
-#define EP_REASM_SLOTS 64 /**< datagrams being reassembled at once, per worker (a 64-bit mask) */
-#define EP_REASM_FRAGS 64 /**< fragments of one datagram (64 KB at 1280 bytes each) */
-#define EP_REASM_HELD_MAX 1024	 /**< mbufs a worker's table may hold */
+#define EP_REASM_SLOTS      64 /**< datagrams being reassembled at once, per worker (a 64-bit mask) */
+#define EP_REASM_FRAGS      64   /**< fragments of one datagram (64 KB at 1280 bytes each) */
+#define EP_REASM_HELD_MAX   1024 /**< mbufs a worker's table may hold */
 #define EP_REASM_TIMEOUT_MS 2000 /**< an unfinished datagram is freed after this */
 
 struct ep_frag {
@@ -64,8 +64,8 @@ struct ep_frag {
 struct ep_reasm_dgram {
 	uint64_t start_tsc;
 	uint8_t src[16], dst[16];
-	uint32_t id;	/**< IPv4: 16-bit identification | protocol << 16; IPv6: the 32-bit one */
-	uint32_t got;	/**< payload bytes held */
+	uint32_t id;    /**< IPv4: 16-bit identification | protocol << 16; IPv6: the 32-bit one */
+	uint32_t got;   /**< payload bytes held */
 	uint32_t total; /**< known from the last fragment; UINT32_MAX until then */
 	uint8_t ip6;
 	uint8_t nb;
@@ -73,9 +73,9 @@ struct ep_reasm_dgram {
 };
 
 struct ep_reasm {
-	uint64_t used;		      /**< bit i: slot i holds a datagram */
+	uint64_t used;                /**< bit i: slot i holds a datagram */
 	uint32_t ids[EP_REASM_SLOTS]; /**< a slot's id, scanned first */
-	uint32_t held;		      /**< mbufs held over all slots */
+	uint32_t held;                /**< mbufs held over all slots */
 	uint64_t timeout_tsc;
 	struct ep_reasm_dgram d[EP_REASM_SLOTS];
 };
@@ -91,7 +91,7 @@ struct ep_worker {
 	struct ep_tx_list *tx; /**< RCU: the endpoints this worker polls */
 	struct rte_mempool *pool;
 	struct ep_reasm *reasm; /**< NULL when endpoints are off */
-	uint32_t rr;		/**< endpoint_tx starts its round here */
+	uint32_t rr;            /**< endpoint_tx starts its round here */
 	uint32_t calls;
 	uint16_t seg_room;    /**< payload bytes an mbuf of pool holds (data room - headroom) */
 	uint16_t ip4_id;      /**< identification of the next IPv4 datagram sent (RFC 791) */

@@ -135,7 +135,7 @@ struct ep_frag_hdr {
 	const uint8_t *src, *dst;
 	uint32_t id;
 	uint32_t off, len; /* payload bytes after the (fragment) header */
-	uint16_t hlen;	   /* L2 + L3 in front of them */
+	uint16_t hlen;     /* L2 + L3 in front of them */
 	bool more;
 };
 
@@ -477,7 +477,8 @@ ep_rx_deliver(struct dp_worker *w, struct ep_worker *ws, struct ep_dp *e, struct
 	uint16_t n, const bool v6, uint64_t now, void **drop, uint16_t *nd)
 {
 	uint64_t bufs[DPSOCK_NB_CLASSES][EP_PIECE], sent[EP_PIECE];
-	unsigned int need[DPSOCK_NB_CLASSES] = {0}, got[DPSOCK_NB_CLASSES], used[DPSOCK_NB_CLASSES];
+	unsigned int need[DPSOCK_NB_CLASSES] = { 0 }, got[DPSOCK_NB_CLASSES],
+		     used[DPSOCK_NB_CLASSES];
 	int8_t cls[EP_PIECE];
 	const int meta_off = dp_mbuf_meta_offset;
 	uint64_t bytes = 0;
@@ -726,7 +727,7 @@ ep_tx_route(const struct ep_dp *e, const struct dpsock_msg *peer_msg, struct ep_
 			return DP_DROP_EP_BAD_DEST;
 		memcpy(r->dst, &peer.in6.sin6_addr, 16);
 		if (ip6_is_unspec(r->dst) || ip6_is_mcast(r->dst) ||
-			(r->dst[15] == 1 && memcmp(r->dst, (const uint8_t[15]){0}, 15) == 0))
+			(r->dst[15] == 1 && memcmp(r->dst, (const uint8_t[15]){ 0 }, 15) == 0))
 			return DP_DROP_EP_BAD_DEST;
 		r->dport = peer.in6.sin6_port;
 		fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);

@@ -35,8 +35,8 @@ struct ep_dp;
 struct ep_dp_bind {
 	bool ip6;
 	uint8_t addr[16]; /**< bound address, network order; all zero: the wildcard */
-	uint16_t port;	  /**< host order; 0: pick a free one */
-	void *region;	  /**< the endpoint region, mapped in dpfwd (dpsock_region_init() done) */
+	uint16_t port;    /**< host order; 0: pick a free one */
+	void *region;     /**< the endpoint region, mapped in dpfwd (dpsock_region_init() done) */
 	size_t size;
 	int efd; /**< the application's eventfd: written when its receive pipe sleeps */
 };
@@ -85,16 +85,16 @@ void ep_dp_fini(void);
 
 /** Datapath counters of one worker (each written only by its worker), or their sum. */
 struct ep_dp_stats {
-	uint64_t rx_msgs;	/**< datagrams put in endpoints' receive pipes */
-	uint64_t rx_bytes;	/**< their payload bytes */
-	uint64_t tx_msgs;	/**< datagrams taken from send pipes and sent */
-	uint64_t tx_bytes;	/**< their payload bytes */
-	uint64_t tx_zero_copy;	/**< of those, sent from the shared buffer without a copy */
-	uint64_t tx_frags;	/**< IP fragments made of datagrams larger than the port's MTU */
-	uint64_t wakeups;	/**< eventfd writes to applications asleep on their receive pipe */
-	uint64_t reasm_frags;	/**< fragments taken into the reassembly table */
-	uint64_t reasm_done;	/**< datagrams reassembled */
-	uint64_t reasm_held;	/**< mbufs the table holds now (a gauge; summed over workers) */
+	uint64_t rx_msgs;      /**< datagrams put in endpoints' receive pipes */
+	uint64_t rx_bytes;     /**< their payload bytes */
+	uint64_t tx_msgs;      /**< datagrams taken from send pipes and sent */
+	uint64_t tx_bytes;     /**< their payload bytes */
+	uint64_t tx_zero_copy; /**< of those, sent from the shared buffer without a copy */
+	uint64_t tx_frags;     /**< IP fragments made of datagrams larger than the port's MTU */
+	uint64_t wakeups;      /**< eventfd writes to applications asleep on their receive pipe */
+	uint64_t reasm_frags;  /**< fragments taken into the reassembly table */
+	uint64_t reasm_done;   /**< datagrams reassembled */
+	uint64_t reasm_held;   /**< mbufs the table holds now (a gauge; summed over workers) */
 };
 
 /** Sum the counters of every worker into @p st (zeros when endpoints are off). */
@@ -105,10 +105,11 @@ struct ep_dp_info {
 	bool ip6;
 	bool wildcard;
 	uint8_t addr[16]; /**< network order */
-	uint16_t port;	  /**< host order */
+	uint16_t port;    /**< host order */
 	uint16_t worker;  /**< the worker that sends for it */
 	uint64_t tx_msgs, tx_bytes;
-	uint64_t tx_bad; /**< buffers refused: bad offset, length over the room, already in flight */
+	uint64_t
+		tx_bad; /**< buffers refused: bad offset, length over the room, already in flight */
 	uint64_t rx_msgs, rx_bytes;
 	uint64_t rx_dropped; /**< no free buffer in its receive pipe (dpfwd's own count) */
 	uint32_t inflight;   /**< zero-copy mbufs still pointing into its region */

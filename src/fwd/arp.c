@@ -159,9 +159,8 @@ dp_arp_announce(void)
 	/* announce every address: neighbors that had another MAC for it update */
 	memset(&bcast, 0xff, sizeof(bcast));
 	for (i = 0; i < dp_nb_ports; i++)
-		if (dp_ports[i].ip4 != 0 &&
-			arp_send_new(i, RTE_ARP_OP_REQUEST, &bcast, &zero,
-				rte_cpu_to_be_32(dp_ports[i].ip4)) == 0)
+		if (dp_ports[i].ip4 != 0 && arp_send_new(i, RTE_ARP_OP_REQUEST, &bcast, &zero,
+						    rte_cpu_to_be_32(dp_ports[i].ip4)) == 0)
 			n++;
 	return n;
 }

@@ -53,11 +53,11 @@ enum {
  */
 struct dp_fwd_nh {
 	struct rte_ether_hdr l2; /**< written in front of every packet sent to this hop */
-	uint16_t port;		 /**< config port index (edge DP_GRAPH_EDGE_PORT_TX(port)) */
+	uint16_t port;           /**< config port index (edge DP_GRAPH_EDGE_PORT_TX(port)) */
 	uint8_t flags;
 	uint8_t pad;
-	uint32_t gw;	   /**< IPv4, host order; 0 for on-link routes without a neighbor */
-	uint8_t gw6[16];   /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
+	uint32_t gw;     /**< IPv4, host order; 0 for on-link routes without a neighbor */
+	uint8_t gw6[16]; /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
 } __rte_aligned(64);
 
 /** An IPv4 route table: the FIB and what the control lcore knows of it. */
@@ -201,8 +201,8 @@ dp_fwd_ip4_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
 	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
 	/* TTL, protocol and checksum are one 32-bit word: one load, one store */
 	memcpy(&w32, &ip->time_to_live, sizeof(w32));
-	w32 = (((w32 & 0xffff) - 1) & 0xffff) |
-		(uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16)) << 16;
+	w32 = (((w32 & 0xffff) - 1) & 0xffff) | (uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16))
+							<< 16;
 	memcpy(&ip->time_to_live, &w32, sizeof(w32));
 }
 
@@ -287,16 +287,14 @@ int dp_fwd_fib4_add(struct dp_fwd_fib4 *t, uint32_t prefix, uint8_t plen, uint32
  * and connected subnet, static neighbors, routes (creating their next hops).
  * @return 0 or -errno with "file:line: ..." in @p err.
  */
-int dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err,
-	size_t errlen);
+int dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen);
 
 /**
  * dp_fwd_fib4_size(), dp_fwd_fib4_create() and dp_fwd_fib4_fill() for @p cfg
  * into @p t; nothing is left in @p t on failure.
  * @return 0 or -errno with "file:line: ..." in @p err.
  */
-int dp_fwd_fib4_build(const struct dp_config *cfg, struct dp_fwd_fib4 *t, char *err,
-	size_t errlen);
+int dp_fwd_fib4_build(const struct dp_config *cfg, struct dp_fwd_fib4 *t, char *err, size_t errlen);
 
 /** Free the FIB of @p t (NULL is fine) and zero @p t. */
 void dp_fwd_fib4_free(struct dp_fwd_fib4 *t);

@@ -48,7 +48,7 @@
 /** The IPv6 addresses of one port. */
 struct dp_fwd6_port {
 	uint8_t global[16]; /**< [portN] ip6; :: when none */
-	uint8_t ll[16];	    /**< fe80::/64 + modified EUI-64 of the port's MAC */
+	uint8_t ll[16];     /**< fe80::/64 + modified EUI-64 of the port's MAC */
 	bool has_global;
 	uint8_t pfxlen;
 };

@@ -48,7 +48,7 @@ enum {
 	DP_ICMP4_EXC_TTL = 0, /**< code: TTL expired in transit (RFC 1812 5.3.1) */
 };
 
-#define DP_ICMP4_RATE_DEFAULT 1000 /**< errors per second per worker */
+#define DP_ICMP4_RATE_DEFAULT  1000 /**< errors per second per worker */
 #define DP_ICMP4_BURST_DEFAULT 50
 
 /** Counters summed over workers (each written only by its worker). */

@@ -29,8 +29,8 @@
  * cycles with 20-byte keys) */
 struct dp_neigh_key {
 	uint8_t addr[16]; /**< IPv4: the first 4 bytes, network order, rest zero */
-	uint16_t port;	  /**< config port index */
-	uint8_t family;	  /**< 4 or 6 */
+	uint16_t port;    /**< config port index */
+	uint8_t family;   /**< 4 or 6 */
 	uint8_t pad[13];
 };
 _Static_assert(sizeof(struct dp_neigh_key) == 32, "dp_neigh_key: a vector-compared size");
@@ -42,7 +42,7 @@ extern struct rte_hash *dp_neigh_hash;
 static inline int32_t
 dp_neigh_find4(uint32_t ip_be, uint16_t port)
 {
-	struct dp_neigh_key k = {.port = port, .family = 4};
+	struct dp_neigh_key k = { .port = port, .family = 4 };
 	void *data;
 
 	memcpy(k.addr, &ip_be, 4);
@@ -85,7 +85,7 @@ dp_neigh_find4_bulk(const uint32_t *ip_be, const uint16_t *port, unsigned int n,
 static inline int32_t
 dp_neigh_find6(const uint8_t addr[16], uint16_t port)
 {
-	struct dp_neigh_key k = {.port = port, .family = 6};
+	struct dp_neigh_key k = { .port = port, .family = 6 };
 	void *data;
 
 	memcpy(k.addr, addr, 16);

@@ -40,8 +40,8 @@ dp_fwd_nh_alloc(uint16_t port, bool ip6)
 	nh->l2.ether_type = ip6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	/* the entry is whole before a worker can find its index (in the lpm or the
 	 * neighbor hash, both written after this returns) */
-	__atomic_store_n(&nh->flags, DP_FWD_NH_F_VALID | (ip6 ? DP_FWD_NH_F_IP6 : 0),
-		__ATOMIC_RELEASE);
+	__atomic_store_n(
+		&nh->flags, DP_FWD_NH_F_VALID | (ip6 ? DP_FWD_NH_F_IP6 : 0), __ATOMIC_RELEASE);
 	dp_fwd.nb_nh++;
 	return (int32_t)idx;
 }
@@ -92,7 +92,7 @@ static bool
 tbl8_first_in_24(struct rte_rib *rib, uint32_t prefix, uint8_t plen)
 {
 	return plen > 24 &&
-		rte_rib_get_nxt(rib, prefix & 0xffffff00u, 24, NULL, RTE_RIB_GET_NXT_COVER) == NULL;
+	       rte_rib_get_nxt(rib, prefix & 0xffffff00u, 24, NULL, RTE_RIB_GET_NXT_COVER) == NULL;
 }
 
 void
@@ -273,8 +273,8 @@ fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_
 			/* without a gateway: on-link, to the neighbor of each destination */
 			rc = dp_fwd_route4_nh(&cfg->routes[i], &idx);
 			if (rc == 0)
-				rc = dp_fwd_fib4_add(t, cfg->routes[i].prefix, cfg->routes[i].plen,
-					idx);
+				rc = dp_fwd_fib4_add(
+					t, cfg->routes[i].prefix, cfg->routes[i].plen, idx);
 		}
 		return rc < 0 ? route_err(&cfg->routes[i - 1], rc, err, errlen) : 0;
 	}
@@ -352,8 +352,7 @@ static void
 size_where(const struct dp_config *cfg, char *buf, size_t len)
 {
 	if (cfg->routes_size_loc.file != NULL)
-		snprintf(buf, len, "%s:%d: ", cfg->routes_size_loc.file,
-			cfg->routes_size_loc.line);
+		snprintf(buf, len, "%s:%d: ", cfg->routes_size_loc.file, cfg->routes_size_loc.line);
 	else
 		snprintf(buf, len, "%s: ", cfg->path);
 }
@@ -395,8 +394,8 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 	dp_fwd.max_nh = 1 + 2 * DP_PORT_MAX + cfg->nb_neighs + cfg->neigh_max;
 	if (dp_fwd.max_nh > (1u << 24))
 		dp_fwd.max_nh = 1u << 24; /* well below DP_FWD_NO_ROUTE */
-	dp_fwd.nh = rte_zmalloc("dp_fwd_nh", sizeof(*dp_fwd.nh) * dp_fwd.max_nh,
-		RTE_CACHE_LINE_SIZE);
+	dp_fwd.nh =
+		rte_zmalloc("dp_fwd_nh", sizeof(*dp_fwd.nh) * dp_fwd.max_nh, RTE_CACHE_LINE_SIZE);
 	if (dp_fwd.nh == NULL) {
 		snprintf(err, errlen, "out of memory for %u next hops", dp_fwd.max_nh);
 		rc = -ENOMEM;
@@ -453,8 +452,8 @@ fwd_fill(void *arg)
 		dp_config_ip4_str(nh->gw, gw, sizeof(gw));
 		rte_ether_format_addr(mac, sizeof(mac), &nh->l2.dst_addr);
 		json_array_append_new(nhs,
-			json_pack("{s:i, s:s, s:i, s:b, s:b, s:s}", "index", (int)i, "gateway",
-				gw, "port", nh->port, "local", !!(nh->flags & DP_FWD_NH_F_LOCAL),
+			json_pack("{s:i, s:s, s:i, s:b, s:b, s:s}", "index", (int)i, "gateway", gw,
+				"port", nh->port, "local", !!(nh->flags & DP_FWD_NH_F_LOCAL),
 				"resolved", !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
 	}
 	return json_pack("{s:I, s:I, s:o}", "ip4_routes", (json_int_t)dp_fwd.ip4.nb_routes,

@@ -201,7 +201,8 @@ fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 	rules += cfg->nb_routes6;
 	fib = fib6_new(rules, tbl8);
 	if (fib == NULL)
-		snprintf(err, errlen, "out of memory for %u IPv6 routes (fib6, %" PRIu64 " tables): %s",
+		snprintf(err, errlen,
+			"out of memory for %u IPv6 routes (fib6, %" PRIu64 " tables): %s",
 			cfg->nb_routes6, RTE_MIN(tbl8, UINT64_C(1) << 20), rte_strerror(rte_errno));
 	return fib;
 }
@@ -249,13 +250,14 @@ dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_r
 		if (rc == 0 && p->has_global) {
 			memcpy(pfx, p->global, 16);
 			for (k = p->pfxlen; k < 128; k++)
-				pfx[k / 8] &= (uint8_t)~(0x80 >> (k % 8));
+				pfx[k / 8] &= (uint8_t) ~(0x80 >> (k % 8));
 			rc = route6_add(fib, &nb, pfx, p->pfxlen, idx);
 			if (rc == 0)
 				rc = route6_add(fib, &nb, p->global, 128, DP_FWD_NH_LOCAL);
 		}
 		if (rc < 0) {
-			snprintf(err, errlen, "%s:%d: cannot add routes for port%u's IPv6 address: %s",
+			snprintf(err, errlen,
+				"%s:%d: cannot add routes for port%u's IPv6 address: %s",
 				cp->loc.file, cp->loc.line, i, why_str(rc));
 			goto fail;
 		}
@@ -288,8 +290,9 @@ dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_r
 			rc = route6_add(fib, &nb, r->prefix, r->plen, idx);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %u: %s",
-				r->loc.file, r->loc.line, dp_config_ip6_str(r->prefix, a, sizeof(a)),
-				r->plen, r->has_gw ? " via " : "",
+				r->loc.file, r->loc.line,
+				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen,
+				r->has_gw ? " via " : "",
 				r->has_gw ? dp_config_ip6_str(r->gw, b, sizeof(b)) : "", r->port,
 				why_str(rc));
 			goto fail;
@@ -322,7 +325,8 @@ dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
 	}
 	dp_icmp6_ratelimit_set(cfg->icmp_rate, cfg->icmp_burst);
 	if (!config_has_ip6(cfg)) {
-		DP_LOG(INFO, fwd, "IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
+		DP_LOG(INFO, fwd,
+			"IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
 		return 0;
 	}
 	rc = dp_fwd6_build(cfg, &dp_fwd6.fib, &dp_fwd6.nb_routes, err, errlen);
@@ -337,9 +341,8 @@ fail:
 
 /* Every route of @p rib, ::/0 first (rte_rib6_get_nxt() under ::/0 gives all the others). */
 static int
-rib6_foreach(struct rte_rib6 *rib, int (*fn)(const uint8_t *ip, uint8_t plen, uint64_t nh,
-					   void *arg),
-	void *arg)
+rib6_foreach(struct rte_rib6 *rib,
+	int (*fn)(const uint8_t *ip, uint8_t plen, uint64_t nh, void *arg), void *arg)
 {
 	static const uint8_t zero[16];
 	struct rte_rib6_node *n = rte_rib6_lookup_exact(rib, zero, 0);
@@ -396,7 +399,7 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 	uint32_t *nb_routes, char *err, size_t errlen)
 {
 	struct rte_fib6 *live = dp_fwd6.fib;
-	struct fib6_copy c = {0};
+	struct fib6_copy c = { 0 };
 	struct rte_rib6 *rib;
 	char a[64];
 	uint64_t old_nh;
@@ -405,8 +408,9 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 	int rc;
 
 	if (live == NULL) {
-		snprintf(err, errlen, "IPv6 is off (no ip6 address, IPv6 route or neighbor in the "
-				      "config): add one and restart");
+		snprintf(err, errlen,
+			"IPv6 is off (no ip6 address, IPv6 route or neighbor in the "
+			"config): add one and restart");
 		return -EINVAL;
 	}
 	rib = rte_fib6_get_rib(live);
@@ -414,8 +418,8 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 		struct rte_rib6_node *n = rte_rib6_lookup_exact(rib, r->prefix, r->plen);
 
 		if (n == NULL) {
-			snprintf(err, errlen, "no route %s/%u", dp_config_ip6_str(r->prefix, a,
-								 sizeof(a)), r->plen);
+			snprintf(err, errlen, "no route %s/%u",
+				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
 			return -ENOENT;
 		}
 		rte_rib6_get_nh(n, &old_nh);
@@ -429,7 +433,8 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 	} else if (r->has_gw) {
 		nh = dp_neigh_get(6, r->gw, r->port, true);
 		if (nh < 0) {
-			snprintf(err, errlen, "no room for the gateway's neighbor: %s", why_str(nh));
+			snprintf(
+				err, errlen, "no room for the gateway's neighbor: %s", why_str(nh));
 			return nh;
 		}
 		idx = (uint32_t)nh;
@@ -488,9 +493,9 @@ fwd6_fill(void *arg)
 		dp_config_ip6_str(p->ll, ll, sizeof(ll));
 		dp_config_ip6_str(p->global, addr, sizeof(addr));
 		snprintf(gl, sizeof(gl), "%s/%u", addr, p->pfxlen);
-		json_array_append_new(ports, json_pack("{s:i, s:s, s:o}", "port", i, "link_local",
-						     ll, "global",
-						     p->has_global ? json_string(gl) : json_null()));
+		json_array_append_new(
+			ports, json_pack("{s:i, s:s, s:o}", "port", i, "link_local", ll, "global",
+				       p->has_global ? json_string(gl) : json_null()));
 	}
 	dp_icmp6_stats_get(&ic);
 	dp_nd_stats_get(&nd);

@@ -27,18 +27,18 @@
 
 _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "address classes read little-endian words");
 
-#define IP6_HLEN ((uint32_t)sizeof(struct rte_ipv6_hdr))
+#define IP6_HLEN     ((uint32_t)sizeof(struct rte_ipv6_hdr))
 #define IP6_ETH_HLEN (RTE_ETHER_HDR_LEN + IP6_HLEN) /* 54 */
 
-#define ICMP6_ECHO_REQUEST 128
-#define ICMP6_ECHO_REPLY 129
-#define ICMP6_DST_UNREACH 1
+#define ICMP6_ECHO_REQUEST        128
+#define ICMP6_ECHO_REPLY          129
+#define ICMP6_DST_UNREACH         1
 #define ICMP6_DST_UNREACH_NOROUTE 0
-#define ICMP6_TIME_EXCEEDED 3
+#define ICMP6_TIME_EXCEEDED       3
 #define ICMP6_TIME_EXCEED_TRANSIT 0
-#define ICMP6_ND_NS 135
-#define ICMP6_ND_NA 136
-#define ICMP6_ND_HOP_LIMIT 255 /* RFC 4861 7.1: a neighbor cannot be behind a router */
+#define ICMP6_ND_NS               135
+#define ICMP6_ND_NA               136
+#define ICMP6_ND_HOP_LIMIT        255 /* RFC 4861 7.1: a neighbor cannot be behind a router */
 
 /** The 4-byte ICMPv6 header (RFC 4443 2.1) and the 4 bytes every message has after it. */
 struct icmp6_hdr {
@@ -118,7 +118,7 @@ ip6_is_unspec(const uint8_t *a)
 static inline void
 ip6_solicited_node(const uint8_t *a, uint8_t out[16])
 {
-	static const uint8_t pfx[13] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff};
+	static const uint8_t pfx[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff };
 
 	memcpy(out, pfx, sizeof(pfx));
 	memcpy(out + 13, a + 13, 3);
@@ -132,8 +132,8 @@ ip6_solicited_node(const uint8_t *a, uint8_t out[16])
 static inline bool
 ip6_is_our_group(const uint8_t *a, uint16_t port)
 {
-	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 0x01};
-	static const uint8_t sn_pfx[13] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff};
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	static const uint8_t sn_pfx[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff };
 	const struct dp_fwd6_port *p;
 
 	if (memcmp(a, all_nodes, 16) == 0)
@@ -142,7 +142,7 @@ ip6_is_our_group(const uint8_t *a, uint16_t port)
 		return false;
 	p = &dp_fwd6.port[port];
 	return memcmp(a + 13, p->ll + 13, 3) == 0 ||
-		(p->has_global && memcmp(a + 13, p->global + 13, 3) == 0);
+	       (p->has_global && memcmp(a + 13, p->global + 13, 3) == 0);
 }
 
 /** The Ethernet address of IPv6 multicast group @p a: 33:33 + its last 32 bits (RFC 2464 7). */
@@ -227,8 +227,8 @@ icmp6_cksum_set(struct rte_mbuf *m, struct rte_ipv6_hdr *ip, struct icmp6_hdr *i
 	if (likely(m->nb_segs == 1))
 		icmp->cksum = rte_ipv6_udptcp_cksum(ip, icmp);
 	else
-		icmp->cksum = rte_ipv6_udptcp_cksum_mbuf(m, ip,
-			(uint16_t)((uint8_t *)icmp - rte_pktmbuf_mtod(m, uint8_t *)));
+		icmp->cksum = rte_ipv6_udptcp_cksum_mbuf(
+			m, ip, (uint16_t)((uint8_t *)icmp - rte_pktmbuf_mtod(m, uint8_t *)));
 }
 
 /** Make @p m exactly @p len bytes long (@p len <= pkt_len), freeing segments past it. */

@@ -88,10 +88,9 @@ icmp4_fill(void *arg)
 
 	RTE_SET_USED(arg);
 	dp_icmp4_stats_get(&st);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "echo_replies",
-		(json_int_t)st.echo_replies, "errors", (json_int_t)st.errors, "errors_sent",
-		(json_int_t)st.errors_sent, "rate", (json_int_t)icmp4_params.rate, "burst",
-		(json_int_t)icmp4_params.burst);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "echo_replies", (json_int_t)st.echo_replies,
+		"errors", (json_int_t)st.errors, "errors_sent", (json_int_t)st.errors_sent, "rate",
+		(json_int_t)icmp4_params.rate, "burst", (json_int_t)icmp4_params.burst);
 }
 
 int

@@ -50,7 +50,7 @@ enum icmp4_error_next {
 };
 
 /* the headers in front of the quote: IPv4 and ICMP, 28 bytes */
-#define ICMP4_ERR_HDRS ((uint16_t)(sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr)))
+#define ICMP4_ERR_HDRS  ((uint16_t)(sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr)))
 #define ICMP4_QUOTE_MAX (DP_ICMP4_ERR_MAX_LEN - ICMP4_ERR_HDRS)
 
 /* RFC 1812 4.3.2.5: precedence 6 (internetwork control), other TOS bits 0 */
@@ -84,8 +84,8 @@ icmp4_ratelimit_take(struct icmp4_worker *st)
 	const uint64_t now = rte_rdtsc();
 
 	if (unlikely(st->tb_gen != gen)) {
-		dp_tbucket_init(&st->tb, icmp4_params.rate, icmp4_params.burst, rte_get_tsc_hz(),
-			now);
+		dp_tbucket_init(
+			&st->tb, icmp4_params.rate, icmp4_params.burst, rte_get_tsc_hz(), now);
 		st->tb_gen = gen;
 	}
 	return dp_tbucket_take(&st->tb, now);
@@ -165,8 +165,8 @@ icmp4_error_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m
 	icmp->icmp_ident = 0;
 	icmp->icmp_seq_nb = 0;
 	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, sizeof(*icmp) + quote);
-	icmp4_ip_hdr_write(ip, ICMP4_ERR_TOS, (uint16_t)(ICMP4_ERR_HDRS + quote), st->ip_id++,
-		src_be, dst_be);
+	icmp4_ip_hdr_write(
+		ip, ICMP4_ERR_TOS, (uint16_t)(ICMP4_ERR_HDRS + quote), st->ip_id++, src_be, dst_be);
 	icmp4_eth_prepare(m);
 	icmp4_mbuf_set_len(m, (uint16_t)(RTE_ETHER_HDR_LEN + ICMP4_ERR_HDRS + quote));
 	meta->nh = nh;
@@ -179,8 +179,7 @@ drop:
 
 /* Every object entered the graph as one received packet: never more than a burst. */
 static uint16_t
-icmp4_error_process(struct rte_graph *graph, struct rte_node *node, void **objs,
-	uint16_t nb_objs)
+icmp4_error_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
 	const struct dp_node_ctx *ctx = (const struct dp_node_ctx *)node->ctx;
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;

@@ -28,7 +28,7 @@
 struct icmp4_worker {
 	struct dp_tbucket tb; /**< errors allowed */
 	uint32_t tb_gen;      /**< icmp4_params.gen the bucket was set from */
-	uint16_t ip_id;	      /**< identification of the next packet originated */
+	uint16_t ip_id;       /**< identification of the next packet originated */
 	uint64_t echo_replies;
 	uint64_t errors;
 	uint64_t errors_sent;

@@ -41,9 +41,9 @@ enum icmp6_error_next {
 	ICMP6_ERROR_NEXT_MAX,
 };
 
-#define ICMP6_ERR_HLEN (IP6_HLEN + sizeof(struct icmp6_hdr)) /* what is prepended: 48 */
+#define ICMP6_ERR_HLEN      (IP6_HLEN + sizeof(struct icmp6_hdr))   /* what is prepended: 48 */
 #define ICMP6_ERR_QUOTE_MAX (DP_ICMP6_ERR_MAX_LEN - ICMP6_ERR_HLEN) /* 1232 */
-#define EXT_HDR_MAX 8 /* extension headers walked at most */
+#define EXT_HDR_MAX         8 /* extension headers walked at most */
 
 /*
  * May an error be sent about this packet? Walks the extension headers (RFC
@@ -54,8 +54,8 @@ static bool
 icmp6_err_allowed(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 {
 	const uint8_t *base = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t end = RTE_MIN((uint32_t)m->data_len,
-		IP6_ETH_HLEN + rte_be_to_cpu_16(ip->payload_len));
+	const uint32_t end =
+		RTE_MIN((uint32_t)m->data_len, IP6_ETH_HLEN + rte_be_to_cpu_16(ip->payload_len));
 	uint32_t off = IP6_ETH_HLEN;
 	int nxt = ip->proto;
 	unsigned int k;
@@ -175,8 +175,8 @@ icmp6_error_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	gen = __atomic_load_n(&icmp6_params.gen, __ATOMIC_ACQUIRE);
 	if (unlikely(st->tb_gen != gen)) {
 		st->tb_gen = gen;
-		dp_tbucket_init(&st->tb, icmp6_params.rate, icmp6_params.burst, rte_get_tsc_hz(),
-			now);
+		dp_tbucket_init(
+			&st->tb, icmp6_params.rate, icmp6_params.burst, rte_get_tsc_hz(), now);
 	}
 	for (i = 0; i < nb_objs; i++)
 		next[i] = icmp6_error_one(ctx->w, st, pkts[i], meta_off, now);

@@ -58,7 +58,6 @@ enum ip4_fwd_next {
 	IP4_FWD_NEXT_MAX,
 };
 
-
 /* RFC 1812 5.3.7 and RFC 6890: never forwarded (multicast: no multicast routing here).
  * By first octet: 0/8, 127/8, 224/4 and 240/4. */
 static const bool ip4_martian_octet[256] = {
@@ -165,10 +164,11 @@ ip4_fast(const bool cksum_check, const struct rte_mbuf *m, uint32_t *dst)
 	/* short-circuit: each test is a well-predicted branch, cheaper than a
 	 * setcc; the first octets are the low bytes of the addresses as loaded */
 	ok = ip[0] == 0x45 && tlen >= sizeof(struct rte_ipv4_hdr) && (int32_t)tlen <= avail &&
-		ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip[8] > 1 &&
-		!(ip4_martian_octet[s & 0xff] | ip4_martian_octet[d & 0xff]);
+	     ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && ip[8] > 1 &&
+	     !(ip4_martian_octet[s & 0xff] | ip4_martian_octet[d & 0xff]);
 	if (cksum_check)
-		ok = ok && (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD || dp_cksum_ip4_hdr_sum(ip, 5) == 0xffff);
+		ok = ok &&
+		     (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD || dp_cksum_ip4_hdr_sum(ip, 5) == 0xffff);
 	return ok;
 }
 
@@ -222,8 +222,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 
 		/* forwarded: neither LOCAL (0) nor NO_ROUTE, in one compare */
 		if (unlikely(!ok[i] || h - 1 >= NO_ROUTE - 1)) {
-			const rte_edge_t e = ip4_fwd_other(w, m, ok[i], hop[i], dst[i], unsure,
-				cksum_check, meta_off);
+			const rte_edge_t e = ip4_fwd_other(
+				w, m, ok[i], hop[i], dst[i], unsure, cksum_check, meta_off);
 
 			if (e != IP4_FWD_NEXT_OUTPUT) {
 				other[nb_other] = m;

@@ -126,8 +126,9 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 		const uint16_t port = rte_be_to_cpu_16(udp->dst_port);
 
 		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp4, port))
-			return dp_fwd_local_udp_wanted(dp_fwd_local_ep4, port) ? IP4_LOCAL_NEXT_ENDPOINT
-									       : IP4_LOCAL_NEXT_RELAY;
+			return dp_fwd_local_udp_wanted(dp_fwd_local_ep4, port)
+				       ? IP4_LOCAL_NEXT_ENDPOINT
+				       : IP4_LOCAL_NEXT_RELAY;
 		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
 	}
 	default:

@@ -34,8 +34,8 @@ _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGE
 
 /* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
 static __rte_noinline rte_edge_t
-ip4_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m,
-	uint32_t idx)
+ip4_output_unresolved(
+	const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m, uint32_t idx)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
@@ -88,8 +88,8 @@ ip4_output_onlink(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbu
 		c = RTE_MIN(n - base, DP_NEIGH_BULK);
 		for (i = 0; i < c; i++) {
 			struct rte_mbuf *m = pkts[idx[base + i]];
-			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
-				const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+				m, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 
 			memcpy(&dst[i], &ip->dst_addr, sizeof(dst[i]));
 			port[i] = nh_table[dp_mbuf_meta(m, meta_off)->nh].port;
@@ -99,9 +99,10 @@ ip4_output_onlink(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbu
 			const uint16_t k = idx[base + i];
 			const struct dp_fwd_nh *nh = found[i] >= 0 ? &nh_table[found[i]] : NULL;
 
-			if (nh != NULL &&
-				(__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED)) {
-				dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(pkts[k], struct rte_ether_hdr *));
+			if (nh != NULL && (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) &
+						  DP_FWD_NH_F_RESOLVED)) {
+				dp_fwd_ip4_rewrite(
+					nh, rte_pktmbuf_mtod(pkts[k], struct rte_ether_hdr *));
 				next[k] = DP_GRAPH_EDGE_PORT_TX(nh->port);
 			} else {
 				next[k] = ip4_output_unresolved(nh_table, meta_off, pkts[k],

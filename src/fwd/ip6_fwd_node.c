@@ -49,8 +49,8 @@ enum ip6_fwd_next {
 
 /* Ask icmp6_error for an error about @p m; the packet itself is a drop (@p why). */
 static __rte_always_inline rte_edge_t
-ip6_fwd_icmp(struct dp_worker *w, struct dp_mbuf_meta *meta, enum dp_drop_reason why,
-	uint8_t type, uint8_t code)
+ip6_fwd_icmp(struct dp_worker *w, struct dp_mbuf_meta *meta, enum dp_drop_reason why, uint8_t type,
+	uint8_t code)
 {
 	w->stats.drops[why]++;
 	meta->icmp_type = type;
@@ -156,8 +156,8 @@ ip6_fast(const struct rte_mbuf *m, uint8_t dst[16])
 	memcpy(dst + 8, &dlo, 8);
 	/* short-circuit: each test is a well-predicted branch */
 	return m->data_len >= IP6_ETH_HLEN && (ip[0] >> 4) == 6 &&
-		(int32_t)rte_be_to_cpu_16(plen) <= avail && ip[6] != IPPROTO_HOPOPTS && ip[7] > 1 &&
-		(eth[0] & 1) == 0 && !(ip6_w_special(shi, slo) | ip6_w_special(dhi, dlo));
+	       (int32_t)rte_be_to_cpu_16(plen) <= avail && ip[6] != IPPROTO_HOPOPTS && ip[7] > 1 &&
+	       (eth[0] & 1) == 0 && !(ip6_w_special(shi, slo) | ip6_w_special(dhi, dlo));
 }
 
 static uint16_t
@@ -207,7 +207,7 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			other_next[nb_other++] = e;
 			continue;
 		}
-forward:
+	forward:
 		nh = &dp_fwd.nh[h];
 		if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
 			/* held or punted by ip6_output until the neighbor answers */

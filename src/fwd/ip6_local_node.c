@@ -90,7 +90,8 @@ ip6_echo_reply(struct icmp6_worker *st, struct rte_mbuf *m, struct rte_ipv6_hdr 
 static rte_edge_t
 ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, int meta_off)
 {
-	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 	struct icmp6_hdr *icmp = (struct icmp6_hdr *)(ip + 1);
 	const uint16_t plen = rte_be_to_cpu_16(ip->payload_len);
 	enum dp_drop_reason why;
@@ -108,8 +109,9 @@ ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, 
 			rte_be_to_cpu_16(((const struct rte_udp_hdr *)(ip + 1))->dst_port);
 
 		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp6, port))
-			return dp_fwd_local_udp_wanted(dp_fwd_local_ep6, port) ? IP6_LOCAL_NEXT_ENDPOINT
-									       : IP6_LOCAL_NEXT_RELAY;
+			return dp_fwd_local_udp_wanted(dp_fwd_local_ep6, port)
+				       ? IP6_LOCAL_NEXT_ENDPOINT
+				       : IP6_LOCAL_NEXT_RELAY;
 	}
 	/* a fragment (RFC 8200 4.5): endpoint6_rx reassembles when endpoints are on */
 	if (ip->proto == IPPROTO_FRAGMENT && dp_fwd_local_reasm)

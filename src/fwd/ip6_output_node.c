@@ -36,8 +36,8 @@ _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGE
 
 /* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
 static __rte_noinline rte_edge_t
-ip6_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m,
-	uint32_t idx)
+ip6_output_unresolved(
+	const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m, uint32_t idx)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);

@@ -38,9 +38,9 @@
 #define ND_OPT_SLLA 1
 #define ND_OPT_TLLA 2
 
-#define ND_NA_F_ROUTER RTE_BE32(UINT32_C(0x80000000))
+#define ND_NA_F_ROUTER    RTE_BE32(UINT32_C(0x80000000))
 #define ND_NA_F_SOLICITED RTE_BE32(UINT32_C(0x40000000))
-#define ND_NA_F_OVERRIDE RTE_BE32(UINT32_C(0x20000000))
+#define ND_NA_F_OVERRIDE  RTE_BE32(UINT32_C(0x20000000))
 
 /** NS and NA without options (RFC 4861 4.3, 4.4). */
 struct nd_msg {
@@ -75,9 +75,8 @@ dp_nd_stats_get(struct dp_nd_stats *st)
  * the option carrying the port's MAC, the checksum.
  */
 static void
-nd_fill(struct rte_mbuf *m, uint16_t port, const struct rte_ether_addr *eth_dst,
-	const uint8_t *src, const uint8_t *dst, uint8_t type, rte_be32_t flags,
-	const uint8_t *target)
+nd_fill(struct rte_mbuf *m, uint16_t port, const struct rte_ether_addr *eth_dst, const uint8_t *src,
+	const uint8_t *dst, uint8_t type, rte_be32_t flags, const uint8_t *target)
 {
 	struct rte_ether_hdr *eth;
 	struct rte_ipv6_hdr *ip;
@@ -138,8 +137,7 @@ nd_solicit(uint32_t idx, bool unicast)
 		ip6_solicited_node(nh->gw6, dst);
 		ip6_mcast_mac(dst, &mac);
 	}
-	nd_fill(m, nh->port, &mac, ip6_src_for(nh->port, nh->gw6), dst, ICMP6_ND_NS, 0,
-		nh->gw6);
+	nd_fill(m, nh->port, &mac, ip6_src_for(nh->port, nh->gw6), dst, ICMP6_ND_NS, 0, nh->gw6);
 	nd_stats.ns_out++;
 	dp_ctl_send(m, nh->port);
 }
@@ -167,7 +165,7 @@ static void
 on_ns(struct rte_mbuf *m, uint16_t port, struct rte_ipv6_hdr *ip, struct nd_msg *ns,
 	const struct rte_ether_addr *slla)
 {
-	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 0x01};
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const bool dad = ip6_is_unspec(ip->src_addr);
 	struct rte_ether_addr to;
@@ -253,7 +251,8 @@ free:
 static void
 on_nd(struct rte_mbuf *m, uint16_t worker, void *arg)
 {
-	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 	struct nd_msg *nd = (struct nd_msg *)(ip + 1);
 	const struct rte_ether_addr *lla;
 	uint16_t port = dp_port_index[m->port];
@@ -288,7 +287,7 @@ on_nd(struct rte_mbuf *m, uint16_t worker, void *arg)
 static void
 nd_mcast_join(uint16_t port)
 {
-	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 0x01};
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	const struct dp_fwd6_port *p = &dp_fwd6.port[port];
 	const uint16_t id = dp_ports[port].port_id;
 	struct rte_ether_addr macs[3];

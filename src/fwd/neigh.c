@@ -62,7 +62,7 @@ static const char *const state_names[] = {
 struct neigh {
 	uint8_t state;
 	uint8_t family;
-	uint8_t probes;	  /* solicitations sent in this state */
+	uint8_t probes; /* solicitations sent in this state */
 	uint8_t nb_hold;
 	uint64_t timer_ms; /* when the state's timer fires */
 	uint64_t updated_ms;
@@ -251,7 +251,7 @@ dp_neigh_learn(int family, const uint8_t *addr, uint16_t port, const struct rte_
 	if (n->state == NS_PERMANENT)
 		return;
 	changed = !(nh->flags & DP_FWD_NH_F_RESOLVED) ||
-		!rte_is_same_ether_addr(&nh->l2.dst_addr, mac);
+		  !rte_is_same_ether_addr(&nh->l2.dst_addr, mac);
 	stats.learned++;
 	if (changed)
 		nh_set_resolved(nh, mac);
@@ -285,7 +285,8 @@ neigh_of_connected4(struct rte_mbuf *m, const struct dp_fwd_nh *c)
 		uint32_t host = ~(~0u << (32 - p->ip4_plen));
 
 		/* the subnet's broadcast or network address: not a neighbor (RFC 1812 5.3.5) */
-		if ((dst & ~host) == (p->ip4 & ~host) && ((dst & host) == host || (dst & host) == 0))
+		if ((dst & ~host) == (p->ip4 & ~host) &&
+			((dst & host) == host || (dst & host) == 0))
 			return -EINVAL;
 	}
 	return dp_neigh_get(4, (const uint8_t *)&ip->dst_addr, c->port, true);

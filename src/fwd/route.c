@@ -75,7 +75,7 @@
 
 #define ROUTE_CALL_TIMEOUT_MS 30000 /* a reload of a million routes takes seconds */
 
-#define NET24(a) ((a) & 0xffffff00u)
+#define NET24(a) ((a)&0xffffff00u)
 
 static struct {
 	uint64_t added, deleted, reloads, reload_errors;
@@ -422,8 +422,8 @@ do_reload(void *arg)
 	dp_config_free(&cfg);
 	route_stats.reloads++;
 	route_stats.last_reload_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
-	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 and %u IPv6 routes in %.3f s",
-		q->path, dp_fwd.ip4.nb_routes, dp_fwd6.nb_routes, route_stats.last_reload_s);
+	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 and %u IPv6 routes in %.3f s", q->path,
+		dp_fwd.ip4.nb_routes, dp_fwd6.nb_routes, route_stats.last_reload_s);
 	return 0;
 }
 
@@ -432,7 +432,7 @@ do_reload(void *arg)
 int
 dp_route_add(const char *text, char *err, size_t errlen)
 {
-	struct route_req q = {.text = text, .err = err, .errlen = errlen};
+	struct route_req q = { .text = text, .err = err, .errlen = errlen };
 
 	return dp_ctl_call(do_add, &q, ROUTE_CALL_TIMEOUT_MS);
 }
@@ -440,7 +440,7 @@ dp_route_add(const char *text, char *err, size_t errlen)
 int
 dp_route_del(const char *prefix, char *err, size_t errlen)
 {
-	struct route_req q = {.text = prefix, .err = err, .errlen = errlen};
+	struct route_req q = { .text = prefix, .err = err, .errlen = errlen };
 
 	return dp_ctl_call(do_del, &q, ROUTE_CALL_TIMEOUT_MS);
 }
@@ -448,7 +448,7 @@ dp_route_del(const char *prefix, char *err, size_t errlen)
 int
 dp_route_reload(const char *path, char *err, size_t errlen)
 {
-	struct reload_req q = {.path = path, .err = err, .errlen = errlen};
+	struct reload_req q = { .path = path, .err = err, .errlen = errlen };
 
 	return dp_ctl_call(do_reload, &q, ROUTE_CALL_TIMEOUT_MS);
 }
@@ -488,13 +488,13 @@ routes_fill(void *arg)
 {
 	RTE_SET_USED(arg);
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "ip4_routes",
-		(json_int_t)dp_fwd.ip4.nb_routes, "added", (json_int_t)route_stats.added,
-		"deleted", (json_int_t)route_stats.deleted, "reloads",
-		(json_int_t)route_stats.reloads, "reload_errors",
-		(json_int_t)route_stats.reload_errors, "copies", (json_int_t)route_stats.copies,
-		"last_reload_seconds", route_stats.last_reload_s, "last_copy_seconds",
-		route_stats.last_copy_s, "ip4_max_routes", (json_int_t)dp_fwd.ip4.max_routes,
-		"ip4_tbl8_groups", (json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_reserved",
+		(json_int_t)dp_fwd.ip4.nb_routes, "added", (json_int_t)route_stats.added, "deleted",
+		(json_int_t)route_stats.deleted, "reloads", (json_int_t)route_stats.reloads,
+		"reload_errors", (json_int_t)route_stats.reload_errors, "copies",
+		(json_int_t)route_stats.copies, "last_reload_seconds", route_stats.last_reload_s,
+		"last_copy_seconds", route_stats.last_copy_s, "ip4_max_routes",
+		(json_int_t)dp_fwd.ip4.max_routes, "ip4_tbl8_groups",
+		(json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_reserved",
 		(json_int_t)dp_fwd.ip4.tbl8_used);
 }
 
@@ -508,8 +508,8 @@ dp_route_start_cmds(const char *config_path)
 		"Add an IPv4 route. Params: 'a.b.c.d/len via a.b.c.d port N' or 'a.b.c.d/len port N'",
 		act_add);
 	if (rc == 0)
-		rc = dp_telemetry_action_register("/dpfwd/route/del",
-			"Delete an IPv4 route. Params: 'a.b.c.d/len'", act_del);
+		rc = dp_telemetry_action_register(
+			"/dpfwd/route/del", "Delete an IPv4 route. Params: 'a.b.c.d/len'", act_del);
 	if (rc == 0)
 		rc = dp_telemetry_action_register("/dpfwd/route/reload",
 			"Re-read the routes of the config file (or of the file given as params); "

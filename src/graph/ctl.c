@@ -103,7 +103,7 @@ call_poll(void)
 /* control lcore only */
 static struct {
 	uint64_t punted[DP_PUNT_MAX]; /**< handed to a handler, by kind */
-	uint64_t injected;	      /**< frames given to a worker to send */
+	uint64_t injected;            /**< frames given to a worker to send */
 	uint64_t polls;
 } ctl_stats;
 
@@ -309,10 +309,11 @@ ctl_fill(void *arg)
 
 	RTE_SET_USED(arg);
 	for (k = DP_PUNT_NONE + 1; k < DP_PUNT_MAX; k++)
-		json_object_set_new(by, punt_names[k], json_integer((json_int_t)ctl_stats.punted[k]));
+		json_object_set_new(
+			by, punt_names[k], json_integer((json_int_t)ctl_stats.punted[k]));
 	return json_pack("{s:o, s:I, s:I, s:I, s:I}", "punted", by, "injected",
-		(json_int_t)ctl_stats.injected, "polls", (json_int_t)ctl_stats.polls,
-		"unhandled", (json_int_t)dp_ctl_drops[DP_DROP_CTL_UNHANDLED], "inject_full",
+		(json_int_t)ctl_stats.injected, "polls", (json_int_t)ctl_stats.polls, "unhandled",
+		(json_int_t)dp_ctl_drops[DP_DROP_CTL_UNHANDLED], "inject_full",
 		(json_int_t)dp_ctl_drops[DP_DROP_CTL_INJECT_FULL]);
 }
 

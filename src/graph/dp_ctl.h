@@ -25,9 +25,9 @@
 /** Why a worker hands a packet to the control lcore (dp_mbuf_meta.punt). */
 enum dp_punt_kind {
 	DP_PUNT_NONE = 0,
-	DP_PUNT_ARP,	/**< an ARP frame, from eth_classify */
+	DP_PUNT_ARP,    /**< an ARP frame, from eth_classify */
 	DP_PUNT_NEIGH4, /**< IPv4 packet for next hop meta.nh, whose MAC is not known */
-	DP_PUNT_ND,	/**< ICMPv6 neighbor discovery for the router (NS, NA) */
+	DP_PUNT_ND,     /**< ICMPv6 neighbor discovery for the router (NS, NA) */
 	DP_PUNT_NEIGH6, /**< IPv6 packet for next hop meta.nh, whose MAC is not known */
 	DP_PUNT_MAX,
 };
@@ -47,8 +47,8 @@ typedef void (*dp_ctl_timer_cb_t)(uint64_t now_ms, void *arg);
 int dp_ctl_punt_register(enum dp_punt_kind kind, dp_ctl_punt_cb_t cb, void *arg);
 
 /** Run @p cb every @p period_ms from dp_ctl_poll(). @return 0, -ENOSPC, -EINVAL. */
-int dp_ctl_timer_register(const char *name, unsigned int period_ms, dp_ctl_timer_cb_t cb,
-	void *arg);
+int dp_ctl_timer_register(
+	const char *name, unsigned int period_ms, dp_ctl_timer_cb_t cb, void *arg);
 
 /**
  * Create the rings of every worker (after dp_graph_workers_create(), before

@@ -24,13 +24,13 @@
 
 /* 4 sub-buckets per power of two, values up to 2^64: 4 * 63 buckets */
 #define DP_DELAY_SUB_BITS 2
-#define DP_DELAY_BUCKETS 252
+#define DP_DELAY_BUCKETS  252
 
 struct dp_delay_hist {
 	uint64_t count;
-	uint64_t sum;	    /**< cycles */
-	uint64_t max;	    /**< cycles */
-	uint64_t prev;	    /**< the last packet's delay, for the jitter */
+	uint64_t sum;       /**< cycles */
+	uint64_t max;       /**< cycles */
+	uint64_t prev;      /**< the last packet's delay, for the jitter */
 	uint64_t jitter_16; /**< RFC 3550 J, in 1/16 cycles */
 	uint64_t bucket[DP_DELAY_BUCKETS];
 } __rte_cache_aligned;
@@ -73,8 +73,7 @@ dp_delay_stamp(struct rte_mbuf **pkts, uint16_t n, uint64_t now, int meta_off)
 
 /* @p n packets of one delay @p d: one histogram update for all of them */
 static __rte_always_inline void
-dp_delay_add_run(struct dp_delay_hist *h, uint64_t d, unsigned int n, uint64_t *sum,
-	uint64_t *max)
+dp_delay_add_run(struct dp_delay_hist *h, uint64_t d, unsigned int n, uint64_t *sum, uint64_t *max)
 {
 	h->bucket[dp_delay_bucket(d)] += n;
 	*sum += d * n;

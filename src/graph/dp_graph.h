@@ -24,9 +24,9 @@
 #include "dp_drop.h"
 #include "dp_port.h"
 
-#define DP_WORKER_MAX_RXQ 32
+#define DP_WORKER_MAX_RXQ    32
 #define DP_GRAPH_MAX_WORKERS 64
-#define DP_GRAPH_MAX_NODES 128
+#define DP_GRAPH_MAX_NODES   128
 
 /** Written only by the worker that owns it; read by the control lcore. */
 struct dp_worker_stats {
@@ -64,7 +64,7 @@ struct dp_worker {
 	uint32_t rx_full; /**< burst x RX queues: an iteration that got this many was not idle */
 	bool flush_idle;  /**< flush TX buffers after an iteration under rx_full */
 	bool node_stats;
-	bool delay_stats; /**< stamp at RX, histogram at TX (dp_delay.h) */
+	bool delay_stats;     /**< stamp at RX, histogram at TX (dp_delay.h) */
 	uint16_t sample_mask; /**< time the walk when (iteration & mask) == 0 */
 	bool ip4_cksum_check;
 	bool check_dst_mac;
@@ -114,8 +114,8 @@ extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
  * Edges of every node in dp_graph_tx_nodes: 0 "drop", 1 "ctl_punt" (declared in
  * the node's registration), then one per config port towards port_tx-<i>.
  */
-#define DP_GRAPH_EDGE_DROP ((rte_edge_t)0)
-#define DP_GRAPH_EDGE_PUNT ((rte_edge_t)1)
+#define DP_GRAPH_EDGE_DROP       ((rte_edge_t)0)
+#define DP_GRAPH_EDGE_PUNT       ((rte_edge_t)1)
 #define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
 /** relay4's and relay6's: after their own two (drop, ip4_output / ip6_output). */
 #define DP_GRAPH_RELAY_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))

@@ -27,10 +27,10 @@ struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 static struct dp_worker *creating;
 
 /* Nodes of every worker graph; port_tx clones are matched by pattern. */
-static const char *const graph_patterns[] = {"port_rx", "ctl_inject", "eth_classify",
-	"ip4_fwd", "ip4_local", "icmp4_error", "ip4_output", "ip6_fwd", "ip6_local", "icmp6_error",
+static const char *const graph_patterns[] = { "port_rx", "ctl_inject", "eth_classify", "ip4_fwd",
+	"ip4_local", "icmp4_error", "ip4_output", "ip6_fwd", "ip6_local", "icmp6_error",
 	"ip6_output", "ctl_punt", "port_tx-*", "drop", "relay4", "relay6", "endpoint4_rx",
-	"endpoint6_rx"};
+	"endpoint6_rx" };
 
 /*
  * Source nodes of a job that may be off: a source node is called on every walk
@@ -56,12 +56,12 @@ graph_patterns_for(const struct dp_config *cfg, const char **out)
 }
 
 const struct dp_graph_tx_node dp_graph_tx_nodes[] = {
-	{"ip4_output", DP_GRAPH_EDGE_PORT_TX(0)},
-	{"ctl_inject", DP_GRAPH_EDGE_PORT_TX(0)},
-	{"ip6_output", DP_GRAPH_EDGE_PORT_TX(0)},
-	{"relay4", DP_GRAPH_RELAY_EDGE_PORT_TX(0)},
-	{"relay6", DP_GRAPH_RELAY_EDGE_PORT_TX(0)},
-	{NULL, 0},
+	{ "ip4_output", DP_GRAPH_EDGE_PORT_TX(0) },
+	{ "ctl_inject", DP_GRAPH_EDGE_PORT_TX(0) },
+	{ "ip6_output", DP_GRAPH_EDGE_PORT_TX(0) },
+	{ "relay4", DP_GRAPH_RELAY_EDGE_PORT_TX(0) },
+	{ "relay6", DP_GRAPH_RELAY_EDGE_PORT_TX(0) },
+	{ NULL, 0 },
 };
 
 uint64_t dp_ctl_drops[DP_DROP_MAX];
@@ -114,8 +114,8 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 
 		for (p = 0; p < dp_nb_ports; p++)
 			edge_names[p] = names[p];
-		if (id == RTE_NODE_ID_INVALID ||
-			rte_node_edge_update(id, tx->base, edge_names, dp_nb_ports) != dp_nb_ports) {
+		if (id == RTE_NODE_ID_INVALID || rte_node_edge_update(id, tx->base, edge_names,
+							 dp_nb_ports) != dp_nb_ports) {
 			DP_LOG(ERR, graph, "cannot connect %s to the port_tx nodes", tx->name);
 			return -EINVAL;
 		}
@@ -208,7 +208,8 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 		 * waiting for fuller TX bursts would only add delay (a lone packet
 		 * would wait tx_drain_us); under load bursts are full and TX keeps
 		 * coalescing until the drain timer */
-		if ((w->flush_idle && w->last_rx < w->rx_full) || now - last_drain >= w->drain_tsc) {
+		if ((w->flush_idle && w->last_rx < w->rx_full) ||
+			now - last_drain >= w->drain_tsc) {
 			dp_graph_worker_flush(w);
 			last_drain = now;
 		}
@@ -330,8 +331,8 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 			if (m->lcore != w->lcore_id)
 				continue;
 			if (w->nb_rxq == DP_WORKER_MAX_RXQ) {
-				snprintf(err, errlen, "lcore %u polls more than %d queues", w->lcore_id,
-					DP_WORKER_MAX_RXQ);
+				snprintf(err, errlen, "lcore %u polls more than %d queues",
+					w->lcore_id, DP_WORKER_MAX_RXQ);
 				return -EINVAL;
 			}
 			w->rxq[w->nb_rxq].port_id = dp_ports[m->port].port_id;
@@ -341,7 +342,8 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		w->rx_full = (uint32_t)w->nb_rxq * w->burst;
 		rc = worker_add_txqs(w);
 		if (rc < 0) {
-			snprintf(err, errlen, "out of memory for TX buffers of lcore %u", w->lcore_id);
+			snprintf(err, errlen, "out of memory for TX buffers of lcore %u",
+				w->lcore_id);
 			return rc;
 		}
 		snprintf(name, sizeof(name), "worker-%u", w->lcore_id);
@@ -473,22 +475,24 @@ lcores_fill(void *arg)
 			if (st->rx_burst_hist[b] == 0)
 				continue;
 			snprintf(buf, sizeof(buf), "%u", b);
-			json_object_set_new(hist, buf, json_integer((json_int_t)st->rx_burst_hist[b]));
+			json_object_set_new(
+				hist, buf, json_integer((json_int_t)st->rx_burst_hist[b]));
 		}
 		if (w->graph != NULL)
 			rte_graph_foreach_node(count, off, w->graph, node)
 				json_object_set_new(nodes, node->name, node_json(w, node));
 		for (b = 0; b < w->nb_rxq; b++) {
-			snprintf(buf, sizeof(buf), "port%u:q%u", w->rxq[b].port_id, w->rxq[b].queue);
+			snprintf(
+				buf, sizeof(buf), "port%u:q%u", w->rxq[b].port_id, w->rxq[b].queue);
 			json_array_append_new(rxq, json_string(buf));
 		}
-		o = json_pack("{s:i, s:i, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "lcore",
-			w->lcore_id, "worker", w->index, "role", "worker", "rx_queues", rxq,
-			"rx_pkts", (json_int_t)st->rx_pkts, "tx_pkts", (json_int_t)st->tx_pkts,
-			"tx_bytes", (json_int_t)st->tx_bytes,
-			"iterations", (json_int_t)st->iterations, "busy_cycles",
-			(json_int_t)st->busy_cycles, "idle_cycles", (json_int_t)st->idle_cycles,
-			"empty_polls", (json_int_t)st->empty_polls, "cycles_per_pkt",
+		o = json_pack("{s:i, s:i, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"lcore", w->lcore_id, "worker", w->index, "role", "worker", "rx_queues",
+			rxq, "rx_pkts", (json_int_t)st->rx_pkts, "tx_pkts", (json_int_t)st->tx_pkts,
+			"tx_bytes", (json_int_t)st->tx_bytes, "iterations",
+			(json_int_t)st->iterations, "busy_cycles", (json_int_t)st->busy_cycles,
+			"idle_cycles", (json_int_t)st->idle_cycles, "empty_polls",
+			(json_int_t)st->empty_polls, "cycles_per_pkt",
 			st->rx_pkts ? json_real((double)st->busy_cycles / (double)st->rx_pkts)
 				    : json_null());
 		if (o == NULL)
@@ -518,8 +522,8 @@ lcores_fill(void *arg)
 static void
 add_u64(json_t *o, const char *key, uint64_t v)
 {
-	json_object_set_new(o, key,
-		json_integer(json_integer_value(json_object_get(o, key)) + (json_int_t)v));
+	json_object_set_new(
+		o, key, json_integer(json_integer_value(json_object_get(o, key)) + (json_int_t)v));
 }
 
 /* Per node name, summed over workers. */
@@ -542,7 +546,8 @@ nodes_fill(void *arg)
 		if (w->graph == NULL)
 			continue;
 		stats |= w->node_stats;
-		rte_graph_foreach_node(count, off, w->graph, node) {
+		rte_graph_foreach_node(count, off, w->graph, node)
+		{
 			o = json_object_get(sum, node->name);
 			if (o == NULL) {
 				o = json_object();
@@ -555,7 +560,8 @@ nodes_fill(void *arg)
 				node->id < DP_GRAPH_MAX_NODES ? w->timed_objs[node->id] : 0);
 		}
 	}
-	json_object_foreach(sum, name, o) {
+	json_object_foreach(sum, name, o)
+	{
 		uint64_t calls = json_integer_value(json_object_get(o, "calls"));
 		uint64_t pkts = json_integer_value(json_object_get(o, "pkts"));
 		uint64_t cyc = json_integer_value(json_object_get(o, "timed_cycles"));

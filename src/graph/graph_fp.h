@@ -35,8 +35,8 @@ int dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *no
 
 /* Put @p n objects on edge @p e in one stream_get/put. */
 static __rte_always_inline void
-dp_node_enqueue(struct rte_graph *graph, struct rte_node *node, rte_edge_t e, void **objs,
-	uint16_t n)
+dp_node_enqueue(
+	struct rte_graph *graph, struct rte_node *node, rte_edge_t e, void **objs, uint16_t n)
 {
 	void **to;
 
@@ -58,7 +58,7 @@ static __rte_noinline void
 dp_node_dispatch_many(struct rte_graph *graph, struct rte_node *node, void **objs,
 	const rte_edge_t *nexts, uint16_t n)
 {
-	uint16_t cnt[4][DP_NODE_MAX_EDGES] = {{0}};
+	uint16_t cnt[4][DP_NODE_MAX_EDGES] = { { 0 } };
 	rte_edge_t e, max_e = 0;
 	uint16_t i;
 
@@ -226,6 +226,5 @@ dp_txq_append(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *m, 
 		q->len = 0;
 	}
 }
-
 
 #endif /* DP_GRAPH_FP_H */

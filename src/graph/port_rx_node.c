@@ -55,7 +55,7 @@ eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, ui
 		memcpy(&dst, d, sizeof(dst));
 		memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
 		all &= (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) & ((dst & 1) == 0) &
-			(((dst ^ mac) & mask) == 0);
+		       (((dst ^ mac) & mask) == 0);
 		/* the delay stamp (dp_delay.h) in the same pass over the mbufs */
 		if (stamp)
 			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
@@ -95,8 +95,9 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 		if (stamp && now == 0)
 			now = rte_rdtsc();
 		/* a queue's frames all come from one port: its MAC is loaded once */
-		memcpy(&type, rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *,
-				      2 * RTE_ETHER_ADDR_LEN), sizeof(type));
+		memcpy(&type,
+			rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+			sizeof(type));
 		e = type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? PORT_RX_NEXT_IP6 : PORT_RX_NEXT_IP4;
 		if (!eth_fast_run(pkts + n, got, l2->mac, l2->mask & check_mask,
 			    e == PORT_RX_NEXT_IP6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6)

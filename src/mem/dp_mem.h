@@ -14,12 +14,12 @@
 
 /** What may hold buffers at once on one socket; the pool is sized from it. */
 struct dp_mem_demand {
-	uint32_t rx_desc;   /**< sum of RX descriptors of every queue on the socket */
-	uint32_t tx_desc;   /**< same for TX */
-	uint32_t lcores;    /**< lcores that allocate or free (workers + main) */
-	uint32_t burst;	    /**< RX burst */
-	uint32_t tx_bufs;   /**< TX buffers (one per worker and port), each up to 2 bursts */
-	uint32_t held;	    /**< held by jobs beyond a burst: endpoint reassembly, zero-copy sends */
+	uint32_t rx_desc; /**< sum of RX descriptors of every queue on the socket */
+	uint32_t tx_desc; /**< same for TX */
+	uint32_t lcores;  /**< lcores that allocate or free (workers + main) */
+	uint32_t burst;   /**< RX burst */
+	uint32_t tx_bufs; /**< TX buffers (one per worker and port), each up to 2 bursts */
+	uint32_t held;    /**< held by jobs beyond a burst: endpoint reassembly, zero-copy sends */
 };
 
 struct dp_mem_params {
@@ -31,14 +31,14 @@ struct dp_mem_params {
 
 /** Per-packet metadata that nodes pass along, in the mbuf's dynamic field area. */
 struct dp_mbuf_meta {
-	uint32_t nh;	   /**< next hop index, set by ip4_fwd/ip6_fwd for the output nodes */
-	uint16_t port;	   /**< config port index to send on (ctl_inject) */
-	uint8_t punt;	   /**< enum dp_punt_kind, for ctl_punt */
-	uint8_t flags;	   /**< free for a node and its successor (not cleared on RX) */
+	uint32_t nh;       /**< next hop index, set by ip4_fwd/ip6_fwd for the output nodes */
+	uint16_t port;     /**< config port index to send on (ctl_inject) */
+	uint8_t punt;      /**< enum dp_punt_kind, for ctl_punt */
+	uint8_t flags;     /**< free for a node and its successor (not cleared on RX) */
 	uint8_t icmp_type; /**< for the ICMP error nodes: what to send */
 	uint8_t icmp_code;
 	uint16_t pad;
-	uint64_t rx_tsc;   /**< TSC of the RX burst (or of the hand-off from the control lcore) */
+	uint64_t rx_tsc; /**< TSC of the RX burst (or of the hand-off from the control lcore) */
 };
 
 extern int dp_mbuf_meta_offset;

@@ -34,7 +34,8 @@ dp_mem_meta_register(void)
 
 	dp_mbuf_meta_offset = rte_mbuf_dynfield_register(&desc);
 	if (dp_mbuf_meta_offset < 0) {
-		DP_LOG(ERR, mem, "cannot register mbuf metadata field: %s", rte_strerror(rte_errno));
+		DP_LOG(ERR, mem, "cannot register mbuf metadata field: %s",
+			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	return 0;
@@ -47,7 +48,7 @@ dp_mem_pool_size(const struct dp_mem_demand *d, uint32_t cache, char *why, size_
 	uint64_t inflight = (uint64_t)d->lcores * d->burst * 2;
 	uint64_t txbuf = (uint64_t)d->tx_bufs * d->burst * 2;
 	uint64_t need = (uint64_t)d->rx_desc + d->tx_desc + caches + inflight + txbuf + d->held +
-		CONTROL_RESERVE;
+			CONTROL_RESERVE;
 	uint64_t size = 1;
 
 	while (size - 1 < need)
@@ -55,7 +56,8 @@ dp_mem_pool_size(const struct dp_mem_demand *d, uint32_t cache, char *why, size_
 	size -= 1;
 	if (why != NULL)
 		snprintf(why, len,
-			"%" PRIu64 " mbufs = rx desc %u + tx desc %u + caches %u lcores x %u x 1.5 + "
+			"%" PRIu64
+			" mbufs = rx desc %u + tx desc %u + caches %u lcores x %u x 1.5 + "
 			"bursts in flight %" PRIu64 " + tx buffers %" PRIu64 " + held by jobs %u + "
 			"control %u = %" PRIu64 ", rounded up to 2^n-1",
 			size, d->rx_desc, d->tx_desc, d->lcores, cache, inflight, txbuf, d->held,
@@ -78,8 +80,8 @@ dp_mem_pool_create(int socket, const struct dp_mem_params *p, uint32_t size)
 	if (slot->mp != NULL)
 		return slot->mp;
 	snprintf(name, sizeof(name), "dpfwd_pkt_s%u", idx);
-	slot->mp = rte_pktmbuf_pool_create_by_ops(name, size, p->cache, 0, p->data_room, socket,
-		p->ops);
+	slot->mp = rte_pktmbuf_pool_create_by_ops(
+		name, size, p->cache, 0, p->data_room, socket, p->ops);
 	if (slot->mp == NULL) {
 		DP_LOG(ERR, mem,
 			"cannot create pool %s (%u mbufs of %u B, cache %u, ops %s) on socket %d: %s%s",
@@ -146,8 +148,8 @@ pools_fill(void *arg)
 		if (mp->cache_size != 0)
 			for (l = 0; l < RTE_MAX_LCORE; l++)
 				cached += mp->local_cache[l].len;
-		o = json_pack("{s:s, s:i, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I}", "name", mp->name,
-			"socket", mp->socket_id, "size", (json_int_t)mp->size, "elt_size",
+		o = json_pack("{s:s, s:i, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I}", "name",
+			mp->name, "socket", mp->socket_id, "size", (json_int_t)mp->size, "elt_size",
 			(json_int_t)mp->elt_size, "cache_size", (json_int_t)mp->cache_size, "ops",
 			pools[i].ops, "in_use", (json_int_t)rte_mempool_in_use_count(mp),
 			"available", (json_int_t)rte_mempool_avail_count(mp), "in_caches",

@@ -21,14 +21,14 @@
 
 /** A driver profile: what dpfwd asks of a driver. */
 struct dp_port_profile {
-	char name[64];		/**< file name without .ini */
-	char drivers[256];	/**< driver names it applies to, space separated */
+	char name[64];     /**< file name without .ini */
+	char drivers[256]; /**< driver names it applies to, space separated */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
-	uint64_t rx_offloads;	/**< wanted, before masking */
+	uint64_t rx_offloads; /**< wanted, before masking */
 	uint64_t tx_offloads;
 	uint64_t rss_hf;
-	char devargs[256];	/**< added to a PCI device's -a argument */
+	char devargs[256]; /**< added to a PCI device's -a argument */
 	char notes[512];
 	/** Largest IPv4 datagram that arrives whole (0: any); larger ones arrive cut short */
 	uint16_t ip4_whole_max;
@@ -50,7 +50,7 @@ struct dp_port {
 	uint64_t tx_offloads;
 	uint64_t rss_hf;
 	bool rx_ip4_cksum; /**< the NIC checks IPv4 header checksums */
-	uint32_t ip4;	   /**< host order, 0 = none */
+	uint32_t ip4;      /**< host order, 0 = none */
 	uint8_t ip4_plen;
 	bool promisc; /**< accept unicast frames for any MAC */
 	bool set_mac; /**< the config sets the MAC */
@@ -59,7 +59,7 @@ struct dp_port {
 	 * reports zeros while its peer is gone); only ports_fill() writes these */
 	struct rte_eth_stats stats_prev; /**< last raw read that was not all zero */
 	struct rte_eth_stats stats_base; /**< added to raw reads: sums before resets */
-	uint64_t link_changes;		 /**< up/down transitions seen by dp_port_link_poll() */
+	uint64_t link_changes;           /**< up/down transitions seen by dp_port_link_poll() */
 };
 
 extern struct dp_port dp_ports[DP_PORT_MAX];
@@ -89,8 +89,8 @@ bool dp_port_dev_is_pci(const char *dev);
  *                   hand are respected
  * @return number of strings appended, or -ENOMEM / -E2BIG.
  */
-int dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, char **argv,
-	int max);
+int dp_port_eal_args(
+	const struct dp_config *cfg, int user_argc, char **user_argv, char **argv, int max);
 
 /**
  * Load one driver profile file.

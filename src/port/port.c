@@ -59,10 +59,9 @@ push_arg(char **argv, int *n, int max, const char *a, const char *b)
 }
 
 int
-dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, char **argv,
-	int max)
+dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, char **argv, int max)
 {
-	static const char *const allow[] = {"-a", "--allow", "-b", "--block", "--no-pci", NULL};
+	static const char *const allow[] = { "-a", "--allow", "-b", "--block", "--no-pci", NULL };
 	bool any_pci = false;
 	bool user_pci = dp_args_has(user_argc, user_argv, allow);
 	int n = 0, rc;
@@ -82,7 +81,8 @@ dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, c
 			dp_strlcpy(dev, p->dev, sizeof(dev));
 			/* a profile named in the config may carry devargs (mlx5 tuning) */
 			if (p->profile[0] != '\0' && strchr(p->dev, ',') == NULL) {
-				snprintf(path, sizeof(path), "%s/%s.ini", cfg->drivers_cfg, p->profile);
+				snprintf(path, sizeof(path), "%s/%s.ini", cfg->drivers_cfg,
+					p->profile);
 				if (dp_port_profile_load(path, &prof, err, sizeof(err)) == 0 &&
 					prof.devargs[0] != '\0')
 					snprintf(dev, sizeof(dev), "%s,%s", p->dev, prof.devargs);
@@ -165,11 +165,11 @@ static const struct {
 	const char *name;
 	uint64_t hf;
 } rss_names[] = {
-	{"ip", RTE_ETH_RSS_IP},
-	{"udp", RTE_ETH_RSS_UDP},
-	{"tcp", RTE_ETH_RSS_TCP},
-	{"sctp", RTE_ETH_RSS_SCTP},
-	{"none", 0},
+	{ "ip", RTE_ETH_RSS_IP },
+	{ "udp", RTE_ETH_RSS_UDP },
+	{ "tcp", RTE_ETH_RSS_TCP },
+	{ "sctp", RTE_ETH_RSS_SCTP },
+	{ "none", 0 },
 };
 
 static int
@@ -183,14 +183,14 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 	if (key == NULL && strcmp(section, "profile") == 0)
 		return 0; /* an empty [profile]: the defaults */
 	if (strcmp(section, "profile") != 0)
-		return dp_config_error(err, errlen, loc, "unknown section [%s] (expected [profile])",
-			section);
+		return dp_config_error(
+			err, errlen, loc, "unknown section [%s] (expected [profile])", section);
 	if (strcmp(key, "drivers") == 0) {
 		dp_strlcpy(p->drivers, value, sizeof(p->drivers));
 	} else if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
 		if (dp_config_parse_uint(value, 32, 32768, &u) < 0)
-			return dp_config_error(err, errlen, loc, "%s '%s' must be 32..32768", key,
-				value);
+			return dp_config_error(
+				err, errlen, loc, "%s '%s' must be 32..32768", key, value);
 		if (key[0] == 'r')
 			p->rx_desc = (uint16_t)u;
 		else
@@ -218,7 +218,8 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 					break;
 			if (i == DP_ARRAY_SIZE(rss_names))
 				return dp_config_error(err, errlen, loc,
-					"unknown rss_hf '%s' (expected ip, udp, tcp, sctp, none)", t);
+					"unknown rss_hf '%s' (expected ip, udp, tcp, sctp, none)",
+					t);
 			p->rss_hf |= rss_names[i].hf;
 		}
 	} else if (strcmp(key, "devargs") == 0) {
@@ -227,8 +228,8 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 		dp_strlcpy(p->notes, value, sizeof(p->notes));
 	} else if (strcmp(key, "ip4_whole_max") == 0) {
 		if (dp_config_parse_uint(value, 0, 65535, &u) < 0)
-			return dp_config_error(err, errlen, loc, "%s '%s' must be 0..65535", key,
-				value);
+			return dp_config_error(
+				err, errlen, loc, "%s '%s' must be 0..65535", key, value);
 		p->ip4_whole_max = (uint16_t)u;
 	} else {
 		return dp_config_error(err, errlen, loc,
@@ -274,8 +275,8 @@ word_in(const char *list, const char *word)
 }
 
 int
-dp_port_profile_find(const char *dir, const char *want, const char *driver, struct dp_port_profile *out,
-	bool *found, char *err, size_t errlen)
+dp_port_profile_find(const char *dir, const char *want, const char *driver,
+	struct dp_port_profile *out, bool *found, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 300];
 	struct dirent *de;
@@ -336,8 +337,8 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		n = strcspn(name, ",");
 		name[n] = '\0';
 		if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0)
-			return dp_config_error(err, errlen, &cp->loc,
-				"port%u '%s' not found: %s", i, name,
+			return dp_config_error(err, errlen, &cp->loc, "port%u '%s' not found: %s",
+				i, name,
 				dp_port_dev_is_pci(name)
 					? "is the NIC bound to vfio-pci (82599: dpdk-devbind.py -b "
 					  "vfio-pci) or, for mlx5, is rdma-core installed?"
@@ -396,8 +397,9 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 				"port%u %s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq "
 				"x %u desc, rx offloads [%s] (not supported, masked: [%s]), tx "
 				"offloads [%s], rss %s",
-				i, name, p->driver, p->profile.name, p->socket, p->nb_rxq, p->rx_desc,
-				p->nb_txq, p->tx_desc, got, masked, want, p->rss_hf ? "on" : "off");
+				i, name, p->driver, p->profile.name, p->socket, p->nb_rxq,
+				p->rx_desc, p->nb_txq, p->tx_desc, got, masked, want,
+				p->rss_hf ? "on" : "off");
 		}
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
@@ -501,8 +503,9 @@ dp_port_start_all(char *err, size_t errlen)
 		if (p->promisc) {
 			rc = rte_eth_promiscuous_enable(p->port_id);
 			if (rc < 0 && rc != -ENOTSUP) {
-				snprintf(err, errlen, "port%u %s: cannot enable promiscuous mode: %s",
-					i, p->name, strerror(-rc));
+				snprintf(err, errlen,
+					"port%u %s: cannot enable promiscuous mode: %s", i, p->name,
+					strerror(-rc));
 				return rc;
 			}
 		}
@@ -655,10 +658,11 @@ ports_fill(void *arg)
 			"ierrors", (json_int_t)st.ierrors, "oerrors", (json_int_t)st.oerrors,
 			"rx_nombuf", (json_int_t)st.rx_nombuf);
 		if (o != NULL) {
-			json_object_set_new(o, "polled", json_boolean(__atomic_load_n(
-							 &dp_port_up[p->port_id], __ATOMIC_RELAXED)));
-			json_object_set_new(o, "link_changes",
-				json_integer((json_int_t)p->link_changes));
+			json_object_set_new(o, "polled",
+				json_boolean(__atomic_load_n(
+					&dp_port_up[p->port_id], __ATOMIC_RELAXED)));
+			json_object_set_new(
+				o, "link_changes", json_integer((json_int_t)p->link_changes));
 			json_array_append_new(arr, o);
 		}
 	}

@@ -44,7 +44,7 @@
 /** Sessions the sweep looks at per call, at most. */
 #define RELAY_SWEEP_MAX 32
 /** The sweep and the clock run every this many calls of relay_handoff (a power of two). */
-#define RELAY_TICK_CALLS 16
+#define RELAY_TICK_CALLS   16
 #define RELAY_HANDOFF_RING 1024
 
 /** A hash key: one direction of one session, as the packet carries it. */
@@ -54,7 +54,8 @@ struct relay_key {
 	rte_be16_t rport;   /**< source port */
 	rte_be16_t lport;   /**< destination port */
 	uint8_t ip6;
-	uint8_t pad[11]; /* to 48: rte_hash compares 48-byte keys with vector code, 40 with memcmp() */
+	uint8_t pad
+		[11]; /* to 48: rte_hash compares 48-byte keys with vector code, 40 with memcmp() */
 };
 _Static_assert(sizeof(struct relay_key) == 48, "relay_key: no hole, a vector-compared size");
 
@@ -72,7 +73,7 @@ struct relay_dir {
 
 struct relay_session {
 	struct relay_dir dir[2]; /**< 0: to the backend, 1: to the client */
-	uint32_t last_seen;	 /**< relay clock, seconds */
+	uint32_t last_seen;      /**< relay clock, seconds */
 	uint32_t timeout_s;
 	uint32_t lru_prev, lru_next; /**< slots; lru_next is the free list link when free */
 	uint8_t svc;
@@ -88,8 +89,8 @@ struct relay_svc {
 	rte_be16_t listen_port;
 	uint8_t source[16];
 	uint16_t port_lo, port_hi; /**< host order */
-	uint32_t per_worker;	   /**< relay ports each worker owns */
-	uint32_t cap;		   /**< sessions each worker may hold */
+	uint32_t per_worker;       /**< relay ports each worker owns */
+	uint32_t cap;              /**< sessions each worker may hold */
 	uint32_t timeout_s;
 	uint16_t nb_backends;
 	struct {
@@ -100,10 +101,10 @@ struct relay_svc {
 
 /** One service's slots on one worker. */
 struct relay_wsvc {
-	uint32_t base;		     /**< first slot */
-	uint32_t cap;		     /**< slots */
-	uint16_t port0;		     /**< relay port of slot base (host order) */
-	uint32_t free_head;	     /**< free slots, linked by lru_next */
+	uint32_t base;               /**< first slot */
+	uint32_t cap;                /**< slots */
+	uint16_t port0;              /**< relay port of slot base (host order) */
+	uint32_t free_head;          /**< free slots, linked by lru_next */
 	uint32_t lru_head, lru_tail; /**< in use, least recently seen first */
 };
 
@@ -111,9 +112,9 @@ struct relay_wsvc {
 struct relay_worker {
 	struct rte_hash *h;
 	struct relay_session *sess;
-	uint32_t now_s;		  /**< from the TSC, whole seconds since init */
-	uint32_t calls;		  /**< of relay_handoff, for the tick */
-	uint64_t next_tick_tsc;	  /**< when now_s moves on */
+	uint32_t now_s;           /**< from the TSC, whole seconds since init */
+	uint32_t calls;           /**< of relay_handoff, for the tick */
+	uint64_t next_tick_tsc;   /**< when now_s moves on */
 	struct rte_ring *handoff; /**< packets from other workers (multi-producer) */
 	uint16_t index;
 	uint32_t nb_slots;

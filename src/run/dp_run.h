@@ -15,10 +15,10 @@
 #include "dp_config.h"
 
 struct dp_run_opts {
-	const char *json_path;	  /**< telemetry snapshot file, NULL = none */
+	const char *json_path;    /**< telemetry snapshot file, NULL = none */
 	unsigned int interval_ms; /**< snapshot / stats line period */
-	double duration_s;	  /**< 0 = until a signal */
-	bool stats_line;	  /**< print the one-line summary every interval */
+	double duration_s;        /**< 0 = until a signal */
+	bool stats_line;          /**< print the one-line summary every interval */
 };
 
 /** Why the control loop returned. */

@@ -64,9 +64,9 @@ dp_run_request_stop(void)
 int
 dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, int max)
 {
-	static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
-	static const char *const mem_opts[] = {"--no-huge", "--in-memory", "--huge-dir",
-		"--file-prefix", "--huge-unlink", "-m", "--socket-mem", NULL};
+	static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
+	static const char *const mem_opts[] = { "--no-huge", "--in-memory", "--huge-dir",
+		"--file-prefix", "--huge-unlink", "-m", "--socket-mem", NULL };
 	bool user_mem = dp_args_has(argc, argv, mem_opts);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	unsigned int nb, i;
@@ -84,7 +84,8 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 		nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
 		for (i = 0; i < nb && len > 0 && (size_t)len < sizeof(buf); i++)
 			len += snprintf(buf + len, sizeof(buf) - len, ",%u", lcores[i]);
-		if ((rc = dp_args_push(out, &n, max, "-l")) < 0 || (rc = dp_args_push(out, &n, max, buf)) < 0)
+		if ((rc = dp_args_push(out, &n, max, "-l")) < 0 ||
+			(rc = dp_args_push(out, &n, max, buf)) < 0)
 			return rc;
 		snprintf(buf, sizeof(buf), "%u", cfg->main_lcore);
 		if ((rc = dp_args_push(out, &n, max, "--main-lcore")) < 0 ||
@@ -102,7 +103,8 @@ dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, 
 			"  echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages\n"
 			"  mount -t hugetlbfs nodev /dev/hugepages   # if not mounted\n");
 		if ((rc = dp_args_push(out, &n, max, "--no-huge")) < 0 ||
-			(rc = dp_args_push(out, &n, max, "-m")) < 0 || (rc = dp_args_push(out, &n, max, "1024")) < 0)
+			(rc = dp_args_push(out, &n, max, "-m")) < 0 ||
+			(rc = dp_args_push(out, &n, max, "1024")) < 0)
 			return rc;
 	}
 	rc = dp_port_eal_args(cfg, argc, argv, out + n, max - n);
@@ -143,12 +145,12 @@ run_fill(void *arg)
 	RTE_SET_USED(arg);
 	if (cfg == NULL)
 		return json_object();
-	o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b, s:s, s:i, s:i, s:I}",
-		"config", cfg->path, "mode", "forward", "main_lcore", (int)cfg->main_lcore,
-		"workers", (int)dp_nb_workers, "burst", cfg->burst, "node_stats", cfg->node_stats,
+	o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b, s:s, s:i, s:i, s:I}", "config",
+		cfg->path, "mode", "forward", "main_lcore", (int)cfg->main_lcore, "workers",
+		(int)dp_nb_workers, "burst", cfg->burst, "node_stats", cfg->node_stats,
 		"ip4_cksum_check", cfg->ip4_cksum_check, "check_dst_mac", cfg->check_dst_mac,
-		"mempool_ops", cfg->pool_ops, "mempool_cache", (int)cfg->pool_cache,
-		"tx_drain_us", (int)cfg->tx_drain_us, "mbufs_over_baseline",
+		"mempool_ops", cfg->pool_ops, "mempool_cache", (int)cfg->pool_cache, "tx_drain_us",
+		(int)cfg->tx_drain_us, "mbufs_over_baseline",
 		(json_int_t)dp_mem_in_use_over_baseline());
 	if (o != NULL)
 		json_object_set_new(o, "metrics", metrics_url(cfg));
@@ -221,7 +223,8 @@ simd_setup(const struct dp_config *cfg)
 		return;
 	rc = rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
 	if (rc == 0)
-		DP_LOG(INFO, fwd, "vector lookups up to 512 bits (AVX-512; [dpfwd] avx512 = off keeps 256)");
+		DP_LOG(INFO, fwd,
+			"vector lookups up to 512 bits (AVX-512; [dpfwd] avx512 = off keeps 256)");
 	else
 		DP_LOG(INFO, fwd, "vector lookups stay at %u bits (--force-max-simd-bitwidth)",
 			rte_vect_get_max_simd_bitwidth());
@@ -283,8 +286,9 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 			snprintf(err, errlen,
 				"cannot create the packet pool on socket %u (%u mbufs, ops %s): %s%s",
 				s, size, mp.ops, rte_strerror(rte_errno),
-				rte_errno == ENOMEM ? "; reserve more hugepages or set [mempool] size"
-						    : "");
+				rte_errno == ENOMEM
+					? "; reserve more hugepages or set [mempool] size"
+					: "");
 			rc = -rte_errno;
 			goto fail;
 		}
@@ -334,11 +338,14 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	dp_telemetry_sections_clear();
 	if ((rc = dp_telemetry_section_register("run", "/dpfwd/run/info",
 		     "Config path, mode, workers and data path options", run_fill, NULL)) < 0 ||
-		(rc = dp_graph_telemetry_register()) < 0 || (rc = dp_port_telemetry_register()) < 0 ||
-		(rc = dp_mem_telemetry_register()) < 0 || (rc = dp_fwd_telemetry_register()) < 0 ||
-		(rc = dp_ctl_telemetry_register()) < 0 || (rc = dp_neigh_telemetry_register()) < 0 ||
-		(rc = dp_route_start_cmds(cfg->path)) < 0 || (rc = dp_icmp4_telemetry_register()) < 0 ||
-		(rc = dp_fwd6_telemetry_register()) < 0 || (rc = dp_relay_telemetry_register()) < 0 ||
+		(rc = dp_graph_telemetry_register()) < 0 ||
+		(rc = dp_port_telemetry_register()) < 0 || (rc = dp_mem_telemetry_register()) < 0 ||
+		(rc = dp_fwd_telemetry_register()) < 0 || (rc = dp_ctl_telemetry_register()) < 0 ||
+		(rc = dp_neigh_telemetry_register()) < 0 ||
+		(rc = dp_route_start_cmds(cfg->path)) < 0 ||
+		(rc = dp_icmp4_telemetry_register()) < 0 ||
+		(rc = dp_fwd6_telemetry_register()) < 0 ||
+		(rc = dp_relay_telemetry_register()) < 0 ||
 		(rc = dp_endpoint_telemetry_register()) < 0) {
 		snprintf(err, errlen, "cannot register telemetry: %s", strerror(-rc));
 		goto fail;
@@ -408,7 +415,7 @@ dp_run_loop(const struct dp_run_opts *opts)
 
 	for (;;) {
 		/* the control lcore's work (ARP, ND, held packets, timers) every millisecond */
-		struct timespec ts = {.tv_sec = 0, .tv_nsec = 1000 * 1000};
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000 * 1000 };
 		double now;
 
 		nanosleep(&ts, NULL);
@@ -418,8 +425,8 @@ dp_run_loop(const struct dp_run_opts *opts)
 
 			reload_requested = 0;
 			if (dp_route_reload(run_cfg->path, err, sizeof(err)) < 0)
-				DP_LOG(ERR, fwd, "SIGHUP: routes not reloaded, the old ones stay: %s",
-					err);
+				DP_LOG(ERR, fwd,
+					"SIGHUP: routes not reloaded, the old ones stay: %s", err);
 		}
 		now = dp_time_mono();
 		if (stop_requested) {

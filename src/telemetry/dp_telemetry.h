@@ -33,8 +33,8 @@ typedef json_t *(*dp_telemetry_fill_t)(void *arg);
  * @param help  one line for the command's help
  * @return 0, -ENOSPC (too many sections), -EEXIST, or what rte_telemetry_register_cmd gives.
  */
-int dp_telemetry_section_register(const char *key, const char *cmd, const char *help,
-	dp_telemetry_fill_t fill, void *arg);
+int dp_telemetry_section_register(
+	const char *key, const char *cmd, const char *help, dp_telemetry_fill_t fill, void *arg);
 
 /**
  * A command that does something (add a route, reload): runs in the caller's
@@ -42,15 +42,14 @@ int dp_telemetry_section_register(const char *key, const char *cmd, const char *
  * @p result (a JSON object; "ok" and "error" are added to it).
  * @return 0 or -errno with a message in @p err.
  */
-typedef int (*dp_telemetry_action_t)(const char *params, json_t **result, char *err,
-	size_t errlen);
+typedef int (*dp_telemetry_action_t)(const char *params, json_t **result, char *err, size_t errlen);
 
 /** Register (or re-point) an action command such as "/dpfwd/route/add". @return 0 or -errno. */
 int dp_telemetry_action_register(const char *cmd, const char *help, dp_telemetry_action_t fn);
 
 /** Run a registered action by name, as rte_telemetry would (for tests and signals). */
-int dp_telemetry_action_run(const char *cmd, const char *params, json_t **result, char *err,
-	size_t errlen);
+int dp_telemetry_action_run(
+	const char *cmd, const char *params, json_t **result, char *err, size_t errlen);
 
 /** Drop every registered section (sections stay registered with rte_telemetry). */
 void dp_telemetry_sections_clear(void);
@@ -93,8 +92,8 @@ double dp_telemetry_quantile(const struct dp_telemetry_bucket *b, size_t n, doub
  * ([[low, width, count], ...]) of @p cur minus those of @p prev (may be NULL):
  * what was recorded between two snapshots. @return the number of buckets.
  */
-size_t dp_telemetry_buckets_diff(const json_t *cur, const json_t *prev,
-	struct dp_telemetry_bucket *out, size_t max);
+size_t dp_telemetry_buckets_diff(
+	const json_t *cur, const json_t *prev, struct dp_telemetry_bucket *out, size_t max);
 
 int dp_telemetry_insn_open(pid_t tid, char *why, size_t whylen);
 /** Read a counter opened above. @return 0 or -errno. */

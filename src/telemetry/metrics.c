@@ -31,10 +31,10 @@
 #include "dp_common.h"
 #include "dp_telemetry.h"
 
-#define METRICS_PATH "/metrics"
-#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define METRICS_PATH            "/metrics"
+#define METRICS_CONTENT_TYPE    "text/plain; version=0.0.4; charset=utf-8"
 #define METRICS_MAX_CONNECTIONS 16
-#define METRICS_IDLE_TIMEOUT_S 10
+#define METRICS_IDLE_TIMEOUT_S  10
 
 static struct MHD_Daemon *metrics_daemon;
 static uint16_t metrics_port;

@@ -23,16 +23,16 @@
 
 /* Where a family's samples live in the snapshot, and the labels each gets. */
 enum prom_src {
-	SRC_ROOT,	 /* the snapshot itself */
-	SRC_RUN,	 /* "run" */
-	SRC_FWD,	 /* "fwd" */
-	SRC_LCORE,	 /* "lcores"[]                  lcore */
-	SRC_LCORE_NODE,	 /* "lcores"[].nodes{}          lcore, node */
+	SRC_ROOT,        /* the snapshot itself */
+	SRC_RUN,         /* "run" */
+	SRC_FWD,         /* "fwd" */
+	SRC_LCORE,       /* "lcores"[]                  lcore */
+	SRC_LCORE_NODE,  /* "lcores"[].nodes{}          lcore, node */
 	SRC_LCORE_BURST, /* "lcores"[].rx_burst_hist{}  lcore, size (value: the element) */
-	SRC_DROP,	 /* "drops".by_reason{}         reason (value: the element) */
-	SRC_PORT,	 /* "ports"[]                   port */
-	SRC_POOL,	 /* "mempools"[]                pool */
-	SRC_DELAY,	 /* "delay".lcores[]            lcore */
+	SRC_DROP,        /* "drops".by_reason{}         reason (value: the element) */
+	SRC_PORT,        /* "ports"[]                   port */
+	SRC_POOL,        /* "mempools"[]                pool */
+	SRC_DELAY,       /* "delay".lcores[]            lcore */
 };
 
 #define PROM_MAX_LABELS 8
@@ -52,120 +52,122 @@ struct prom_family {
 	const struct prom_info_label *info; /* info family: value 1, labels from strings */
 };
 
-static const struct prom_info_label dpfwd_info[] = {{"version", "dpfwd_version"}, {NULL, NULL}};
-static const struct prom_info_label run_info[] = {
-	{"mode", "mode"}, {"config", "config"}, {"mempool_ops", "mempool_ops"}, {NULL, NULL}};
-static const struct prom_info_label port_info[] = {{"name", "name"}, {"driver", "driver"},
-	{"profile", "profile"}, {"mac", "mac"}, {NULL, NULL}};
+static const struct prom_info_label dpfwd_info[] = { { "version", "dpfwd_version" },
+	{ NULL, NULL } };
+static const struct prom_info_label run_info[] = { { "mode", "mode" }, { "config", "config" },
+	{ "mempool_ops", "mempool_ops" }, { NULL, NULL } };
+static const struct prom_info_label port_info[] = { { "name", "name" }, { "driver", "driver" },
+	{ "profile", "profile" }, { "mac", "mac" }, { NULL, NULL } };
 
 #define C "counter"
 #define G "gauge"
 
 static const struct prom_family families[] = {
-	{SRC_ROOT, NULL, "dpfwd_info", G, "dpfwd version (value 1).", dpfwd_info},
-	{SRC_ROOT, "uptime_s", "dpfwd_uptime_seconds", G, "Seconds since telemetry started.", NULL},
-	{SRC_ROOT, "tsc_hz", "dpfwd_tsc_hz", G, "TSC frequency: cycles per second.", NULL},
-	{SRC_RUN, NULL, "dpfwd_run_info", G, "Config path, mode and mempool ops (value 1).",
-		run_info},
-	{SRC_RUN, "workers", "dpfwd_workers", G, "Worker lcores.", NULL},
-	{SRC_RUN, "node_stats", "dpfwd_node_stats_enabled", G,
-		"1 when per-node cycles are measured ([dpfwd] node_stats).", NULL},
-	{SRC_RUN, "mbufs_over_baseline", "dpfwd_mbufs_over_baseline", G,
-		"Mbufs in use above the baseline taken after the ports started.", NULL},
+	{ SRC_ROOT, NULL, "dpfwd_info", G, "dpfwd version (value 1).", dpfwd_info },
+	{ SRC_ROOT, "uptime_s", "dpfwd_uptime_seconds", G, "Seconds since telemetry started.",
+		NULL },
+	{ SRC_ROOT, "tsc_hz", "dpfwd_tsc_hz", G, "TSC frequency: cycles per second.", NULL },
+	{ SRC_RUN, NULL, "dpfwd_run_info", G, "Config path, mode and mempool ops (value 1).",
+		run_info },
+	{ SRC_RUN, "workers", "dpfwd_workers", G, "Worker lcores.", NULL },
+	{ SRC_RUN, "node_stats", "dpfwd_node_stats_enabled", G,
+		"1 when per-node cycles are measured ([dpfwd] node_stats).", NULL },
+	{ SRC_RUN, "mbufs_over_baseline", "dpfwd_mbufs_over_baseline", G,
+		"Mbufs in use above the baseline taken after the ports started.", NULL },
 
-	{SRC_LCORE, "rx_pkts", "dpfwd_lcore_rx_packets_total", C,
-		"Packets received by the worker lcore.", NULL},
-	{SRC_LCORE, "tx_pkts", "dpfwd_lcore_tx_packets_total", C,
-		"Packets sent by the worker lcore.", NULL},
-	{SRC_LCORE, "tx_bytes", "dpfwd_lcore_tx_bytes_total", C,
-		"Frame bytes sent by the worker lcore (no FCS).", NULL},
-	{SRC_LCORE, "punted", "dpfwd_lcore_punted_packets_total", C,
+	{ SRC_LCORE, "rx_pkts", "dpfwd_lcore_rx_packets_total", C,
+		"Packets received by the worker lcore.", NULL },
+	{ SRC_LCORE, "tx_pkts", "dpfwd_lcore_tx_packets_total", C,
+		"Packets sent by the worker lcore.", NULL },
+	{ SRC_LCORE, "tx_bytes", "dpfwd_lcore_tx_bytes_total", C,
+		"Frame bytes sent by the worker lcore (no FCS).", NULL },
+	{ SRC_LCORE, "punted", "dpfwd_lcore_punted_packets_total", C,
 		"Packets the worker handed to the control lcore (ARP, ND, waiting for a neighbor).",
-		NULL},
-	{SRC_LCORE, "injected", "dpfwd_lcore_injected_packets_total", C,
+		NULL },
+	{ SRC_LCORE, "injected", "dpfwd_lcore_injected_packets_total", C,
 		"Frames from the control lcore that the worker sent (ARP, ND, released packets).",
-		NULL},
-	{SRC_LCORE, "iterations", "dpfwd_lcore_iterations_total", C,
-		"Graph walks (poll loop iterations).", NULL},
-	{SRC_LCORE, "busy_cycles", "dpfwd_lcore_busy_cycles_total", C,
-		"TSC cycles of iterations that received packets.", NULL},
-	{SRC_LCORE, "idle_cycles", "dpfwd_lcore_idle_cycles_total", C,
-		"TSC cycles of iterations that received nothing.", NULL},
-	{SRC_LCORE, "empty_polls", "dpfwd_lcore_empty_polls_total", C,
-		"Iterations that received nothing.", NULL},
-	{SRC_LCORE, "cycles_per_pkt", "dpfwd_lcore_cycles_per_packet", G,
-		"Busy cycles per received packet since start.", NULL},
-	{SRC_LCORE, "instructions", "dpfwd_lcore_instructions_total", C,
-		"Instructions retired by the worker (absent without a hardware counter).", NULL},
-	{SRC_LCORE, "insn_per_pkt", "dpfwd_lcore_instructions_per_packet", G,
-		"Instructions per received packet since start.", NULL},
-	{SRC_LCORE_BURST, NULL, "dpfwd_lcore_rx_bursts_total", C,
-		"RX bursts by the number of packets they returned (label size).", NULL},
+		NULL },
+	{ SRC_LCORE, "iterations", "dpfwd_lcore_iterations_total", C,
+		"Graph walks (poll loop iterations).", NULL },
+	{ SRC_LCORE, "busy_cycles", "dpfwd_lcore_busy_cycles_total", C,
+		"TSC cycles of iterations that received packets.", NULL },
+	{ SRC_LCORE, "idle_cycles", "dpfwd_lcore_idle_cycles_total", C,
+		"TSC cycles of iterations that received nothing.", NULL },
+	{ SRC_LCORE, "empty_polls", "dpfwd_lcore_empty_polls_total", C,
+		"Iterations that received nothing.", NULL },
+	{ SRC_LCORE, "cycles_per_pkt", "dpfwd_lcore_cycles_per_packet", G,
+		"Busy cycles per received packet since start.", NULL },
+	{ SRC_LCORE, "instructions", "dpfwd_lcore_instructions_total", C,
+		"Instructions retired by the worker (absent without a hardware counter).", NULL },
+	{ SRC_LCORE, "insn_per_pkt", "dpfwd_lcore_instructions_per_packet", G,
+		"Instructions per received packet since start.", NULL },
+	{ SRC_LCORE_BURST, NULL, "dpfwd_lcore_rx_bursts_total", C,
+		"RX bursts by the number of packets they returned (label size).", NULL },
 
-	{SRC_LCORE_NODE, "calls", "dpfwd_node_calls_total", C, "Graph node calls on the lcore.",
-		NULL},
-	{SRC_LCORE_NODE, "pkts", "dpfwd_node_packets_total", C,
-		"Packets processed by the graph node on the lcore.", NULL},
-	{SRC_LCORE_NODE, "timed_cycles", "dpfwd_node_cycles_total", C,
-		"TSC cycles measured in the node (timed walks only).", NULL},
-	{SRC_LCORE_NODE, "timed_pkts", "dpfwd_node_timed_packets_total", C,
+	{ SRC_LCORE_NODE, "calls", "dpfwd_node_calls_total", C, "Graph node calls on the lcore.",
+		NULL },
+	{ SRC_LCORE_NODE, "pkts", "dpfwd_node_packets_total", C,
+		"Packets processed by the graph node on the lcore.", NULL },
+	{ SRC_LCORE_NODE, "timed_cycles", "dpfwd_node_cycles_total", C,
+		"TSC cycles measured in the node (timed walks only).", NULL },
+	{ SRC_LCORE_NODE, "timed_pkts", "dpfwd_node_timed_packets_total", C,
 		"Packets of the timed walks: cycles_total / timed_packets_total = cycles/packet.",
-		NULL},
-	{SRC_LCORE_NODE, "cycles_per_pkt", "dpfwd_node_cycles_per_packet", G,
-		"Cycles per packet in the node since start (absent when node_stats = off).", NULL},
-	{SRC_LCORE_NODE, "pkts_per_call", "dpfwd_node_packets_per_call", G,
-		"Packets per node call since start.", NULL},
+		NULL },
+	{ SRC_LCORE_NODE, "cycles_per_pkt", "dpfwd_node_cycles_per_packet", G,
+		"Cycles per packet in the node since start (absent when node_stats = off).", NULL },
+	{ SRC_LCORE_NODE, "pkts_per_call", "dpfwd_node_packets_per_call", G,
+		"Packets per node call since start.", NULL },
 
-	{SRC_DROP, NULL, "dpfwd_drops_total", C, "Dropped packets by reason.", NULL},
+	{ SRC_DROP, NULL, "dpfwd_drops_total", C, "Dropped packets by reason.", NULL },
 
-	{SRC_PORT, NULL, "dpfwd_port_info", G, "Port name, driver, profile and MAC (value 1).",
-		port_info},
-	{SRC_PORT, "ipackets", "dpfwd_port_rx_packets_total", C,
-		"Packets received (ethdev ipackets).", NULL},
-	{SRC_PORT, "opackets", "dpfwd_port_tx_packets_total", C, "Packets sent (ethdev opackets).",
-		NULL},
-	{SRC_PORT, "ibytes", "dpfwd_port_rx_bytes_total", C, "Bytes received (ethdev ibytes).",
-		NULL},
-	{SRC_PORT, "obytes", "dpfwd_port_tx_bytes_total", C, "Bytes sent (ethdev obytes).", NULL},
-	{SRC_PORT, "imissed", "dpfwd_port_rx_missed_total", C,
-		"Packets the NIC dropped: RX queue full (ethdev imissed).", NULL},
-	{SRC_PORT, "ierrors", "dpfwd_port_rx_errors_total", C,
-		"Erroneous received packets (ethdev ierrors).", NULL},
-	{SRC_PORT, "oerrors", "dpfwd_port_tx_errors_total", C, "Failed transmits (ethdev oerrors).",
-		NULL},
-	{SRC_PORT, "rx_nombuf", "dpfwd_port_rx_nombuf_total", C,
-		"RX mbuf allocation failures (ethdev rx_nombuf).", NULL},
-	{SRC_PORT, "link_up", "dpfwd_port_link_up", G, "1 when the link is up.", NULL},
-	{SRC_PORT, "link_speed_mbps", "dpfwd_port_link_speed_mbps", G, "Link speed in Mbit/s.",
-		NULL},
+	{ SRC_PORT, NULL, "dpfwd_port_info", G, "Port name, driver, profile and MAC (value 1).",
+		port_info },
+	{ SRC_PORT, "ipackets", "dpfwd_port_rx_packets_total", C,
+		"Packets received (ethdev ipackets).", NULL },
+	{ SRC_PORT, "opackets", "dpfwd_port_tx_packets_total", C, "Packets sent (ethdev opackets).",
+		NULL },
+	{ SRC_PORT, "ibytes", "dpfwd_port_rx_bytes_total", C, "Bytes received (ethdev ibytes).",
+		NULL },
+	{ SRC_PORT, "obytes", "dpfwd_port_tx_bytes_total", C, "Bytes sent (ethdev obytes).", NULL },
+	{ SRC_PORT, "imissed", "dpfwd_port_rx_missed_total", C,
+		"Packets the NIC dropped: RX queue full (ethdev imissed).", NULL },
+	{ SRC_PORT, "ierrors", "dpfwd_port_rx_errors_total", C,
+		"Erroneous received packets (ethdev ierrors).", NULL },
+	{ SRC_PORT, "oerrors", "dpfwd_port_tx_errors_total", C,
+		"Failed transmits (ethdev oerrors).", NULL },
+	{ SRC_PORT, "rx_nombuf", "dpfwd_port_rx_nombuf_total", C,
+		"RX mbuf allocation failures (ethdev rx_nombuf).", NULL },
+	{ SRC_PORT, "link_up", "dpfwd_port_link_up", G, "1 when the link is up.", NULL },
+	{ SRC_PORT, "link_speed_mbps", "dpfwd_port_link_speed_mbps", G, "Link speed in Mbit/s.",
+		NULL },
 
-	{SRC_POOL, "size", "dpfwd_mempool_size", G, "Mbufs in the pool.", NULL},
-	{SRC_POOL, "in_use", "dpfwd_mempool_in_use", G,
-		"Mbufs in use (held by rings, queues, lcores).", NULL},
-	{SRC_POOL, "available", "dpfwd_mempool_available", G, "Mbufs free in the pool.", NULL},
-	{SRC_POOL, "in_caches", "dpfwd_mempool_in_caches", G,
-		"Free mbufs held in per-lcore caches.", NULL},
-	{SRC_POOL, "in_use_baseline", "dpfwd_mempool_in_use_baseline", G,
-		"Mbufs in use after the ports started; a clean stop returns to it.", NULL},
-	{SRC_POOL, "cache_size", "dpfwd_mempool_cache_size", G, "Per-lcore cache size.", NULL},
+	{ SRC_POOL, "size", "dpfwd_mempool_size", G, "Mbufs in the pool.", NULL },
+	{ SRC_POOL, "in_use", "dpfwd_mempool_in_use", G,
+		"Mbufs in use (held by rings, queues, lcores).", NULL },
+	{ SRC_POOL, "available", "dpfwd_mempool_available", G, "Mbufs free in the pool.", NULL },
+	{ SRC_POOL, "in_caches", "dpfwd_mempool_in_caches", G,
+		"Free mbufs held in per-lcore caches.", NULL },
+	{ SRC_POOL, "in_use_baseline", "dpfwd_mempool_in_use_baseline", G,
+		"Mbufs in use after the ports started; a clean stop returns to it.", NULL },
+	{ SRC_POOL, "cache_size", "dpfwd_mempool_cache_size", G, "Per-lcore cache size.", NULL },
 
-	{SRC_DELAY, "count", "dpfwd_delay_packets_total", C,
-		"Packets timed from RX burst to TX burst ([dpfwd] delay_stats).", NULL},
-	{SRC_DELAY, "p50_ns", "dpfwd_delay_p50_nanoseconds", G,
-		"Median RX-to-TX delay since start.", NULL},
-	{SRC_DELAY, "p90_ns", "dpfwd_delay_p90_nanoseconds", G, "90th percentile delay.", NULL},
-	{SRC_DELAY, "p99_ns", "dpfwd_delay_p99_nanoseconds", G, "99th percentile delay.", NULL},
-	{SRC_DELAY, "p999_ns", "dpfwd_delay_p999_nanoseconds", G, "99.9th percentile delay.",
-		NULL},
-	{SRC_DELAY, "max_ns", "dpfwd_delay_max_nanoseconds", G, "Largest delay seen.", NULL},
-	{SRC_DELAY, "mean_ns", "dpfwd_delay_mean_nanoseconds", G, "Mean delay.", NULL},
-	{SRC_DELAY, "stddev_ns", "dpfwd_delay_stddev_nanoseconds", G,
-		"Standard deviation of the delay (from the histogram).", NULL},
-	{SRC_DELAY, "jitter_ns", "dpfwd_delay_jitter_nanoseconds", G,
-		"RFC 3550 interarrival jitter of the delay.", NULL},
+	{ SRC_DELAY, "count", "dpfwd_delay_packets_total", C,
+		"Packets timed from RX burst to TX burst ([dpfwd] delay_stats).", NULL },
+	{ SRC_DELAY, "p50_ns", "dpfwd_delay_p50_nanoseconds", G,
+		"Median RX-to-TX delay since start.", NULL },
+	{ SRC_DELAY, "p90_ns", "dpfwd_delay_p90_nanoseconds", G, "90th percentile delay.", NULL },
+	{ SRC_DELAY, "p99_ns", "dpfwd_delay_p99_nanoseconds", G, "99th percentile delay.", NULL },
+	{ SRC_DELAY, "p999_ns", "dpfwd_delay_p999_nanoseconds", G, "99.9th percentile delay.",
+		NULL },
+	{ SRC_DELAY, "max_ns", "dpfwd_delay_max_nanoseconds", G, "Largest delay seen.", NULL },
+	{ SRC_DELAY, "mean_ns", "dpfwd_delay_mean_nanoseconds", G, "Mean delay.", NULL },
+	{ SRC_DELAY, "stddev_ns", "dpfwd_delay_stddev_nanoseconds", G,
+		"Standard deviation of the delay (from the histogram).", NULL },
+	{ SRC_DELAY, "jitter_ns", "dpfwd_delay_jitter_nanoseconds", G,
+		"RFC 3550 interarrival jitter of the delay.", NULL },
 
-	{SRC_FWD, "ip4_routes", "dpfwd_ip4_routes", G, "IPv4 routes installed.", NULL},
-	{SRC_FWD, "next_hops_total", "dpfwd_next_hops", G, "IPv4 next hops.", NULL},
+	{ SRC_FWD, "ip4_routes", "dpfwd_ip4_routes", G, "IPv4 routes installed.", NULL },
+	{ SRC_FWD, "next_hops_total", "dpfwd_next_hops", G, "IPv4 next hops.", NULL },
 };
 
 #undef C
@@ -277,7 +279,7 @@ emit(struct prom_out *o, const struct prom_label *labels, unsigned int nb, const
 			const char *s = json_string_value(json_object_get(obj, fam->info[i].key));
 
 			if (s != NULL)
-				all[n++] = (struct prom_label){fam->info[i].label, s};
+				all[n++] = (struct prom_label){ fam->info[i].label, s };
 		}
 		if (n > nb) /* an info sample without any of its labels says nothing */
 			put_sample(o, all, n, "1");
@@ -325,30 +327,32 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 		v = json_object_get(json_object_get(snap, "drops"), "by_reason");
 		json_object_foreach(mut(v), k, e)
 		{
-			l[0] = (struct prom_label){"reason", k};
+			l[0] = (struct prom_label){ "reason", k };
 			cb(o, l, 1, e);
 		}
 		break;
 	case SRC_PORT:
 		json_array_foreach(mut(json_object_get(snap, "ports")), i, e)
 		{
-			l[0] = (struct prom_label){"port", id_label(e, "index", i, id, sizeof(id))};
+			l[0] = (struct prom_label){ "port",
+				id_label(e, "index", i, id, sizeof(id)) };
 			cb(o, l, 1, e);
 		}
 		break;
 	case SRC_POOL:
 		json_array_foreach(mut(json_object_get(snap, "mempools")), i, e)
 		{
-			l[0] = (struct prom_label){"pool", id_label(e, "name", i, id, sizeof(id))};
+			l[0] = (struct prom_label){ "pool",
+				id_label(e, "name", i, id, sizeof(id)) };
 			cb(o, l, 1, e);
 		}
 		break;
 	case SRC_DELAY:
-		json_array_foreach(mut(json_object_get(json_object_get(snap, "delay"), "lcores")), i,
-			e)
+		json_array_foreach(
+			mut(json_object_get(json_object_get(snap, "delay"), "lcores")), i, e)
 		{
-			l[0] = (struct prom_label){
-				"lcore", id_label(e, "lcore", i, id, sizeof(id))};
+			l[0] = (struct prom_label){ "lcore",
+				id_label(e, "lcore", i, id, sizeof(id)) };
 			cb(o, l, 1, e);
 		}
 		break;
@@ -357,8 +361,8 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 	case SRC_LCORE_BURST:
 		json_array_foreach(mut(json_object_get(snap, "lcores")), i, e)
 		{
-			l[0] = (struct prom_label){
-				"lcore", id_label(e, "lcore", i, id, sizeof(id))};
+			l[0] = (struct prom_label){ "lcore",
+				id_label(e, "lcore", i, id, sizeof(id)) };
 			if (src == SRC_LCORE) {
 				cb(o, l, 1, e);
 				continue;
@@ -366,8 +370,8 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 			v = json_object_get(e, src == SRC_LCORE_NODE ? "nodes" : "rx_burst_hist");
 			json_object_foreach(mut(v), k, elt)
 			{
-				l[1] = (struct prom_label){
-					src == SRC_LCORE_NODE ? "node" : "size", k};
+				l[1] = (struct prom_label){ src == SRC_LCORE_NODE ? "node" : "size",
+					k };
 				cb(o, l, 2, elt);
 			}
 		}

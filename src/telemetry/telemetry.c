@@ -53,9 +53,9 @@ tel_name(const char *in, char *out, size_t len)
 
 	for (i = 0; in[i] != '\0' && i + 1 < len; i++)
 		out[i] = isalnum((unsigned char)in[i]) || in[i] == '_' || in[i] == '.' ||
-				in[i] == '/'
-			? in[i]
-			: '_';
+					 in[i] == '/'
+				 ? in[i]
+				 : '_';
 	out[i] = '\0';
 	return out;
 }
@@ -106,13 +106,13 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 
 	if (json_is_object(v)) {
 		rte_tel_data_start_dict(d);
-		json_object_foreach(v, k, e)
-			tel_add_scalar_dict(d, k, e);
+		json_object_foreach(v, k, e) tel_add_scalar_dict(d, k, e);
 		return;
 	}
 	/* arrays: strings when mixed */
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		char *s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
 
 		rte_tel_data_add_array_string(d, s ? s : "?");
@@ -130,15 +130,16 @@ tel_from_json(struct rte_tel_data *d, json_t *v)
 
 	if (json_is_object(v)) {
 		rte_tel_data_start_dict(d);
-		json_object_foreach(v, k, e) {
+		json_object_foreach(v, k, e)
+		{
 			if (json_is_object(e) || json_is_array(e)) {
 				struct rte_tel_data *c = rte_tel_data_alloc();
 
 				if (c == NULL)
 					continue;
 				tel_from_json_flat(c, e);
-				rte_tel_data_add_dict_container(d, tel_name(k, name, sizeof(name)), c,
-					0);
+				rte_tel_data_add_dict_container(
+					d, tel_name(k, name, sizeof(name)), c, 0);
 			} else {
 				tel_add_scalar_dict(d, k, e);
 			}
@@ -148,7 +149,8 @@ tel_from_json(struct rte_tel_data *d, json_t *v)
 	if (json_is_array(v)) {
 		/* an array of objects becomes a dict keyed by index: tel arrays are one type */
 		rte_tel_data_start_dict(d);
-		json_array_foreach(v, i, e) {
+		json_array_foreach(v, i, e)
+		{
 			snprintf(name, sizeof(name), "%zu", i);
 			if (json_is_object(e) || json_is_array(e)) {
 				struct rte_tel_data *c = rte_tel_data_alloc();
@@ -252,8 +254,8 @@ dp_telemetry_action_register(const char *cmd, const char *help, dp_telemetry_act
 }
 
 int
-dp_telemetry_action_run(const char *cmd, const char *params, json_t **result, char *err,
-	size_t errlen)
+dp_telemetry_action_run(
+	const char *cmd, const char *params, json_t **result, char *err, size_t errlen)
 {
 	dp_telemetry_action_t fn = NULL;
 	unsigned int i;
@@ -271,8 +273,8 @@ dp_telemetry_action_run(const char *cmd, const char *params, json_t **result, ch
 }
 
 int
-dp_telemetry_section_register(const char *key, const char *cmd, const char *help,
-	dp_telemetry_fill_t fill, void *arg)
+dp_telemetry_section_register(
+	const char *key, const char *cmd, const char *help, dp_telemetry_fill_t fill, void *arg)
 {
 	struct section *s;
 	unsigned int i;
@@ -388,8 +390,7 @@ sum_ports(const json_t *snap, const char *key)
 	uint64_t s = 0;
 	size_t i;
 
-	json_array_foreach(ports, i, p)
-		s += jget(p, key);
+	json_array_foreach(ports, i, p) s += jget(p, key);
 	return s;
 }
 
@@ -400,9 +401,7 @@ find_lcore(const json_t *snap, uint64_t lcore)
 	json_t *l;
 	size_t i;
 
-	json_array_foreach(lcores, i, l)
-		if (jget(l, "lcore") == lcore)
-			return l;
+	json_array_foreach(lcores, i, l) if (jget(l, "lcore") == lcore) return l;
 	return NULL;
 }
 
@@ -422,34 +421,33 @@ dp_telemetry_quantile(const struct dp_telemetry_bucket *b, size_t n, double q)
 	for (i = 0; i < n; i++) {
 		if ((double)(seen + b[i].count) >= rank && b[i].count != 0)
 			return (double)b[i].low +
-				(double)b[i].width * (rank - (double)seen) / (double)b[i].count;
+			       (double)b[i].width * (rank - (double)seen) / (double)b[i].count;
 		seen += b[i].count;
 	}
 	return (double)(b[n - 1].low + b[n - 1].width);
 }
 
 size_t
-dp_telemetry_buckets_diff(const json_t *cur, const json_t *prev, struct dp_telemetry_bucket *out,
-	size_t max)
+dp_telemetry_buckets_diff(
+	const json_t *cur, const json_t *prev, struct dp_telemetry_bucket *out, size_t max)
 {
 	const json_t *e;
 	size_t i, j = 0, n = 0;
 
 	/* both arrays are sorted by low, and prev's buckets are a subset of cur's */
-	json_array_foreach(cur, i, e) {
+	json_array_foreach(cur, i, e)
+	{
 		struct dp_telemetry_bucket b = {
 			.low = (uint64_t)json_integer_value(json_array_get(e, 0)),
 			.width = (uint64_t)json_integer_value(json_array_get(e, 1)),
 			.count = (uint64_t)json_integer_value(json_array_get(e, 2)),
 		};
 
-		while (j < json_array_size(prev) &&
-			(uint64_t)json_integer_value(json_array_get(json_array_get(prev, j), 0)) <
-				b.low)
+		while (j < json_array_size(prev) && (uint64_t)json_integer_value(json_array_get(
+							    json_array_get(prev, j), 0)) < b.low)
 			j++;
-		if (j < json_array_size(prev) &&
-			(uint64_t)json_integer_value(json_array_get(json_array_get(prev, j), 0)) ==
-				b.low)
+		if (j < json_array_size(prev) && (uint64_t)json_integer_value(json_array_get(
+							 json_array_get(prev, j), 0)) == b.low)
 			b.count -= (uint64_t)json_integer_value(
 				json_array_get(json_array_get(prev, j), 2));
 		if (b.count != 0 && n < max)
@@ -479,11 +477,12 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 	}
 	if (prev != NULL)
 		dt = json_real_value(json_object_get(cur, "uptime_s")) -
-			json_real_value(json_object_get(prev, "uptime_s"));
+		     json_real_value(json_object_get(prev, "uptime_s"));
 	if (dt <= 0)
 		dt = 1e-9;
 
-	json_array_foreach(lcores, i, l) {
+	json_array_foreach(lcores, i, l)
+	{
 		const json_t *pl = prev ? find_lcore(prev, jget(l, "lcore")) : NULL;
 		uint64_t drx = jget(l, "rx_pkts") - jget(pl, "rx_pkts");
 		uint64_t dbusy = jget(l, "busy_cycles") - jget(pl, "busy_cycles");
@@ -507,8 +506,8 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 		if (json_is_integer(insn) && drx)
 			json_object_set_new(lr, "insn_per_pkt",
 				json_real((double)(jget(l, "instructions") -
-						  jget(pl, "instructions")) /
-					(double)drx));
+						   jget(pl, "instructions")) /
+					  (double)drx));
 		else
 			json_object_set_new(lr, "insn_per_pkt", json_null());
 		json_array_append_new(lrates, lr);
@@ -531,8 +530,8 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 	{
 		struct dp_telemetry_bucket b[256];
 		const json_t *dc = json_object_get(json_object_get(cur, "delay"), "total");
-		const json_t *dp = prev ? json_object_get(json_object_get(prev, "delay"), "total")
-					: NULL;
+		const json_t *dp =
+			prev ? json_object_get(json_object_get(prev, "delay"), "total") : NULL;
 		const double ns = 1e9 / (double)jget(cur, "tsc_hz");
 		size_t nb = dp_telemetry_buckets_diff(json_object_get(dc, "buckets_cycles"),
 			json_object_get(dp, "buckets_cycles"), b, sizeof(b) / sizeof(b[0]));
@@ -545,11 +544,13 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 
 	if (line == NULL)
 		return;
-	n = snprintf(line, linelen, "[%7.1fs] rx %7.3f Mpps  tx %7.3f Mpps %7.3f Gbps  drops %-8" PRIu64,
+	n = snprintf(line, linelen,
+		"[%7.1fs] rx %7.3f Mpps  tx %7.3f Mpps %7.3f Gbps  drops %-8" PRIu64,
 		json_real_value(json_object_get(cur, "uptime_s")),
 		(double)(rx - rx_prev) / dt / 1e6, (double)(tx - tx_prev) / dt / 1e6,
 		(double)obytes * 8 / dt / 1e9, drops);
-	json_array_foreach(lrates, i, l) {
+	json_array_foreach(lrates, i, l)
+	{
 		json_t *c = json_object_get(l, "cycles_per_pkt");
 		json_t *ipp = json_object_get(l, "insn_per_pkt");
 
@@ -565,7 +566,8 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 		if (n < 0 || (size_t)n >= linelen)
 			return;
 		if (json_is_real(ipp))
-			n += snprintf(line + n, linelen - n, " %6.1f insn/pkt", json_real_value(ipp));
+			n += snprintf(
+				line + n, linelen - n, " %6.1f insn/pkt", json_real_value(ipp));
 		if (n < 0 || (size_t)n >= linelen)
 			return;
 		n += snprintf(line + n, linelen - n, " %3.0f%% busy",
@@ -595,9 +597,9 @@ dp_telemetry_insn_open(pid_t tid, char *why, size_t whylen)
 	if (fd < 0) {
 		int e = errno;
 
-		snprintf(why, whylen,
-			"perf_event_open(instructions) failed: %s%s", strerror(e),
-			e == ENOENT || e == EOPNOTSUPP ? " (no hardware PMU: a VM without counters?)"
+		snprintf(why, whylen, "perf_event_open(instructions) failed: %s%s", strerror(e),
+			e == ENOENT || e == EOPNOTSUPP
+				? " (no hardware PMU: a VM without counters?)"
 			: e == EACCES || e == EPERM
 				? " (not allowed: run as root or lower kernel.perf_event_paranoid)"
 				: "");

@@ -33,7 +33,7 @@
 #include "dp_test.h"
 
 #define RUN_TIMEOUT_S 20.0
-#define STAMP_OFF 42 /* Ethernet + IPv4 + UDP */
+#define STAMP_OFF     42 /* Ethernet + IPv4 + UDP */
 
 static const char *dpgen_bin;
 static char tmpdir[] = "/tmp/dpgen-func-XXXXXX";
@@ -194,18 +194,18 @@ jstr(json_t *root, const char *key)
 static void
 test_dpgen_help_lists_every_option(void)
 {
-	static const char *const opts[] = {"--tx-port", "--rx-port", "--flows", "--vary",
+	static const char *const opts[] = { "--tx-port", "--rx-port", "--flows", "--vary",
 		"--frame-size", "--payload", "--ipv6", "--src-ip", "--dst-ip", "--src-port",
 		"--dst-port", "--src-mac", "--dst-mac", "--ttl", "--pcap", "--loops", "--rate",
 		"--rate-wire", "--catchup-us", "--burst", "--no-stamp", "--seq-window",
 		"--duration", "--count", "--drain-ms", "--json", "--quiet", "--drivers-cfg",
 		"--help", "--version", "--no-huge", "--in-memory", "--file-prefix", "Exit status",
-		NULL};
+		NULL };
 	struct run r;
 	char *out;
 	unsigned int i;
 
-	run_dpgen(&r, "help", (const char *const[]){"--help", NULL}, 0);
+	run_dpgen(&r, "help", (const char *const[]){ "--help", NULL }, 0);
 	CU_ASSERT_FATAL(exited(&r, 0));
 	out = slurp(r.out);
 	for (i = 0; opts[i] != NULL; i++)
@@ -214,7 +214,7 @@ test_dpgen_help_lists_every_option(void)
 			CU_FAIL("option missing from --help");
 		}
 	free(out);
-	run_dpgen(&r, "version", (const char *const[]){"--", "--version", NULL}, 0);
+	run_dpgen(&r, "version", (const char *const[]){ "--", "--version", NULL }, 0);
 	CU_ASSERT(exited(&r, 0));
 }
 
@@ -225,14 +225,15 @@ test_dpgen_bad_arguments_exit_2_with_a_message(void)
 		const char *args[8];
 		const char *says;
 	} cases[] = {
-		{{"--", "--rate", "fast", NULL}, "--rate"},
-		{{"--", "--frame-size", "10", NULL}, "--frame-size"},
-		{{"--", "--src-ip", "10.1.1.1", NULL}, "198.18.0.0/15"},
-		{{"--", "--bogus", NULL}, "unknown option"},
-		{{"--", "--pcap", "/nonexistent/in.pcap", NULL}, "/nonexistent/in.pcap"},
-		{{"--", "--payload", "4", NULL}, "stamp"},
+		{ { "--", "--rate", "fast", NULL }, "--rate" },
+		{ { "--", "--frame-size", "10", NULL }, "--frame-size" },
+		{ { "--", "--src-ip", "10.1.1.1", NULL }, "198.18.0.0/15" },
+		{ { "--", "--bogus", NULL }, "unknown option" },
+		{ { "--", "--pcap", "/nonexistent/in.pcap", NULL }, "/nonexistent/in.pcap" },
+		{ { "--", "--payload", "4", NULL }, "stamp" },
 		/* EAL starts, the port does not exist */
-		{{"--no-huge", "-m", "512", "--", "--tx-port", "3", NULL}, "port 3 does not exist"},
+		{ { "--no-huge", "-m", "512", "--", "--tx-port", "3", NULL },
+			"port 3 does not exist" },
 	};
 	unsigned int i;
 
@@ -263,10 +264,10 @@ test_dpgen_loopback_json_no_loss_and_rate(void)
 
 	snprintf(json, sizeof(json), "%s/loop.json", tmpdir);
 	run_dpgen(&r, "loop",
-		(const char *const[]){"--no-huge", "-m", "512", "--vdev", "net_ring0", "--",
+		(const char *const[]){ "--no-huge", "-m", "512", "--vdev", "net_ring0", "--",
 			"--tx-port", "0", "--rx-port", "0", "--flows", "100", "--vary", "both",
 			"--src-ip", "198.18.0.0/24", "--rate", "1Mpps", "--catchup-us", "100000",
-			"--duration", "2", "--json", json, NULL},
+			"--duration", "2", "--json", json, NULL },
 		0);
 	CU_ASSERT_FATAL(exited(&r, 0));
 	check_runtime_dir_removed(&r);
@@ -318,9 +319,9 @@ test_dpgen_12mpps_offered_load_on_net_null(void)
 
 	snprintf(json, sizeof(json), "%s/null.json", tmpdir);
 	run_dpgen(&r, "null",
-		(const char *const[]){"--no-huge", "-m", "512", "--vdev", "net_null0", "--",
+		(const char *const[]){ "--no-huge", "-m", "512", "--vdev", "net_null0", "--",
 			"--tx-port", "0", "--flows", "2000", "--rate", "12Mpps", "--catchup-us",
-			"100000", "--duration", "2", "--json", json, "--quiet", NULL},
+			"100000", "--duration", "2", "--json", json, "--quiet", NULL },
 		0);
 	CU_ASSERT_FATAL(exited(&r, 0));
 	j = json_load(json);
@@ -372,7 +373,7 @@ write_input_pcap(const char *path, uint8_t frames[10][2048], size_t lens[10])
 static void
 test_dpgen_pcap_replay_loops_rewrites_mac_and_stamps(void)
 {
-	static const uint8_t dmac[6] = {0x02, 0, 0, 0, 0, 0x99};
+	static const uint8_t dmac[6] = { 0x02, 0, 0, 0, 0, 0x99 };
 	static uint8_t frames[10][2048];
 	char in[256], out[256], vdev[600], json[256], ebuf[PCAP_ERRBUF_SIZE];
 	size_t lens[10];
@@ -390,9 +391,9 @@ test_dpgen_pcap_replay_loops_rewrites_mac_and_stamps(void)
 	snprintf(vdev, sizeof(vdev), "net_pcap0,tx_pcap=%s", out);
 	write_input_pcap(in, frames, lens);
 	run_dpgen(&r, "pcap",
-		(const char *const[]){"--no-huge", "-m", "512", "--vdev", vdev, "--", "--tx-port",
+		(const char *const[]){ "--no-huge", "-m", "512", "--vdev", vdev, "--", "--tx-port",
 			"0", "--pcap", in, "--loops", "3", "--dst-mac", "02:00:00:00:00:99",
-			"--json", json, NULL},
+			"--json", json, NULL },
 		0);
 	CU_ASSERT_FATAL(exited(&r, 0));
 	j = json_load(json);
@@ -442,9 +443,9 @@ test_dpgen_sigterm_stops_cleanly_with_final_json(void)
 
 	snprintf(json, sizeof(json), "%s/term.json", tmpdir);
 	run_dpgen(&r, "term",
-		(const char *const[]){"--no-huge", "-m", "512", "--vdev", "net_ring0", "--",
+		(const char *const[]){ "--no-huge", "-m", "512", "--vdev", "net_ring0", "--",
 			"--tx-port", "0", "--rx-port", "0", "--rate", "100kpps", "--json", json,
-			NULL},
+			NULL },
 		1.5);
 	CU_ASSERT_FATAL(exited(&r, 0));
 	check_runtime_dir_removed(&r);
@@ -482,16 +483,17 @@ suite_init(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_dpgen_help_lists_every_option", test_dpgen_help_lists_every_option},
-	{"test_dpgen_bad_arguments_exit_2_with_a_message",
-		test_dpgen_bad_arguments_exit_2_with_a_message},
-	{"test_dpgen_loopback_json_no_loss_and_rate", test_dpgen_loopback_json_no_loss_and_rate},
-	{"test_dpgen_12mpps_offered_load_on_net_null", test_dpgen_12mpps_offered_load_on_net_null},
-	{"test_dpgen_pcap_replay_loops_rewrites_mac_and_stamps",
-		test_dpgen_pcap_replay_loops_rewrites_mac_and_stamps},
-	{"test_dpgen_sigterm_stops_cleanly_with_final_json",
-		test_dpgen_sigterm_stops_cleanly_with_final_json},
-	{NULL, NULL},
+	{ "test_dpgen_help_lists_every_option", test_dpgen_help_lists_every_option },
+	{ "test_dpgen_bad_arguments_exit_2_with_a_message",
+		test_dpgen_bad_arguments_exit_2_with_a_message },
+	{ "test_dpgen_loopback_json_no_loss_and_rate", test_dpgen_loopback_json_no_loss_and_rate },
+	{ "test_dpgen_12mpps_offered_load_on_net_null",
+		test_dpgen_12mpps_offered_load_on_net_null },
+	{ "test_dpgen_pcap_replay_loops_rewrites_mac_and_stamps",
+		test_dpgen_pcap_replay_loops_rewrites_mac_and_stamps },
+	{ "test_dpgen_sigterm_stops_cleanly_with_final_json",
+		test_dpgen_sigterm_stops_cleanly_with_final_json },
+	{ NULL, NULL },
 };
 
 int

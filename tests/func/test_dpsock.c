@@ -46,8 +46,8 @@
 extern char **environ;
 
 #define START_TIMEOUT_S 30.0
-#define MIB (1024u * 1024u)
-#define CHAN_BUFS 32 /* [endpoint] chan_bufs below */
+#define MIB             (1024u * 1024u)
+#define CHAN_BUFS       32 /* [endpoint] chan_bufs below */
 
 static char dpfwd_bin[PATH_MAX];
 static char dir[PATH_MAX / 2];
@@ -170,9 +170,9 @@ dpfwd_spawn(char *err, size_t errlen)
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int rc;
-	char *argv[] = {dpfwd_bin, "--no-huge", "-m", "512", "--no-pci", "--file-prefix", prefix,
+	char *argv[] = { dpfwd_bin, "--no-huge", "-m", "512", "--no-pci", "--file-prefix", prefix,
 		"-l", "0,1", "--", "-c", cfg_path, "--telemetry-json", json_path,
-		"--telemetry-interval", "100", NULL};
+		"--telemetry-interval", "100", NULL };
 
 	snprintf(prefix, sizeof(prefix), "dpsk%d_%u", (int)getpid(), ++run_seq);
 	snprintf(out, sizeof(out), "%s/dpfwd%u.out", dir, run_seq);
@@ -359,7 +359,7 @@ child_start(int (*fn)(int ready_fd, void *arg), void *arg, int *ready)
 static bool
 child_ready(int fd)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	char c;
 
 	return poll(&p, 1, 10000) == 1 && read(fd, &c, 1) == 1;
@@ -496,7 +496,7 @@ test_dpsock_bind_getsockname_ephemeral(void)
 	CU_ASSERT(stat_wait("endpoints", 0, 5.0));
 }
 
-static const size_t pp_sizes[] = {1, 8, 1472, 2048, 65536, MIB};
+static const size_t pp_sizes[] = { 1, 8, 1472, 2048, 65536, MIB };
 #define PP_ROUNDS 5
 
 /* The echo side: every datagram checked against its pattern, then sent back; 0 bytes ends. */
@@ -738,7 +738,7 @@ late_sender_child(int ready, void *arg)
 static void
 test_dpsock_blocking_recv_woken_by_other_process(void)
 {
-	struct send_arg sa = {.to = sin4("198.18.0.1", 6500)};
+	struct send_arg sa = { .to = sin4("198.18.0.1", 6500) };
 	struct dpsock_stats st;
 	struct dpsock *b;
 	char buf[16];
@@ -940,7 +940,7 @@ static void
 test_dpsock_sigkill_sender_reclaimed(void)
 {
 	struct sockaddr_in me = sin4("198.18.0.1", 6901);
-	struct send_arg sa = {.to = sin4("198.18.0.1", 6900)};
+	struct send_arg sa = { .to = sin4("198.18.0.1", 6900) };
 	const struct sockaddr_in ba = sa.to;
 	struct dpsock_stats st;
 	struct dpsock *b, *again;
@@ -998,7 +998,7 @@ test_dpsock_sigkill_sender_reclaimed(void)
 static int
 pcap_find_udp(const void *payload, size_t len, uint16_t sport, uint16_t dport)
 {
-	static const uint8_t nb_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x01, 0x02};
+	static const uint8_t nb_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x02 };
 	char path[PATH_MAX];
 	uint8_t *buf = malloc(1 << 20);
 	size_t n, off = 24;
@@ -1094,8 +1094,8 @@ raw_send(int fd, const void *m, size_t len, int pass_fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = {.iov_base = (void *)(uintptr_t)m, .iov_len = len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)m, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	if (pass_fd >= 0) {
 		struct cmsghdr *cm;
@@ -1116,7 +1116,7 @@ raw_send(int fd, const void *m, size_t len, int pass_fd)
 static int
 raw_reply(int fd)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct dpsock_ctl m;
 	ssize_t n;
 
@@ -1466,7 +1466,8 @@ test_dpsock_sigkill_remote_sender_mid_stream_reclaimed(void)
 	CU_ASSERT_FATAL(child_ready(ready));
 	close(ready);
 	/* streaming for real: thousands of fragments out of port0 */
-	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44 * 100; dp_test_sleep_s(0.02))
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44 * 100;
+		dp_test_sleep_s(0.02))
 		;
 	out1 = port_opackets(0);
 	CU_ASSERT(out1 - out0 >= 44 * 100);
@@ -1498,7 +1499,8 @@ test_dpsock_sigkill_remote_sender_mid_stream_reclaimed(void)
 	out0 = port_opackets(0);
 	CU_ASSERT_EQUAL(dpsock_sendto(ep, buf, INFLIGHT_DGRAM, 0, SA(to), sizeof(to)),
 		(ssize_t)INFLIGHT_DGRAM);
-	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44; dp_test_sleep_s(0.05))
+	for (t0 = dp_test_now_s(); dp_test_now_s() - t0 < 5.0 && port_opackets(0) - out0 < 44;
+		dp_test_sleep_s(0.05))
 		;
 	CU_ASSERT_EQUAL(port_opackets(0) - out0, 44);
 	CU_ASSERT_EQUAL(dpsock_stats_get(ep, &st), 0);
@@ -1554,31 +1556,31 @@ int
 main(void)
 {
 	static const struct dp_test tests[] = {
-		{"open_refused_without_dpfwd", test_dpsock_open_refused_without_dpfwd},
-		{"bind_getsockname_ephemeral", test_dpsock_bind_getsockname_ephemeral},
-		{"pingpong_two_processes_ip4", test_dpsock_pingpong_two_processes_ip4},
-		{"pingpong_two_processes_ip6", test_dpsock_pingpong_two_processes_ip6},
-		{"zero_copy_burst", test_dpsock_zero_copy_burst},
-		{"nonblocking_backpressure_and_recovery",
-			test_dpsock_nonblocking_backpressure_and_recovery},
-		{"blocking_recv_woken_by_other_process",
-			test_dpsock_blocking_recv_woken_by_other_process},
-		{"evq_fd_in_app_epoll_with_kernel_socket",
-			test_dpsock_evq_fd_in_app_epoll_with_kernel_socket},
-		{"connect_filters_other_senders", test_dpsock_connect_filters_other_senders},
-		{"remote_datagram_leaves_through_worker",
-			test_dpsock_remote_datagram_leaves_through_worker},
-		{"close_peer_refused_then_reresolves",
-			test_dpsock_close_peer_refused_then_reresolves},
-		{"sigkill_sender_reclaimed", test_dpsock_sigkill_sender_reclaimed},
-		{"bad_control_messages_close_only_that_connection",
-			test_dpsock_bad_control_messages_close_only_that_connection},
-		{"second_dpfwd_refuses_the_socket", test_dpsock_second_dpfwd_refuses_the_socket},
-		{"dpfwd_killed_enotconn_then_restart",
-			test_dpsock_dpfwd_killed_enotconn_then_restart},
-		{"sigkill_remote_sender_mid_stream_reclaimed",
-			test_dpsock_sigkill_remote_sender_mid_stream_reclaimed},
-		{NULL, NULL},
+		{ "open_refused_without_dpfwd", test_dpsock_open_refused_without_dpfwd },
+		{ "bind_getsockname_ephemeral", test_dpsock_bind_getsockname_ephemeral },
+		{ "pingpong_two_processes_ip4", test_dpsock_pingpong_two_processes_ip4 },
+		{ "pingpong_two_processes_ip6", test_dpsock_pingpong_two_processes_ip6 },
+		{ "zero_copy_burst", test_dpsock_zero_copy_burst },
+		{ "nonblocking_backpressure_and_recovery",
+			test_dpsock_nonblocking_backpressure_and_recovery },
+		{ "blocking_recv_woken_by_other_process",
+			test_dpsock_blocking_recv_woken_by_other_process },
+		{ "evq_fd_in_app_epoll_with_kernel_socket",
+			test_dpsock_evq_fd_in_app_epoll_with_kernel_socket },
+		{ "connect_filters_other_senders", test_dpsock_connect_filters_other_senders },
+		{ "remote_datagram_leaves_through_worker",
+			test_dpsock_remote_datagram_leaves_through_worker },
+		{ "close_peer_refused_then_reresolves",
+			test_dpsock_close_peer_refused_then_reresolves },
+		{ "sigkill_sender_reclaimed", test_dpsock_sigkill_sender_reclaimed },
+		{ "bad_control_messages_close_only_that_connection",
+			test_dpsock_bad_control_messages_close_only_that_connection },
+		{ "second_dpfwd_refuses_the_socket", test_dpsock_second_dpfwd_refuses_the_socket },
+		{ "dpfwd_killed_enotconn_then_restart",
+			test_dpsock_dpfwd_killed_enotconn_then_restart },
+		{ "sigkill_remote_sender_mid_stream_reclaimed",
+			test_dpsock_sigkill_remote_sender_mid_stream_reclaimed },
+		{ NULL, NULL },
 	};
 
 	return dp_test_run("dpsock", tests, suite_init, suite_cleanup);

@@ -43,30 +43,30 @@
 #include "dp_test.h"
 
 #define RUN_TIMEOUT_S 30.0
-#define MAX_PKTS 1024
-#define ETH_HLEN 14
-#define IP_TTL_OFF (ETH_HLEN + 8)
-#define IP_CKSUM_OFF (ETH_HLEN + 10)
+#define MAX_PKTS      1024
+#define ETH_HLEN      14
+#define IP_TTL_OFF    (ETH_HLEN + 8)
+#define IP_CKSUM_OFF  (ETH_HLEN + 10)
 
 #define IP4(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (d))
-#define NET1 IP4(198, 18, 1, 0)
-#define NET2 IP4(198, 18, 2, 0)
-#define SRC_NET IP4(198, 18, 0, 0)
-#define IP_NO_ROUTE IP4(198, 18, 200, 1) /* no route covers 198.18.200.0/24 */
-#define IP_ROUTER IP4(198, 18, 0, 1)	 /* port0's own address */
+#define NET1            IP4(198, 18, 1, 0)
+#define NET2            IP4(198, 18, 2, 0)
+#define SRC_NET         IP4(198, 18, 0, 0)
+#define IP_NO_ROUTE     IP4(198, 18, 200, 1) /* no route covers 198.18.200.0/24 */
+#define IP_ROUTER       IP4(198, 18, 0, 1)   /* port0's own address */
 
 /* net_pcap MACs in creation order, and the static neighbors of the config */
 static const uint8_t pcap_mac[3][6] = {
-	{0x02, 0x70, 0x63, 0x61, 0x70, 0x00},
-	{0x02, 0x70, 0x63, 0x61, 0x70, 0x01},
-	{0x02, 0x70, 0x63, 0x61, 0x70, 0x02},
+	{ 0x02, 0x70, 0x63, 0x61, 0x70, 0x00 },
+	{ 0x02, 0x70, 0x63, 0x61, 0x70, 0x01 },
+	{ 0x02, 0x70, 0x63, 0x61, 0x70, 0x02 },
 };
 static const uint8_t neigh_mac[3][6] = {
-	{0},
-	{0x02, 0x00, 0x00, 0x00, 0x01, 0x02},
-	{0x02, 0x00, 0x00, 0x00, 0x02, 0x02},
+	{ 0 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x01, 0x02 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x02 },
 };
-static const uint8_t other_host_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x99, 0x99};
+static const uint8_t other_host_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x99, 0x99 };
 
 static char dpfwd_bin[PATH_MAX];
 static char suite_dir[PATH_MAX];
@@ -155,7 +155,7 @@ struct frame {
 
 struct input {
 	struct frame f[MAX_PKTS];
-	int out_port[MAX_PKTS];	   /* 1 or 2: forwarded there; 0: dropped */
+	int out_port[MAX_PKTS];    /* 1 or 2: forwarded there; 0: dropped */
 	const char *why[MAX_PKTS]; /* drop reason when dropped */
 	bool bad_cksum[MAX_PKTS];  /* forwarded with a wrong header checksum (check off) */
 	unsigned int n;
@@ -192,8 +192,9 @@ input_push(struct input *in, const uint8_t *data, size_t len, int out_port, cons
 	in->n++;
 }
 
-static const uint32_t frame_lens[] = {64, 1518, 65, 128, 1500, 256, 511, 512, 1000, 1024, 1280, 77};
-static const uint8_t ttls[] = {64, 2, 255, 17, 128, 3, 33, 100};
+static const uint32_t frame_lens[] = { 64, 1518, 65, 128, 1500, 256, 511, 512, 1000, 1024, 1280,
+	77 };
+static const uint8_t ttls[] = { 64, 2, 255, 17, 128, 3, 33, 100 };
 
 /* Valid frame number @p i toward route @p port (1 or 2): sizes, TTLs, ids, ports vary. */
 static void
@@ -242,18 +243,19 @@ static const struct {
 	int kind;
 	const char *why; /* drop reason as named in the telemetry JSON */
 } malformed[] = {
-	{DP_PKT_TRUNCATED_L3, "ip4_truncated"},
-	{DP_PKT_BAD_VERSION, "ip4_bad_version"},
-	{DP_PKT_BAD_IHL, "ip4_bad_ihl"},
-	{DP_PKT_BAD_CKSUM, "ip4_bad_cksum"},
-	{DP_PKT_LEN_GT_FRAME, "ip4_bad_length"},
-	{DP_PKT_TTL0, "ip4_ttl_exceeded"},
-	{DP_PKT_TTL1, "ip4_ttl_exceeded"},
-	{DP_PKT_NON_IP, "not_ip4"},
-	{DP_PKT_ARP, "arp_not_for_us"}, /* a request for another host: learned from only if known */
-	{MAL_NO_ROUTE, "ip4_no_route"},
-	{MAL_LOCAL, "ip4_local"},
-	{MAL_OTHER_HOST, "l2_other_host"},
+	{ DP_PKT_TRUNCATED_L3, "ip4_truncated" },
+	{ DP_PKT_BAD_VERSION, "ip4_bad_version" },
+	{ DP_PKT_BAD_IHL, "ip4_bad_ihl" },
+	{ DP_PKT_BAD_CKSUM, "ip4_bad_cksum" },
+	{ DP_PKT_LEN_GT_FRAME, "ip4_bad_length" },
+	{ DP_PKT_TTL0, "ip4_ttl_exceeded" },
+	{ DP_PKT_TTL1, "ip4_ttl_exceeded" },
+	{ DP_PKT_NON_IP, "not_ip4" },
+	{ DP_PKT_ARP,
+		"arp_not_for_us" }, /* a request for another host: learned from only if known */
+	{ MAL_NO_ROUTE, "ip4_no_route" },
+	{ MAL_LOCAL, "ip4_local" },
+	{ MAL_OTHER_HOST, "l2_other_host" },
 };
 #define NB_MALFORMED (sizeof(malformed) / sizeof(malformed[0]))
 
@@ -325,7 +327,7 @@ pcap_write(const char *path, const struct input *in)
 struct capture {
 	struct frame *f;
 	unsigned int n;
-	bool truncated; /* some record had caplen < len */
+	bool truncated;   /* some record had caplen < len */
 	unsigned int arp; /* gratuitous ARPs taken out by take_announcements() */
 };
 
@@ -510,7 +512,7 @@ frame_forwarded_ok(
 static unsigned int
 check_outputs(const struct input *in, const struct capture out[3])
 {
-	unsigned int pos[3] = {0, 0, 0};
+	unsigned int pos[3] = { 0, 0, 0 };
 	unsigned int i, good = 0;
 	int p;
 
@@ -550,7 +552,7 @@ struct run {
 	char log_err[PATH_MAX];
 	char prefix[64];
 	char rundir[PATH_MAX]; /* EAL runtime folder of this run's file prefix */
-	int status;	       /* waitpid() status */
+	int status;            /* waitpid() status */
 	bool timed_out;
 	bool sigterm_sent;
 	double elapsed;
@@ -915,10 +917,10 @@ take_announcements(struct capture *c, uint32_t ip)
 		}
 		memcpy(&sip, d + 28, 4);
 		memcpy(&tip, d + 38, 4);
-		CU_ASSERT_EQUAL(c->f[i].len, 60);	    /* padded to the minimum frame */
+		CU_ASSERT_EQUAL(c->f[i].len, 60); /* padded to the minimum frame */
 		CU_ASSERT(memcmp(d, "\xff\xff\xff\xff\xff\xff", 6) == 0); /* broadcast */
 		CU_ASSERT(memcmp(d + 6, d + 22, 6) == 0); /* sender MAC = source MAC */
-		CU_ASSERT_EQUAL(d[21], 1);		    /* request */
+		CU_ASSERT_EQUAL(d[21], 1);                /* request */
 		CU_ASSERT_EQUAL(ntohl(sip), ip);
 		CU_ASSERT_EQUAL(ntohl(tip), ip);
 		free(c->f[i].data);
@@ -960,7 +962,7 @@ forward_run(struct run *r, const struct input *in, const char *const *extra, str
 
 /* ---- tests ---- */
 
-static const char *const duration2[] = {"--duration", "2", NULL};
+static const char *const duration2[] = { "--duration", "2", NULL };
 
 static void
 test_fwd_pcap_forwards_every_valid_packet_bytewise(void)
@@ -1129,7 +1131,8 @@ test_fwd_bad_config_names_file_and_line(void)
 static void
 test_fwd_sigterm_writes_final_json(void)
 {
-	static const char *const extra[] = {"--duration", "0", "--telemetry-interval", "100", NULL};
+	static const char *const extra[] = { "--duration", "0", "--telemetry-interval", "100",
+		NULL };
 	static struct input in;
 	struct run r;
 	unsigned int i;
@@ -1162,8 +1165,8 @@ test_fwd_sigterm_writes_final_json(void)
 static void
 test_fwd_cksum_check_off_forwards_bad_cksum(void)
 {
-	static const char *const extra[] = {
-		"--duration", "2", "--set", "dpfwd.ip4_cksum_check=off", NULL};
+	static const char *const extra[] = { "--duration", "2", "--set",
+		"dpfwd.ip4_cksum_check=off", NULL };
 	static struct input in;
 	struct capture out[3];
 	uint8_t buf[2048];
@@ -1244,17 +1247,17 @@ int
 main(void)
 {
 	static const struct dp_test tests[] = {
-		{"test_fwd_pcap_forwards_every_valid_packet_bytewise",
-			test_fwd_pcap_forwards_every_valid_packet_bytewise},
-		{"test_fwd_pcap_malformed_are_counted_drops",
-			test_fwd_pcap_malformed_are_counted_drops},
-		{"test_fwd_pcap_no_mbuf_leak", test_fwd_pcap_no_mbuf_leak},
-		{"test_fwd_bad_config_names_file_and_line",
-			test_fwd_bad_config_names_file_and_line},
-		{"test_fwd_sigterm_writes_final_json", test_fwd_sigterm_writes_final_json},
-		{"test_fwd_cksum_check_off_forwards_bad_cksum",
-			test_fwd_cksum_check_off_forwards_bad_cksum},
-		{NULL, NULL},
+		{ "test_fwd_pcap_forwards_every_valid_packet_bytewise",
+			test_fwd_pcap_forwards_every_valid_packet_bytewise },
+		{ "test_fwd_pcap_malformed_are_counted_drops",
+			test_fwd_pcap_malformed_are_counted_drops },
+		{ "test_fwd_pcap_no_mbuf_leak", test_fwd_pcap_no_mbuf_leak },
+		{ "test_fwd_bad_config_names_file_and_line",
+			test_fwd_bad_config_names_file_and_line },
+		{ "test_fwd_sigterm_writes_final_json", test_fwd_sigterm_writes_final_json },
+		{ "test_fwd_cksum_check_off_forwards_bad_cksum",
+			test_fwd_cksum_check_off_forwards_bad_cksum },
+		{ NULL, NULL },
 	};
 
 	return dp_test_run("fwd_pcap", tests, suite_init, suite_cleanup);

@@ -38,7 +38,7 @@
 #include "ring_rig.h"
 
 #define LEAK_CHECK_EVERY 1024
-#define POISON_SLACK 128
+#define POISON_SLACK     128
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,7 +63,7 @@ static struct poisoned
 poison_tail(const struct rte_mbuf *s)
 {
 	uint32_t from = s->data_off + RTE_MAX((uint32_t)s->data_len, (uint32_t)POISON_SLACK);
-	struct poisoned p = {NULL, 0};
+	struct poisoned p = { NULL, 0 };
 
 	if (from < s->buf_len) {
 		p.addr = (uint8_t *)s->buf_addr + from;

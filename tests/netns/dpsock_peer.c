@@ -38,8 +38,8 @@
 #include "udp_common.h" /* address parsing and printing, as udprtt has them */
 
 #define MAX_DGRAMS 256
-#define BUF_MAX 65536u
-#define LINGER_MS 10000
+#define BUF_MAX    65536u
+#define LINGER_MS  10000
 
 static uint8_t
 pattern(size_t i, uint32_t seed)
@@ -98,7 +98,7 @@ recv_wait(struct dpsock_evq *q, double deadline)
 static void
 linger(void)
 {
-	struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 	double deadline = now_ms() + LINGER_MS;
 	char c[64];
 
@@ -144,7 +144,7 @@ do_recv(struct dpsock *ep, struct dpsock_evq *q, uint32_t seed, double ms, const
 	unsigned int n, uint8_t *buf)
 {
 	double deadline = now_ms() + ms;
-	bool got[MAX_DGRAMS] = {false};
+	bool got[MAX_DGRAMS] = { false };
 	unsigned int nb_got = 0, nb_bad = 0, nb_extra = 0, i;
 	const char *sep = "";
 

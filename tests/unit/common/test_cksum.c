@@ -22,7 +22,7 @@
 #include "dp_test.h"
 
 #define NB_RANDOM_HEADERS 200000
-#define MAX_REPORTS 5 /* mismatches printed in full per test */
+#define MAX_REPORTS       5 /* mismatches printed in full per test */
 
 static uint64_t rng_state;
 
@@ -151,8 +151,8 @@ make_zero_cksum(uint8_t *h, unsigned int ihl)
 static uint16_t
 rnd_word(void)
 {
-	static const uint16_t special[] = {
-		0x0000, 0xffff, 0x0001, 0xfffe, 0x00ff, 0xff00, 0x8000, 0x7fff};
+	static const uint16_t special[] = { 0x0000, 0xffff, 0x0001, 0xfffe, 0x00ff, 0xff00, 0x8000,
+		0x7fff };
 	uint64_t r = rnd();
 
 	if ((r & 7) == 0)
@@ -163,8 +163,8 @@ rnd_word(void)
 static uint32_t
 rnd_addr(void)
 {
-	static const uint32_t special[] = {
-		0x00000000, 0xffffffff, 0xffff0000, 0x0000ffff, 0x00010000, 0xfffeffff};
+	static const uint32_t special[] = { 0x00000000, 0xffffffff, 0xffff0000, 0x0000ffff,
+		0x00010000, 0xfffeffff };
 	uint64_t r = rnd();
 
 	if ((r & 7) == 0)
@@ -238,28 +238,28 @@ test_cksum_known_vectors(void)
 		size_t len;
 		uint16_t cksum; /* host order, over the bytes as given */
 	} vec[] = {
-		{"RFC 1071 section 3 example", {0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7}, 8,
-			0x220d},
-		{"odd length", {0x00, 0x01, 0xf2}, 3, 0x0dfe},
-		{"IPv4 header, UDP",
-			{0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
-				0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7},
-			20, 0xb861},
-		{"IPv4 header, TCP",
-			{0x45, 0x00, 0x00, 0x3c, 0x1c, 0x46, 0x40, 0x00, 0x40, 0x06, 0x00, 0x00,
-				0xac, 0x10, 0x0a, 0x63, 0xac, 0x10, 0x0a, 0x0c},
-			20, 0xb1e6},
-		{"all zero", {0}, 20, 0xffff},
+		{ "RFC 1071 section 3 example", { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 },
+			8, 0x220d },
+		{ "odd length", { 0x00, 0x01, 0xf2 }, 3, 0x0dfe },
+		{ "IPv4 header, UDP",
+			{ 0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
+				0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7 },
+			20, 0xb861 },
+		{ "IPv4 header, TCP",
+			{ 0x45, 0x00, 0x00, 0x3c, 0x1c, 0x46, 0x40, 0x00, 0x40, 0x06, 0x00, 0x00,
+				0xac, 0x10, 0x0a, 0x63, 0xac, 0x10, 0x0a, 0x0c },
+			20, 0xb1e6 },
+		{ "all zero", { 0 }, 20, 0xffff },
 	};
 	static const struct {
 		const char *name;
 		uint16_t cksum, old_w, new_w, want;
 	} upd16[] = {
 		/* RFC 1624 section 4: eqn. 3 gives 0x0000 where RFC 1141 gives 0xffff */
-		{"RFC 1624 example", 0xdd2f, 0x5555, 0x3285, 0x0000},
-		{"TTL 64 -> 63 of the UDP header", 0xb861, 0x4011, 0x3f11, 0xb961},
-		{"no change", 0xb861, 0x4011, 0x4011, 0xb861},
-		{"0xffff -> 0x0000 word", 0x1234, 0xffff, 0x0000, 0x1234},
+		{ "RFC 1624 example", 0xdd2f, 0x5555, 0x3285, 0x0000 },
+		{ "TTL 64 -> 63 of the UDP header", 0xb861, 0x4011, 0x3f11, 0xb961 },
+		{ "no change", 0xb861, 0x4011, 0x4011, 0xb861 },
+		{ "0xffff -> 0x0000 word", 0x1234, 0xffff, 0x0000, 0x1234 },
 	};
 	static const struct {
 		const char *name;
@@ -267,8 +267,8 @@ test_cksum_known_vectors(void)
 		uint32_t old_w, new_w;
 		uint16_t want;
 	} upd32[] = {
-		{"dst 192.168.0.199 -> 10.0.0.1", 0xb861, 0xc0a800c7, 0x0a000001, 0x6fd0},
-		{"dst 10.0.0.1 -> 192.168.0.199", 0x6fd0, 0x0a000001, 0xc0a800c7, 0xb861},
+		{ "dst 192.168.0.199 -> 10.0.0.1", 0xb861, 0xc0a800c7, 0x0a000001, 0x6fd0 },
+		{ "dst 10.0.0.1 -> 192.168.0.199", 0x6fd0, 0x0a000001, 0xc0a800c7, 0xb861 },
 	};
 	unsigned int i;
 
@@ -341,23 +341,23 @@ test_cksum_incremental_matches_recompute_random(void)
 
 				if (ttl == 0) {
 					ttl = 1 + (unsigned int)((r >> 8) % 255);
-					c = (struct change){8, 2, (uint32_t)ttl << 8 | h[9]};
+					c = (struct change){ 8, 2, (uint32_t)ttl << 8 | h[9] };
 					bad += !apply_and_check(h, ihl, &c, "TTL set");
 					checks++;
 				}
 				dec = (r >> 16) & 1 ? 1 : 1 + (unsigned int)((r >> 24) % ttl);
-				c = (struct change){8, 2, (uint32_t)(ttl - dec) << 8 | h[9]};
+				c = (struct change){ 8, 2, (uint32_t)(ttl - dec) << 8 | h[9] };
 				what = "TTL decrement";
 				break;
 			}
 			case 1: /* source or destination address */
-				c = (struct change){(r >> 8) & 1 ? 16 : 12, 4, rnd_addr()};
+				c = (struct change){ (r >> 8) & 1 ? 16 : 12, 4, rnd_addr() };
 				what = "address rewrite";
 				break;
 			default: { /* any other 16-bit word, options included */
 				unsigned int w = (unsigned int)((r >> 8) % (ihl * 2 - 1));
 
-				c = (struct change){(w >= 5 ? w + 1 : w) * 2, 2, rnd_word()};
+				c = (struct change){ (w >= 5 ? w + 1 : w) * 2, 2, rnd_word() };
 				what = "word rewrite";
 				break;
 			}
@@ -394,19 +394,19 @@ test_cksum_update_from_zero_and_ffff_checksum(void)
 		memcpy(h2, h, sizeof(h));
 		memcpy(h3, h, sizeof(h));
 
-		c = (struct change){8, 2, (uint32_t)(h[8] - 1) << 8 | h[9]};
+		c = (struct change){ 8, 2, (uint32_t)(h[8] - 1) << 8 | h[9] };
 		bad += !apply_and_check(h, ihl, &c, "TTL from cksum 0x0000");
-		c = (struct change){16, 4, rnd_addr()};
+		c = (struct change){ 16, 4, rnd_addr() };
 		bad += !apply_and_check(h, ihl, &c, "address after cksum 0x0000");
 
 		/* 0xffff is the same one's complement zero: the header still verifies */
 		put16(h2 + 10, 0xffff);
 		CU_ASSERT_EQUAL(dp_cksum_ip4_hdr_sum(h2, ihl), 0xffff);
-		c = (struct change){8, 2, (uint32_t)(h2[8] - 1) << 8 | h2[9]};
+		c = (struct change){ 8, 2, (uint32_t)(h2[8] - 1) << 8 | h2[9] };
 		bad += !apply_and_check(h2, ihl, &c, "TTL from cksum 0xffff");
 		put16(h3 + 10, 0xffff);
 		CU_ASSERT_EQUAL(dp_cksum_ip4_hdr_sum(h3, ihl), 0xffff);
-		c = (struct change){12, 4, rnd_addr()};
+		c = (struct change){ 12, 4, rnd_addr() };
 		bad += !apply_and_check(h3, ihl, &c, "address from cksum 0xffff");
 	}
 	CU_ASSERT_EQUAL(bad, 0);
@@ -465,8 +465,8 @@ test_cksum_ttl_dec_exhaustive(void)
 			uint16_t got = dp_cksum_ttl_dec(ck_be);
 
 			if (got != want && ++bad <= MAX_REPORTS)
-				fprintf(stderr, "ttl_dec: ttl %u cksum %04x: %04x, eqn. 3 %04x\n", ttl,
-					ck, ntohs(got), ntohs(want));
+				fprintf(stderr, "ttl_dec: ttl %u cksum %04x: %04x, eqn. 3 %04x\n",
+					ttl, ck, ntohs(got), ntohs(want));
 		}
 	CU_ASSERT_EQUAL(bad, 0);
 }
@@ -476,13 +476,13 @@ static void
 test_cksum_ttl_1_to_0(void)
 {
 	unsigned int n, bad = 0;
-	uint8_t h[20] = {0x45, 0x00, 0x00, 0x1c, 0x00, 0x01, 0x00, 0x00, 0x01, 0x11, 0x00, 0x00,
-		198, 18, 0, 1, 198, 18, 1, 1};
+	uint8_t h[20] = { 0x45, 0x00, 0x00, 0x1c, 0x00, 0x01, 0x00, 0x00, 0x01, 0x11, 0x00, 0x00,
+		198, 18, 0, 1, 198, 18, 1, 1 };
 	struct change c;
 
 	nb_reports = 0;
 	set_cksum(h, 5);
-	c = (struct change){8, 2, 0x0011};
+	c = (struct change){ 8, 2, 0x0011 };
 	CU_ASSERT_TRUE(apply_and_check(h, 5, &c, "TTL 1 -> 0"));
 	CU_ASSERT_EQUAL(h[8], 0);
 	for (n = 0; n < 5000; n++) {
@@ -494,7 +494,7 @@ test_cksum_ttl_1_to_0(void)
 		if (n % 2)
 			make_zero_cksum(r, ihl);
 		set_cksum(r, ihl);
-		c = (struct change){8, 2, r[9]};
+		c = (struct change){ 8, 2, r[9] };
 		bad += !apply_and_check(r, ihl, &c, "TTL 1 -> 0 random");
 	}
 	CU_ASSERT_EQUAL(bad, 0);
@@ -504,9 +504,9 @@ test_cksum_ttl_1_to_0(void)
 static void
 test_cksum_words_0000_ffff(void)
 {
-	static const uint32_t addrs[] = {0x00000000, 0xffffffff, 0xffff0000, 0x0000ffff, 0x00000000,
-		0xffff0000, 0xffffffff, 0x0000ffff, 0x00000000};
-	static const uint16_t words[] = {0x0000, 0xffff, 0x0000, 0x0001, 0xffff, 0xfffe, 0x0000};
+	static const uint32_t addrs[] = { 0x00000000, 0xffffffff, 0xffff0000, 0x0000ffff,
+		0x00000000, 0xffff0000, 0xffffffff, 0x0000ffff, 0x00000000 };
+	static const uint16_t words[] = { 0x0000, 0xffff, 0x0000, 0x0001, 0xffff, 0xfffe, 0x0000 };
 	unsigned int n, i, bad = 0;
 
 	nb_reports = 0;
@@ -519,15 +519,15 @@ test_cksum_words_0000_ffff(void)
 		if (n % 3 == 0)
 			make_zero_cksum(h, ihl), set_cksum(h, ihl);
 		for (i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
-			c = (struct change){i % 2 ? 12 : 16, 4, addrs[i]};
+			c = (struct change){ i % 2 ? 12 : 16, 4, addrs[i] };
 			bad += !apply_and_check(h, ihl, &c, "address 0/ffff");
-			c = (struct change){i % 2 ? 16 : 12, 4, addrs[(i + 3) % 9]};
+			c = (struct change){ i % 2 ? 16 : 12, 4, addrs[(i + 3) % 9] };
 			bad += !apply_and_check(h, ihl, &c, "address 0/ffff");
 		}
 		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-			c = (struct change){4, 2, words[i]}; /* ID */
+			c = (struct change){ 4, 2, words[i] }; /* ID */
 			bad += !apply_and_check(h, ihl, &c, "word 0/ffff");
-			c = (struct change){6, 2, words[(i + 1) % 7]}; /* flags/fragment */
+			c = (struct change){ 6, 2, words[(i + 1) % 7] }; /* flags/fragment */
 			bad += !apply_and_check(h, ihl, &c, "word 0/ffff");
 		}
 	}
@@ -610,18 +610,18 @@ test_cksum_ip4_hdr_sum_matches_reference(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_cksum_known_vectors", test_cksum_known_vectors},
-	{"test_cksum_incremental_matches_recompute_random",
-		test_cksum_incremental_matches_recompute_random},
-	{"test_cksum_update_from_zero_and_ffff_checksum",
-		test_cksum_update_from_zero_and_ffff_checksum},
-	{"test_cksum_update_to_zero_checksum", test_cksum_update_to_zero_checksum},
-	{"test_cksum_ttl_dec_exhaustive", test_cksum_ttl_dec_exhaustive},
-	{"test_cksum_ttl_1_to_0", test_cksum_ttl_1_to_0},
-	{"test_cksum_words_0000_ffff", test_cksum_words_0000_ffff},
-	{"test_cksum_ip4_hdr_sum_valid_and_flipped", test_cksum_ip4_hdr_sum_valid_and_flipped},
-	{"test_cksum_ip4_hdr_sum_matches_reference", test_cksum_ip4_hdr_sum_matches_reference},
-	{NULL, NULL},
+	{ "test_cksum_known_vectors", test_cksum_known_vectors },
+	{ "test_cksum_incremental_matches_recompute_random",
+		test_cksum_incremental_matches_recompute_random },
+	{ "test_cksum_update_from_zero_and_ffff_checksum",
+		test_cksum_update_from_zero_and_ffff_checksum },
+	{ "test_cksum_update_to_zero_checksum", test_cksum_update_to_zero_checksum },
+	{ "test_cksum_ttl_dec_exhaustive", test_cksum_ttl_dec_exhaustive },
+	{ "test_cksum_ttl_1_to_0", test_cksum_ttl_1_to_0 },
+	{ "test_cksum_words_0000_ffff", test_cksum_words_0000_ffff },
+	{ "test_cksum_ip4_hdr_sum_valid_and_flipped", test_cksum_ip4_hdr_sum_valid_and_flipped },
+	{ "test_cksum_ip4_hdr_sum_matches_reference", test_cksum_ip4_hdr_sum_matches_reference },
+	{ NULL, NULL },
 };
 
 int

@@ -155,19 +155,19 @@ test_config_endpoint_defaults(void)
 static void
 test_config_endpoint_every_key(void)
 {
-	static const char ini[] = "[dpfwd]\n"			  /* 1 */
-				  "burst = 32\n"		  /* 2 */
-				  "[endpoint]\n"		  /* 3 */
-				  "socket = /tmp/x/dp.sock\n"	  /* 4 */
-				  "mode = 0600\n"		  /* 5 */
-				  "group = dpsock\n"		  /* 6 */
-				  "max = 65536\n"		  /* 7 */
-				  "tx_bufs = 16\n"		  /* 8 */
-				  "rx_bufs = 0x10000\n"	  /* 9 */
-				  "large_bufs = 0\n"		  /* 10 */
-				  "chan_bufs = 100\n"		  /* 11 */
-				  "zero_copy_min = 64\n"	  /* 12 */
-				  "udp4_cksum = off\n";	  /* 13 */
+	static const char ini[] = "[dpfwd]\n"                 /* 1 */
+				  "burst = 32\n"              /* 2 */
+				  "[endpoint]\n"              /* 3 */
+				  "socket = /tmp/x/dp.sock\n" /* 4 */
+				  "mode = 0600\n"             /* 5 */
+				  "group = dpsock\n"          /* 6 */
+				  "max = 65536\n"             /* 7 */
+				  "tx_bufs = 16\n"            /* 8 */
+				  "rx_bufs = 0x10000\n"       /* 9 */
+				  "large_bufs = 0\n"          /* 10 */
+				  "chan_bufs = 100\n"         /* 11 */
+				  "zero_copy_min = 64\n"      /* 12 */
+				  "udp4_cksum = off\n";       /* 13 */
 	struct dp_config cfg;
 	char path[PATH_MAX];
 	char err[DP_CONFIG_ERR_LEN] = "";
@@ -196,11 +196,11 @@ test_config_endpoint_every_key(void)
 static void
 test_config_endpoint_empty_section_turns_on(void)
 {
-	static const char ini[] = "[dpfwd]\n"	 /* 1 */
+	static const char ini[] = "[dpfwd]\n"    /* 1 */
 				  "burst = 32\n" /* 2 */
-				  "\n"		 /* 3 */
+				  "\n"           /* 3 */
 				  "[endpoint]\n" /* 4 */
-				  "[mempool]\n"	 /* 5 */
+				  "[mempool]\n"  /* 5 */
 				  "cache = 0\n"; /* 6 */
 	struct dp_config cfg;
 	char path[PATH_MAX];
@@ -253,21 +253,21 @@ test_config_endpoint_bad_values_name_line(void)
 		const char *line;
 		const char *text;
 	} bad[] = {
-		{"max = 0", "max '0' must be 1..65536"},
-		{"max = 65537", "max"},
-		{"tx_bufs = 15", "tx_bufs '15' must be 16..65536"},
-		{"rx_bufs = lots", "rx_bufs"},
-		{"large_bufs = 1025", "large_bufs"},
-		{"chan_bufs = -1", "chan_bufs"},
-		{"zero_copy_min = 63", "zero_copy_min '63' must be 64..1048576"},
-		{"mode = 0999", "octal"},
-		{"mode = rw", "octal"},
-		{"socket = relative.sock", "absolute path"},
-		{"udp4_cksum = maybe", "on or off"},
-		{"group = "
-		 "a-group-name-much-longer-than-thirty-two-bytes",
-			"too long"},
-		{"zerocopy_min = 100", "unknown key 'zerocopy_min' in [endpoint]"},
+		{ "max = 0", "max '0' must be 1..65536" },
+		{ "max = 65537", "max" },
+		{ "tx_bufs = 15", "tx_bufs '15' must be 16..65536" },
+		{ "rx_bufs = lots", "rx_bufs" },
+		{ "large_bufs = 1025", "large_bufs" },
+		{ "chan_bufs = -1", "chan_bufs" },
+		{ "zero_copy_min = 63", "zero_copy_min '63' must be 64..1048576" },
+		{ "mode = 0999", "octal" },
+		{ "mode = rw", "octal" },
+		{ "socket = relative.sock", "absolute path" },
+		{ "udp4_cksum = maybe", "on or off" },
+		{ "group = "
+		  "a-group-name-much-longer-than-thirty-two-bytes",
+			"too long" },
+		{ "zerocopy_min = 100", "unknown key 'zerocopy_min' in [endpoint]" },
 	};
 	size_t i;
 
@@ -277,7 +277,8 @@ test_config_endpoint_bad_values_name_line(void)
 		char err[DP_CONFIG_ERR_LEN] = "";
 		int rc;
 
-		snprintf(ini, sizeof(ini), "[dpfwd]\nburst = 32\n[endpoint]\nmax = 4\n%s\n", bad[i].line);
+		snprintf(ini, sizeof(ini), "[dpfwd]\nburst = 32\n[endpoint]\nmax = 4\n%s\n",
+			bad[i].line);
 		snprintf(what, sizeof(what), "endpoint-bad-%zu.ini", i);
 		write_file(what, ini, path, sizeof(path));
 		dp_config_init(&cfg);
@@ -367,12 +368,12 @@ test_config_default_ini_loads(void)
 	CU_ASSERT_EQUAL(cfg.neighs[0].ip, ip4(198, 18, 101, 2));
 	CU_ASSERT_EQUAL(cfg.neighs[0].port, 1);
 	CU_ASSERT_EQUAL(memcmp(cfg.neighs[0].mac.addr_bytes,
-				(const uint8_t[]){0x02, 0, 0, 0, 0x01, 0x02}, 6),
+				(const uint8_t[]){ 0x02, 0, 0, 0, 0x01, 0x02 }, 6),
 		0);
 	CU_ASSERT_EQUAL(cfg.neighs[1].ip, ip4(198, 18, 102, 2));
 	CU_ASSERT_EQUAL(cfg.neighs[1].port, 2);
 	CU_ASSERT_EQUAL(memcmp(cfg.neighs[1].mac.addr_bytes,
-				(const uint8_t[]){0x02, 0, 0, 0, 0x02, 0x02}, 6),
+				(const uint8_t[]){ 0x02, 0, 0, 0, 0x02, 0x02 }, 6),
 		0);
 	CU_ASSERT_EQUAL(cfg.neighs[1].loc.line, line_of(path, "neigh = 198.18.102.2"));
 	dp_config_free(&cfg);
@@ -382,33 +383,33 @@ test_config_default_ini_loads(void)
 static void
 test_config_all_keys_parse(void)
 {
-	static const char ini[] = "# every key\n"			      /* 1 */
-				  "[dpfwd]\n"				      /* 2 */
-				  "mode = forward\n"			      /* 3 */
-				  "main_lcore = 2\n"			      /* 4 */
+	static const char ini[] = "# every key\n"                             /* 1 */
+				  "[dpfwd]\n"                                 /* 2 */
+				  "mode = forward\n"                          /* 3 */
+				  "main_lcore = 2\n"                          /* 4 */
 				  "burst = 0x10   # hex, trailing comment\n"  /* 5 */
-				  "tx_drain_us = 250\n"			      /* 6 */
-				  "node_stats = off\n"			      /* 7 */
-				  "ip4_cksum_check = No\n"		      /* 8 */
-				  "check_dst_mac = false\n"		      /* 9 */
-				  "drivers_cfg = profiles\n"		      /* 10 */
-				  "[mempool]\n"				      /* 11 */
-				  "size = 8192\n"			      /* 12 */
-				  "cache = 0\n"				      /* 13 */
-				  "ops = stack\n"			      /* 14 */
-				  "data_room = 4096\n"			      /* 15 */
-				  "[port0]\n"				      /* 16 */
-				  "dev = 0000:3b:00.0\n"		      /* 17 */
-				  "profile = i40e\n"			      /* 18 */
-				  "rx_queues = 4\n"			      /* 19 */
-				  "rx_desc = 2048\n"			      /* 20 */
-				  "tx_desc = 512\n"			      /* 21 */
-				  "mac = 02:00:00:00:00:aa\n"		      /* 22 */
-				  "ip4 = 10.1.2.3/8\n"			      /* 23 */
-				  "promisc = yes\n"			      /* 24 */
-				  "[lcores]\n"				      /* 25 */
+				  "tx_drain_us = 250\n"                       /* 6 */
+				  "node_stats = off\n"                        /* 7 */
+				  "ip4_cksum_check = No\n"                    /* 8 */
+				  "check_dst_mac = false\n"                   /* 9 */
+				  "drivers_cfg = profiles\n"                  /* 10 */
+				  "[mempool]\n"                               /* 11 */
+				  "size = 8192\n"                             /* 12 */
+				  "cache = 0\n"                               /* 13 */
+				  "ops = stack\n"                             /* 14 */
+				  "data_room = 4096\n"                        /* 15 */
+				  "[port0]\n"                                 /* 16 */
+				  "dev = 0000:3b:00.0\n"                      /* 17 */
+				  "profile = i40e\n"                          /* 18 */
+				  "rx_queues = 4\n"                           /* 19 */
+				  "rx_desc = 2048\n"                          /* 20 */
+				  "tx_desc = 512\n"                           /* 21 */
+				  "mac = 02:00:00:00:00:aa\n"                 /* 22 */
+				  "ip4 = 10.1.2.3/8\n"                        /* 23 */
+				  "promisc = yes\n"                           /* 24 */
+				  "[lcores]\n"                                /* 25 */
 				  "rx = (0,0,3), (0,1,4),(0,2,3) , (0,3,5)\n" /* 26 */
-				  "[routes]\n"				      /* 27 */
+				  "[routes]\n"                                /* 27 */
 				  "route = 0.0.0.0/0 via 10.0.0.1 port 0\n";  /* 28 */
 	struct dp_config cfg;
 	char path[PATH_MAX], want[PATH_MAX];
@@ -467,137 +468,137 @@ struct err_case {
 };
 
 #define P0 "[port0]\ndev = net_null0\n" /* 2 lines */
-#define LC "[lcores]\nrx = (0,0,1)\n"	/* 2 lines */
+#define LC "[lcores]\nrx = (0,0,1)\n"   /* 2 lines */
 
 static const struct err_case err_cases[] = {
-	{"unknown section",
+	{ "unknown section",
 		P0 LC "\n"
 		      "[bogus]\n"      /* 6 */
 		      "answer = 42\n", /* 7 */
-		AT_LOAD, 7, "unknown section [bogus]"},
-	{"unknown key in [dpfwd]",
+		AT_LOAD, 7, "unknown section [bogus]" },
+	{ "unknown key in [dpfwd]",
 		"# comment\n"
 		"\n"
 		"[dpfwd]\n"
 		"burst = 32\n"
 		"  # indented comment\n"
 		"bursts = 32\n", /* 6 */
-		AT_LOAD, 6, "unknown key 'bursts' in [dpfwd]"},
-	{"unknown key in [port0]", P0 "speed = 100G\n", /* 3 */
-		AT_LOAD, 3, "unknown key 'speed' in [port0]"},
-	{"unknown key in [routes]",
+		AT_LOAD, 6, "unknown key 'bursts' in [dpfwd]" },
+	{ "unknown key in [port0]", P0 "speed = 100G\n", /* 3 */
+		AT_LOAD, 3, "unknown key 'speed' in [port0]" },
+	{ "unknown key in [routes]",
 		P0 "[routes]\n"
 		   "rout = 10.0.0.0/8 port 0\n", /* 4 */
-		AT_LOAD, 4, "unknown key 'rout' in [routes]"},
-	{"bad number",
+		AT_LOAD, 4, "unknown key 'rout' in [routes]" },
+	{ "bad number",
 		"[dpfwd]\n"
 		"main_lcore = 1O\n", /* 2: letter O */
-		AT_LOAD, 2, "main_lcore '1O' is not a number"},
-	{"negative number", P0 "rx_queues = -1\n", /* 3 */
-		AT_LOAD, 3, "rx_queues '-1' is not a number"},
-	{"number out of range",
+		AT_LOAD, 2, "main_lcore '1O' is not a number" },
+	{ "negative number", P0 "rx_queues = -1\n", /* 3 */
+		AT_LOAD, 3, "rx_queues '-1' is not a number" },
+	{ "number out of range",
 		"[dpfwd]\n"
 		"tx_drain_us = 100\n"
 		"burst = 65\n", /* 3 */
-		AT_LOAD, 3, "burst '65' must be 1..64"},
-	{"number overflows 64 bits",
+		AT_LOAD, 3, "burst '65' must be 1..64" },
+	{ "number overflows 64 bits",
 		"[mempool]\n"
 		"size = 18446744073709551617\n", /* 2 */
-		AT_LOAD, 2, "mempool size '18446744073709551617'"},
-	{"bad bool",
+		AT_LOAD, 2, "mempool size '18446744073709551617'" },
+	{ "bad bool",
 		"[dpfwd]\n"
 		"node_stats = on\n"
 		"ip4_cksum_check = maybe\n", /* 3 */
-		AT_LOAD, 3, "ip4_cksum_check 'maybe' must be on or off"},
-	{"bad MAC", P0 "mac = 02:00:00:00:01\n", /* 3 */
-		AT_LOAD, 3, "bad MAC address '02:00:00:00:01'"},
-	{"bad MAC in neighbor",
+		AT_LOAD, 3, "ip4_cksum_check 'maybe' must be on or off" },
+	{ "bad MAC", P0 "mac = 02:00:00:00:01\n", /* 3 */
+		AT_LOAD, 3, "bad MAC address '02:00:00:00:01'" },
+	{ "bad MAC in neighbor",
 		P0 "[neighbors]\n"
 		   "neigh = 10.0.0.2 lladdr 02:00:00:00:00:02 port 0\n"
 		   "neigh = 10.0.0.3 lladdr 02:00:00:00:00:zz port 0\n", /* 5 */
-		AT_LOAD, 5, "bad MAC address '02:00:00:00:00:zz'"},
-	{"bad interface address", P0 "ip4 = 10.0.0.1/32\n", /* 3 */
-		AT_LOAD, 3, "bad interface address '10.0.0.1/32'"},
-	{"route prefix with host bits set",
+		AT_LOAD, 5, "bad MAC address '02:00:00:00:00:zz'" },
+	{ "bad interface address", P0 "ip4 = 10.0.0.1/32\n", /* 3 */
+		AT_LOAD, 3, "bad interface address '10.0.0.1/32'" },
+	{ "route prefix with host bits set",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 port 0\n"
 		   "route = 10.1.0.0/16 port 0\n"
 		   "route = 198.18.1.1/24 via 10.0.0.1 port 0\n" /* 6 */
 		   "route = 10.2.0.0/16 port 0\n",
-		AT_LOAD, 6, "prefix '198.18.1.1/24' has host bits set past /24"},
-	{"route syntax: no port",
+		AT_LOAD, 6, "prefix '198.18.1.1/24' has host bits set past /24" },
+	{ "route syntax: no port",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 via 10.0.0.1\n", /* 4 */
-		AT_LOAD, 4, "bad route '10.0.0.0/8 via 10.0.0.1'"},
-	{"route syntax: prefix length",
+		AT_LOAD, 4, "bad route '10.0.0.0/8 via 10.0.0.1'" },
+	{ "route syntax: prefix length",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/33 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad prefix '10.0.0.0/33'"},
-	{"route syntax: gateway",
+		AT_LOAD, 4, "bad prefix '10.0.0.0/33'" },
+	{ "route syntax: gateway",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 via 10.0.0 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad gateway '10.0.0'"},
-	{"route syntax: port number",
+		AT_LOAD, 4, "bad gateway '10.0.0'" },
+	{ "route syntax: port number",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 port 16\n", /* 4 */
-		AT_LOAD, 4, "bad port '16'"},
-	{"lcore map syntax",
+		AT_LOAD, 4, "bad port '16'" },
+	{ "lcore map syntax",
 		P0 "[lcores]\n"
 		   "rx = (0,0,1), (0,1\n", /* 4 */
-		AT_LOAD, 4, "bad lcore map near '(0,1'"},
-	{"lcore map garbage after entry",
+		AT_LOAD, 4, "bad lcore map near '(0,1'" },
+	{ "lcore map garbage after entry",
 		P0 "[lcores]\n"
 		   "rx = (0,0,1) x\n", /* 4 */
-		AT_LOAD, 4, "bad lcore map near 'x'"},
-	{"lcore map out of range",
+		AT_LOAD, 4, "bad lcore map near 'x'" },
+	{ "lcore map out of range",
 		P0 "[lcores]\n"
 		   "rx = (16,0,1)\n", /* 4 */
-		AT_LOAD, 4, "(16,0,1) out of range"},
-	{"repeated section",
+		AT_LOAD, 4, "(16,0,1) out of range" },
+	{ "repeated section",
 		P0 "[routes]\n" /* 3 */
 		   "route = 10.0.0.0/8 port 0\n"
 		   "[ routes ]\n" /* 5 */
 		   "route = 11.0.0.0/8 port 0\n",
-		AT_LOAD, 5, "section [routes] repeated (first at line 3)"},
-	{"line without '='",
+		AT_LOAD, 5, "section [routes] repeated (first at line 3)" },
+	{ "line without '='",
 		"[dpfwd]\n"
 		"burst 32\n", /* 2 */
-		AT_LOAD, 2, "expected 'key = value' or '[section]', got 'burst 32'"},
-	{"key before any section",
+		AT_LOAD, 2, "expected 'key = value' or '[section]', got 'burst 32'" },
+	{ "key before any section",
 		"\n"
 		"burst = 32\n", /* 2 */
-		AT_LOAD, 2, "'burst = 32' before any [section]"},
-	{"key without value",
+		AT_LOAD, 2, "'burst = 32' before any [section]" },
+	{ "key without value",
 		"[dpfwd]\n"
 		"burst =   # nothing\n", /* 2 */
-		AT_LOAD, 2, "key 'burst' has no value"},
-	{"bad section header", "[dpfwd\n", /* 1 */
-		AT_LOAD, 1, "bad section header '[dpfwd'"},
-	{"bad port section",
+		AT_LOAD, 2, "key 'burst' has no value" },
+	{ "bad section header", "[dpfwd\n", /* 1 */
+		AT_LOAD, 1, "bad section header '[dpfwd'" },
+	{ "bad port section",
 		"[port16]\n"
 		"dev = net_null0\n", /* 2 */
-		AT_LOAD, 2, "bad port section [port16]"},
-	{"undefined variable",
+		AT_LOAD, 2, "bad port section [port16]" },
+	{ "undefined variable",
 		"[port0]\n"
 		"dev = net_pcap0,rx_pcap=${DPFWD_TEST_SURELY_UNSET}/x.pcap\n", /* 2 */
-		AT_LOAD, 2, "variable ${DPFWD_TEST_SURELY_UNSET} is not set"},
-	{"unterminated variable",
+		AT_LOAD, 2, "variable ${DPFWD_TEST_SURELY_UNSET} is not set" },
+	{ "unterminated variable",
 		"[port0]\n"
 		"dev = ${DPFWD_SRC\n", /* 2 */
-		AT_LOAD, 2, "unterminated '${'"},
-	{"bad neighbor syntax",
+		AT_LOAD, 2, "unterminated '${'" },
+	{ "bad neighbor syntax",
 		P0 "[neighbors]\n"
 		   "neigh = 10.0.0.2 02:00:00:00:00:02 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad neighbor '10.0.0.2 02:00:00:00:00:02 port 0'"},
-	{"unknown mode",
+		AT_LOAD, 4, "bad neighbor '10.0.0.2 02:00:00:00:00:02 port 0'" },
+	{ "unknown mode",
 		"[dpfwd]\n"
 		"mode = bridge\n", /* 2 */
-		AT_LOAD, 2, "mode 'bridge' unknown"},
-	{"unknown mempool ops",
+		AT_LOAD, 2, "mode 'bridge' unknown" },
+	{ "unknown mempool ops",
 		"[mempool]\n"
 		"ops = ring_xx\n", /* 2 */
-		AT_LOAD, 2, "mempool ops 'ring_xx' unknown"},
-	{"error in a later section keeps its own line",
+		AT_LOAD, 2, "mempool ops 'ring_xx' unknown" },
+	{ "error in a later section keeps its own line",
 		"[routes]\n"
 		"route = 10.0.0.0/8 port 0\n"
 		"[dpfwd]\n"
@@ -605,10 +606,10 @@ static const struct err_case err_cases[] = {
 		"[port0]\n"
 		"dev = net_null0\n"
 		"promisc = sometimes\n", /* 7 */
-		AT_LOAD, 7, "promisc 'sometimes' must be on or off"},
+		AT_LOAD, 7, "promisc 'sometimes' must be on or off" },
 
 	/* dp_config_validate */
-	{"route to an undefined port",
+	{ "route to an undefined port",
 		"[port0]\n"
 		"dev = net_null0\n"
 		"[port1]\n"
@@ -616,47 +617,47 @@ static const struct err_case err_cases[] = {
 		"route = 10.0.0.0/8 port 1\n"
 		"route = 11.0.0.0/8 via 10.0.0.1 port 2\n" /* 9 */
 		"route = 12.0.0.0/8 port 0\n",
-		AT_VALIDATE, 9, "route to port 2, which is not defined"},
-	{"neighbor on an undefined port",
+		AT_VALIDATE, 9, "route to port 2, which is not defined" },
+	{ "neighbor on an undefined port",
 		P0 LC "[neighbors]\n"
 		      "neigh = 10.0.0.2 lladdr 02:00:00:00:00:02 port 3\n", /* 6 */
-		AT_VALIDATE, 6, "neighbor on port 3, which is not defined"},
-	{"missing dev",
-		P0 "[port1]\n"		 /* 3 */
+		AT_VALIDATE, 6, "neighbor on port 3, which is not defined" },
+	{ "missing dev",
+		P0 "[port1]\n"           /* 3 */
 		   "ip4 = 10.0.0.1/24\n" /* 4: the port's first key */
 		LC,
-		AT_VALIDATE, 4, "[port1] has no 'dev'"},
-	{"rx_queues below the lcore map",
+		AT_VALIDATE, 4, "[port1] has no 'dev'" },
+	{ "rx_queues below the lcore map",
 		"[port0]\n"
 		"rx_queues = 1\n" /* 2 */
 		"dev = net_null0\n"
 		"[lcores]\n"
 		"rx = (0,0,1),(0,1,2)\n",
-		AT_VALIDATE, 2, "polls queue 1 of port 0, which has rx_queues = 1"},
+		AT_VALIDATE, 2, "polls queue 1 of port 0, which has rx_queues = 1" },
 	/* [lcores] errors name the "rx =" line */
-	{"lcore map on the main lcore",
+	{ "lcore map on the main lcore",
 		"[dpfwd]\n"
 		"main_lcore = 2\n" P0 "[lcores]\n"
 		"rx = (0,0,1),(0,1,2)\n", /* 6 */
-		AT_VALIDATE, 6, "maps (0,1) to lcore 2, the main (control) lcore"},
-	{"lcore map to an undefined port",
+		AT_VALIDATE, 6, "maps (0,1) to lcore 2, the main (control) lcore" },
+	{ "lcore map to an undefined port",
 		P0 "[lcores]\n"
 		   "rx = (0,0,1),(1,0,2)\n", /* 4 */
-		AT_VALIDATE, 4, "[lcores] maps port 1, which is not defined"},
-	{"lcore map queue twice",
+		AT_VALIDATE, 4, "[lcores] maps port 1, which is not defined" },
+	{ "lcore map queue twice",
 		P0 "[lcores]\n"
 		   "rx = (0,0,1),(0,0,2)\n", /* 4 */
-		AT_VALIDATE, 4, "maps port 0 queue 0 twice"},
+		AT_VALIDATE, 4, "maps port 0 queue 0 twice" },
 	/* about the file as a whole: no line to name */
-	{"no lcore map", P0, AT_VALIDATE, 0, "no [lcores] rx = (port,queue,lcore) map"},
-	{"no ports",
+	{ "no lcore map", P0, AT_VALIDATE, 0, "no [lcores] rx = (port,queue,lcore) map" },
+	{ "no ports",
 		"[dpfwd]\n"
 		"burst = 32\n",
-		AT_VALIDATE, 0, "no [portN] section"},
-	{"port numbering gap",
+		AT_VALIDATE, 0, "no [portN] section" },
+	{ "port numbering gap",
 		P0 "[port2]\n"
 		   "dev = net_null2\n" LC,
-		AT_VALIDATE, 0, "[port1] missing"},
+		AT_VALIDATE, 0, "[port1] missing" },
 };
 
 static void
@@ -802,7 +803,7 @@ test_config_value_too_long_names_line(void)
 static void
 test_config_long_comment_line_names_line(void)
 {
-	static const int sizes[] = {322, 323, 600};
+	static const int sizes[] = { 322, 323, 600 };
 	unsigned int i;
 
 	for (i = 0; i < DP_ARRAY_SIZE(sizes); i++) {
@@ -852,10 +853,10 @@ test_config_missing_file_is_enoent(void)
 static void
 test_config_route_file_error_names_route_file_line(void)
 {
-	static const char routes[] = "# routes\n"			       /* 1 */
+	static const char routes[] = "# routes\n"                              /* 1 */
 				     "198.18.1.0/24 via 198.18.101.2 port 1\n" /* 2 */
 				     "198.18.2.0/24 via 198.18.102.2 prot 1\n" /* 3: typo */
-				     "198.18.3.0/24 port 1\n";		       /* 4 */
+				     "198.18.3.0/24 port 1\n";                 /* 4 */
 	static const char ini[] = P0 "[port1]\n"
 				     "dev = net_null1\n" LC "[routes]\n"
 				     "route = 10.0.0.0/8 port 0\n"
@@ -897,11 +898,11 @@ test_config_route_file_error_names_route_file_line(void)
 static void
 test_config_route_file_relative_to_config_dir(void)
 {
-	static const char routes[] = "# l3fwd and dpfwd formats mixed\n"		   /* 1 */
-				     "\n"						   /* 2 */
-				     "R198.18.3.0/24 3\n"				   /* 3 */
+	static const char routes[] = "# l3fwd and dpfwd formats mixed\n"                   /* 1 */
+				     "\n"                                                  /* 2 */
+				     "R198.18.3.0/24 3\n"                                  /* 3 */
 				     "  198.18.4.0/24 via 198.18.0.2 port 0  # trailing\n" /* 4 */
-				     "198.18.5.0/24\tport\t2\n";			   /* 5 */
+				     "198.18.5.0/24\tport\t2\n";                           /* 5 */
 	static const char ini[] = "[port0]\ndev = net_null0\n"
 				  "[port1]\ndev = net_null1\n"
 				  "[port2]\ndev = net_null2\n"
@@ -1032,25 +1033,25 @@ test_config_route_parse_formats(void)
 		uint16_t port;
 		const char *err;
 	} cases[] = {
-		{"198.18.1.0/24 via 198.18.101.2 port 1", 0, 0xc6120100, 24, true, 0xc6126502, 1,
-			NULL},
-		{"198.18.2.0/24 port 2", 0, 0xc6120200, 24, false, 0, 2, NULL},
-		{"R198.18.3.0/24 3", 0, 0xc6120300, 24, false, 0, 3, NULL},
-		{"R0.0.0.0/0 15", 0, 0, 0, false, 0, 15, NULL},
-		{"10.1.2.3/32 port 0", 0, 0x0a010203, 32, false, 0, 0, NULL},
-		{"198.18.1.0/24\tvia\t198.18.101.2   port 0", 0, 0xc6120100, 24, true, 0xc6126502,
-			0, NULL},
-		{"R198.18.3.1/24 3", -EINVAL, 0, 0, false, 0, 0, "host bits set past /24"},
-		{"11.0.0.0/7 port 0", -EINVAL, 0, 0, false, 0, 0, "host bits set past /7"},
-		{"10.0.0.0/7 port 0", 0, 0x0a000000, 7, false, 0, 0, NULL},
-		{"R198.18.3.0 3", -EINVAL, 0, 0, false, 0, 0, "bad prefix 'R198.18.3.0'"},
-		{"R198.18.3.0/24 16", -EINVAL, 0, 0, false, 0, 0, "bad port '16'"},
-		{"198.18.3.0/24 3", -EINVAL, 0, 0, false, 0, 0, "bad route"},
-		{"198.18.3.0/24 via 1.2.3.4 port", -EINVAL, 0, 0, false, 0, 0, "bad route"},
-		{"198.18.3.0/24 port 1 extra", -EINVAL, 0, 0, false, 0, 0, "bad route"},
-		{"a b c d e f g h i", -EINVAL, 0, 0, false, 0, 0, "too many words"},
-		{"", -EINVAL, 0, 0, false, 0, 0, "bad route"},
-		{"256.0.0.0/8 port 0", -EINVAL, 0, 0, false, 0, 0, "bad prefix"},
+		{ "198.18.1.0/24 via 198.18.101.2 port 1", 0, 0xc6120100, 24, true, 0xc6126502, 1,
+			NULL },
+		{ "198.18.2.0/24 port 2", 0, 0xc6120200, 24, false, 0, 2, NULL },
+		{ "R198.18.3.0/24 3", 0, 0xc6120300, 24, false, 0, 3, NULL },
+		{ "R0.0.0.0/0 15", 0, 0, 0, false, 0, 15, NULL },
+		{ "10.1.2.3/32 port 0", 0, 0x0a010203, 32, false, 0, 0, NULL },
+		{ "198.18.1.0/24\tvia\t198.18.101.2   port 0", 0, 0xc6120100, 24, true, 0xc6126502,
+			0, NULL },
+		{ "R198.18.3.1/24 3", -EINVAL, 0, 0, false, 0, 0, "host bits set past /24" },
+		{ "11.0.0.0/7 port 0", -EINVAL, 0, 0, false, 0, 0, "host bits set past /7" },
+		{ "10.0.0.0/7 port 0", 0, 0x0a000000, 7, false, 0, 0, NULL },
+		{ "R198.18.3.0 3", -EINVAL, 0, 0, false, 0, 0, "bad prefix 'R198.18.3.0'" },
+		{ "R198.18.3.0/24 16", -EINVAL, 0, 0, false, 0, 0, "bad port '16'" },
+		{ "198.18.3.0/24 3", -EINVAL, 0, 0, false, 0, 0, "bad route" },
+		{ "198.18.3.0/24 via 1.2.3.4 port", -EINVAL, 0, 0, false, 0, 0, "bad route" },
+		{ "198.18.3.0/24 port 1 extra", -EINVAL, 0, 0, false, 0, 0, "bad route" },
+		{ "a b c d e f g h i", -EINVAL, 0, 0, false, 0, 0, "too many words" },
+		{ "", -EINVAL, 0, 0, false, 0, 0, "bad route" },
+		{ "256.0.0.0/8 port 0", -EINVAL, 0, 0, false, 0, 0, "bad prefix" },
 	};
 	unsigned int i;
 
@@ -1184,22 +1185,22 @@ test_config_parse_uint(void)
 		int rc;
 		uint64_t out;
 	} cases[] = {
-		{"0", 0, 10, 0, 0},
-		{"10", 0, 10, 0, 10},
-		{"11", 0, 10, -EINVAL, 0},
-		{"4", 5, 10, -EINVAL, 0},
-		{"0x1f", 0, 100, 0, 31},
-		{"0X1F", 0, 100, 0, 31},
-		{"010", 0, 100, 0, 10}, /* decimal, not octal */
-		{"08", 0, 100, 0, 8},
-		{"18446744073709551615", 0, UINT64_MAX, 0, UINT64_MAX},
-		{"18446744073709551616", 0, UINT64_MAX, -EINVAL, 0},
-		{"", 0, 100, -EINVAL, 0},
-		{"-1", 0, UINT64_MAX, -EINVAL, 0},
-		{"1.5", 0, 100, -EINVAL, 0},
-		{"12abc", 0, 1000, -EINVAL, 0},
-		{"0x", 0, 100, -EINVAL, 0},
-		{"abc", 0, 100, -EINVAL, 0},
+		{ "0", 0, 10, 0, 0 },
+		{ "10", 0, 10, 0, 10 },
+		{ "11", 0, 10, -EINVAL, 0 },
+		{ "4", 5, 10, -EINVAL, 0 },
+		{ "0x1f", 0, 100, 0, 31 },
+		{ "0X1F", 0, 100, 0, 31 },
+		{ "010", 0, 100, 0, 10 }, /* decimal, not octal */
+		{ "08", 0, 100, 0, 8 },
+		{ "18446744073709551615", 0, UINT64_MAX, 0, UINT64_MAX },
+		{ "18446744073709551616", 0, UINT64_MAX, -EINVAL, 0 },
+		{ "", 0, 100, -EINVAL, 0 },
+		{ "-1", 0, UINT64_MAX, -EINVAL, 0 },
+		{ "1.5", 0, 100, -EINVAL, 0 },
+		{ "12abc", 0, 1000, -EINVAL, 0 },
+		{ "0x", 0, 100, -EINVAL, 0 },
+		{ "abc", 0, 100, -EINVAL, 0 },
 	};
 	unsigned int i;
 
@@ -1264,18 +1265,18 @@ test_config_set_errors_name_set(void)
 		const char *assignment;
 		const char *text;
 	} cases[] = {
-		{"dpfwd.burst=0", "burst '0' must be 1..64"},
-		{"dpfwd.burst=", "burst '' must be 1..64"},
-		{"dpfwd.node_stats=perhaps", "node_stats 'perhaps' must be on or off"},
-		{"dpfwd.bogus=1", "unknown key 'bogus' in [dpfwd]"},
-		{"nosuch.key=1", "unknown section [nosuch]"},
-		{"port0.mac=zz", "bad MAC address 'zz'"},
-		{"routes.route=10.0.0.1/8 port 0", "host bits set"},
-		{"lcores.rx=(0,0", "bad lcore map"},
-		{"dpfwd.burst", "'dpfwd.burst' is not section.key=value"},
-		{"burst=32", "'burst=32' is not section.key=value"},
-		{"dpfwd=burst.32", "'dpfwd=burst.32' is not section.key=value"},
-		{"port0.dev=${DPFWD_TEST_SURELY_UNSET}", "${DPFWD_TEST_SURELY_UNSET} is not set"},
+		{ "dpfwd.burst=0", "burst '0' must be 1..64" },
+		{ "dpfwd.burst=", "burst '' must be 1..64" },
+		{ "dpfwd.node_stats=perhaps", "node_stats 'perhaps' must be on or off" },
+		{ "dpfwd.bogus=1", "unknown key 'bogus' in [dpfwd]" },
+		{ "nosuch.key=1", "unknown section [nosuch]" },
+		{ "port0.mac=zz", "bad MAC address 'zz'" },
+		{ "routes.route=10.0.0.1/8 port 0", "host bits set" },
+		{ "lcores.rx=(0,0", "bad lcore map" },
+		{ "dpfwd.burst", "'dpfwd.burst' is not section.key=value" },
+		{ "burst=32", "'burst=32' is not section.key=value" },
+		{ "dpfwd=burst.32", "'dpfwd=burst.32' is not section.key=value" },
+		{ "port0.dev=${DPFWD_TEST_SURELY_UNSET}", "${DPFWD_TEST_SURELY_UNSET} is not set" },
 	};
 	unsigned int i;
 
@@ -1322,11 +1323,11 @@ test_config_worker_lcores_sorted_unique(void)
 		unsigned int n;
 		unsigned int lcores[8];
 	} cases[] = {
-		{"(0,0,1)", 1, {1}},
-		{"(0,0,5),(1,0,2),(0,1,5),(2,0,3),(1,1,2)", 3, {2, 3, 5}},
-		{"(0,0,9),(0,1,8),(0,2,7),(0,3,6),(0,4,5)", 5, {5, 6, 7, 8, 9}},
-		{"(0,0,4),(1,0,4),(2,0,4)", 1, {4}},
-		{"(2,1,127),(0,0,64),(1,0,1),(0,1,64)", 3, {1, 64, 127}},
+		{ "(0,0,1)", 1, { 1 } },
+		{ "(0,0,5),(1,0,2),(0,1,5),(2,0,3),(1,1,2)", 3, { 2, 3, 5 } },
+		{ "(0,0,9),(0,1,8),(0,2,7),(0,3,6),(0,4,5)", 5, { 5, 6, 7, 8, 9 } },
+		{ "(0,0,4),(1,0,4),(2,0,4)", 1, { 4 } },
+		{ "(2,1,127),(0,0,64),(1,0,1),(0,1,64)", 3, { 1, 64, 127 } },
 	};
 	unsigned int i, j;
 
@@ -1334,7 +1335,7 @@ test_config_worker_lcores_sorted_unique(void)
 		struct dp_config cfg;
 		char set[128];
 		char err[DP_CONFIG_ERR_LEN] = "";
-		unsigned int lc[8] = {0};
+		unsigned int lc[8] = { 0 };
 		unsigned int n;
 
 		dp_config_init(&cfg);
@@ -1354,7 +1355,7 @@ test_config_worker_lcores_respects_max(void)
 {
 	struct dp_config cfg;
 	char err[DP_CONFIG_ERR_LEN] = "";
-	unsigned int lc[4] = {0, 0, 0, 0xdead};
+	unsigned int lc[4] = { 0, 0, 0, 0xdead };
 	unsigned int n;
 
 	dp_config_init(&cfg);
@@ -1370,47 +1371,49 @@ test_config_worker_lcores_respects_max(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_config_default_ini_loads", test_config_default_ini_loads},
-	{"test_config_all_keys_parse", test_config_all_keys_parse},
-	{"test_config_errors_name_file_and_line", test_config_errors_name_file_and_line},
-	{"test_config_unknown_section_names_file_and_line",
-		test_config_unknown_section_names_file_and_line},
-	{"test_config_unknown_key_names_file_and_line",
-		test_config_unknown_key_names_file_and_line},
-	{"test_config_bad_number_bool_mac_name_line", test_config_bad_number_bool_mac_name_line},
-	{"test_config_route_host_bits_names_line", test_config_route_host_bits_names_line},
-	{"test_config_route_to_undefined_port_names_line",
-		test_config_route_to_undefined_port_names_line},
-	{"test_config_repeated_section_names_both_lines",
-		test_config_repeated_section_names_both_lines},
-	{"test_config_missing_dev_names_port_line", test_config_missing_dev_names_port_line},
-	{"test_config_value_too_long_names_line", test_config_value_too_long_names_line},
-	{"test_config_long_comment_line_names_line", test_config_long_comment_line_names_line},
-	{"test_config_missing_file_is_enoent", test_config_missing_file_is_enoent},
-	{"test_config_route_file_error_names_route_file_line",
-		test_config_route_file_error_names_route_file_line},
-	{"test_config_route_file_relative_to_config_dir",
-		test_config_route_file_relative_to_config_dir},
-	{"test_config_route_file_undefined_port_names_route_file",
-		test_config_route_file_undefined_port_names_route_file},
-	{"test_config_validate_many_routes", test_config_validate_many_routes},
-	{"test_config_route_parse_formats", test_config_route_parse_formats},
-	{"test_config_var_expansion_from_environment", test_config_var_expansion_from_environment},
-	{"test_config_undefined_var_names_line", test_config_undefined_var_names_line},
-	{"test_config_routes_table_size_keys", test_config_routes_table_size_keys},
-	{"test_config_parse_uint", test_config_parse_uint},
-	{"test_config_set_overrides", test_config_set_overrides},
-	{"test_config_set_errors_name_set", test_config_set_errors_name_set},
-	{"test_config_set_route_undefined_port_names_set",
-		test_config_set_route_undefined_port_names_set},
-	{"test_config_worker_lcores_sorted_unique", test_config_worker_lcores_sorted_unique},
-	{"test_config_worker_lcores_respects_max", test_config_worker_lcores_respects_max},
-	{"test_config_endpoint_defaults", test_config_endpoint_defaults},
-	{"test_config_endpoint_every_key", test_config_endpoint_every_key},
-	{"test_profile_ip4_whole_max", test_profile_ip4_whole_max},
-	{"test_config_endpoint_empty_section_turns_on", test_config_endpoint_empty_section_turns_on},
-	{"test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line},
-	{NULL, NULL},
+	{ "test_config_default_ini_loads", test_config_default_ini_loads },
+	{ "test_config_all_keys_parse", test_config_all_keys_parse },
+	{ "test_config_errors_name_file_and_line", test_config_errors_name_file_and_line },
+	{ "test_config_unknown_section_names_file_and_line",
+		test_config_unknown_section_names_file_and_line },
+	{ "test_config_unknown_key_names_file_and_line",
+		test_config_unknown_key_names_file_and_line },
+	{ "test_config_bad_number_bool_mac_name_line", test_config_bad_number_bool_mac_name_line },
+	{ "test_config_route_host_bits_names_line", test_config_route_host_bits_names_line },
+	{ "test_config_route_to_undefined_port_names_line",
+		test_config_route_to_undefined_port_names_line },
+	{ "test_config_repeated_section_names_both_lines",
+		test_config_repeated_section_names_both_lines },
+	{ "test_config_missing_dev_names_port_line", test_config_missing_dev_names_port_line },
+	{ "test_config_value_too_long_names_line", test_config_value_too_long_names_line },
+	{ "test_config_long_comment_line_names_line", test_config_long_comment_line_names_line },
+	{ "test_config_missing_file_is_enoent", test_config_missing_file_is_enoent },
+	{ "test_config_route_file_error_names_route_file_line",
+		test_config_route_file_error_names_route_file_line },
+	{ "test_config_route_file_relative_to_config_dir",
+		test_config_route_file_relative_to_config_dir },
+	{ "test_config_route_file_undefined_port_names_route_file",
+		test_config_route_file_undefined_port_names_route_file },
+	{ "test_config_validate_many_routes", test_config_validate_many_routes },
+	{ "test_config_route_parse_formats", test_config_route_parse_formats },
+	{ "test_config_var_expansion_from_environment",
+		test_config_var_expansion_from_environment },
+	{ "test_config_undefined_var_names_line", test_config_undefined_var_names_line },
+	{ "test_config_routes_table_size_keys", test_config_routes_table_size_keys },
+	{ "test_config_parse_uint", test_config_parse_uint },
+	{ "test_config_set_overrides", test_config_set_overrides },
+	{ "test_config_set_errors_name_set", test_config_set_errors_name_set },
+	{ "test_config_set_route_undefined_port_names_set",
+		test_config_set_route_undefined_port_names_set },
+	{ "test_config_worker_lcores_sorted_unique", test_config_worker_lcores_sorted_unique },
+	{ "test_config_worker_lcores_respects_max", test_config_worker_lcores_respects_max },
+	{ "test_config_endpoint_defaults", test_config_endpoint_defaults },
+	{ "test_config_endpoint_every_key", test_config_endpoint_every_key },
+	{ "test_profile_ip4_whole_max", test_profile_ip4_whole_max },
+	{ "test_config_endpoint_empty_section_turns_on",
+		test_config_endpoint_empty_section_turns_on },
+	{ "test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line },
+	{ NULL, NULL },
 };
 
 int

@@ -73,37 +73,37 @@ addr_is(const uint8_t *a, const char *text)
 
 #define P0 "[port0]\ndev = net_null0\n" /* 2 lines */
 #define P1 "[port1]\ndev = net_null1\n" /* 2 lines */
-#define LC "[lcores]\nrx = (0,0,1)\n"	/* 2 lines */
+#define LC "[lcores]\nrx = (0,0,1)\n"   /* 2 lines */
 
 static void
 test_config_ip6_keys_parse(void)
 {
-	static const char routes[] = "# IPv4 and IPv6 in one file\n"	     /* 1 */
+	static const char routes[] = "# IPv4 and IPv6 in one file\n"           /* 1 */
 				     "198.18.5.0/24 via 198.18.101.2 port 1\n" /* 2 */
 				     "2001:db8:5::/48 via fe80::1 port 1\n"    /* 3 */
-				     "R2001:db8:6::/64 0\n";		     /* 4 */
+				     "R2001:db8:6::/64 0\n";                   /* 4 */
 	char rpath[PATH_MAX], ini[PATH_MAX + 1024], path[PATH_MAX], err[DP_CONFIG_ERR_LEN] = "";
 	struct dp_config cfg;
 	int rc;
 
 	write_file("routes6.txt", routes, rpath, sizeof(rpath));
 	snprintf(ini, sizeof(ini),
-		P0				       /* 1-2 */
-		"ip6 = 2001:db8:10::1/64\n"	       /* 3 */
-		P1				       /* 4-5 */
-		"ip4 = 198.18.101.1/24\n"	       /* 6 */
-		"ip6 = 2001:DB8:101::1/127\n"	       /* 7 */
-		LC				       /* 8-9 */
-		"[routes]\n"			       /* 10 */
-		"route = 2001:db8:1::/48 via 2001:db8:101::2 port 1\n" /* 11 */
-		"route = 198.18.1.0/24 via 198.18.101.2 port 1\n"      /* 12 */
-		"route = 2001:db8:2::/48 port 0\n"		       /* 13 */
-		"route = ::/0 via 2001:db8:10::fe port 0\n"	       /* 14 */
-		"file = %s\n"					       /* 15 */
-		"[neighbors]\n"					       /* 16 */
+		P0                                                          /* 1-2 */
+		"ip6 = 2001:db8:10::1/64\n"                                 /* 3 */
+		P1                                                          /* 4-5 */
+		"ip4 = 198.18.101.1/24\n"                                   /* 6 */
+		"ip6 = 2001:DB8:101::1/127\n"                               /* 7 */
+		LC                                                          /* 8-9 */
+		"[routes]\n"                                                /* 10 */
+		"route = 2001:db8:1::/48 via 2001:db8:101::2 port 1\n"      /* 11 */
+		"route = 198.18.1.0/24 via 198.18.101.2 port 1\n"           /* 12 */
+		"route = 2001:db8:2::/48 port 0\n"                          /* 13 */
+		"route = ::/0 via 2001:db8:10::fe port 0\n"                 /* 14 */
+		"file = %s\n"                                               /* 15 */
+		"[neighbors]\n"                                             /* 16 */
 		"neigh = 2001:db8:101::2 lladdr 02:00:00:00:01:02 port 1\n" /* 17 */
 		"neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n"    /* 18 */
-		"neigh = fe80::1 lladdr 02:00:00:00:01:03 port 1\n",	    /* 19 */
+		"neigh = fe80::1 lladdr 02:00:00:00:01:03 port 1\n",        /* 19 */
 		rpath);
 	write_file("ip6.ini", ini, path, sizeof(path));
 	dp_config_init(&cfg);
@@ -163,79 +163,79 @@ struct err_case {
 };
 
 static const struct err_case err_cases[] = {
-	{"bad interface address", P0 "ip6 = 2001:db8::g/64\n", /* 3 */
-		AT_LOAD, 3, "bad interface address '2001:db8::g/64'"},
-	{"interface address without length", P0 "ip6 = 2001:db8::1\n", /* 3 */
-		AT_LOAD, 3, "bad interface address '2001:db8::1'"},
-	{"interface prefix length 128", P0 "ip6 = 2001:db8::1/128\n", /* 3 */
-		AT_LOAD, 3, "len 1..127"},
-	{"interface prefix length 0", P0 "ip6 = 2001:db8::1/0\n", /* 3 */
-		AT_LOAD, 3, "len 1..127"},
-	{"multicast interface address", P0 "ip6 = ff02::1/64\n", /* 3 */
-		AT_LOAD, 3, "interface address 'ff02::1/64' is a multicast address"},
-	{"link-local interface address", P0 "ip6 = fe80::1/64\n", /* 3 */
-		AT_LOAD, 3, "is link-local"},
-	{"loopback interface address", P0 "ip6 = ::1/64\n", /* 3 */
-		AT_LOAD, 3, "is the loopback address"},
-	{"route prefix with host bits set",
+	{ "bad interface address", P0 "ip6 = 2001:db8::g/64\n", /* 3 */
+		AT_LOAD, 3, "bad interface address '2001:db8::g/64'" },
+	{ "interface address without length", P0 "ip6 = 2001:db8::1\n", /* 3 */
+		AT_LOAD, 3, "bad interface address '2001:db8::1'" },
+	{ "interface prefix length 128", P0 "ip6 = 2001:db8::1/128\n", /* 3 */
+		AT_LOAD, 3, "len 1..127" },
+	{ "interface prefix length 0", P0 "ip6 = 2001:db8::1/0\n", /* 3 */
+		AT_LOAD, 3, "len 1..127" },
+	{ "multicast interface address", P0 "ip6 = ff02::1/64\n", /* 3 */
+		AT_LOAD, 3, "interface address 'ff02::1/64' is a multicast address" },
+	{ "link-local interface address", P0 "ip6 = fe80::1/64\n", /* 3 */
+		AT_LOAD, 3, "is link-local" },
+	{ "loopback interface address", P0 "ip6 = ::1/64\n", /* 3 */
+		AT_LOAD, 3, "is the loopback address" },
+	{ "route prefix with host bits set",
 		P0 "[routes]\n"
 		   "route = 2001:db8:1::/48 port 0\n"
 		   "route = 2001:db8:1:1::/48 via 2001:db8::2 port 0\n", /* 5 */
-		AT_LOAD, 5, "prefix '2001:db8:1:1::/48' has host bits set past /48"},
-	{"route prefix host bits inside a byte",
+		AT_LOAD, 5, "prefix '2001:db8:1:1::/48' has host bits set past /48" },
+	{ "route prefix host bits inside a byte",
 		P0 "[routes]\n"
 		   "route = 2001:db8:1:8000::/49 port 0\n"  /* ok */
 		   "route = 2001:db8:1:4000::/49 port 0\n", /* 5 */
-		AT_LOAD, 5, "has host bits set past /49"},
-	{"route prefix length 129",
+		AT_LOAD, 5, "has host bits set past /49" },
+	{ "route prefix length 129",
 		P0 "[routes]\n"
 		   "route = 2001:db8::/129 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad prefix '2001:db8::/129'"},
-	{"route bad gateway",
+		AT_LOAD, 4, "bad prefix '2001:db8::/129'" },
+	{ "route bad gateway",
 		P0 "[routes]\n"
 		   "route = 2001:db8::/32 via 2001:db8::zz port 0\n", /* 4 */
-		AT_LOAD, 4, "bad gateway '2001:db8::zz'"},
-	{"route multicast gateway",
+		AT_LOAD, 4, "bad gateway '2001:db8::zz'" },
+	{ "route multicast gateway",
 		P0 "[routes]\n"
 		   "route = 2001:db8::/32 via ff02::2 port 0\n", /* 4 */
-		AT_LOAD, 4, "gateway 'ff02::2' is a multicast address"},
-	{"route with mixed families",
+		AT_LOAD, 4, "gateway 'ff02::2' is a multicast address" },
+	{ "route with mixed families",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 via 2001:db8::1 port 0\n", /* 4 */
-		AT_LOAD, 4, "one family per route"},
-	{"route with an IPv4 gateway",
+		AT_LOAD, 4, "one family per route" },
+	{ "route with an IPv4 gateway",
 		P0 "[routes]\n"
 		   "route = 2001:db8::/32 via 10.0.0.1 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad gateway '10.0.0.1'"},
-	{"route syntax",
+		AT_LOAD, 4, "bad gateway '10.0.0.1'" },
+	{ "route syntax",
 		P0 "[routes]\n"
 		   "route = 2001:db8::/32 via 2001:db8::1\n", /* 4 */
-		AT_LOAD, 4, "bad route '2001:db8::/32 via 2001:db8::1'"},
-	{"route port number",
+		AT_LOAD, 4, "bad route '2001:db8::/32 via 2001:db8::1'" },
+	{ "route port number",
 		P0 "[routes]\n"
 		   "route = 2001:db8::/32 port 16\n", /* 4 */
-		AT_LOAD, 4, "bad port '16'"},
-	{"neighbor bad address",
+		AT_LOAD, 4, "bad port '16'" },
+	{ "neighbor bad address",
 		P0 "[neighbors]\n"
 		   "neigh = 2001:db8:::2 lladdr 02:00:00:00:00:02 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad neighbor address '2001:db8:::2'"},
-	{"neighbor multicast address",
+		AT_LOAD, 4, "bad neighbor address '2001:db8:::2'" },
+	{ "neighbor multicast address",
 		P0 "[neighbors]\n"
 		   "neigh = ff02::1 lladdr 02:00:00:00:00:02 port 0\n", /* 4 */
-		AT_LOAD, 4, "neighbor address 'ff02::1' is a multicast address"},
-	{"neighbor bad MAC",
+		AT_LOAD, 4, "neighbor address 'ff02::1' is a multicast address" },
+	{ "neighbor bad MAC",
 		P0 "[neighbors]\n"
 		   "neigh = 2001:db8::2 lladdr 02:00:00:00:00 port 0\n", /* 4 */
-		AT_LOAD, 4, "bad MAC address '02:00:00:00:00'"},
-	{"route to an undefined port",
+		AT_LOAD, 4, "bad MAC address '02:00:00:00:00'" },
+	{ "route to an undefined port",
 		P0 LC "[routes]\n"
 		      "route = 2001:db8:1::/48 port 0\n"
 		      "route = 2001:db8:2::/48 via fe80::1 port 3\n", /* 7 */
-		AT_VALIDATE, 7, "route to port 3, which is not defined"},
-	{"neighbor on an undefined port",
+		AT_VALIDATE, 7, "route to port 3, which is not defined" },
+	{ "neighbor on an undefined port",
 		P0 LC "[neighbors]\n"
 		      "neigh = 2001:db8::2 lladdr 02:00:00:00:00:02 port 2\n", /* 6 */
-		AT_VALIDATE, 6, "neighbor on port 2, which is not defined"},
+		AT_VALIDATE, 6, "neighbor on port 2, which is not defined" },
 };
 
 static void
@@ -304,16 +304,16 @@ test_config_route6_parse_formats(void)
 		const char *gw; /* NULL: on-link */
 		unsigned int port;
 	} cases[] = {
-		{"2001:db8::/32 via 2001:db8::1 port 2", 0, "2001:db8::", 32, "2001:db8::1", 2},
-		{"2001:db8::/32\tvia  fe80::1   port 15", 0, "2001:db8::", 32, "fe80::1", 15},
-		{"::/0 port 1", 0, "::", 0, NULL, 1},
-		{"2001:db8::1/128 port 1", 0, "2001:db8::1", 128, NULL, 1},
-		{"R2001:db8:ff::/48 3", 0, "2001:db8:ff::", 48, NULL, 3},
-		{"2001:db8::/32", -EINVAL, NULL, 0, NULL, 0},
-		{"2001:db8::/32 via :: port 1", -EINVAL, NULL, 0, NULL, 0},
-		{"2001:db8::/32 via ::1 port 1", -EINVAL, NULL, 0, NULL, 0},
-		{"2001:db8::/32 port 1 extra words here and more", -EINVAL, NULL, 0, NULL, 0},
-		{"2001:db8::/x port 1", -EINVAL, NULL, 0, NULL, 0},
+		{ "2001:db8::/32 via 2001:db8::1 port 2", 0, "2001:db8::", 32, "2001:db8::1", 2 },
+		{ "2001:db8::/32\tvia  fe80::1   port 15", 0, "2001:db8::", 32, "fe80::1", 15 },
+		{ "::/0 port 1", 0, "::", 0, NULL, 1 },
+		{ "2001:db8::1/128 port 1", 0, "2001:db8::1", 128, NULL, 1 },
+		{ "R2001:db8:ff::/48 3", 0, "2001:db8:ff::", 48, NULL, 3 },
+		{ "2001:db8::/32", -EINVAL, NULL, 0, NULL, 0 },
+		{ "2001:db8::/32 via :: port 1", -EINVAL, NULL, 0, NULL, 0 },
+		{ "2001:db8::/32 via ::1 port 1", -EINVAL, NULL, 0, NULL, 0 },
+		{ "2001:db8::/32 port 1 extra words here and more", -EINVAL, NULL, 0, NULL, 0 },
+		{ "2001:db8::/x port 1", -EINVAL, NULL, 0, NULL, 0 },
 	};
 	unsigned int i;
 
@@ -356,13 +356,13 @@ test_config_ip6_set_overrides_and_errors(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_config_ip6_keys_parse", test_config_ip6_keys_parse},
-	{"test_config_ip6_errors_name_file_and_line", test_config_ip6_errors_name_file_and_line},
-	{"test_config_ip6_route_file_error_names_its_line",
-		test_config_ip6_route_file_error_names_its_line},
-	{"test_config_route6_parse_formats", test_config_route6_parse_formats},
-	{"test_config_ip6_set_overrides_and_errors", test_config_ip6_set_overrides_and_errors},
-	{NULL, NULL},
+	{ "test_config_ip6_keys_parse", test_config_ip6_keys_parse },
+	{ "test_config_ip6_errors_name_file_and_line", test_config_ip6_errors_name_file_and_line },
+	{ "test_config_ip6_route_file_error_names_its_line",
+		test_config_ip6_route_file_error_names_its_line },
+	{ "test_config_route6_parse_formats", test_config_route6_parse_formats },
+	{ "test_config_ip6_set_overrides_and_errors", test_config_ip6_set_overrides_and_errors },
+	{ NULL, NULL },
 };
 
 int

@@ -19,8 +19,8 @@
 #include "dpsock_shm.h"
 
 static const struct dpsock_pipe_spec ep_specs[DPSOCK_REGION_PIPES] = {
-	{{64, 4, 0}, RING_F_SP_ENQ | RING_F_SC_DEQ, RING_F_SC_DEQ},
-	{{32, 2, 2}, RING_F_SC_DEQ, RING_F_SP_ENQ},
+	{ { 64, 4, 0 }, RING_F_SP_ENQ | RING_F_SC_DEQ, RING_F_SC_DEQ },
+	{ { 32, 2, 2 }, RING_F_SC_DEQ, RING_F_SP_ENQ },
 };
 
 /* A region in a memfd, mapped twice (as dpfwd and an application would). */
@@ -96,8 +96,8 @@ static void
 test_shm_empty_pipe_or_huge_count_refused(void)
 {
 	struct dpsock_pipe_spec bad[DPSOCK_REGION_PIPES] = {
-		{{0, 0, 0}, 0, 0},
-		{{16, 0, 0}, 0, 0},
+		{ { 0, 0, 0 }, 0, 0 },
+		{ { 16, 0, 0 }, 0, 0 },
 	};
 
 	CU_ASSERT_EQUAL(dpsock_region_init(NULL, bad, 1), 0);
@@ -261,7 +261,8 @@ main(void)
 	s = CU_add_suite("dpsock_shm", NULL, NULL);
 	CU_add_test(s, "region sized, then checked in a second mapping",
 		test_shm_region_sized_then_checked_in_a_second_mapping);
-	CU_add_test(s, "empty pipe or huge count refused", test_shm_empty_pipe_or_huge_count_refused);
+	CU_add_test(
+		s, "empty pipe or huge count refused", test_shm_empty_pipe_or_huge_count_refused);
 	CU_add_test(s, "class for a length; offset checks",
 		test_shm_class_for_length_and_offset_checks);
 	CU_add_test(s, "mixed classes released to their own rings",

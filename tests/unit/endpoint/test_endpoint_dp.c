@@ -40,9 +40,9 @@
 #include "ring_rig.h"
 
 #define PEER_PORT 4444
-#define EP_PORT 7000
+#define EP_PORT   7000
 
-static const uint8_t peer_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
+static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 
 static char config_text[2048];
 static char sock_path[128];
@@ -98,10 +98,10 @@ app_open(struct app *a, bool ip6, const char *addr, uint16_t port)
 	/* pipe 0: the application's sends (SP enqueue, one worker dequeues; frees MP);
 	 * pipe 1: what workers receive (MP enqueue, application dequeues) */
 	const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES] = {
-		{.count = {16, 2, 0},
+		{ .count = { 16, 2, 0 },
 			.data_flags = RING_F_SP_ENQ | RING_F_SC_DEQ,
-			.free_flags = RING_F_SC_DEQ},
-		{.count = {8, 2, 0}, .data_flags = RING_F_SC_DEQ, .free_flags = RING_F_SP_ENQ},
+			.free_flags = RING_F_SC_DEQ },
+		{ .count = { 8, 2, 0 }, .data_flags = RING_F_SC_DEQ, .free_flags = RING_F_SP_ENQ },
 	};
 	int fd;
 
@@ -731,8 +731,8 @@ static void
 test_ep_fragments_both_ways_ip4(void)
 {
 	static uint8_t fr[64][2048], pl[70000], d[70000];
-	static const unsigned int order[] = {3, 0, 27, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-		15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26};
+	static const unsigned int order[] = { 3, 0, 27, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+		15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26 };
 	size_t lens[64], n;
 	unsigned int z, nf;
 	struct app a;
@@ -811,9 +811,9 @@ test_ep_tx_bad_offsets_dropped(void)
 	app_open(&a, false, "198.18.0.1", EP_PORT);
 	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
 	p = pipe_of(&a, DPSOCK_EP_PIPE_TX);
-	bad[0] = 0;		    /* the region header */
+	bad[0] = 0;                 /* the region header */
 	bad[1] = p->cls[0].off + 1; /* inside a buffer */
-	bad[2] = a.size + 4096;	    /* outside the region */
+	bad[2] = a.size + 4096;     /* outside the region */
 	bad[3] = UINT64_MAX - 63;   /* wraps */
 	snap();
 	dpsock_pipe_send(a.region, p, bad, 4);
@@ -885,7 +885,8 @@ test_ep_ip6_both_ways(void)
 	inject_udp(true, "2001:db8:10::2", "2001:db8:10::1", EP_PORT, 500, 50, F_ZERO_CKSUM);
 	inject_udp(true, "2001:db8:10::2", "2001:db8:10::1", EP_PORT, 500, 50, F_BAD_CKSUM);
 	run_graph();
-	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_CKSUM), 2); /* zero is no checksum: RFC 8200 8.1 */
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_CKSUM),
+		2); /* zero is no checksum: RFC 8200 8.1 */
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 2);
 	app_recv_check(&a, 500, 50, "2001:db8:10::2", PEER_PORT);
 	/* out, one packet */
@@ -1001,23 +1002,24 @@ suite_cleanup(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_ep_attach_ports", test_ep_attach_ports},
-	{"test_ep_rx_udp4_payload_peer", test_ep_rx_udp4_payload_peer},
-	{"test_ep_rx_drop_reasons", test_ep_rx_drop_reasons},
-	{"test_ep_rx_pipe_full_counts_drops", test_ep_rx_pipe_full_counts_drops},
-	{"test_ep_rx_multiseg_mbuf_ip6", test_ep_rx_multiseg_mbuf_ip6},
-	{"test_ep_tx_copy_exact_frame", test_ep_tx_copy_exact_frame},
-	{"test_ep_tx_wildcard_source_is_port_address", test_ep_tx_wildcard_source_is_port_address},
-	{"test_ep_tx_zero_copy_returns_after_free", test_ep_tx_zero_copy_returns_after_free},
-	{"test_ep_fragments_both_ways_ip4", test_ep_fragments_both_ways_ip4},
-	{"test_ep_fragments_timeout_and_overlap", test_ep_fragments_timeout_and_overlap},
-	{"test_ep_tx_bad_offsets_dropped", test_ep_tx_bad_offsets_dropped},
-	{"test_ep_tx_bad_dest_and_no_route", test_ep_tx_bad_dest_and_no_route},
-	{"test_ep_hairpin_to_own_address", test_ep_hairpin_to_own_address},
-	{"test_ep_ip6_both_ways", test_ep_ip6_both_ways},
-	{"test_ep_detach_clears_port", test_ep_detach_clears_port},
-	{"test_ep_stats_json", test_ep_stats_json},
-	{NULL, NULL},
+	{ "test_ep_attach_ports", test_ep_attach_ports },
+	{ "test_ep_rx_udp4_payload_peer", test_ep_rx_udp4_payload_peer },
+	{ "test_ep_rx_drop_reasons", test_ep_rx_drop_reasons },
+	{ "test_ep_rx_pipe_full_counts_drops", test_ep_rx_pipe_full_counts_drops },
+	{ "test_ep_rx_multiseg_mbuf_ip6", test_ep_rx_multiseg_mbuf_ip6 },
+	{ "test_ep_tx_copy_exact_frame", test_ep_tx_copy_exact_frame },
+	{ "test_ep_tx_wildcard_source_is_port_address",
+		test_ep_tx_wildcard_source_is_port_address },
+	{ "test_ep_tx_zero_copy_returns_after_free", test_ep_tx_zero_copy_returns_after_free },
+	{ "test_ep_fragments_both_ways_ip4", test_ep_fragments_both_ways_ip4 },
+	{ "test_ep_fragments_timeout_and_overlap", test_ep_fragments_timeout_and_overlap },
+	{ "test_ep_tx_bad_offsets_dropped", test_ep_tx_bad_offsets_dropped },
+	{ "test_ep_tx_bad_dest_and_no_route", test_ep_tx_bad_dest_and_no_route },
+	{ "test_ep_hairpin_to_own_address", test_ep_hairpin_to_own_address },
+	{ "test_ep_ip6_both_ways", test_ep_ip6_both_ways },
+	{ "test_ep_detach_clears_port", test_ep_detach_clears_port },
+	{ "test_ep_stats_json", test_ep_stats_json },
+	{ NULL, NULL },
 };
 
 int

@@ -39,44 +39,42 @@
 #include "dp_test.h"
 #include "ring_rig.h"
 
-#define NB_PORTS 3
-#define CFG_ICMP_RATE 1
+#define NB_PORTS       3
+#define CFG_ICMP_RATE  1
 #define CFG_ICMP_BURST 8
 
-#define HOST 0xc6120002u	  /* 198.18.0.2, static neighbor on port0 */
-#define PORT0_IP 0xc6120001u	  /* 198.18.0.1 */
-#define PORT1_IP 0xc6126501u	  /* 198.18.101.1 */
-#define FAR 0xc6120107u		  /* 198.18.1.7, routed via port1 */
-#define UNROUTED 0xc612c801u	  /* 198.18.200.1: no route */
-#define PORT0_BCAST 0xc61200ffu	  /* 198.18.0.255 */
-#define PORT1_BCAST 0xc61265ffu	  /* 198.18.101.255 */
-#define NO_WAY_BACK 0xcb007105u	  /* 203.0.113.5: no route to it */
+#define HOST        0xc6120002u /* 198.18.0.2, static neighbor on port0 */
+#define PORT0_IP    0xc6120001u /* 198.18.0.1 */
+#define PORT1_IP    0xc6126501u /* 198.18.101.1 */
+#define FAR         0xc6120107u /* 198.18.1.7, routed via port1 */
+#define UNROUTED    0xc612c801u /* 198.18.200.1: no route */
+#define PORT0_BCAST 0xc61200ffu /* 198.18.0.255 */
+#define PORT1_BCAST 0xc61265ffu /* 198.18.101.255 */
+#define NO_WAY_BACK 0xcb007105u /* 203.0.113.5: no route to it */
 
+static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 
-static const uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
-
-static const char config_text[] =
-	"[dpfwd]\n"
-	"burst = 32\n"
-	"icmp_rate = 1\n"
-	"icmp_burst = 8\n"
-	"[mempool]\n"
-	"cache = 32\n"
-	"[port0]\n"
-	"dev = net_ring_i0\n"
-	"ip4 = 198.18.0.1/24\n"
-	"[port1]\n"
-	"dev = net_ring_i1\n"
-	"ip4 = 198.18.101.1/24\n"
-	"[port2]\n"
-	"dev = net_ring_i2\n"
-	"[lcores]\n"
-	"rx = (0,0,1),(1,0,1),(2,0,1)\n"
-	"[routes]\n"
-	"route = 198.18.1.0/24 via 198.18.101.2 port 1\n"
-	"[neighbors]\n"
-	"neigh = 198.18.0.2 lladdr 02:00:00:00:00:02 port 0\n"
-	"neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n";
+static const char config_text[] = "[dpfwd]\n"
+				  "burst = 32\n"
+				  "icmp_rate = 1\n"
+				  "icmp_burst = 8\n"
+				  "[mempool]\n"
+				  "cache = 32\n"
+				  "[port0]\n"
+				  "dev = net_ring_i0\n"
+				  "ip4 = 198.18.0.1/24\n"
+				  "[port1]\n"
+				  "dev = net_ring_i1\n"
+				  "ip4 = 198.18.101.1/24\n"
+				  "[port2]\n"
+				  "dev = net_ring_i2\n"
+				  "[lcores]\n"
+				  "rx = (0,0,1),(1,0,1),(2,0,1)\n"
+				  "[routes]\n"
+				  "route = 198.18.1.0/24 via 198.18.101.2 port 1\n"
+				  "[neighbors]\n"
+				  "neigh = 198.18.0.2 lladdr 02:00:00:00:00:02 port 0\n"
+				  "neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n";
 
 static struct ring_rig rig = {
 	.name = "icmp4",
@@ -160,7 +158,7 @@ set_frag(uint8_t *frame, uint16_t flags_off)
 static size_t
 add_ip_options(uint8_t *frame, size_t len)
 {
-	static const uint8_t opts[4] = {1, 1, 1, 0};
+	static const uint8_t opts[4] = { 1, 1, 1, 0 };
 	uint8_t *ip = frame + 14;
 
 	memmove(ip + 24, ip + 20, len - 34);
@@ -211,7 +209,7 @@ snap(void)
 static void
 assert_drops(const unsigned int *want)
 {
-	uint64_t exp[DP_DROP_MAX] = {0};
+	uint64_t exp[DP_DROP_MAX] = { 0 };
 	unsigned int r;
 
 	for (; want[0] != DP_DROP_MAX; want += 2)
@@ -304,8 +302,8 @@ check_icmp_cksum(const uint8_t *icmp, size_t icmp_len)
 
 /* An echo reply to @p req (whose ICMP message starts at @p req_icmp), from @p from. */
 static void
-check_echo_reply(struct rte_mbuf *m, const uint8_t *req_icmp, uint16_t icmp_len, uint8_t tos,
-	uint32_t from)
+check_echo_reply(
+	struct rte_mbuf *m, const uint8_t *req_icmp, uint16_t icmp_len, uint8_t tos, uint32_t from)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *icmp = f + 34;
@@ -323,8 +321,8 @@ check_echo_reply(struct rte_mbuf *m, const uint8_t *req_icmp, uint16_t icmp_len,
 
 /* An ICMP error of @p type/@p code from @p from quoting @p orig_ip (@p orig_len bytes). */
 static void
-check_error(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t from,
-	const uint8_t *orig_ip, size_t orig_len)
+check_error(struct rte_mbuf *m, uint8_t type, uint8_t code, uint32_t from, const uint8_t *orig_ip,
+	size_t orig_len)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *icmp = f + 34;
@@ -357,17 +355,17 @@ test_icmp4_echo_request_gets_echo_reply(void)
 		uint32_t to;
 		uint16_t icmp_len;
 	} cases[] = {
-		{PORT0_IP, 26},	  /* a 60-byte frame: ping's smallest, no padding left */
-		{PORT0_IP, 64},	  /* ping's default */
-		{PORT1_IP, 1001}, /* another port's address, odd length */
-		{PORT0_IP, 8},	  /* header only */
+		{ PORT0_IP, 26 },   /* a 60-byte frame: ping's smallest, no padding left */
+		{ PORT0_IP, 64 },   /* ping's default */
+		{ PORT1_IP, 1001 }, /* another port's address, odd length */
+		{ PORT0_IP, 8 },    /* header only */
 	};
 	uint8_t frame[4096];
 	unsigned int i;
 
 	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
 		size_t len = build_icmp(frame, HOST, cases[i].to, 64, 8, 0, cases[i].icmp_len);
-		static const unsigned int none[] = {DP_DROP_MAX};
+		static const unsigned int none[] = { DP_DROP_MAX };
 		struct dp_icmp4_stats st;
 		struct rte_mbuf *m = one_out(0, frame, len);
 
@@ -385,7 +383,7 @@ test_icmp4_echo_request_gets_echo_reply(void)
 static void
 test_icmp4_echo_request_with_ip_options_gets_reply_without(void)
 {
-	static const unsigned int none[] = {DP_DROP_MAX};
+	static const unsigned int none[] = { DP_DROP_MAX };
 	uint8_t frame[256], req_icmp[64];
 	struct rte_mbuf *m;
 	size_t len;
@@ -411,7 +409,7 @@ test_icmp4_bad_local_packets_have_their_drop_reason(void)
 	/* ICMP checksum off by one */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 8, 0, 64);
 	frame[34 + 2] ^= 1;
-	nothing_out(0, frame, len, (const unsigned int[]){DP_DROP_ICMP_CKSUM, 1, DP_DROP_MAX});
+	nothing_out(0, frame, len, (const unsigned int[]){ DP_DROP_ICMP_CKSUM, 1, DP_DROP_MAX });
 	/* shorter than an ICMP header (checksum right for its 4 bytes) */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 8, 0, 8);
 	dp_pkt_put16(frame + 14 + 2, 24);
@@ -419,36 +417,34 @@ test_icmp4_bad_local_packets_have_their_drop_reason(void)
 	frame[36] = frame[37] = 0;
 	ck = dp_pkt_cksum(frame + 34, 4);
 	memcpy(frame + 36, &ck, 2);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_ICMP_TRUNCATED, 1, DP_DROP_MAX});
+	nothing_out(
+		0, frame, len, (const unsigned int[]){ DP_DROP_ICMP_TRUNCATED, 1, DP_DROP_MAX });
 	/* a fragment of an echo request: first, then a later one */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 8, 0, 64);
 	set_frag(frame, RTE_IPV4_HDR_MF_FLAG);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_FRAG_LOCAL, 1, DP_DROP_MAX});
+	nothing_out(
+		0, frame, len, (const unsigned int[]){ DP_DROP_IP4_FRAG_LOCAL, 1, DP_DROP_MAX });
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 8, 0, 64);
 	set_frag(frame, 100);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_FRAG_LOCAL, 1, DP_DROP_MAX});
+	nothing_out(
+		0, frame, len, (const unsigned int[]){ DP_DROP_IP4_FRAG_LOCAL, 1, DP_DROP_MAX });
 	/* a timestamp request: not answered */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 13, 0, 20);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_ICMP_UNHANDLED, 1, DP_DROP_MAX});
+	nothing_out(
+		0, frame, len, (const unsigned int[]){ DP_DROP_ICMP_UNHANDLED, 1, DP_DROP_MAX });
 	/* an echo reply to the router: not answered either */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 0, 0, 20);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_ICMP_UNHANDLED, 1, DP_DROP_MAX});
+	nothing_out(
+		0, frame, len, (const unsigned int[]){ DP_DROP_ICMP_UNHANDLED, 1, DP_DROP_MAX });
 	/* UDP to the router: no local service (yet) */
 	len = build(frame, 0, HOST, PORT0_IP, 64, 0, 18);
-	nothing_out(0, frame, len, (const unsigned int[]){DP_DROP_IP4_LOCAL, 1, DP_DROP_MAX});
+	nothing_out(0, frame, len, (const unsigned int[]){ DP_DROP_IP4_LOCAL, 1, DP_DROP_MAX });
 	/* an echo request from a subnet broadcast address */
 	len = build_icmp(frame, PORT0_BCAST, PORT0_IP, 64, 8, 0, 64);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX});
+	nothing_out(0, frame, len, (const unsigned int[]){ DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX });
 	/* an echo request from an address the router has no route to */
 	len = build_icmp(frame, NO_WAY_BACK, PORT0_IP, 64, 8, 0, 64);
-	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_ICMP_NO_ROUTE, 1, DP_DROP_MAX});
+	nothing_out(0, frame, len, (const unsigned int[]){ DP_DROP_ICMP_NO_ROUTE, 1, DP_DROP_MAX });
 }
 
 /* ---- errors ---- */
@@ -456,7 +452,7 @@ test_icmp4_bad_local_packets_have_their_drop_reason(void)
 static void
 test_icmp4_ttl_expired_sends_time_exceeded(void)
 {
-	static const uint32_t sizes[] = {18, 100, 1000}; /* UDP payload: the last needs a cut */
+	static const uint32_t sizes[] = { 18, 100, 1000 }; /* UDP payload: the last needs a cut */
 	uint8_t frame[2048];
 	unsigned int i;
 
@@ -472,7 +468,7 @@ test_icmp4_ttl_expired_sends_time_exceeded(void)
 			dp_pkt_get16(frame + 16));
 		rte_pktmbuf_free(m);
 		/* the expired packet is still counted as such */
-		assert_drops((const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_MAX});
+		assert_drops((const unsigned int[]){ DP_DROP_IP4_TTL, 1, DP_DROP_MAX });
 		dp_icmp4_stats_get(&st);
 		CU_ASSERT_EQUAL(st.errors - icmp_before.errors, 1);
 		CU_ASSERT_EQUAL(st.errors_sent - icmp_before.errors_sent, 1);
@@ -496,7 +492,7 @@ test_icmp4_ttl_expired_with_options_quotes_them(void)
 	check_error(m, DP_ICMP4_TIME_EXCEEDED, DP_ICMP4_EXC_TTL, PORT0_IP, frame + 14,
 		dp_pkt_get16(frame + 16));
 	rte_pktmbuf_free(m);
-	assert_drops((const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_MAX});
+	assert_drops((const unsigned int[]){ DP_DROP_IP4_TTL, 1, DP_DROP_MAX });
 }
 
 static void
@@ -514,7 +510,7 @@ test_icmp4_no_route_sends_net_unreachable(void)
 	check_error(m, DP_ICMP4_DEST_UNREACH, DP_ICMP4_UNREACH_NET, PORT0_IP, frame + 14,
 		dp_pkt_get16(frame + 16));
 	rte_pktmbuf_free(m);
-	assert_drops((const unsigned int[]){DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_MAX});
+	assert_drops((const unsigned int[]){ DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_MAX });
 }
 
 /*
@@ -583,48 +579,51 @@ test_icmp4_no_error_about_errors_broadcasts_fragments(void)
 	/* an ICMP error (port unreachable) whose TTL runs out */
 	len = build_icmp(frame, HOST, FAR, 1, 3, 3, 36);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_ERR_ABOUT_ERR, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_ERR_ABOUT_ERR, 1, DP_DROP_MAX });
 	/* a time exceeded with no route onwards */
 	len = build_icmp(frame, HOST, UNROUTED, 64, 11, 0, 36);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_ERR_ABOUT_ERR, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_ERR_ABOUT_ERR, 1, DP_DROP_MAX });
 	/* an unknown ICMP type is treated as an error */
 	len = build_icmp(frame, HOST, FAR, 1, 200, 0, 36);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_ERR_ABOUT_ERR, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_ERR_ABOUT_ERR, 1, DP_DROP_MAX });
 	/* to a directed broadcast (of port1's subnet) */
 	len = build(frame, 0, HOST, PORT1_BCAST, 1, 0, 18);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX });
 	/* from a broadcast source */
 	len = build(frame, 0, PORT0_BCAST, FAR, 1, 0, 18);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX });
 	len = build(frame, 0, PORT0_BCAST, UNROUTED, 64, 0, 18);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_BAD_ADDR, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_BAD_ADDR, 1, DP_DROP_MAX });
 	/* a fragment other than the first (with and without MF) */
 	len = build(frame, 0, HOST, FAR, 1, 0, 100);
 	set_frag(frame, RTE_IPV4_HDR_MF_FLAG | 185);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_ERR_FRAGMENT, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_ERR_FRAGMENT, 1, DP_DROP_MAX });
 	len = build(frame, 0, HOST, UNROUTED, 64, 0, 100);
 	set_frag(frame, 1);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_ERR_FRAGMENT, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_ERR_FRAGMENT, 1, DP_DROP_MAX });
 	/* from an address there is no route back to */
 	len = build(frame, 0, NO_WAY_BACK, FAR, 1, 0, 18);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_NO_ROUTE, 1, DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_TTL, 1, DP_DROP_ICMP_NO_ROUTE, 1, DP_DROP_MAX });
 	/* martian source: dropped before any error is considered */
 	len = build(frame, 0, 0x7f000001, FAR, 1, 0, 18);
-	nothing_out(0, frame, len, (const unsigned int[]){DP_DROP_IP4_MARTIAN, 1, DP_DROP_MAX});
+	nothing_out(0, frame, len, (const unsigned int[]){ DP_DROP_IP4_MARTIAN, 1, DP_DROP_MAX });
 }
 
 static void
@@ -656,8 +655,8 @@ test_icmp4_errors_are_rate_limited_per_config(void)
 		CU_ASSERT_EQUAL(f[34], DP_ICMP4_TIME_EXCEEDED);
 	}
 	rte_pktmbuf_free_bulk(out, n);
-	assert_drops((const unsigned int[]){DP_DROP_IP4_TTL, N, DP_DROP_ICMP_RATELIMITED,
-		N - CFG_ICMP_BURST, DP_DROP_MAX});
+	assert_drops((const unsigned int[]){
+		DP_DROP_IP4_TTL, N, DP_DROP_ICMP_RATELIMITED, N - CFG_ICMP_BURST, DP_DROP_MAX });
 	dp_icmp4_stats_get(&st);
 	CU_ASSERT_EQUAL(st.errors - icmp_before.errors, N);
 	CU_ASSERT_EQUAL(st.errors_sent - icmp_before.errors_sent, CFG_ICMP_BURST);
@@ -666,8 +665,8 @@ test_icmp4_errors_are_rate_limited_per_config(void)
 	dp_icmp4_ratelimit_set(0, 100);
 	len = build(frame, 0, HOST, UNROUTED, 64, 0, 18);
 	nothing_out(0, frame, len,
-		(const unsigned int[]){DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_RATELIMITED, 1,
-			DP_DROP_MAX});
+		(const unsigned int[]){
+			DP_DROP_IP4_NO_ROUTE, 1, DP_DROP_ICMP_RATELIMITED, 1, DP_DROP_MAX });
 	/* echo replies are not errors: not limited */
 	len = build_icmp(frame, HOST, PORT0_IP, 64, 8, 0, 64);
 	drain_free(0);
@@ -748,11 +747,11 @@ test_icmp4_config_keys_are_checked(void)
 static void
 test_icmp4_readme_lists_its_drop_reasons(void)
 {
-	static const enum dp_drop_reason mine[] = {DP_DROP_IP4_LOCAL, DP_DROP_IP4_FRAG_LOCAL,
+	static const enum dp_drop_reason mine[] = { DP_DROP_IP4_LOCAL, DP_DROP_IP4_FRAG_LOCAL,
 		DP_DROP_ICMP_TRUNCATED, DP_DROP_ICMP_CKSUM, DP_DROP_ICMP_UNHANDLED,
 		DP_DROP_ICMP_BAD_ADDR, DP_DROP_ICMP_ERR_ABOUT_ERR, DP_DROP_ICMP_ERR_FRAGMENT,
 		DP_DROP_ICMP_NO_ROUTE, DP_DROP_ICMP_RATELIMITED, DP_DROP_IP4_TTL,
-		DP_DROP_IP4_NO_ROUTE};
+		DP_DROP_IP4_NO_ROUTE };
 	FILE *f = fopen(DP_SOURCE_DIR "/README.md", "r");
 	static char text[1 << 20];
 	char want[96];
@@ -833,7 +832,10 @@ suite_cleanup(void)
 	return 0;
 }
 
-#define T(fn) {#fn, fn}
+#define T(fn)                                                                                      \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
 static const struct dp_test tests[] = {
 	T(test_icmp4_tbucket_exact_on_fake_clock),
 	T(test_icmp4_config_keys_are_checked),
@@ -850,7 +852,7 @@ static const struct dp_test tests[] = {
 	T(test_icmp4_readme_lists_its_drop_reasons),
 	T(test_icmp4_accounting_adds_up_in_telemetry),
 	T(test_icmp4_no_mbuf_leak),
-	{NULL, NULL},
+	{ NULL, NULL },
 };
 
 int

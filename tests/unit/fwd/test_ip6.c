@@ -38,13 +38,12 @@
 
 #define NB_PORTS 3
 
-
-static const uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x02};	 /* 2001:db8:10::2, port0 */
-static const uint8_t gw1_mac[6] = {0x02, 0, 0, 0, 0x01, 0x02};	 /* 2001:db8:101::2, port1 */
-static const uint8_t gw2_mac[6] = {0x02, 0, 0, 0, 0x02, 0x02};	 /* 2001:db8:102::2, port2 */
-static const uint8_t ll_gw_mac[6] = {0x02, 0, 0, 0, 0x01, 0x03}; /* fe80::2, port1 */
-static const uint8_t gw3_mac[6] = {0x02, 0x33, 0, 0, 0x03, 0x02}; /* 2001:db8:102::3, learned */
-static const uint8_t new_mac[6] = {0x02, 0x44, 0, 0, 0, 0x07};	  /* hosts that send NS */
+static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };      /* 2001:db8:10::2, port0 */
+static const uint8_t gw1_mac[6] = { 0x02, 0, 0, 0, 0x01, 0x02 };    /* 2001:db8:101::2, port1 */
+static const uint8_t gw2_mac[6] = { 0x02, 0, 0, 0, 0x02, 0x02 };    /* 2001:db8:102::2, port2 */
+static const uint8_t ll_gw_mac[6] = { 0x02, 0, 0, 0, 0x01, 0x03 };  /* fe80::2, port1 */
+static const uint8_t gw3_mac[6] = { 0x02, 0x33, 0, 0, 0x03, 0x02 }; /* 2001:db8:102::3, learned */
+static const uint8_t new_mac[6] = { 0x02, 0x44, 0, 0, 0, 0x07 };    /* hosts that send NS */
 
 static const char config_text[] =
 	"[dpfwd]\n"
@@ -68,7 +67,7 @@ static const char config_text[] =
 	"route = 2001:db8:1::/48 via 2001:db8:101::2 port 1\n"
 	"route = 2001:db8:2::/48 via 2001:db8:102::2 port 2\n"
 	"route = 2001:db8:3::/48 via 2001:db8:102::3 port 2\n" /* gateway to resolve */
-	"route = 2001:db8:4::/48 via fe80::2 port 1\n"	       /* link-local gateway */
+	"route = 2001:db8:4::/48 via fe80::2 port 1\n"         /* link-local gateway */
 	"[neighbors]\n"
 	"neigh = 2001:db8:101::2 lladdr 02:00:00:00:01:02 port 1\n"
 	"neigh = 2001:db8:102::2 lladdr 02:00:00:00:02:02 port 2\n"
@@ -96,7 +95,6 @@ a6(const char *s, uint8_t out[16])
 {
 	CU_ASSERT_FATAL(inet_pton(AF_INET6, s, out) == 1);
 }
-
 
 static void
 inject(int port, const uint8_t *frame, size_t len)
@@ -140,7 +138,7 @@ is_probe(const struct rte_mbuf *m)
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 
 	return m->pkt_len > 54 && (d[0] & 1) == 0 && d[12] == 0x86 && d[13] == 0xdd &&
-		d[20] == 58 && d[54] == 135;
+	       d[20] == 58 && d[54] == 135;
 }
 
 /* Dequeue what @p port sent, without probes. */
@@ -341,7 +339,7 @@ udp_frame(uint8_t *f, const char *src, const char *dst, uint8_t hlim, uint16_t s
 static void
 solicited(const uint8_t *a, uint8_t group[16], uint8_t mac[6])
 {
-	static const uint8_t pfx[13] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff};
+	static const uint8_t pfx[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff };
 
 	memcpy(group, pfx, 13);
 	memcpy(group + 13, a + 13, 3);
@@ -363,8 +361,8 @@ nd_frame(uint8_t *f, const uint8_t *eth_dst, const uint8_t *eth_src, const uint8
 		body[17] = 1;
 		memcpy(body + 18, lla, 6);
 	}
-	return icmp6_frame(f, eth_dst, eth_src, src, dst, hlim, type, 0, flags, body,
-		lla != NULL ? 24 : 16);
+	return icmp6_frame(
+		f, eth_dst, eth_src, src, dst, hlim, type, 0, flags, body, lla != NULL ? 24 : 16);
 }
 
 /* ---- forwarding ---- */
@@ -376,14 +374,15 @@ test_ip6_forwards_with_hop_limit_minus_one_and_macs(void)
 	struct rte_mbuf *out[2][128];
 	uint8_t frame[2048];
 	unsigned int n[2], i, k;
-	uint64_t want[DP_DROP_MAX] = {0};
+	uint64_t want[DP_DROP_MAX] = { 0 };
 	uint64_t tx_before = worker()->stats.tx_pkts;
 
 	snap_drops();
 	for (i = 0; i < 128; i++) {
 		unsigned int r = i % 2;
-		size_t len = udp_frame(frame, "2001:db8:10::2", r ? "2001:db8:2::7" : "2001:db8:1::7",
-			(uint8_t)(2 + i), (uint16_t)(1000 + i), 78);
+		size_t len =
+			udp_frame(frame, "2001:db8:10::2", r ? "2001:db8:2::7" : "2001:db8:1::7",
+				(uint8_t)(2 + i), (uint16_t)(1000 + i), 78);
 
 		CU_ASSERT_EQUAL_FATAL(len, 74);
 		memcpy(expect[r][i / 2], frame, len);
@@ -446,7 +445,7 @@ struct drop_case {
 static void
 run_drop_case(const struct drop_case *c)
 {
-	uint64_t want[DP_DROP_MAX] = {0};
+	uint64_t want[DP_DROP_MAX] = { 0 };
 	struct rte_mbuf *out[8];
 	unsigned int p, n, sent = 0;
 
@@ -529,24 +528,24 @@ test_ip6_each_bad_packet_has_its_drop_reason(void)
 	CASE("hop-by-hop to the router", DP_DROP_IP6_HBH, DP_DROP_MAX);
 
 	/* ip6_local */
-	c.len = icmp6_frame(c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 129, 0, 1,
-		body, 8);
+	c.len = icmp6_frame(
+		c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 129, 0, 1, body, 8);
 	CASE("echo reply to the router", DP_DROP_ICMP6_UNHANDLED, DP_DROP_MAX);
-	c.len = icmp6_frame(c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 128, 0, 1,
-		body, 8);
+	c.len = icmp6_frame(
+		c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 128, 0, 1, body, 8);
 	c.frame[60] ^= 1;
 	CASE("echo request, bad checksum", DP_DROP_ICMP6_CKSUM, DP_DROP_MAX);
-	c.len = icmp6_frame(c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 128, 0, 1,
-		body, 8);
+	c.len = icmp6_frame(
+		c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 128, 0, 1, body, 8);
 	c.frame[19] = 2; /* payload length 2 */
 	CASE("ICMPv6 shorter than its header", DP_DROP_ICMP6_TRUNCATED, DP_DROP_MAX);
-	c.len = icmp6_frame(c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 128, 0, 1,
-		body, 0);
+	c.len = icmp6_frame(
+		c.frame, dp_ports[0].mac.addr_bytes, host_mac, host, our, 64, 128, 0, 1, body, 0);
 	c.frame[19] = 4; /* payload length 4: an echo needs 8 */
 	CASE("echo request shorter than 8", DP_DROP_ICMP6_TRUNCATED, DP_DROP_MAX);
 	a6("ff02::1", mc);
 	c.len = icmp6_frame(c.frame, (const uint8_t *)"\x33\x33\x00\x00\x00\x01", host_mac,
-		(const uint8_t[16]){0}, mc, 64, 128, 0, 1, body, 8);
+		(const uint8_t[16]){ 0 }, mc, 64, 128, 0, 1, body, 8);
 	CASE("echo request from ::", DP_DROP_ICMP6_BAD_ADDR, DP_DROP_MAX);
 	solicited(our, group, gmac);
 	c.len = nd_frame(c.frame, gmac, host_mac, host, group, 64, 135, 0, our, host_mac);
@@ -562,21 +561,21 @@ test_ip6_each_bad_packet_has_its_drop_reason(void)
 	CASE("error about an ICMPv6 error", DP_DROP_IP6_HOP_LIMIT, DP_DROP_ICMP6_ERR_ABOUT_ERR);
 	{
 		/* a later fragment: 8-byte fragment header, offset 8 */
-		uint8_t frag[8 + 16] = {17, 0, 0x00, 0x40, 0, 0, 0, 1};
+		uint8_t frag[8 + 16] = { 17, 0, 0x00, 0x40, 0, 0, 0, 1 };
 
 		memset(frag + 8, 0x11, 16);
 		c.len = v6_frame(c.frame, dp_ports[0].mac.addr_bytes, host_mac, host,
-			(const uint8_t *)"\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01", 44, 1, frag,
-			sizeof(frag));
+			(const uint8_t *)"\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01", 44, 1,
+			frag, sizeof(frag));
 		CASE("error about a later fragment", DP_DROP_IP6_HOP_LIMIT,
 			DP_DROP_ICMP6_ERR_ABOUT_ERR);
 		/* the first fragment of an ICMPv6 error: still an error about an error */
 		frag[0] = 58;
 		frag[3] = 0x01; /* offset 0, more fragments */
-		frag[8] = 1;	/* Destination Unreachable */
+		frag[8] = 1;    /* Destination Unreachable */
 		c.len = v6_frame(c.frame, dp_ports[0].mac.addr_bytes, host_mac, host,
-			(const uint8_t *)"\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01", 44, 1, frag,
-			sizeof(frag));
+			(const uint8_t *)"\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01", 44, 1,
+			frag, sizeof(frag));
 		CASE("error about an error behind a fragment header", DP_DROP_IP6_HOP_LIMIT,
 			DP_DROP_ICMP6_ERR_ABOUT_ERR);
 	}
@@ -591,7 +590,7 @@ test_ip6_each_bad_packet_has_its_drop_reason(void)
 	{
 		/* no room in front of the packet for the error's 48 bytes */
 		struct rte_mbuf *m;
-		uint64_t want[DP_DROP_MAX] = {0};
+		uint64_t want[DP_DROP_MAX] = { 0 };
 
 		UDP("2001:db8:10::2", "2001:db8:1::1", 1);
 		m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
@@ -658,14 +657,14 @@ test_ip6_echo_reply_bytes_and_checksum(void)
 static void
 test_ip6_echo_reply_link_local_without_trailing_bytes(void)
 {
-	uint8_t ll_gw[16], frame[128], want[128], body[1] = {0};
+	uint8_t ll_gw[16], frame[128], want[128], body[1] = { 0 };
 	const uint8_t *our_ll = dp_fwd6.port[1].ll;
 	struct rte_mbuf *m;
 	size_t len;
 
 	a6("fe80::2", ll_gw);
-	len = icmp6_frame(frame, dp_ports[1].mac.addr_bytes, ll_gw_mac, ll_gw, our_ll, 64, 128, 0, 9,
-		body, 0);
+	len = icmp6_frame(frame, dp_ports[1].mac.addr_bytes, ll_gw_mac, ll_gw, our_ll, 64, 128, 0,
+		9, body, 0);
 	CU_ASSERT_EQUAL_FATAL(len, 62);
 	memset(frame + len, 0xee, 10);
 	inject(1, frame, len + 10);
@@ -673,8 +672,8 @@ test_ip6_echo_reply_link_local_without_trailing_bytes(void)
 	m = one_out(1);
 	if (m == NULL)
 		return;
-	icmp6_frame(want, ll_gw_mac, dp_ports[1].mac.addr_bytes, our_ll, ll_gw, 64, 129, 0, 9, body,
-		0);
+	icmp6_frame(
+		want, ll_gw_mac, dp_ports[1].mac.addr_bytes, our_ll, ll_gw, 64, 129, 0, 9, body, 0);
 	CU_ASSERT_EQUAL(m->pkt_len, 62);
 	assert_bytes(rte_pktmbuf_mtod(m, uint8_t *), want, 62, "link-local echo reply");
 	rte_pktmbuf_free(m);
@@ -684,7 +683,8 @@ test_ip6_echo_reply_link_local_without_trailing_bytes(void)
 static void
 test_ip6_echo_to_all_nodes_answered_from_unicast(void)
 {
-	uint8_t our[16], host[16], mc[16], frame[128], want[128], body[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint8_t our[16], host[16], mc[16], frame[128], want[128],
+		body[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	struct rte_mbuf *m;
 	size_t len;
 
@@ -706,8 +706,8 @@ test_ip6_echo_to_all_nodes_answered_from_unicast(void)
 
 /* Check an ICMPv6 error frame from the router against the packet @p orig that caused it. */
 static void
-assert_error(const struct rte_mbuf *m, uint8_t type, uint8_t code, const uint8_t *orig,
-	size_t orig_len)
+assert_error(
+	const struct rte_mbuf *m, uint8_t type, uint8_t code, const uint8_t *orig, size_t orig_len)
 {
 	const uint8_t *g = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint8_t our[16], host[16];
@@ -740,7 +740,7 @@ static void
 test_ip6_time_exceeded_quotes_the_packet(void)
 {
 	uint8_t frame[2048];
-	uint64_t want[DP_DROP_MAX] = {0};
+	uint64_t want[DP_DROP_MAX] = { 0 };
 	struct dp_icmp6_stats st0, st1;
 	struct rte_mbuf *m;
 	size_t len;
@@ -786,7 +786,7 @@ static void
 test_ip6_unreachable_for_no_route(void)
 {
 	uint8_t frame[2048];
-	uint64_t want[DP_DROP_MAX] = {0};
+	uint64_t want[DP_DROP_MAX] = { 0 };
 	struct rte_mbuf *m;
 	size_t len;
 
@@ -808,7 +808,7 @@ static void
 test_ip6_errors_are_rate_limited(void)
 {
 	uint8_t frame[2048];
-	uint64_t want[DP_DROP_MAX] = {0};
+	uint64_t want[DP_DROP_MAX] = { 0 };
 	struct rte_mbuf *out[64];
 	unsigned int i, n;
 	size_t len;
@@ -816,8 +816,8 @@ test_ip6_errors_are_rate_limited(void)
 	dp_icmp6_ratelimit_set(1, 5); /* 1 per second, bursts of 5 */
 	snap_drops();
 	for (i = 0; i < 20; i++) {
-		len = udp_frame(frame, "2001:db8:10::2", "2001:db8:1::9", 1, (uint16_t)(100 + i),
-			78);
+		len = udp_frame(
+			frame, "2001:db8:10::2", "2001:db8:1::9", 1, (uint16_t)(100 + i), 78);
 		inject(0, frame, len);
 	}
 	step();
@@ -835,8 +835,8 @@ test_ip6_errors_are_rate_limited(void)
 
 /* The NA the router must send for @p target (one of port @p port's addresses). */
 static size_t
-expected_na(uint8_t *f, int port, const uint8_t *eth_dst, const uint8_t *target,
-	const uint8_t *dst, bool solicited_flag)
+expected_na(uint8_t *f, int port, const uint8_t *eth_dst, const uint8_t *target, const uint8_t *dst,
+	bool solicited_flag)
 {
 	return nd_frame(f, eth_dst, dp_ports[port].mac.addr_bytes, target, dst, 255, 136,
 		0xa0000000u | (solicited_flag ? 0x40000000u : 0), target,
@@ -889,8 +889,8 @@ test_ip6_ns_for_link_local_and_dad_probe(void)
 
 	/* for the link-local address, unicast to it */
 	a6("fe80::77", src);
-	len = nd_frame(frame, dp_ports[2].mac.addr_bytes, new_mac, src, ll, 255, 135, 0, ll,
-		new_mac);
+	len = nd_frame(
+		frame, dp_ports[2].mac.addr_bytes, new_mac, src, ll, 255, 135, 0, ll, new_mac);
 	inject(2, frame, len);
 	step();
 	m = one_out(2);
@@ -901,14 +901,15 @@ test_ip6_ns_for_link_local_and_dad_probe(void)
 	}
 	/* a DAD probe (from ::, no option) for our address: defended to all-nodes, S clear */
 	solicited(ll, group, gmac);
-	len = nd_frame(frame, gmac, new_mac, (const uint8_t[16]){0}, group, 255, 135, 0, ll, NULL);
+	len = nd_frame(
+		frame, gmac, new_mac, (const uint8_t[16]){ 0 }, group, 255, 135, 0, ll, NULL);
 	inject(2, frame, len);
 	step();
 	m = one_out(2);
 	if (m != NULL) {
 		a6("ff02::1", all);
-		len = expected_na(want, 2, (const uint8_t *)"\x33\x33\x00\x00\x00\x01", ll, all,
-			false);
+		len = expected_na(
+			want, 2, (const uint8_t *)"\x33\x33\x00\x00\x00\x01", ll, all, false);
 		assert_bytes(rte_pktmbuf_mtod(m, uint8_t *), want, len, "NA to all-nodes");
 		rte_pktmbuf_free(m);
 	}
@@ -968,8 +969,8 @@ test_ip6_bad_or_foreign_nd_is_counted(void)
 	run_drop_case(&c);
 
 	c.name = "DAD probe with a source link-layer option";
-	c.len = nd_frame(c.frame, gmac, new_mac, (const uint8_t[16]){0}, group, 255, 135, 0, our,
-		new_mac);
+	c.len = nd_frame(
+		c.frame, gmac, new_mac, (const uint8_t[16]){ 0 }, group, 255, 135, 0, our, new_mac);
 	c.why = DP_DROP_ND_BAD;
 	run_drop_case(&c);
 
@@ -1051,7 +1052,7 @@ static void
 test_ip6_connected_destination_is_resolved_by_nd(void)
 {
 	uint8_t dst[16], frame[2048], na[128];
-	static const uint8_t mac[6] = {0x02, 0x55, 0, 0, 0, 0x09};
+	static const uint8_t mac[6] = { 0x02, 0x55, 0, 0, 0, 0x09 };
 	struct rte_mbuf *m;
 	size_t len, nlen;
 
@@ -1264,13 +1265,13 @@ test_ip6_route_add_and_del_while_forwarding(void)
 	char err[512] = "";
 
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), -1);
-	CU_ASSERT_EQUAL_FATAL(route6(true, "2001:db8:9::/48 via 2001:db8:102::2 port 2", err,
-				      sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		route6(true, "2001:db8:9::/48 via 2001:db8:102::2 port 2", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), 2);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:1::7"), 1); /* the others are still there */
 	/* a more specific one inside it, elsewhere */
-	CU_ASSERT_EQUAL_FATAL(route6(true, "2001:db8:9:5::/64 via 2001:db8:101::2 port 1", err,
-				      sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		route6(true, "2001:db8:9:5::/64 via 2001:db8:101::2 port 1", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:5::7"), 1);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:6::7"), 2);
 	CU_ASSERT_EQUAL(route6(false, "2001:db8:9::/48", err, sizeof(err)), 0);
@@ -1283,43 +1284,43 @@ test_ip6_route_add_and_del_while_forwarding(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no route"));
 	CU_ASSERT_EQUAL(route6(false, "2001:db8:10::1/128", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
-	CU_ASSERT_TRUE(route6(true, "2001:db8:9::/48 via 2001:db8:102::2 port 9", err,
-			       sizeof(err)) < 0);
+	CU_ASSERT_TRUE(
+		route6(true, "2001:db8:9::/48 via 2001:db8:102::2 port 9", err, sizeof(err)) < 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:2::7"), 2);
 }
 
 static const struct dp_test tests[] = {
-	{"test_ip6_forwards_with_hop_limit_minus_one_and_macs",
-		test_ip6_forwards_with_hop_limit_minus_one_and_macs},
-	{"test_ip6_forwards_via_link_local_gateway", test_ip6_forwards_via_link_local_gateway},
-	{"test_ip6_each_bad_packet_has_its_drop_reason",
-		test_ip6_each_bad_packet_has_its_drop_reason},
-	{"test_ip6_echo_reply_bytes_and_checksum", test_ip6_echo_reply_bytes_and_checksum},
-	{"test_ip6_echo_reply_link_local_without_trailing_bytes",
-		test_ip6_echo_reply_link_local_without_trailing_bytes},
-	{"test_ip6_echo_to_all_nodes_answered_from_unicast",
-		test_ip6_echo_to_all_nodes_answered_from_unicast},
-	{"test_ip6_time_exceeded_quotes_the_packet", test_ip6_time_exceeded_quotes_the_packet},
-	{"test_ip6_time_exceeded_of_large_packet_fits_1280",
-		test_ip6_time_exceeded_of_large_packet_fits_1280},
-	{"test_ip6_unreachable_for_no_route", test_ip6_unreachable_for_no_route},
-	{"test_ip6_errors_are_rate_limited", test_ip6_errors_are_rate_limited},
-	{"test_ip6_bad_or_foreign_nd_is_counted", test_ip6_bad_or_foreign_nd_is_counted},
-	{"test_ip6_unresolved_gateway_is_solicited_then_released",
-		test_ip6_unresolved_gateway_is_solicited_then_released},
-	{"test_ip6_connected_destination_is_resolved_by_nd",
-		test_ip6_connected_destination_is_resolved_by_nd},
+	{ "test_ip6_forwards_with_hop_limit_minus_one_and_macs",
+		test_ip6_forwards_with_hop_limit_minus_one_and_macs },
+	{ "test_ip6_forwards_via_link_local_gateway", test_ip6_forwards_via_link_local_gateway },
+	{ "test_ip6_each_bad_packet_has_its_drop_reason",
+		test_ip6_each_bad_packet_has_its_drop_reason },
+	{ "test_ip6_echo_reply_bytes_and_checksum", test_ip6_echo_reply_bytes_and_checksum },
+	{ "test_ip6_echo_reply_link_local_without_trailing_bytes",
+		test_ip6_echo_reply_link_local_without_trailing_bytes },
+	{ "test_ip6_echo_to_all_nodes_answered_from_unicast",
+		test_ip6_echo_to_all_nodes_answered_from_unicast },
+	{ "test_ip6_time_exceeded_quotes_the_packet", test_ip6_time_exceeded_quotes_the_packet },
+	{ "test_ip6_time_exceeded_of_large_packet_fits_1280",
+		test_ip6_time_exceeded_of_large_packet_fits_1280 },
+	{ "test_ip6_unreachable_for_no_route", test_ip6_unreachable_for_no_route },
+	{ "test_ip6_errors_are_rate_limited", test_ip6_errors_are_rate_limited },
+	{ "test_ip6_bad_or_foreign_nd_is_counted", test_ip6_bad_or_foreign_nd_is_counted },
+	{ "test_ip6_unresolved_gateway_is_solicited_then_released",
+		test_ip6_unresolved_gateway_is_solicited_then_released },
+	{ "test_ip6_connected_destination_is_resolved_by_nd",
+		test_ip6_connected_destination_is_resolved_by_nd },
 	/* these teach the table neighbors (stale) that it then probes with unicast NS */
-	{"test_ip6_ns_for_own_address_gets_na_and_teaches_sender",
-		test_ip6_ns_for_own_address_gets_na_and_teaches_sender},
-	{"test_ip6_ns_for_link_local_and_dad_probe", test_ip6_ns_for_link_local_and_dad_probe},
-	{"test_ip6_mixed_burst_with_nd", test_ip6_mixed_burst_with_nd},
-	{"test_ip6_readme_lists_every_reason", test_ip6_readme_lists_every_reason},
-	{"test_ip6_route_reload_swaps_the_table", test_ip6_route_reload_swaps_the_table},
-	{"test_ip6_route_add_and_del_while_forwarding",
-		test_ip6_route_add_and_del_while_forwarding},
-	{"test_ip6_no_mbuf_leak", test_ip6_no_mbuf_leak},
-	{NULL, NULL},
+	{ "test_ip6_ns_for_own_address_gets_na_and_teaches_sender",
+		test_ip6_ns_for_own_address_gets_na_and_teaches_sender },
+	{ "test_ip6_ns_for_link_local_and_dad_probe", test_ip6_ns_for_link_local_and_dad_probe },
+	{ "test_ip6_mixed_burst_with_nd", test_ip6_mixed_burst_with_nd },
+	{ "test_ip6_readme_lists_every_reason", test_ip6_readme_lists_every_reason },
+	{ "test_ip6_route_reload_swaps_the_table", test_ip6_route_reload_swaps_the_table },
+	{ "test_ip6_route_add_and_del_while_forwarding",
+		test_ip6_route_add_and_del_while_forwarding },
+	{ "test_ip6_no_mbuf_leak", test_ip6_no_mbuf_leak },
+	{ NULL, NULL },
 };
 
 int

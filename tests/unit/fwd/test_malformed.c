@@ -34,33 +34,33 @@
 #include "malformed_rig.h"
 #include "ring_rig.h"
 
-#define NB_PORTS MALFORMED_NB_PORTS
+#define NB_PORTS  MALFORMED_NB_PORTS
 #define MAX_FRAME MALFORMED_MAX_FRAME
 
 /* addresses of tests/malformed_rig.h (IPv4 host order) */
-#define P0_4 0xc6120001u      /* 198.18.0.1, port0 */
-#define HOST4 0xc6120002u     /* 198.18.0.2, static neighbor on port0 */
-#define P1_4 0xc6126501u      /* 198.18.101.1, port1 */
-#define FAR4 0xc6120107u      /* 198.18.1.7, via 198.18.101.2 (port1) */
-#define UNROUTED4 0xc612c801u /* 198.18.200.1 */
-#define P0_BCAST4 0xc61200ffu /* 198.18.0.255 */
-#define P0_6 "\x20\x01\x0d\xb8\x00\x10\0\0\0\0\0\0\0\0\0\x01"
-#define HOST6 "\x20\x01\x0d\xb8\x00\x10\0\0\0\0\0\0\0\0\0\x02"
-#define P1_6 "\x20\x01\x0d\xb8\x01\x01\0\0\0\0\0\0\0\0\0\x01"
-#define FAR6 "\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x07"
-#define UNROUTED6 "\x20\x01\x0d\xb8\x00\x99\0\0\0\0\0\0\0\0\0\x01"
-#define ALLNODES6 "\xff\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\x01"
+#define P0_4        0xc6120001u /* 198.18.0.1, port0 */
+#define HOST4       0xc6120002u /* 198.18.0.2, static neighbor on port0 */
+#define P1_4        0xc6126501u /* 198.18.101.1, port1 */
+#define FAR4        0xc6120107u /* 198.18.1.7, via 198.18.101.2 (port1) */
+#define UNROUTED4   0xc612c801u /* 198.18.200.1 */
+#define P0_BCAST4   0xc61200ffu /* 198.18.0.255 */
+#define P0_6        "\x20\x01\x0d\xb8\x00\x10\0\0\0\0\0\0\0\0\0\x01"
+#define HOST6       "\x20\x01\x0d\xb8\x00\x10\0\0\0\0\0\0\0\0\0\x02"
+#define P1_6        "\x20\x01\x0d\xb8\x01\x01\0\0\0\0\0\0\0\0\0\x01"
+#define FAR6        "\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x07"
+#define UNROUTED6   "\x20\x01\x0d\xb8\x00\x99\0\0\0\0\0\0\0\0\0\x01"
+#define ALLNODES6   "\xff\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\x01"
 #define ALLROUTERS6 "\xff\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\x02"
-#define LL6 "\xfe\x80\0\0\0\0\0\0\0\0\0\0\0\0\0\x07"
-#define SN_P0_6 "\xff\x02\0\0\0\0\0\0\0\0\0\x01\xff\0\0\x01" /* solicited-node of ::1 */
-#define UNSPEC6 "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+#define LL6         "\xfe\x80\0\0\0\0\0\0\0\0\0\0\0\0\0\x07"
+#define SN_P0_6     "\xff\x02\0\0\0\0\0\0\0\0\0\x01\xff\0\0\x01" /* solicited-node of ::1 */
+#define UNSPEC6     "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
 
-static const uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
-static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0x01, 0x02};
-static const uint8_t other_mac[6] = {0x02, 0, 0, 0, 0x77, 0x77};
-static const uint8_t bcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-static const uint8_t mcast4_mac[6] = {0x01, 0x00, 0x5e, 0, 0, 0x01};
-static const uint8_t mcast6_mac[6] = {0x33, 0x33, 0, 0, 0, 0x01};
+static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+static const uint8_t gw_mac[6] = { 0x02, 0, 0, 0, 0x01, 0x02 };
+static const uint8_t other_mac[6] = { 0x02, 0, 0, 0, 0x77, 0x77 };
+static const uint8_t bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t mcast4_mac[6] = { 0x01, 0x00, 0x5e, 0, 0, 0x01 };
+static const uint8_t mcast6_mac[6] = { 0x33, 0x33, 0, 0, 0, 0x01 };
 
 static struct ring_rig rig = {
 	.name = "malformed",
@@ -962,7 +962,7 @@ b_icmp6_unhandled(uint8_t *f)
 static size_t
 b_echo6_behind_dstopts(uint8_t *f)
 {
-	static const uint8_t types[] = {IPPROTO_DSTOPTS, EXT_END};
+	static const uint8_t types[] = { IPPROTO_DSTOPTS, EXT_END };
 
 	return chain6(f, P0_6, 64, types, IPPROTO_ICMPV6);
 }
@@ -1085,7 +1085,7 @@ b_split_ns(uint8_t *f)
 #define CHAIN(name, hl, last, ...)                                                                 \
 	static size_t name(uint8_t *f)                                                             \
 	{                                                                                          \
-		static const uint8_t types[] = {__VA_ARGS__, EXT_END};                             \
+		static const uint8_t types[] = { __VA_ARGS__, EXT_END };                           \
 		return chain6(f, FAR6, hl, types, last);                                           \
 	}
 CHAIN(b_ext_hbh, 64, IPPROTO_UDP, IPPROTO_HOPOPTS)
@@ -1109,7 +1109,7 @@ CHAIN(b_ext_nine_hl1, 1, IPPROTO_UDP, IPPROTO_DSTOPTS, IPPROTO_DSTOPTS, IPPROTO_
 static size_t
 b_ext_later_frag_hl1(uint8_t *f)
 {
-	static const uint8_t types[] = {IPPROTO_FRAGMENT, EXT_END};
+	static const uint8_t types[] = { IPPROTO_FRAGMENT, EXT_END };
 	size_t n = chain6(f, FAR6, 1, types, IPPROTO_UDP);
 
 	dp_pkt_put16(f + 54 + 2, 64 << 3); /* offset 64 x 8 bytes */
@@ -1120,7 +1120,7 @@ b_ext_later_frag_hl1(uint8_t *f)
 static size_t
 b_ext_past_end_hl1(uint8_t *f)
 {
-	static const uint8_t types[] = {IPPROTO_DSTOPTS, EXT_END};
+	static const uint8_t types[] = { IPPROTO_DSTOPTS, EXT_END };
 	size_t n = chain6(f, FAR6, 1, types, IPPROTO_UDP);
 
 	f[55] = 200;
@@ -1138,7 +1138,7 @@ enum out_kind {
 	OUT_ECHO4, /**< an echo reply back to the host */
 	OUT_ECHO6,
 	OUT_ARP, /**< the ARP reply to the host */
-	OUT_NA,	 /**< the neighbor advertisement to the host */
+	OUT_NA,  /**< the neighbor advertisement to the host */
 };
 
 struct mcase {
@@ -1146,7 +1146,7 @@ struct mcase {
 	size_t (*build)(uint8_t *f);
 	enum out_kind out;
 	uint8_t type, code; /**< ICMP errors */
-	uint8_t split;	    /**< first segment's length; 0 = one segment */
+	uint8_t split;      /**< first segment's length; 0 = one segment */
 	unsigned int nb_drops;
 	enum dp_drop_reason drops[2];
 };
@@ -1155,12 +1155,12 @@ struct mcase {
 	{                                                                                          \
 #fn, fn, __VA_ARGS__                                                               \
 	}
-#define DROP(r) .nb_drops = 1, .drops = {DP_DROP_##r}
-#define DROP2(r, s) .nb_drops = 2, .drops = {DP_DROP_##r, DP_DROP_##s}
-#define FWD4 .out = OUT_FWD4
-#define FWD6 .out = OUT_FWD6
-#define ERR4(t, c) .out = OUT_ERR4, .type = (t), .code = (c)
-#define ERR6(t, c) .out = OUT_ERR6, .type = (t), .code = (c)
+#define DROP(r)     .nb_drops = 1, .drops = { DP_DROP_##r }
+#define DROP2(r, s) .nb_drops = 2, .drops = { DP_DROP_##r, DP_DROP_##s }
+#define FWD4        .out = OUT_FWD4
+#define FWD6        .out = OUT_FWD6
+#define ERR4(t, c)  .out = OUT_ERR4, .type = (t), .code = (c)
+#define ERR6(t, c)  .out = OUT_ERR6, .type = (t), .code = (c)
 
 static const struct mcase cases[] = {
 	/* Ethernet */
@@ -1364,7 +1364,8 @@ check_err4(const struct mcase *c, const uint8_t *in, size_t out_len)
 static void
 check_err6(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
-	size_t quote = RTE_MIN(40u + dp_pkt_get16(in + 18), (unsigned int)DP_ICMP6_ERR_MAX_LEN - 48);
+	size_t quote =
+		RTE_MIN(40u + dp_pkt_get16(in + 18), (unsigned int)DP_ICMP6_ERR_MAX_LEN - 48);
 
 	EXPECT(out_len == 62 + quote);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
@@ -1414,7 +1415,7 @@ check_arp(const struct mcase *c, size_t out_len)
 	uint8_t want[60];
 
 	arpf(want, host_mac, 1, 0x0800, 6, 4, 2, HOST4);
-	memset(want + 6, 0, 6);	 /* from the port's MAC */
+	memset(want + 6, 0, 6);  /* from the port's MAC */
 	memset(want + 22, 0, 6); /* sender: the port */
 	dp_pkt_put32(want + 28, P0_4);
 	memcpy(want + 32, host_mac, 6);
@@ -1456,7 +1457,7 @@ static void
 corpus_write(const struct mcase *c, size_t idx, const uint8_t *f, size_t len)
 {
 	const char *dir = getenv("DPFWD_FUZZ_CORPUS_OUT");
-	uint8_t hdr[MALFORMED_HDR_LEN] = {0, c->split};
+	uint8_t hdr[MALFORMED_HDR_LEN] = { 0, c->split };
 	char path[512];
 	FILE *o;
 
@@ -1576,8 +1577,8 @@ static void
 test_malformed_frames_in_one_burst_count_the_same(void)
 {
 	static uint64_t before[DP_DROP_MAX];
-	uint64_t want[DP_DROP_MAX] = {0};
-	unsigned int out_want[NB_PORTS] = {0}, out_got[NB_PORTS] = {0};
+	uint64_t want[DP_DROP_MAX] = { 0 };
+	unsigned int out_want[NB_PORTS] = { 0 }, out_got[NB_PORTS] = { 0 };
 	size_t i, len;
 	unsigned int p, r;
 
@@ -1623,7 +1624,7 @@ test_malformed_frames_in_one_burst_count_the_same(void)
 static void
 test_malformed_packet_to_unknown_host_is_held_and_asked_for(void)
 {
-	static const uint8_t sn7[16] = {0xff, 0x02, [11] = 0x01, 0xff, 0, 0, 0x07};
+	static const uint8_t sn7[16] = { 0xff, 0x02, [11] = 0x01, 0xff, 0, 0, 0x07 };
 	const uint64_t shutdown = dp_graph_drops(DP_DROP_SHUTDOWN);
 	struct rte_mbuf *out[8];
 	const uint8_t *d;
@@ -1697,7 +1698,7 @@ static const struct dp_test tests[] = {
 	T(test_malformed_frames_in_one_burst_count_the_same),
 	T(test_malformed_packet_to_unknown_host_is_held_and_asked_for),
 	T(test_malformed_no_mbuf_leak),
-	{NULL, NULL},
+	{ NULL, NULL },
 };
 
 int

@@ -34,36 +34,34 @@
 
 #define NB_PORTS 2
 
-
 /* a host on port0's subnet, and the gateway of 198.18.1.0/24 on port1 */
-static const uint8_t host_mac[6] = {0x02, 0x11, 0, 0, 0, 0x02};
-static const uint8_t gw_mac[6] = {0x02, 0x22, 0, 0, 0, 0x02};
-static const uint8_t gw_mac2[6] = {0x02, 0x22, 0, 0, 0, 0x99};
+static const uint8_t host_mac[6] = { 0x02, 0x11, 0, 0, 0, 0x02 };
+static const uint8_t gw_mac[6] = { 0x02, 0x22, 0, 0, 0, 0x02 };
+static const uint8_t gw_mac2[6] = { 0x02, 0x22, 0, 0, 0, 0x99 };
 #define IP_PORT0 0xc6120001u /* 198.18.0.1 */
-#define IP_HOST 0xc6120002u  /* 198.18.0.2 */
+#define IP_HOST  0xc6120002u /* 198.18.0.2 */
 #define IP_PORT1 0xc6126501u /* 198.18.101.1 */
-#define IP_GW 0xc6126502u    /* 198.18.101.2 */
+#define IP_GW    0xc6126502u /* 198.18.101.2 */
 
-static const char config_text[] =
-	"[dpfwd]\n"
-	"burst = 32\n"
-	"neigh_hold = 3\n"
-	"neigh_retrans_ms = 100\n"
-	"neigh_probes = 2\n"
-	"neigh_failed_ms = 300\n"
-	"neigh_reachable_ms = 2000\n"
-	"[mempool]\n"
-	"cache = 32\n"
-	"[port0]\n"
-	"dev = net_ring_n0\n"
-	"ip4 = 198.18.0.1/24\n"
-	"[port1]\n"
-	"dev = net_ring_n1\n"
-	"ip4 = 198.18.101.1/24\n"
-	"[lcores]\n"
-	"rx = (0,0,1), (1,0,1)\n"
-	"[routes]\n"
-	"route = 198.18.1.0/24 via 198.18.101.2 port 1\n";
+static const char config_text[] = "[dpfwd]\n"
+				  "burst = 32\n"
+				  "neigh_hold = 3\n"
+				  "neigh_retrans_ms = 100\n"
+				  "neigh_probes = 2\n"
+				  "neigh_failed_ms = 300\n"
+				  "neigh_reachable_ms = 2000\n"
+				  "[mempool]\n"
+				  "cache = 32\n"
+				  "[port0]\n"
+				  "dev = net_ring_n0\n"
+				  "ip4 = 198.18.0.1/24\n"
+				  "[port1]\n"
+				  "dev = net_ring_n1\n"
+				  "ip4 = 198.18.101.1/24\n"
+				  "[lcores]\n"
+				  "rx = (0,0,1), (1,0,1)\n"
+				  "[routes]\n"
+				  "route = 198.18.1.0/24 via 198.18.101.2 port 1\n";
 
 static struct ring_rig rig = {
 	.name = "neigh",
@@ -142,7 +140,7 @@ requests_for(int port, uint32_t tip, struct rte_mbuf **keep, unsigned int *nkeep
 static void
 sleep_ms(unsigned int ms)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
 }
@@ -237,7 +235,7 @@ resolved_to(int32_t nh, const uint8_t *mac)
 static void
 test_neigh_announces_each_address(void)
 {
-	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
 	struct rte_mbuf *out[8];
 	unsigned int n;
@@ -257,7 +255,7 @@ test_neigh_announces_each_address(void)
 static void
 test_neigh_answers_arp_for_own_address_and_learns_sender(void)
 {
-	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
 	struct rte_mbuf *out[8];
 	uint8_t f[60];
@@ -280,7 +278,7 @@ test_neigh_answers_arp_for_own_address_and_learns_sender(void)
 static void
 test_neigh_ignores_and_counts_other_arp(void)
 {
-	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
 	uint64_t bad = dp_graph_drops(DP_DROP_ARP_BAD);
 	uint64_t other = dp_graph_drops(DP_DROP_ARP_NOT_FOR_US);
@@ -318,7 +316,7 @@ test_neigh_ignores_and_counts_other_arp(void)
 static void
 test_neigh_resolves_gateway_and_releases_held_packets(void)
 {
-	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
 	uint64_t full = dp_graph_drops(DP_DROP_NEIGH_HOLD_FULL);
 	struct rte_mbuf *out[16];
@@ -344,8 +342,9 @@ test_neigh_resolves_gateway_and_releases_held_packets(void)
 	CU_ASSERT_FALSE(resolved_to(nh, gw_mac));
 
 	/* the reply, to port1's MAC */
-	inject(1, f, arp_frame(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
-		dp_ports[1].mac.addr_bytes, IP_PORT1));
+	inject(1, f,
+		arp_frame(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
+			dp_ports[1].mac.addr_bytes, IP_PORT1));
 	step();
 	CU_ASSERT_TRUE(resolved_to(nh, gw_mac));
 	n = drain(1, out, 16);
@@ -393,9 +392,9 @@ test_neigh_resolves_gateway_and_releases_held_packets(void)
 static void
 test_neigh_connected_host_is_resolved_by_destination(void)
 {
-	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
-	static const uint8_t mac7[6] = {0x02, 0x77, 0, 0, 0, 7};
+	static const uint8_t mac7[6] = { 0x02, 0x77, 0, 0, 0, 7 };
 	struct rte_mbuf *out[8];
 	uint8_t f[2048];
 	unsigned int n;
@@ -406,8 +405,9 @@ test_neigh_connected_host_is_resolved_by_destination(void)
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	assert_arp(out[0], 1, bcast, 0, IP_PORT0, zero, 0xc6120007);
 	rte_pktmbuf_free_bulk(out, n);
-	inject(0, f, arp_frame(f, 2, dp_ports[0].mac.addr_bytes, mac7, 0xc6120007,
-		dp_ports[0].mac.addr_bytes, IP_PORT0));
+	inject(0, f,
+		arp_frame(f, 2, dp_ports[0].mac.addr_bytes, mac7, 0xc6120007,
+			dp_ports[0].mac.addr_bytes, IP_PORT0));
 	step();
 	requests_for(0, 0, out, &n);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
@@ -436,7 +436,7 @@ test_neigh_unanswered_fails_then_retries(void)
 	uint8_t f[2048];
 
 	inject(1, f, udp_to(f, 1, 0xc6120009, 400)); /* 198.18.0.9: silent */
-	for (i = 0; i < 12; i++) { /* 600 ms: retrans 100 ms x 2 probes */
+	for (i = 0; i < 12; i++) {                   /* 600 ms: retrans 100 ms x 2 probes */
 		step();
 		requests += requests_for(0, 0xc6120009, NULL, NULL);
 		sleep_ms(50);
@@ -496,7 +496,8 @@ test_neigh_reachable_turns_stale_and_is_probed(void)
 		n = drain(1, out, 8);
 		if (n > 0) {
 			/* unicast to the known MAC */
-			CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), gw_mac2, 6) == 0);
+			CU_ASSERT(
+				memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), gw_mac2, 6) == 0);
 			CU_ASSERT_EQUAL(rte_pktmbuf_mtod(out[0], const uint8_t *)[21], 1);
 		}
 		probes += n;
@@ -535,21 +536,21 @@ suite_cleanup(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_neigh_announces_each_address", test_neigh_announces_each_address},
-	{"test_neigh_answers_arp_for_own_address_and_learns_sender",
-		test_neigh_answers_arp_for_own_address_and_learns_sender},
-	{"test_neigh_ignores_and_counts_other_arp", test_neigh_ignores_and_counts_other_arp},
-	{"test_neigh_resolves_gateway_and_releases_held_packets",
-		test_neigh_resolves_gateway_and_releases_held_packets},
-	{"test_neigh_connected_host_is_resolved_by_destination",
-		test_neigh_connected_host_is_resolved_by_destination},
-	{"test_neigh_unanswered_fails_then_retries", test_neigh_unanswered_fails_then_retries},
-	{"test_neigh_subnet_broadcast_is_not_a_neighbor",
-		test_neigh_subnet_broadcast_is_not_a_neighbor},
-	{"test_neigh_reachable_turns_stale_and_is_probed",
-		test_neigh_reachable_turns_stale_and_is_probed},
-	{"test_neigh_no_mbuf_leak", test_neigh_no_mbuf_leak},
-	{NULL, NULL},
+	{ "test_neigh_announces_each_address", test_neigh_announces_each_address },
+	{ "test_neigh_answers_arp_for_own_address_and_learns_sender",
+		test_neigh_answers_arp_for_own_address_and_learns_sender },
+	{ "test_neigh_ignores_and_counts_other_arp", test_neigh_ignores_and_counts_other_arp },
+	{ "test_neigh_resolves_gateway_and_releases_held_packets",
+		test_neigh_resolves_gateway_and_releases_held_packets },
+	{ "test_neigh_connected_host_is_resolved_by_destination",
+		test_neigh_connected_host_is_resolved_by_destination },
+	{ "test_neigh_unanswered_fails_then_retries", test_neigh_unanswered_fails_then_retries },
+	{ "test_neigh_subnet_broadcast_is_not_a_neighbor",
+		test_neigh_subnet_broadcast_is_not_a_neighbor },
+	{ "test_neigh_reachable_turns_stale_and_is_probed",
+		test_neigh_reachable_turns_stale_and_is_probed },
+	{ "test_neigh_no_mbuf_leak", test_neigh_no_mbuf_leak },
+	{ NULL, NULL },
 };
 
 int

@@ -31,10 +31,10 @@
 #include "ring_rig.h"
 
 #define NB_ROUTES 200000
-#define NB_GW 16	     /* gateways 198.18.101.2 .. 198.18.101.17 on port 1 */
-#define GW(k) (0xc6126502u + (k))
+#define NB_GW     16 /* gateways 198.18.101.2 .. 198.18.101.17 on port 1 */
+#define GW(k)     (0xc6126502u + (k))
 #define REF_SLOTS (1u << 19) /* open addressing, load < 0.4 */
-#define SAMPLES 20000
+#define SAMPLES   20000
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
@@ -104,9 +104,15 @@ static bool
 reserved(uint32_t first, uint32_t last)
 {
 	static const uint32_t nets[][2] = {
-		{IP(0, 0, 0, 0), 8}, {IP(10, 0, 0, 0), 8}, {IP(127, 0, 0, 0), 8},
-		{IP(169, 254, 0, 0), 16}, {IP(172, 16, 0, 0), 12}, {IP(192, 168, 0, 0), 16},
-		{IP(198, 18, 0, 0), 15}, {IP(224, 0, 0, 0), 3}, {IP(100, 64, 0, 0), 10},
+		{ IP(0, 0, 0, 0), 8 },
+		{ IP(10, 0, 0, 0), 8 },
+		{ IP(127, 0, 0, 0), 8 },
+		{ IP(169, 254, 0, 0), 16 },
+		{ IP(172, 16, 0, 0), 12 },
+		{ IP(192, 168, 0, 0), 16 },
+		{ IP(198, 18, 0, 0), 15 },
+		{ IP(224, 0, 0, 0), 3 },
+		{ IP(100, 64, 0, 0), 10 },
 	};
 	size_t i;
 
@@ -279,10 +285,10 @@ test_route_add_del_replace_keep_most_specific_match(void)
 	CU_ASSERT_EQUAL(dp_route_del("198.19.8.0/21", err, sizeof(err)), -ENOENT);
 	CU_ASSERT_EQUAL(dp_route_del("198.18.0.1/32", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
-	CU_ASSERT_EQUAL(dp_route_add("198.19.8.0/21 via 198.18.101.3 port 9", err, sizeof(err)),
-		-EINVAL);
-	CU_ASSERT_EQUAL(dp_route_add("198.19.8.0/33 via 198.18.101.3 port 1", err, sizeof(err)),
-		-EINVAL);
+	CU_ASSERT_EQUAL(
+		dp_route_add("198.19.8.0/21 via 198.18.101.3 port 9", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(
+		dp_route_add("198.19.8.0/33 via 198.18.101.3 port 1", err, sizeof(err)), -EINVAL);
 	/* a default route, then none */
 	CU_ASSERT_EQUAL(add("0.0.0.0/0 via 198.18.101.8 port 1"), 0);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 200, 1)), gw_nh(6));
@@ -535,17 +541,17 @@ int
 main(void)
 {
 	static const struct dp_test tests[] = {
-		{"test_route_200k_file_loads_and_lookups_are_most_specific",
-			test_route_200k_file_loads_and_lookups_are_most_specific},
-		{"test_route_add_del_replace_keep_most_specific_match",
-			test_route_add_del_replace_keep_most_specific_match},
-		{"test_route_change_over_two_24s_without_group_is_made_in_a_copy",
-			test_route_change_over_two_24s_without_group_is_made_in_a_copy},
-		{"test_route_reload_replaces_table_and_bad_file_keeps_it",
-			test_route_reload_replaces_table_and_bad_file_keeps_it},
-		{"test_route_changes_under_concurrent_lookups_never_misroute",
-			test_route_changes_under_concurrent_lookups_never_misroute},
-		{NULL, NULL},
+		{ "test_route_200k_file_loads_and_lookups_are_most_specific",
+			test_route_200k_file_loads_and_lookups_are_most_specific },
+		{ "test_route_add_del_replace_keep_most_specific_match",
+			test_route_add_del_replace_keep_most_specific_match },
+		{ "test_route_change_over_two_24s_without_group_is_made_in_a_copy",
+			test_route_change_over_two_24s_without_group_is_made_in_a_copy },
+		{ "test_route_reload_replaces_table_and_bad_file_keeps_it",
+			test_route_reload_replaces_table_and_bad_file_keeps_it },
+		{ "test_route_changes_under_concurrent_lookups_never_misroute",
+			test_route_changes_under_concurrent_lookups_never_misroute },
+		{ NULL, NULL },
 	};
 
 	return dp_test_run("route", tests, suite_init, suite_cleanup);

@@ -44,8 +44,8 @@ rng(void)
 static void
 test_gen_rate_parse_units_and_errors(void)
 {
-	static const char *const bad[] = {"", "12", "Mpps", "abc", "-1Mpps", "0pps", "0.0Gbps",
-		"12Mppsx", "12 Mpps", "infpps", "nanGbps", "0x10pps", "1e30Gbps", "5Tbps", NULL};
+	static const char *const bad[] = { "", "12", "Mpps", "abc", "-1Mpps", "0pps", "0.0Gbps",
+		"12Mppsx", "12 Mpps", "infpps", "nanGbps", "0x10pps", "1e30Gbps", "5Tbps", NULL };
 	struct gen_rate_spec s;
 	unsigned int i;
 
@@ -153,7 +153,7 @@ static void
 test_gen_rate_variable_cost_and_refund(void)
 {
 	struct gen_rate r;
-	uint64_t sizes[3] = {512, 4096, 12000}; /* bits */
+	uint64_t sizes[3] = { 512, 4096, 12000 }; /* bits */
 	uint64_t now = 0, bits = 0;
 	unsigned int i = 0;
 
@@ -233,7 +233,7 @@ test_gen_seq_dropped_reordered_duplicated_exact_counts(void)
 	CU_ASSERT_EQUAL_FATAL(gen_seq_init(&s, 65536), 0);
 	for (i = 0; i < n; i++) {
 		bool drop = i % 97 == 7, drop_next = (i + 1) % 97 == 7;
-		uint64_t order[2] = {i, i + 1};
+		uint64_t order[2] = { i, i + 1 };
 		unsigned int k, cnt = 1;
 
 		if (drop) {
@@ -460,7 +460,7 @@ check_synth(int ip_version, uint32_t frame_len, uint32_t payload_len, unsigned i
 	s.base.frame_len = frame_len;
 	s.base.payload_len = payload_len;
 	if (ip_version == 6) {
-		static const uint8_t src6[16] = {0x20, 0x01, 0x0d, 0xb8};
+		static const uint8_t src6[16] = { 0x20, 0x01, 0x0d, 0xb8 };
 
 		memcpy(s.base.src_ip6, src6, 16);
 		s.src_plen = 64;
@@ -551,7 +551,7 @@ test_gen_stamp_read_rejects_other_frames(void)
 	gen_stamp_write(f + 42, 7, 1, 2);
 	CU_ASSERT(gen_stamp_read(f, len, &st));
 	CU_ASSERT(!gen_stamp_read(f, 42 + GEN_STAMP_LEN - 1, &st)); /* cut short */
-	f[42] ^= 1;						    /* magic */
+	f[42] ^= 1;                                                 /* magic */
 	CU_ASSERT(!gen_stamp_read(f, len, &st));
 	f[42] ^= 1;
 	f[14 + 7] = 8; /* a later fragment: no UDP header there */
@@ -589,7 +589,8 @@ write_pcap(const char *path, uint8_t frames[][2048], const size_t *lens, unsigne
 static void
 test_gen_pcap_load_rewrites_macs_and_stamps_udp(void)
 {
-	static const uint8_t smac[6] = {0x02, 0xaa, 0, 0, 0, 1}, dmac[6] = {0x02, 0xbb, 0, 0, 0, 2};
+	static const uint8_t smac[6] = { 0x02, 0xaa, 0, 0, 0, 1 },
+			     dmac[6] = { 0x02, 0xbb, 0, 0, 0, 2 };
 	static uint8_t frames[5][2048];
 	char path[] = "/tmp/dpgen-test-pcap-XXXXXX";
 	struct dp_pkt_spec spec;
@@ -666,32 +667,32 @@ parse(struct gen_opts *o, const char *const *args)
 static void
 test_gen_args_valid_and_invalid(void)
 {
-	static const char *const good[] = {"--tx-port", "1", "--rx-port", "2", "--flows", "2000",
+	static const char *const good[] = { "--tx-port", "1", "--rx-port", "2", "--flows", "2000",
 		"--payload", "500", "--rate", "12Mpps", "--duration", "1.5", "--vary", "both",
-		"--src-ip", "198.18.0.0/16", "--dst-ip", "198.19.255.1", NULL};
+		"--src-ip", "198.18.0.0/16", "--dst-ip", "198.19.255.1", NULL };
 	const char *const *const bad[] = {
-		(const char *const[]){"--rate", "fast", NULL},
-		(const char *const[]){"--frame-size", "63", NULL},
-		(const char *const[]){"--frame-size", "9001", NULL},
-		(const char *const[]){"--payload", "10", NULL},
-		(const char *const[]){"--frame-size", "64", "-6", NULL},
-		(const char *const[]){"--src-ip", "10.0.0.0/8", NULL},
-		(const char *const[]){"--src-ip", "198.16.0.0/14", NULL},
-		(const char *const[]){"--dst-ip", "198.18.0.0/24", NULL},
-		(const char *const[]){"-6", "--dst-ip", "2001:db9::1", NULL},
-		(const char *const[]){"--flows", "0", NULL},
-		(const char *const[]){"--flows", "2000000", NULL},
-		(const char *const[]){"--burst", "65", NULL},
-		(const char *const[]){"--seq-window", "1000", NULL},
-		(const char *const[]){"--duration", "-1", NULL},
-		(const char *const[]){"--src-mac", "02:00:00:00:00", NULL},
-		(const char *const[]){"--frame-size", "100", "--payload", "50", NULL},
-		(const char *const[]){"--pcap", "x.pcap", "--flows", "2", NULL},
-		(const char *const[]){"--loops", "2", NULL},
-		(const char *const[]){"--rate-wire", NULL},
-		(const char *const[]){"--bogus", NULL},
-		(const char *const[]){"--tx-port", NULL},
-		(const char *const[]){"stray", NULL},
+		(const char *const[]){ "--rate", "fast", NULL },
+		(const char *const[]){ "--frame-size", "63", NULL },
+		(const char *const[]){ "--frame-size", "9001", NULL },
+		(const char *const[]){ "--payload", "10", NULL },
+		(const char *const[]){ "--frame-size", "64", "-6", NULL },
+		(const char *const[]){ "--src-ip", "10.0.0.0/8", NULL },
+		(const char *const[]){ "--src-ip", "198.16.0.0/14", NULL },
+		(const char *const[]){ "--dst-ip", "198.18.0.0/24", NULL },
+		(const char *const[]){ "-6", "--dst-ip", "2001:db9::1", NULL },
+		(const char *const[]){ "--flows", "0", NULL },
+		(const char *const[]){ "--flows", "2000000", NULL },
+		(const char *const[]){ "--burst", "65", NULL },
+		(const char *const[]){ "--seq-window", "1000", NULL },
+		(const char *const[]){ "--duration", "-1", NULL },
+		(const char *const[]){ "--src-mac", "02:00:00:00:00", NULL },
+		(const char *const[]){ "--frame-size", "100", "--payload", "50", NULL },
+		(const char *const[]){ "--pcap", "x.pcap", "--flows", "2", NULL },
+		(const char *const[]){ "--loops", "2", NULL },
+		(const char *const[]){ "--rate-wire", NULL },
+		(const char *const[]){ "--bogus", NULL },
+		(const char *const[]){ "--tx-port", NULL },
+		(const char *const[]){ "stray", NULL },
 	};
 	struct gen_opts o;
 	unsigned int i;
@@ -708,14 +709,14 @@ test_gen_args_valid_and_invalid(void)
 	CU_ASSERT_DOUBLE_EQUAL(o.duration, 1.5, 1e-12);
 
 	/* defaults: 64-byte IPv4 frames from 198.18.0.1, IPv6 84 bytes */
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){NULL}), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ NULL }), 0);
 	CU_ASSERT_EQUAL(o.synth.base.frame_len, 64);
 	CU_ASSERT_EQUAL(o.synth.base.src_ip4, 0xc6120001);
 	CU_ASSERT_EQUAL(o.rx_port, GEN_PORT_NONE);
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"-6", NULL}), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ "-6", NULL }), 0);
 	CU_ASSERT_EQUAL(o.synth.base.frame_len, 84);
 	CU_ASSERT_EQUAL_FATAL(
-		parse(&o, (const char *const[]){"--no-stamp", "--payload", "0", NULL}), 0);
+		parse(&o, (const char *const[]){ "--no-stamp", "--payload", "0", NULL }), 0);
 
 	fprintf(stderr, "(the option errors below are expected)\n");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -744,38 +745,38 @@ test_gen_args_warmup_limits_and_errors(void)
 	struct gen_opts o;
 
 	/* defaults: the whole run is measured, the ports close at once */
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){NULL}), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ NULL }), 0);
 	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 0.0, 0.0);
 	CU_ASSERT_EQUAL(o.hold_s, 0);
 	CU_ASSERT_EQUAL_FATAL(
-		parse(&o, (const char *const[]){"--warmup", "2.5", "--duration", "3", NULL}), 0);
+		parse(&o, (const char *const[]){ "--warmup", "2.5", "--duration", "3", NULL }), 0);
 	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 2.5, 1e-12);
 	/* no --duration (until a signal or --count): any warm-up is allowed */
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--warmup", "1e6", NULL}), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ "--warmup", "1e6", NULL }), 0);
 	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 1e6, 1e-6);
 	CU_ASSERT_EQUAL_FATAL(
-		parse(&o, (const char *const[]){"--warmup=0", "--duration", "1", NULL}), 0);
+		parse(&o, (const char *const[]){ "--warmup=0", "--duration", "1", NULL }), 0);
 	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 0.0, 0.0);
 	/* the last one given wins */
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--warmup", "5", "--warmup", "0.25",
-						"--duration", "1", NULL}),
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ "--warmup", "5", "--warmup", "0.25",
+						"--duration", "1", NULL }),
 		0);
 	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 0.25, 1e-12);
 
 	fprintf(stderr, "(the option errors below are expected)\n");
-	expect_bad((const char *const[]){"--warmup", "-1", NULL}, "a negative --warmup");
-	expect_bad((const char *const[]){"--warmup", "-0.001", NULL}, "--warmup -0.001");
-	expect_bad((const char *const[]){"--warmup", "nan", NULL}, "--warmup nan");
-	expect_bad((const char *const[]){"--warmup", "inf", NULL}, "--warmup inf");
-	expect_bad((const char *const[]){"--warmup", "1000001", NULL}, "--warmup over 1e6 s");
-	expect_bad((const char *const[]){"--warmup", "", NULL}, "an empty --warmup");
-	expect_bad((const char *const[]){"--warmup", "2s", NULL}, "--warmup 2s");
-	expect_bad((const char *const[]){"--warmup", "0x", NULL}, "--warmup 0x");
-	expect_bad((const char *const[]){"--warmup", NULL}, "--warmup without a value");
+	expect_bad((const char *const[]){ "--warmup", "-1", NULL }, "a negative --warmup");
+	expect_bad((const char *const[]){ "--warmup", "-0.001", NULL }, "--warmup -0.001");
+	expect_bad((const char *const[]){ "--warmup", "nan", NULL }, "--warmup nan");
+	expect_bad((const char *const[]){ "--warmup", "inf", NULL }, "--warmup inf");
+	expect_bad((const char *const[]){ "--warmup", "1000001", NULL }, "--warmup over 1e6 s");
+	expect_bad((const char *const[]){ "--warmup", "", NULL }, "an empty --warmup");
+	expect_bad((const char *const[]){ "--warmup", "2s", NULL }, "--warmup 2s");
+	expect_bad((const char *const[]){ "--warmup", "0x", NULL }, "--warmup 0x");
+	expect_bad((const char *const[]){ "--warmup", NULL }, "--warmup without a value");
 	/* nothing left to measure: equal to or beyond the duration */
-	expect_bad((const char *const[]){"--warmup", "3", "--duration", "3", NULL},
+	expect_bad((const char *const[]){ "--warmup", "3", "--duration", "3", NULL },
 		"--warmup == --duration");
-	expect_bad((const char *const[]){"--duration", "2", "--warmup", "2.5", NULL},
+	expect_bad((const char *const[]){ "--duration", "2", "--warmup", "2.5", NULL },
 		"--warmup > --duration");
 }
 
@@ -784,35 +785,35 @@ test_gen_args_hold_limits_and_errors(void)
 {
 	struct gen_opts o;
 
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--hold", "0", NULL}), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ "--hold", "0", NULL }), 0);
 	CU_ASSERT_EQUAL(o.hold_s, 0);
-	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){"--hold", "3600", NULL}), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char *const[]){ "--hold", "3600", NULL }), 0);
 	CU_ASSERT_EQUAL(o.hold_s, 3600);
 	/* with the options dpbench's memif rig passes */
 	CU_ASSERT_EQUAL_FATAL(
-		parse(&o, (const char *const[]){"--warmup", "1", "--duration", "2", "--hold", "120",
-				  "--json", "x.json", "--quiet", NULL}),
+		parse(&o, (const char *const[]){ "--warmup", "1", "--duration", "2", "--hold",
+				  "120", "--json", "x.json", "--quiet", NULL }),
 		0);
 	CU_ASSERT_EQUAL(o.hold_s, 120);
 	CU_ASSERT_DOUBLE_EQUAL(o.warmup, 1.0, 0.0);
 	CU_ASSERT_STRING_EQUAL(o.json, "x.json");
 
 	fprintf(stderr, "(the option errors below are expected)\n");
-	expect_bad((const char *const[]){"--hold", "3601", NULL}, "--hold over an hour");
-	expect_bad((const char *const[]){"--hold", "-1", NULL}, "a negative --hold");
-	expect_bad((const char *const[]){"--hold", "1.5", NULL}, "a fractional --hold");
-	expect_bad((const char *const[]){"--hold", "x", NULL}, "--hold x");
-	expect_bad((const char *const[]){"--hold", "", NULL}, "an empty --hold");
-	expect_bad((const char *const[]){"--hold", "99999999999999999999", NULL},
+	expect_bad((const char *const[]){ "--hold", "3601", NULL }, "--hold over an hour");
+	expect_bad((const char *const[]){ "--hold", "-1", NULL }, "a negative --hold");
+	expect_bad((const char *const[]){ "--hold", "1.5", NULL }, "a fractional --hold");
+	expect_bad((const char *const[]){ "--hold", "x", NULL }, "--hold x");
+	expect_bad((const char *const[]){ "--hold", "", NULL }, "an empty --hold");
+	expect_bad((const char *const[]){ "--hold", "99999999999999999999", NULL },
 		"a --hold beyond 64 bits");
-	expect_bad((const char *const[]){"--hold", NULL}, "--hold without a value");
+	expect_bad((const char *const[]){ "--hold", NULL }, "--hold without a value");
 }
 
 /* ---- the report's measured part (--warmup) on a fake clock ---- */
 
-#define REP_T0 1000ULL
-#define REP_PPS 1000ULL	 /* sent per second */
-#define REP_LOST 10ULL	 /* of them lost per second */
+#define REP_T0   1000ULL
+#define REP_PPS  1000ULL /* sent per second */
+#define REP_LOST 10ULL   /* of them lost per second */
 #define REP_FAST 2000ULL /* latency in the first 3 s, cycles (1 us) */
 #define REP_SLOW 8000ULL /* then (4 us) */
 
@@ -946,41 +947,42 @@ test_gen_report_warmup_edges(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_gen_rate_parse_units_and_errors", test_gen_rate_parse_units_and_errors},
-	{"test_gen_rate_fake_clock_12mpps_is_exact", test_gen_rate_fake_clock_12mpps_is_exact},
-	{"test_gen_rate_fake_clock_gbps_frame_and_wire",
-		test_gen_rate_fake_clock_gbps_frame_and_wire},
-	{"test_gen_rate_coarse_clock_steps_still_exact",
-		test_gen_rate_coarse_clock_steps_still_exact},
-	{"test_gen_rate_stall_is_capped_and_counted", test_gen_rate_stall_is_capped_and_counted},
-	{"test_gen_rate_variable_cost_and_refund", test_gen_rate_variable_cost_and_refund},
-	{"test_gen_rate_unlimited_and_bad_init", test_gen_rate_unlimited_and_bad_init},
-	{"test_gen_seq_in_order_counts_nothing_wrong", test_gen_seq_in_order_counts_nothing_wrong},
-	{"test_gen_seq_dropped_reordered_duplicated_exact_counts",
-		test_gen_seq_dropped_reordered_duplicated_exact_counts},
-	{"test_gen_seq_loss_declared_when_leaving_window",
-		test_gen_seq_loss_declared_when_leaving_window},
-	{"test_gen_seq_jump_and_tail_loss", test_gen_seq_jump_and_tail_loss},
-	{"test_gen_hist_buckets_tile_the_range", test_gen_hist_buckets_tile_the_range},
-	{"test_gen_hist_percentiles_exact_for_small_values",
-		test_gen_hist_percentiles_exact_for_small_values},
-	{"test_gen_hist_percentiles_known_distribution",
-		test_gen_hist_percentiles_known_distribution},
-	{"test_gen_hist_percentiles_uniform_large_values",
-		test_gen_hist_percentiles_uniform_large_values},
-	{"test_gen_pkt_synth_flows_match_dp_pkt_craft",
-		test_gen_pkt_synth_flows_match_dp_pkt_craft},
-	{"test_gen_pkt_no_room_for_stamp_is_refused", test_gen_pkt_no_room_for_stamp_is_refused},
-	{"test_gen_stamp_read_rejects_other_frames", test_gen_stamp_read_rejects_other_frames},
-	{"test_gen_pcap_load_rewrites_macs_and_stamps_udp",
-		test_gen_pcap_load_rewrites_macs_and_stamps_udp},
-	{"test_gen_args_valid_and_invalid", test_gen_args_valid_and_invalid},
-	{"test_gen_args_warmup_limits_and_errors", test_gen_args_warmup_limits_and_errors},
-	{"test_gen_args_hold_limits_and_errors", test_gen_args_hold_limits_and_errors},
-	{"test_gen_report_warmup_measures_from_the_next_sample",
-		test_gen_report_warmup_measures_from_the_next_sample},
-	{"test_gen_report_warmup_edges", test_gen_report_warmup_edges},
-	{NULL, NULL},
+	{ "test_gen_rate_parse_units_and_errors", test_gen_rate_parse_units_and_errors },
+	{ "test_gen_rate_fake_clock_12mpps_is_exact", test_gen_rate_fake_clock_12mpps_is_exact },
+	{ "test_gen_rate_fake_clock_gbps_frame_and_wire",
+		test_gen_rate_fake_clock_gbps_frame_and_wire },
+	{ "test_gen_rate_coarse_clock_steps_still_exact",
+		test_gen_rate_coarse_clock_steps_still_exact },
+	{ "test_gen_rate_stall_is_capped_and_counted", test_gen_rate_stall_is_capped_and_counted },
+	{ "test_gen_rate_variable_cost_and_refund", test_gen_rate_variable_cost_and_refund },
+	{ "test_gen_rate_unlimited_and_bad_init", test_gen_rate_unlimited_and_bad_init },
+	{ "test_gen_seq_in_order_counts_nothing_wrong",
+		test_gen_seq_in_order_counts_nothing_wrong },
+	{ "test_gen_seq_dropped_reordered_duplicated_exact_counts",
+		test_gen_seq_dropped_reordered_duplicated_exact_counts },
+	{ "test_gen_seq_loss_declared_when_leaving_window",
+		test_gen_seq_loss_declared_when_leaving_window },
+	{ "test_gen_seq_jump_and_tail_loss", test_gen_seq_jump_and_tail_loss },
+	{ "test_gen_hist_buckets_tile_the_range", test_gen_hist_buckets_tile_the_range },
+	{ "test_gen_hist_percentiles_exact_for_small_values",
+		test_gen_hist_percentiles_exact_for_small_values },
+	{ "test_gen_hist_percentiles_known_distribution",
+		test_gen_hist_percentiles_known_distribution },
+	{ "test_gen_hist_percentiles_uniform_large_values",
+		test_gen_hist_percentiles_uniform_large_values },
+	{ "test_gen_pkt_synth_flows_match_dp_pkt_craft",
+		test_gen_pkt_synth_flows_match_dp_pkt_craft },
+	{ "test_gen_pkt_no_room_for_stamp_is_refused", test_gen_pkt_no_room_for_stamp_is_refused },
+	{ "test_gen_stamp_read_rejects_other_frames", test_gen_stamp_read_rejects_other_frames },
+	{ "test_gen_pcap_load_rewrites_macs_and_stamps_udp",
+		test_gen_pcap_load_rewrites_macs_and_stamps_udp },
+	{ "test_gen_args_valid_and_invalid", test_gen_args_valid_and_invalid },
+	{ "test_gen_args_warmup_limits_and_errors", test_gen_args_warmup_limits_and_errors },
+	{ "test_gen_args_hold_limits_and_errors", test_gen_args_hold_limits_and_errors },
+	{ "test_gen_report_warmup_measures_from_the_next_sample",
+		test_gen_report_warmup_measures_from_the_next_sample },
+	{ "test_gen_report_warmup_edges", test_gen_report_warmup_edges },
+	{ NULL, NULL },
 };
 
 int

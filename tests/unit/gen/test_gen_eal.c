@@ -34,11 +34,11 @@
 #include "gen_port.h"
 #include "gen_worker.h"
 
-#define WORKER_LCORE 1
-#define RING_SIZE 4096
-#define POOL_SIZE 16383
+#define WORKER_LCORE   1
+#define RING_SIZE      4096
+#define POOL_SIZE      16383
 #define RATE_TOLERANCE 0.01
-#define RATE_ATTEMPTS 3 /* the CPUs are shared: a descheduled second is tried again */
+#define RATE_ATTEMPTS  3 /* the CPUs are shared: a descheduled second is tried again */
 
 static struct rte_mempool *pool;
 static struct rte_ring *a_rx, *a_tx, *b_rx, *b_tx;
@@ -50,7 +50,7 @@ static char prefix[32];
 static void
 sleep_ms(unsigned int ms)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -207,7 +207,7 @@ test_gen_rate_gbps_on_net_null_within_1pct(void)
 static void
 test_gen_rate_gbps_mixed_sizes_within_1pct(void)
 {
-	static const uint32_t sizes[3] = {64, 594, 1518};
+	static const uint32_t sizes[3] = { 64, 594, 1518 };
 	struct gen_tmpl t[3];
 	struct gen_traffic tr;
 	unsigned int i;
@@ -289,7 +289,7 @@ deliver(struct rte_mbuf *m, bool dup)
 static uint64_t
 seq_of(struct rte_mbuf *m)
 {
-	struct gen_stamp st = {0, 0, 0};
+	struct gen_stamp st = { 0, 0, 0 };
 
 	CU_ASSERT_FATAL(gen_stamp_read(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, &st));
 	return st.seq;
@@ -383,9 +383,9 @@ port_by_name(const char *name, uint16_t *id)
 static int
 suite_init(void)
 {
-	char *eal[] = {"test_gen_eal", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
+	char *eal[] = { "test_gen_eal", "-l", "0,1", "--no-huge", "-m", "256", "--no-pci",
 		"--no-shconf", "--no-telemetry", "--file-prefix", prefix, "--vdev", "net_null0",
-		"--vdev", "net_ring0", "--log-level", "*:warning", NULL};
+		"--vdev", "net_ring0", "--log-level", "*:warning", NULL };
 	struct gen_synth s;
 	char err[256];
 	uint16_t id;
@@ -463,14 +463,16 @@ suite_cleanup(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_gen_rate_pps_on_net_null_within_1pct", test_gen_rate_pps_on_net_null_within_1pct},
-	{"test_gen_rate_gbps_on_net_null_within_1pct", test_gen_rate_gbps_on_net_null_within_1pct},
-	{"test_gen_rate_gbps_mixed_sizes_within_1pct", test_gen_rate_gbps_mixed_sizes_within_1pct},
-	{"test_gen_loopback_net_ring_vdev_loses_nothing",
-		test_gen_loopback_net_ring_vdev_loses_nothing},
-	{"test_gen_impaired_path_exact_loss_reorder_duplicate_counts",
-		test_gen_impaired_path_exact_loss_reorder_duplicate_counts},
-	{NULL, NULL},
+	{ "test_gen_rate_pps_on_net_null_within_1pct", test_gen_rate_pps_on_net_null_within_1pct },
+	{ "test_gen_rate_gbps_on_net_null_within_1pct",
+		test_gen_rate_gbps_on_net_null_within_1pct },
+	{ "test_gen_rate_gbps_mixed_sizes_within_1pct",
+		test_gen_rate_gbps_mixed_sizes_within_1pct },
+	{ "test_gen_loopback_net_ring_vdev_loses_nothing",
+		test_gen_loopback_net_ring_vdev_loses_nothing },
+	{ "test_gen_impaired_path_exact_loss_reorder_duplicate_counts",
+		test_gen_impaired_path_exact_loss_reorder_duplicate_counts },
+	{ NULL, NULL },
 };
 
 int

@@ -34,13 +34,12 @@
 #include "dp_test.h"
 #include "ring_rig.h"
 
-#define NB_PORTS 3
+#define NB_PORTS      3
 #define TX1_RING_SIZE 128 /* small on purpose: the tx_full test fills it */
 
-
 static const uint8_t neigh_mac[2][6] = {
-	{0x02, 0, 0, 0, 0x01, 0x02},
-	{0x02, 0, 0, 0, 0x02, 0x02},
+	{ 0x02, 0, 0, 0, 0x01, 0x02 },
+	{ 0x02, 0, 0, 0, 0x02, 0x02 },
 };
 
 static const char config_text[] =
@@ -73,7 +72,7 @@ static struct ring_rig rig = {
 	.name = "graph",
 	.prefix = 't',
 	.nb_ports = NB_PORTS,
-	.tx_size = {0, TX1_RING_SIZE, 0},
+	.tx_size = { 0, TX1_RING_SIZE, 0 },
 	.config_text = config_text,
 };
 
@@ -142,8 +141,8 @@ assert_only_drop(enum dp_drop_reason want)
 
 		if (r == (unsigned int)want) {
 			if (d != 1)
-				fprintf(stderr, "\n  %s moved by %lu, expected 1\n", dp_drop_name(r),
-					(unsigned long)d);
+				fprintf(stderr, "\n  %s moved by %lu, expected 1\n",
+					dp_drop_name(r), (unsigned long)d);
 			CU_ASSERT_EQUAL(d, 1);
 		} else {
 			if (d != 0)
@@ -167,7 +166,8 @@ test_graph_forwards_and_rewrites_both_routes(void)
 		unsigned int route = i % 2;
 		size_t len;
 
-		spec_to(&s, route ? 0xc6120207 : 0xc6120107, (uint8_t)(2 + i), (uint16_t)(1000 + i));
+		spec_to(&s, route ? 0xc6120207 : 0xc6120107, (uint8_t)(2 + i),
+			(uint16_t)(1000 + i));
 		len = build(&s, frame);
 		memcpy(expect[route][i / 2], frame, len);
 		inject_frame(frame, len);
@@ -257,14 +257,14 @@ test_graph_each_malformed_packet_has_its_drop_reason(void)
 		enum dp_pkt_defect defect;
 		enum dp_drop_reason reason;
 	} cases[] = {
-		{DP_PKT_TRUNCATED_L3, DP_DROP_IP4_TRUNCATED},
-		{DP_PKT_BAD_VERSION, DP_DROP_IP4_VERSION},
-		{DP_PKT_BAD_IHL, DP_DROP_IP4_IHL},
-		{DP_PKT_BAD_CKSUM, DP_DROP_IP4_CKSUM},
-		{DP_PKT_LEN_GT_FRAME, DP_DROP_IP4_LEN},
-		{DP_PKT_TTL0, DP_DROP_IP4_TTL},
-		{DP_PKT_TTL1, DP_DROP_IP4_TTL},
-		{DP_PKT_NON_IP, DP_DROP_NOT_IP4},
+		{ DP_PKT_TRUNCATED_L3, DP_DROP_IP4_TRUNCATED },
+		{ DP_PKT_BAD_VERSION, DP_DROP_IP4_VERSION },
+		{ DP_PKT_BAD_IHL, DP_DROP_IP4_IHL },
+		{ DP_PKT_BAD_CKSUM, DP_DROP_IP4_CKSUM },
+		{ DP_PKT_LEN_GT_FRAME, DP_DROP_IP4_LEN },
+		{ DP_PKT_TTL0, DP_DROP_IP4_TTL },
+		{ DP_PKT_TTL1, DP_DROP_IP4_TTL },
+		{ DP_PKT_NON_IP, DP_DROP_NOT_IP4 },
 	};
 	uint8_t frame[2048];
 	struct dp_pkt_spec s;
@@ -317,7 +317,7 @@ test_graph_each_malformed_packet_has_its_drop_reason(void)
 static size_t
 add_ip_options(uint8_t *frame, size_t len)
 {
-	static const uint8_t opts[4] = {1, 1, 1, 0};
+	static const uint8_t opts[4] = { 1, 1, 1, 0 };
 	uint8_t *ip = frame + 14;
 	uint16_t tlen = (uint16_t)((ip[2] << 8 | ip[3]) + 4);
 	uint16_t ck;
@@ -343,20 +343,34 @@ add_ip_options(uint8_t *frame, size_t len)
 static void
 test_graph_mixed_bursts_split_exactly(void)
 {
-	enum kind { GOOD1, GOOD2, OPTS2, TTL1, CKSUM, MARTIAN, NO_ROUTE, UNRESOLVED, ARP, OTHER_HOST,
-		NB_KIND };
+	enum kind {
+		GOOD1,
+		GOOD2,
+		OPTS2,
+		TTL1,
+		CKSUM,
+		MARTIAN,
+		NO_ROUTE,
+		UNRESOLVED,
+		ARP,
+		OTHER_HOST,
+		NB_KIND
+	};
 	static const enum dp_drop_reason why[NB_KIND] = {
-		[TTL1] = DP_DROP_IP4_TTL, [CKSUM] = DP_DROP_IP4_CKSUM,
-		[MARTIAN] = DP_DROP_IP4_MARTIAN, [NO_ROUTE] = DP_DROP_IP4_NO_ROUTE,
-		[UNRESOLVED] = DP_DROP_MAX, [ARP] = DP_DROP_MAX, /* punted, not dropped */
+		[TTL1] = DP_DROP_IP4_TTL,
+		[CKSUM] = DP_DROP_IP4_CKSUM,
+		[MARTIAN] = DP_DROP_IP4_MARTIAN,
+		[NO_ROUTE] = DP_DROP_IP4_NO_ROUTE,
+		[UNRESOLVED] = DP_DROP_MAX,
+		[ARP] = DP_DROP_MAX, /* punted, not dropped */
 		[OTHER_HOST] = DP_DROP_L2_OTHER_HOST,
 	};
 	unsigned int want_punts = 0;
 	static uint8_t expect[2][96][128];
 	static size_t expect_len[2][96];
 	struct rte_mbuf *out[2][128];
-	unsigned int nexp[2] = {0, 0}, got[2], i, k, r;
-	uint64_t want_drops[DP_DROP_MAX] = {0};
+	unsigned int nexp[2] = { 0, 0 }, got[2], i, k, r;
+	uint64_t want_drops[DP_DROP_MAX] = { 0 };
 	uint8_t frame[2048];
 	struct dp_pkt_spec s;
 	size_t len;
@@ -489,7 +503,7 @@ test_graph_small_batches_wait_for_the_drain_timer(void)
 	uint64_t saved = worker()->drain_tsc;
 
 	worker()->drain_tsc = UINT64_MAX; /* never drain by time */
-	worker()->flush_idle = false;	  /* tx_flush_idle = off */
+	worker()->flush_idle = false;     /* tx_flush_idle = off */
 	spec_to(&s, 0xc6120109, 64, 5000);
 	inject_frame(frame, build(&s, frame));
 	run_graph();
@@ -549,7 +563,8 @@ test_graph_telemetry_counts_add_up_and_json_is_valid(void)
 
 		dp_icmp4_stats_get(&ist);
 		CU_ASSERT(ist.errors_sent > 0);
-		CU_ASSERT_EQUAL(rx + json_integer_value(json_object_get(lc, "injected")) + ist.errors,
+		CU_ASSERT_EQUAL(
+			rx + json_integer_value(json_object_get(lc, "injected")) + ist.errors,
 			tx + drops + json_integer_value(json_object_get(lc, "punted")));
 	}
 	nodes = json_object_get(snap, "nodes");
@@ -632,9 +647,9 @@ test_graph_delay_histogram_times_every_sent_packet(void)
 	CU_ASSERT_FATAL(tot != NULL);
 	CU_ASSERT_EQUAL((uint64_t)json_integer_value(json_object_get(tot, "count")), h->count);
 	CU_ASSERT(json_real_value(json_object_get(tot, "p50_ns")) <=
-		json_real_value(json_object_get(tot, "p99_ns")));
+		  json_real_value(json_object_get(tot, "p99_ns")));
 	CU_ASSERT(json_real_value(json_object_get(tot, "p99_ns")) <=
-		json_real_value(json_object_get(tot, "max_ns")) * 1.25);
+		  json_real_value(json_object_get(tot, "max_ns")) * 1.25);
 	CU_ASSERT(json_real_value(json_object_get(tot, "max_ns")) >= 2e6);
 	CU_ASSERT(json_is_array(json_object_get(tot, "buckets_cycles")));
 	json_decref(snap);
@@ -661,22 +676,22 @@ suite_cleanup(void)
 }
 
 static const struct dp_test tests[] = {
-	{"test_graph_forwards_and_rewrites_both_routes",
-		test_graph_forwards_and_rewrites_both_routes},
-	{"test_graph_each_malformed_packet_has_its_drop_reason",
-		test_graph_each_malformed_packet_has_its_drop_reason},
-	{"test_graph_mixed_bursts_split_exactly", test_graph_mixed_bursts_split_exactly},
-	{"test_graph_tx_full_is_counted_not_stuck", test_graph_tx_full_is_counted_not_stuck},
-	{"test_graph_small_batches_wait_for_the_drain_timer",
-		test_graph_small_batches_wait_for_the_drain_timer},
-	{"test_graph_small_batches_leave_when_rx_is_idle",
-		test_graph_small_batches_leave_when_rx_is_idle},
-	{"test_graph_telemetry_counts_add_up_and_json_is_valid",
-		test_graph_telemetry_counts_add_up_and_json_is_valid},
-	{"test_graph_delay_histogram_times_every_sent_packet",
-		test_graph_delay_histogram_times_every_sent_packet},
-	{"test_graph_no_mbuf_leak_after_traffic", test_graph_no_mbuf_leak_after_traffic},
-	{NULL, NULL},
+	{ "test_graph_forwards_and_rewrites_both_routes",
+		test_graph_forwards_and_rewrites_both_routes },
+	{ "test_graph_each_malformed_packet_has_its_drop_reason",
+		test_graph_each_malformed_packet_has_its_drop_reason },
+	{ "test_graph_mixed_bursts_split_exactly", test_graph_mixed_bursts_split_exactly },
+	{ "test_graph_tx_full_is_counted_not_stuck", test_graph_tx_full_is_counted_not_stuck },
+	{ "test_graph_small_batches_wait_for_the_drain_timer",
+		test_graph_small_batches_wait_for_the_drain_timer },
+	{ "test_graph_small_batches_leave_when_rx_is_idle",
+		test_graph_small_batches_leave_when_rx_is_idle },
+	{ "test_graph_telemetry_counts_add_up_and_json_is_valid",
+		test_graph_telemetry_counts_add_up_and_json_is_valid },
+	{ "test_graph_delay_histogram_times_every_sent_packet",
+		test_graph_delay_histogram_times_every_sent_packet },
+	{ "test_graph_no_mbuf_leak_after_traffic", test_graph_no_mbuf_leak_after_traffic },
+	{ NULL, NULL },
 };
 
 int

@@ -37,15 +37,15 @@
 #include "ring_rig.h"
 
 #define NB_PORTS 2
-#define TIMEOUT 30
+#define TIMEOUT  30
 #define V4_SLOTS 8
 
-static const uint8_t client_mac[6] = {0x02, 0, 0, 0, 0, 0x02};	   /* 198.18.0.2 */
-static const uint8_t gw0_mac[6] = {0x02, 0, 0, 0, 0, 0xfe};	   /* 198.18.0.254 */
-static const uint8_t be1_mac[6] = {0x02, 0, 0, 0, 0x01, 0x02};	   /* 198.18.1.2 */
-static const uint8_t be2_mac[6] = {0x02, 0, 0, 0, 0x01, 0x03};	   /* 198.18.1.3 */
-static const uint8_t client6_mac[6] = {0x02, 0, 0, 0, 0x10, 0x02}; /* 2001:db8:10::2 */
-static const uint8_t be6_mac[6] = {0x02, 0, 0, 0, 0x11, 0x02};	   /* 2001:db8:11::2 */
+static const uint8_t client_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };     /* 198.18.0.2 */
+static const uint8_t gw0_mac[6] = { 0x02, 0, 0, 0, 0, 0xfe };        /* 198.18.0.254 */
+static const uint8_t be1_mac[6] = { 0x02, 0, 0, 0, 0x01, 0x02 };     /* 198.18.1.2 */
+static const uint8_t be2_mac[6] = { 0x02, 0, 0, 0, 0x01, 0x03 };     /* 198.18.1.3 */
+static const uint8_t client6_mac[6] = { 0x02, 0, 0, 0, 0x10, 0x02 }; /* 2001:db8:10::2 */
+static const uint8_t be6_mac[6] = { 0x02, 0, 0, 0, 0x11, 0x02 };     /* 2001:db8:11::2 */
 
 static const char config_text[] = "[dpfwd]\n"
 				  "burst = 32\n"
@@ -116,7 +116,7 @@ ip6(const char *s, uint8_t out[16])
 /* ---- frames ---- */
 
 struct pkt {
-	int port;	   /* config port it arrives on */
+	int port;          /* config port it arrives on */
 	uint32_t src, dst; /* IPv4, host order */
 	uint8_t src6[16], dst6[16];
 	bool v6;
@@ -124,7 +124,7 @@ struct pkt {
 	uint8_t ttl, tos;
 	uint16_t id;
 	uint16_t payload;
-	uint32_t seed;	   /* payload bytes */
+	uint32_t seed;     /* payload bytes */
 	bool zero_cksum;   /* UDP checksum 0 */
 	uint8_t opt_words; /* IPv4 options (NOPs), 32-bit words */
 	const uint8_t *smac;
@@ -353,7 +353,7 @@ check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out
 static struct pkt
 client4(uint16_t cport, uint16_t payload)
 {
-	struct pkt p = {.port = 0,
+	struct pkt p = { .port = 0,
 		.src = ip4("198.18.0.2"),
 		.dst = ip4("198.18.0.1"),
 		.sport = cport,
@@ -362,7 +362,7 @@ client4(uint16_t cport, uint16_t payload)
 		.tos = 0x28,
 		.id = 0x4242,
 		.payload = payload,
-		.seed = cport};
+		.seed = cport };
 
 	return p;
 }
@@ -371,7 +371,7 @@ client4(uint16_t cport, uint16_t payload)
 static struct pkt
 backend4(int be, uint16_t rport, uint16_t payload)
 {
-	struct pkt p = {.port = 1,
+	struct pkt p = { .port = 1,
 		.src = be == 1 ? ip4("198.18.1.2") : ip4("198.18.1.3"),
 		.dst = ip4("198.18.1.1"),
 		.sport = be == 1 ? 6000 : 6001,
@@ -381,7 +381,7 @@ backend4(int be, uint16_t rport, uint16_t payload)
 		.id = 7,
 		.payload = payload,
 		.seed = rport * 7u,
-		.smac = be == 1 ? be1_mac : be2_mac};
+		.smac = be == 1 ? be1_mac : be2_mac };
 
 	return p;
 }
@@ -418,31 +418,31 @@ test_relay_config_errors_name_file_and_line(void)
 		const char *want; /* in the message, after "file:line: " */
 		int line;
 	} cases[] = {
-		{"[relay0]\nbackend = 198.18.1.2:6000\n", "has no 'listen", 7},
-		{"[relay0]\nlisten = 198.18.0.1:5000\n", "has no 'backend", 7},
-		{"[relay0]\nlisten = 198.18.0.1\n", "bad listen address", 7},
-		{"[relay0]\nlisten = 198.18.0.1:0\n", "bad listen address", 7},
-		{"[relay0]\nlisten = 198.18.0.9:5000\nbackend = 198.18.1.2:1\n",
-			"is not the ip4 address of any [portN]", 7},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = [2001:db8::2]:1\n",
-			"backend is IPv6 but listen is IPv4", 8},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nports = 9-10\n",
-			"ports '9-10' must be LOW-HIGH", 9},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nports = 30000-30009\n"
-		 "max_sessions = 11\n",
-			"max_sessions 11 is more than the 10 relay ports", 10},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nprofile = voip\n",
-			"profile 'voip' unknown", 9},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\ncolour = red\n",
-			"unknown key 'colour' in [relay0]", 9},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\n[relay1]\n"
-		 "listen = 198.18.0.1:5001\nbackend = 198.18.1.2:1\n",
-			"overlap those of [relay0]", 10},
-		{"[relay0]\nlisten = 198.18.0.1:20001\nbackend = 198.18.1.2:1\n",
-			"listen port 20001 is inside the relay ports", 7},
-		{"[relay9]\nlisten = 198.18.0.1:5000\n", "bad relay section [relay9]", 7},
-		{"[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.0.1:1\n",
-			"is an address of dpfwd itself", 8},
+		{ "[relay0]\nbackend = 198.18.1.2:6000\n", "has no 'listen", 7 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\n", "has no 'backend", 7 },
+		{ "[relay0]\nlisten = 198.18.0.1\n", "bad listen address", 7 },
+		{ "[relay0]\nlisten = 198.18.0.1:0\n", "bad listen address", 7 },
+		{ "[relay0]\nlisten = 198.18.0.9:5000\nbackend = 198.18.1.2:1\n",
+			"is not the ip4 address of any [portN]", 7 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = [2001:db8::2]:1\n",
+			"backend is IPv6 but listen is IPv4", 8 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nports = 9-10\n",
+			"ports '9-10' must be LOW-HIGH", 9 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nports = 30000-30009\n"
+		  "max_sessions = 11\n",
+			"max_sessions 11 is more than the 10 relay ports", 10 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\nprofile = voip\n",
+			"profile 'voip' unknown", 9 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\ncolour = red\n",
+			"unknown key 'colour' in [relay0]", 9 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.1.2:1\n[relay1]\n"
+		  "listen = 198.18.0.1:5001\nbackend = 198.18.1.2:1\n",
+			"overlap those of [relay0]", 10 },
+		{ "[relay0]\nlisten = 198.18.0.1:20001\nbackend = 198.18.1.2:1\n",
+			"listen port 20001 is inside the relay ports", 7 },
+		{ "[relay9]\nlisten = 198.18.0.1:5000\n", "bad relay section [relay9]", 7 },
+		{ "[relay0]\nlisten = 198.18.0.1:5000\nbackend = 198.18.0.1:1\n",
+			"is an address of dpfwd itself", 8 },
 	};
 	unsigned int i;
 
@@ -553,7 +553,7 @@ test_relay_ip4_zero_udp_cksum_stays_zero_and_options_stay(void)
 static void
 test_relay_backend_by_client_hash_is_stable(void)
 {
-	int seen[3] = {0}, first[8];
+	int seen[3] = { 0 }, first[8];
 	unsigned int i, round;
 
 	for (round = 0; round < 2; round++)
@@ -745,7 +745,8 @@ test_relay_flood_of_new_sessions_keeps_flowing(void)
 					fwd++;
 				} else {
 					out1++;
-					CU_ASSERT(dp_pkt_get16(q + 34) >= 20000 && dp_pkt_get16(q + 34) <= 20007);
+					CU_ASSERT(dp_pkt_get16(q + 34) >= 20000 &&
+						  dp_pkt_get16(q + 34) <= 20007);
 				}
 			}
 			rte_pktmbuf_free_bulk(out, n);
@@ -767,7 +768,7 @@ test_relay_flood_of_new_sessions_keeps_flowing(void)
 static struct pkt
 client6(uint16_t cport, uint16_t payload)
 {
-	struct pkt p = {.port = 0,
+	struct pkt p = { .port = 0,
 		.v6 = true,
 		.sport = cport,
 		.dport = 5000,
@@ -775,7 +776,7 @@ client6(uint16_t cport, uint16_t payload)
 		.tos = 0xb8,
 		.payload = payload,
 		.seed = cport * 3u,
-		.smac = client6_mac};
+		.smac = client6_mac };
 
 	ip6("2001:db8:10::2", p.src6);
 	ip6("2001:db8:10::1", p.dst6);
@@ -805,14 +806,14 @@ test_relay_ip6_both_directions(void)
 		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
 		rte_pktmbuf_free(m);
 	}
-	b = (struct pkt){.port = 1,
+	b = (struct pkt){ .port = 1,
 		.v6 = true,
 		.sport = 6000,
 		.dport = rport,
 		.ttl = 2,
 		.payload = 1200,
 		.seed = 5,
-		.smac = be6_mac};
+		.smac = be6_mac };
 	memcpy(b.src6, be6, 16);
 	memcpy(b.dst6, src, 16);
 	m = one_out(&b, 0);
@@ -870,14 +871,14 @@ test_relay_cksum_delta_equals_full_recompute_random(void)
 			rport = dp_pkt_get16(f + 54);
 			check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
 			rte_pktmbuf_free(m);
-			b = (struct pkt){.port = 1,
+			b = (struct pkt){ .port = 1,
 				.v6 = true,
 				.sport = 6000,
 				.dport = rport,
 				.ttl = 64,
 				.payload = (uint16_t)(rand() % 900),
 				.seed = (uint32_t)rand(),
-				.smac = be6_mac};
+				.smac = be6_mac };
 			memcpy(b.src6, be6, 16);
 			memcpy(b.dst6, src, 16);
 			m = one_out(&b, 0);
@@ -990,7 +991,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_cksum_delta_equals_full_recompute_random),
 	T(test_relay_telemetry_section),
 	T(test_relay_no_mbuf_leak),
-	{NULL, NULL},
+	{ NULL, NULL },
 };
 
 int

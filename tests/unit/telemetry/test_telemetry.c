@@ -365,8 +365,8 @@ struct http_reply {
 static int
 http(uint16_t port, const char *method, const char *path, struct http_reply *r)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	struct timeval tv = {.tv_sec = 5};
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct timeval tv = { .tv_sec = 5 };
 	char req[256], *buf = NULL, *sep;
 	size_t len = 0, cap = 0;
 	ssize_t n;
@@ -486,7 +486,7 @@ test_metrics_stop_frees_the_port(void)
 static void
 test_metrics_busy_port_says_address_and_reason(void)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET};
+	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t slen = sizeof(sa);
 	char err[512], want[64];
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -522,24 +522,24 @@ test_metrics_config_values(void)
 		uint16_t port;
 		const char *msg;
 	} cases[] = {
-		{"off", true, false, "", 0, NULL},
-		{"OFF", true, false, "", 0, NULL},
-		{"on", true, true, "127.0.0.1", 9108, NULL},
-		{"127.0.0.1:9108", true, true, "127.0.0.1", 9108, NULL},
-		{"127.0.0.1:0", true, true, "127.0.0.1", 0, NULL},
-		{"9200", true, true, "127.0.0.1", 9200, NULL},
-		{"localhost:9300", true, true, "127.0.0.1", 9300, NULL},
-		{"[::1]:9108", true, true, "::1", 9108, NULL},
-		{"0.0.0.0:9108", true, true, "0.0.0.0", 9108, NULL},
-		{"127.0.0.1:65536", false, false, NULL, 0, "port '65536' must be 0..65535"},
-		{"127.0.0.1:", false, false, NULL, 0, "port '' must be 0..65535"},
-		{"127.0.0.1:-1", false, false, NULL, 0, "port '-1' must be 0..65535"},
-		{"127.0.0.256:9108", false, false, NULL, 0, "not a numeric IPv4 address"},
-		{"example.com:9108", false, false, NULL, 0, "not a numeric IPv4 address"},
-		{"::1:9108", false, false, NULL, 0, "IPv6 address in brackets"},
-		{"[::1]", false, false, NULL, 0, "expected off, on"},
-		{"[fe80::zz]:1", false, false, NULL, 0, "not a numeric IPv6 address"},
-		{"yes", false, false, NULL, 0, "port 'yes' must be 0..65535"},
+		{ "off", true, false, "", 0, NULL },
+		{ "OFF", true, false, "", 0, NULL },
+		{ "on", true, true, "127.0.0.1", 9108, NULL },
+		{ "127.0.0.1:9108", true, true, "127.0.0.1", 9108, NULL },
+		{ "127.0.0.1:0", true, true, "127.0.0.1", 0, NULL },
+		{ "9200", true, true, "127.0.0.1", 9200, NULL },
+		{ "localhost:9300", true, true, "127.0.0.1", 9300, NULL },
+		{ "[::1]:9108", true, true, "::1", 9108, NULL },
+		{ "0.0.0.0:9108", true, true, "0.0.0.0", 9108, NULL },
+		{ "127.0.0.1:65536", false, false, NULL, 0, "port '65536' must be 0..65535" },
+		{ "127.0.0.1:", false, false, NULL, 0, "port '' must be 0..65535" },
+		{ "127.0.0.1:-1", false, false, NULL, 0, "port '-1' must be 0..65535" },
+		{ "127.0.0.256:9108", false, false, NULL, 0, "not a numeric IPv4 address" },
+		{ "example.com:9108", false, false, NULL, 0, "not a numeric IPv4 address" },
+		{ "::1:9108", false, false, NULL, 0, "IPv6 address in brackets" },
+		{ "[::1]", false, false, NULL, 0, "expected off, on" },
+		{ "[fe80::zz]:1", false, false, NULL, 0, "not a numeric IPv6 address" },
+		{ "yes", false, false, NULL, 0, "port 'yes' must be 0..65535" },
 	};
 	unsigned int i;
 
@@ -599,7 +599,7 @@ static void
 test_quantile_interpolates_inside_the_bucket(void)
 {
 	/* 100 samples spread evenly over [100, 200), 100 over [200, 400) */
-	const struct dp_telemetry_bucket b[] = {{100, 100, 100}, {200, 200, 100}};
+	const struct dp_telemetry_bucket b[] = { { 100, 100, 100 }, { 200, 200, 100 } };
 
 	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 0.25), 150, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 0.5), 200, 1e-9);
@@ -633,27 +633,27 @@ int
 main(void)
 {
 	static const struct dp_test tests[] = {
-		{"test_prom_counters_gauges_and_labels", test_prom_counters_gauges_and_labels},
-		{"test_prom_label_values_are_escaped", test_prom_label_values_are_escaped},
-		{"test_prom_null_and_missing_values_are_left_out",
-			test_prom_null_and_missing_values_are_left_out},
-		{"test_prom_every_family_is_one_block", test_prom_every_family_is_one_block},
-		{"test_prom_empty_snapshot_gives_empty_text",
-			test_prom_empty_snapshot_gives_empty_text},
-		{"test_prom_every_family_is_documented", test_prom_every_family_is_documented},
-		{"test_metrics_serves_metrics_404_and_405",
-			test_metrics_serves_metrics_404_and_405},
-		{"test_metrics_stop_frees_the_port", test_metrics_stop_frees_the_port},
-		{"test_metrics_busy_port_says_address_and_reason",
-			test_metrics_busy_port_says_address_and_reason},
-		{"test_metrics_config_values", test_metrics_config_values},
-		{"test_delay_buckets_hold_their_values_in_order",
-			test_delay_buckets_hold_their_values_in_order},
-		{"test_quantile_interpolates_inside_the_bucket",
-			test_quantile_interpolates_inside_the_bucket},
-		{"test_buckets_diff_is_what_came_between_snapshots",
-			test_buckets_diff_is_what_came_between_snapshots},
-		{NULL, NULL},
+		{ "test_prom_counters_gauges_and_labels", test_prom_counters_gauges_and_labels },
+		{ "test_prom_label_values_are_escaped", test_prom_label_values_are_escaped },
+		{ "test_prom_null_and_missing_values_are_left_out",
+			test_prom_null_and_missing_values_are_left_out },
+		{ "test_prom_every_family_is_one_block", test_prom_every_family_is_one_block },
+		{ "test_prom_empty_snapshot_gives_empty_text",
+			test_prom_empty_snapshot_gives_empty_text },
+		{ "test_prom_every_family_is_documented", test_prom_every_family_is_documented },
+		{ "test_metrics_serves_metrics_404_and_405",
+			test_metrics_serves_metrics_404_and_405 },
+		{ "test_metrics_stop_frees_the_port", test_metrics_stop_frees_the_port },
+		{ "test_metrics_busy_port_says_address_and_reason",
+			test_metrics_busy_port_says_address_and_reason },
+		{ "test_metrics_config_values", test_metrics_config_values },
+		{ "test_delay_buckets_hold_their_values_in_order",
+			test_delay_buckets_hold_their_values_in_order },
+		{ "test_quantile_interpolates_inside_the_bucket",
+			test_quantile_interpolates_inside_the_bucket },
+		{ "test_buckets_diff_is_what_came_between_snapshots",
+			test_buckets_diff_is_what_came_between_snapshots },
+		{ NULL, NULL },
 	};
 
 	return dp_test_run("telemetry", tests, NULL, NULL);
