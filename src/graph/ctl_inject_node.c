@@ -30,7 +30,7 @@ ctl_inject_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	w->stats.injected += n;
 	/* the control lcore's packets are timed from their hand-off */
 	if (w->delay_stats)
-		dp_delay_stamp((struct rte_mbuf **)node->objs, (uint16_t)n, rte_rdtsc(), meta_off);
+		dp_delay_stamp((struct rte_mbuf **)node->objs, (uint16_t)n, w->walk_tsc, meta_off);
 	for (i = 0; i < n; i++) {
 		uint16_t port = dp_mbuf_meta(node->objs[i], meta_off)->port;
 

@@ -65,6 +65,7 @@ struct dp_worker {
 	bool flush_idle;  /**< flush TX buffers after an iteration under rx_full */
 	bool node_stats;
 	bool delay_stats;     /**< stamp at RX, histogram at TX (dp_delay.h) */
+	uint64_t walk_tsc;    /**< TSC read just before this walk: the RX stamp */
 	uint16_t sample_mask; /**< time the walk when (iteration & mask) == 0 */
 	bool ip4_cksum_check;
 	bool check_dst_mac;
@@ -77,6 +78,7 @@ struct dp_worker {
 	struct dp_worker_txq *txq_cfg[DP_CONFIG_MAX_PORTS];
 	struct dp_worker_stats stats;
 	struct dp_delay_hist delay;
+	struct dp_delay_pend delay_pend; /**< sent, timed at the loop's next TSC read */
 	/* hand-off with the control lcore (dp_ctl.h), both single-producer single-consumer */
 	struct rte_ring *punt_ring;   /**< worker -> control */
 	struct rte_ring *inject_ring; /**< control -> worker */

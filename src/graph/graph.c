@@ -185,6 +185,10 @@ dp_graph_worker_flush(struct dp_worker *w)
 		dp_txq_send(w, q, q->pkts, q->len);
 		q->len = 0;
 	}
+	/* what this sent is timed now (dp_delay.h): a flush runs when RX is idle
+	 * or once per tx_drain_us, so this read costs nothing under load */
+	if (w->delay_pend.n != 0)
+		dp_delay_commit(&w->delay, &w->delay_pend, rte_rdtsc());
 }
 
 static __rte_always_inline void
@@ -198,12 +202,21 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 	while (!dp_graph_quit && n++ != max_iterations) {
 		uint64_t now;
 
+		/* the loop's one TSC read per iteration, taken at the end of the
+		 * one before, is also this walk's "now": port_rx stamps packets
+		 * with it (dp_delay.h). It is an upper bound on when they reached
+		 * the RX ring, no further from it than a read after the poll
+		 * would be; a read of its own would cost ~25 cycles per walk. */
+		w->walk_tsc = prev;
 		w->last_rx = 0;
 		if (stats && (st->iterations & w->sample_mask) == 0)
 			graph_walk(w, w->graph, true, true);
 		else
 			graph_walk(w, w->graph, stats, false);
 		now = rte_rdtsc();
+		/* what the walk sent is timed with this read (dp_delay.h) */
+		if (w->delay_pend.n != 0)
+			dp_delay_commit(&w->delay, &w->delay_pend, now);
 		/* RX came back short of a burst per queue: the queues are empty and
 		 * waiting for fuller TX bursts would only add delay (a lone packet
 		 * would wait tx_drain_us); under load bursts are full and TX keeps

@@ -192,7 +192,7 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 	}
 	/* count before sending: a sent mbuf may be freed at once */
 	if (w->delay_stats)
-		dp_delay_record(&w->delay, pkts, n, rte_rdtsc(), dp_mbuf_meta_offset, &bytes);
+		dp_delay_note(&w->delay, &w->delay_pend, pkts, n, dp_mbuf_meta_offset, &bytes);
 	else
 		for (i = 0; i < n; i++)
 			bytes += pkts[i]->pkt_len;

@@ -73,7 +73,7 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 	/* where the whole burst goes: the fast edge of the first frame while every
 	 * queue's frames pass the check, eth_classify once one does not */
 	rte_edge_t next = PORT_RX_NEXT_MAX;
-	uint64_t now = 0;
+	const uint64_t now = w->walk_tsc;
 	uint16_t n = 0;
 	uint16_t q;
 
@@ -91,9 +91,6 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 		w->stats.rx_burst_hist[got]++;
 		if (got == 0)
 			continue;
-		/* one TSC read per walk that received something */
-		if (stamp && now == 0)
-			now = rte_rdtsc();
 		/* a queue's frames all come from one port: its MAC is loaded once */
 		memcpy(&type,
 			rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),

@@ -655,6 +655,51 @@ test_graph_delay_histogram_times_every_sent_packet(void)
 	json_decref(snap);
 }
 
+/* dp_delay_note/commit on their own: runs of equal stamps become one
+ * histogram update each, every packet is counted once at its own delay, and
+ * more runs than the pending list holds are timed early, not lost. */
+static void
+test_graph_delay_runs_are_counted_once_each(void)
+{
+	enum { RUNS = 3 * DP_DELAY_PEND, PER = 3, N = RUNS * PER };
+	static struct dp_delay_hist h;
+	static struct dp_delay_pend p;
+	struct rte_mbuf *m[N];
+	const uint64_t base = rte_rdtsc() - 1000000;
+	uint64_t bytes = 0, noted_bytes = 0, low = 0, total = 0;
+	unsigned int i, b;
+
+	memset(&h, 0, sizeof(h));
+	memset(&p, 0, sizeof(p));
+	CU_ASSERT_EQUAL_FATAL(rte_pktmbuf_alloc_bulk(dp_mem_pool_get(0), m, N), 0);
+	/* run r: stamp base - 1000 r, so its delay at commit is >= 1000 r + 1e6 */
+	for (i = 0; i < N; i++) {
+		dp_mbuf_meta(m[i], dp_mbuf_meta_offset)->rx_tsc = base - 1000 * (i / PER);
+		m[i]->pkt_len = 60 + i;
+		bytes += 60 + i;
+		low += 1000000 + 1000 * (i / PER);
+	}
+	/* in two sends, the second starting mid-run */
+	dp_delay_note(&h, &p, m, N / 2 + 1, dp_mbuf_meta_offset, &noted_bytes);
+	dp_delay_note(&h, &p, m + N / 2 + 1, N - N / 2 - 1, dp_mbuf_meta_offset, &noted_bytes);
+	CU_ASSERT_EQUAL(noted_bytes, bytes);
+	CU_ASSERT(p.n <= DP_DELAY_PEND);
+	CU_ASSERT(h.count < N); /* some were timed early, the rest wait */
+	dp_delay_commit(&h, &p, rte_rdtsc());
+	CU_ASSERT_EQUAL(p.n, 0);
+	CU_ASSERT_EQUAL(h.count, N);
+	CU_ASSERT(h.sum >= low);
+	CU_ASSERT(h.max >= 1000000 + 1000 * (RUNS - 1));
+	CU_ASSERT(h.max < rte_get_tsc_hz()); /* well under a second here */
+	for (b = 0; b < DP_DELAY_BUCKETS; b++)
+		total += h.bucket[b];
+	CU_ASSERT_EQUAL(total, N);
+	/* nothing below the smallest delay */
+	for (b = 0; b < dp_delay_bucket(1000000); b++)
+		CU_ASSERT_EQUAL(h.bucket[b], 0);
+	rte_pktmbuf_free_bulk(m, N);
+}
+
 static void
 test_graph_no_mbuf_leak_after_traffic(void)
 {
@@ -690,6 +735,8 @@ static const struct dp_test tests[] = {
 		test_graph_telemetry_counts_add_up_and_json_is_valid },
 	{ "test_graph_delay_histogram_times_every_sent_packet",
 		test_graph_delay_histogram_times_every_sent_packet },
+	{ "test_graph_delay_runs_are_counted_once_each",
+		test_graph_delay_runs_are_counted_once_each },
 	{ "test_graph_no_mbuf_leak_after_traffic", test_graph_no_mbuf_leak_after_traffic },
 	{ NULL, NULL },
 };
