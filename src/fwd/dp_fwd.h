@@ -79,6 +79,10 @@ struct dp_fwd_table {
 	/** odd while the live IPv4 table is changed in place (route.c): a bulk
 	 * lookup that saw it odd or moving confirms its LOCAL answers */
 	uint32_t ip4_seq;
+	/** moves on after every route change (IPv4 and IPv6, in place or by a
+	 * swap), never 0: a node that keeps a lookup's answer (the relay, per
+	 * session) keeps it with this and looks again when it has moved */
+	uint32_t route_gen;
 	struct dp_fwd_nh *nh;
 	uint32_t nb_nh;
 	uint32_t max_nh;

@@ -91,6 +91,16 @@ workers_sync(void)
 }
 
 /* Make @p t the live table; the old one is freed once no worker reads it. */
+/* After a change is visible: a reader that sees the new generation sees the
+ * change; one that kept an answer under the old one looks again. */
+static void
+route_gen_next(void)
+{
+	uint32_t g = dp_fwd.route_gen + 1;
+
+	__atomic_store_n(&dp_fwd.route_gen, g == 0 ? 1 : g, __ATOMIC_RELEASE);
+}
+
 /* The new IPv6 table of a reload (may be NULL: IPv6 off), as fib4_publish(). */
 static void
 fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
@@ -99,6 +109,7 @@ fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
 
 	dp_fwd6.nb_routes = nb_routes;
 	__atomic_store_n(&dp_fwd6.fib, fib, __ATOMIC_RELEASE);
+	route_gen_next();
 	workers_sync();
 	rte_fib6_free(old);
 }
@@ -115,6 +126,7 @@ fib4_publish(struct dp_fwd_fib4 *t)
 	dp_fwd.ip4.tbl8_max = t->tbl8_max;
 	dp_fwd.ip4.tbl8_used = t->tbl8_used;
 	__atomic_store_n(&dp_fwd.ip4.fib, t->fib, __ATOMIC_RELEASE);
+	route_gen_next();
 	workers_sync();
 	dp_fwd_fib4_free(&old);
 	memset(t, 0, sizeof(*t));
@@ -251,6 +263,8 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 		rc = add ? dp_fwd_fib4_add(&dp_fwd.ip4, prefix, plen, nh)
 			 : fib4_del(&dp_fwd.ip4, prefix, plen);
 		__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
+		if (rc == 0)
+			route_gen_next();
 		/* no later change may take a group this one freed while a worker
 		 * may still read it (3(b)) */
 		if (tbl8)

@@ -119,8 +119,6 @@ extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 #define DP_GRAPH_EDGE_DROP       ((rte_edge_t)0)
 #define DP_GRAPH_EDGE_PUNT       ((rte_edge_t)1)
 #define DP_GRAPH_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
-/** relay4's and relay6's: after their own two (drop, ip4_output / ip6_output). */
-#define DP_GRAPH_RELAY_EDGE_PORT_TX(i) ((rte_edge_t)(2 + (i)))
 
 /**
  * Clone one port_tx node per started port ("port_tx-<index>") and record each

@@ -59,8 +59,6 @@ const struct dp_graph_tx_node dp_graph_tx_nodes[] = {
 	{ "ip4_output", DP_GRAPH_EDGE_PORT_TX(0) },
 	{ "ctl_inject", DP_GRAPH_EDGE_PORT_TX(0) },
 	{ "ip6_output", DP_GRAPH_EDGE_PORT_TX(0) },
-	{ "relay4", DP_GRAPH_RELAY_EDGE_PORT_TX(0) },
-	{ "relay6", DP_GRAPH_RELAY_EDGE_PORT_TX(0) },
 	{ NULL, 0 },
 };
 

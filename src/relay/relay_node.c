@@ -6,8 +6,9 @@
  *         the route tables for the new destination
  *   sets: addresses, ports, TTL / hop limit, IP and UDP checksums;
  *         dp_mbuf_meta.nh (route to the new destination)
- *   next: port_tx-<i> when the new destination's next hop is resolved (MACs
- *         and TTL - 1 written here), else ip4_output / ip6_output; or drop (relay_bad_udp, relay_no_session,
+ *   next: none when the new destination's next hop is resolved: MACs written
+ *         here, into the worker's TX buffer for its port (as ip4_fwd does);
+ *         else ip4_output / ip6_output; or drop (relay_bad_udp, relay_no_session,
  *         relay_udp6_zero_cksum, relay_no_route, relay_handoff_full,
  *         relay_table_full, ip4_local / ip6_local: the port is a relay port of
  *         another address); a backend packet for a relay port another worker
@@ -21,14 +22,19 @@
  *
  * The per-packet path for a session that exists reads the table (one bulk
  * lookup per burst of up to 64) and writes the packet, the session's last-seen
- * second and, once a second per session, its place in the LRU list. New
- * sessions, expiry and eviction go through relay.c's noinline functions.
+ * second and, once a second per session, its place in the LRU list. Each
+ * direction keeps its next hop (relay_dir.nh, checked against the route
+ * generation), so a packet to a resolved next hop takes no route or neighbor
+ * lookup: only a new session, a route change or an unresolved neighbor looks
+ * again. New sessions, expiry and eviction go through relay.c's noinline
+ * functions.
  *
  * TTL: the relay is the packets' new source (as a userspace relay would be),
- * so both directions leave with a fresh TTL / hop limit of RELAY_TTL (64): the
- * header is written with RELAY_TTL + 1 and the output rewrite (here or in
- * ip4_output/ip6_output) takes one off, with no branch of its own. The IPv4 header checksum update folds the TTL
- * word in with the session's address delta.
+ * so both directions leave with a fresh TTL / hop limit of RELAY_TTL (64),
+ * written with the addresses; the IPv4 header checksum update folds the TTL
+ * word in with the session's address delta. A packet sent here gets only its
+ * MACs; one that goes to ip4_output/ip6_output (an unresolved next hop) is
+ * given RELAY_TTL + 1 first, as they take one off.
  */
 #include <string.h>
 
@@ -46,6 +52,7 @@
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_neigh.h"
 #include "graph_fp.h"
 #include "relay_priv.h"
 
@@ -55,11 +62,7 @@ enum relay_next {
 	RELAY_NEXT_MAX,
 };
 
-/* the port_tx edges follow, added by dp_graph_ports_prepare() */
-_Static_assert(RELAY_NEXT_MAX == DP_GRAPH_RELAY_EDGE_PORT_TX(0), "relay: port_tx edges");
-_Static_assert(DP_GRAPH_RELAY_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
-	"relay has an edge per port: more than dp_node_dispatch() counts");
-/* not an edge: handed to another worker */
+/* not an edge: handed to another worker, or in a TX buffer */
 #define RELAY_NEXT_GONE ((rte_edge_t)0xffff)
 
 /** Packets per bulk lookup (at most RTE_HASH_LOOKUP_BULK_MAX). */
@@ -177,7 +180,7 @@ relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const 
 	if (v6) {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 
-		ip->hop_limits = RELAY_TTL + 1; /* ip6_output takes one off */
+		ip->hop_limits = RELAY_TTL;
 		memcpy(ip->src_addr, d->src, 16);
 		memcpy(ip->dst_addr, d->dst, 16);
 		udp->src_port = d->sport;
@@ -185,16 +188,21 @@ relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const 
 		relay_udp_cksum(udp, d->l4_delta);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-		uint16_t old_w, new_w;
+		uint16_t old_w, new_w, ck;
+		uint32_t w32;
 
-		/* TTL and protocol are one 16-bit word of the header checksum */
-		memcpy(&old_w, &ip->time_to_live, 2);
-		ip->time_to_live = RELAY_TTL + 1; /* ip4_output takes one off */
-		memcpy(&new_w, &ip->time_to_live, 2);
+		/* TTL, protocol and checksum are one 32-bit word: one load, the
+		 * new word made in registers, one store (a byte store then a
+		 * wider load of it would stall store forwarding) */
+		memcpy(&w32, &ip->time_to_live, sizeof(w32));
+		old_w = (uint16_t)w32; /* TTL and protocol, as the checksum sums them */
+		new_w = (uint16_t)((old_w & 0xff00) | RELAY_TTL);
+		ck = relay_cksum_apply(
+			(uint16_t)(w32 >> 16), (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
+		w32 = new_w | (uint32_t)ck << 16;
+		memcpy(&ip->time_to_live, &w32, sizeof(w32));
 		memcpy(&ip->src_addr, d->src, 4);
 		memcpy(&ip->dst_addr, d->dst, 4);
-		ip->hdr_checksum = relay_cksum_apply(
-			ip->hdr_checksum, (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
 		udp->src_port = d->sport;
 		udp->dst_port = d->dport;
 		relay_udp_cksum(udp, d->l4_delta);
@@ -218,25 +226,57 @@ relay_enqueue_split(struct rte_graph *graph, struct rte_node *node, void **objs,
 	dp_node_enqueue_each(graph, node, keep, e, k);
 }
 
+/* A packet for the resolved next hop @p nh: the MACs (the TTL is already
+ * RELAY_TTL), into the TX buffer. */
+static __rte_always_inline void
+relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
+{
+	memcpy(rte_pktmbuf_mtod(m, void *), &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
+	dp_txq_append(w, w->txq_cfg[nh->port], m, w->burst);
+}
+
+/* For ip4_output/ip6_output, which take one off as they send: TTL + 1. */
+static __rte_noinline void
+relay_ttl_for_output(struct rte_mbuf *m, const bool v6)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+
+	if (v6) {
+		((struct rte_ipv6_hdr *)l3)->hop_limits = RELAY_TTL + 1;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		uint16_t old_w, new_w;
+
+		memcpy(&old_w, &ip->time_to_live, 2);
+		new_w = (uint16_t)((old_w & 0xff00) | (RELAY_TTL + 1));
+		memcpy(&ip->time_to_live, &new_w, 2);
+		ip->hdr_checksum =
+			relay_cksum_apply(ip->hdr_checksum, (uint32_t)(uint16_t)~old_w + new_w);
+	}
+}
+
 /*
- * The packet's next hop: resolved, the MACs and TTL - 1 are written here and
- * it goes straight to its port (one node less, as ip4_fwd does); otherwise
- * ip4_output/ip6_output hold or punt it.
+ * The next hop the route lookup gave for @p dst (network order) as it will be
+ * kept in the session: for an on-link route, the neighbor of dst itself when
+ * the neighbor table has it (what ip4_output/ip6_output would look up per
+ * packet), else the route's own.
  */
-static __rte_always_inline rte_edge_t
-relay_next_hop(struct rte_mbuf *m, const bool v6, uint32_t idx, int meta_off)
+static __rte_noinline uint32_t
+relay_hop_to_keep(uint32_t idx, const bool v6, const uint8_t *dst)
 {
 	const struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
+	rte_be32_t d4;
+	int32_t n;
 
-	if (likely(nh->flags & DP_FWD_NH_F_RESOLVED)) {
-		if (v6)
-			dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
-		else
-			dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
-		return DP_GRAPH_RELAY_EDGE_PORT_TX(nh->port);
+	if (!(nh->flags & DP_FWD_NH_F_CONNECTED))
+		return idx;
+	if (v6) {
+		n = dp_neigh_find6(dst, nh->port);
+	} else {
+		memcpy(&d4, dst, 4);
+		n = dp_neigh_find4(d4, nh->port);
 	}
-	dp_mbuf_meta(m, meta_off)->nh = idx;
-	return RELAY_NEXT_OUTPUT;
+	return n >= 0 ? (uint32_t)n : idx;
 }
 
 static __rte_always_inline uint16_t
@@ -247,7 +287,9 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 	struct dp_worker *w = ctx->w;
 	struct relay_worker *rw = ctx->arg;
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	const int meta_off = dp_mbuf_meta_offset;
+	const uint32_t gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
 	uint16_t base;
 	uint32_t now;
 
@@ -268,10 +310,12 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 		rte_edge_t next[RELAY_PIECE];
 		uint8_t bad[RELAY_PIECE];
 		uint64_t hits = 0;
-		bool dirty = false, split = false;
-		uint16_t i, no = 0;
-		/* packets rewritten: index in the piece, direction, new destination */
+		bool dirty = false;
+		uint16_t i, no = 0, gone = 0;
+		/* packets rewritten whose next hop is looked up: index in the piece,
+		 * direction, session direction, new destination */
 		uint8_t out_idx[RELAY_PIECE], out_dir[RELAY_PIECE];
+		struct relay_dir *out_d[RELAY_PIECE];
 		uint32_t dst4[RELAY_PIECE];
 		uint8_t dst6[RELAY_PIECE][16];
 
@@ -287,7 +331,9 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 		rte_hash_lookup_bulk_data(rw->h, kp, n, &hits, data);
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[base + i];
+			const struct dp_fwd_nh *hop;
 			struct relay_session *s;
+			struct relay_dir *d;
 			int32_t v;
 
 			if (unlikely(bad[i])) {
@@ -318,7 +364,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			if (unlikely(v < 0)) {
 				if (v == RELAY_HANDED_OFF) {
 					next[i] = RELAY_NEXT_GONE;
-					split = true;
+					gone++;
 				} else {
 					w->stats.drops[-1 - v]++;
 					next[i] = RELAY_NEXT_DROP;
@@ -327,11 +373,22 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			}
 			if (s->last_seen != now)
 				relay_lru_touch(rw, s, (uint32_t)v >> 1, now);
-			relay_rewrite(m, v6, udp[i], &s->dir[v & 1]);
+			d = &s->dir[v & 1];
+			relay_rewrite(m, v6, udp[i], d);
+			hop = &nh_table[d->nh];
+			if (likely(d->nh_gen == gen && (hop->flags & DP_FWD_NH_F_RESOLVED))) {
+				rw->stats.to_client += v & 1;
+				rw->stats.to_backend += 1 - (v & 1);
+				relay_send(w, m, hop);
+				next[i] = RELAY_NEXT_GONE;
+				gone++;
+				continue;
+			}
 			if (v6)
-				memcpy(dst6[no], s->dir[v & 1].dst, 16);
+				memcpy(dst6[no], d->dst, 16);
 			else
-				dst4[no] = rte_be_to_cpu_32(relay_be32(s->dir[v & 1].dst));
+				dst4[no] = rte_be_to_cpu_32(relay_be32(d->dst));
+			out_d[no] = d;
 			out_dir[no] = (uint8_t)(v & 1);
 			out_idx[no++] = (uint8_t)i;
 		}
@@ -354,10 +411,24 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				}
 				rw->stats.to_client += out_dir[i];
 				rw->stats.to_backend += 1 - out_dir[i];
-				next[k] = relay_next_hop(pkts[base + k], v6, nh[i], meta_off);
+				/* kept for the session's next packets */
+				out_d[i]->nh = relay_hop_to_keep(nh[i], v6, out_d[i]->dst);
+				out_d[i]->nh_gen = gen;
+				if (nh_table[out_d[i]->nh].flags & DP_FWD_NH_F_RESOLVED) {
+					relay_send(w, pkts[base + k], &nh_table[out_d[i]->nh]);
+					next[k] = RELAY_NEXT_GONE;
+					gone++;
+				} else {
+					/* ip4_output/ip6_output hold or punt it */
+					relay_ttl_for_output(pkts[base + k], v6);
+					dp_mbuf_meta(pkts[base + k], meta_off)->nh = out_d[i]->nh;
+					next[k] = RELAY_NEXT_OUTPUT;
+				}
 			}
 		}
-		if (likely(!split && n == nb_objs))
+		if (gone == n)
+			continue;
+		if (likely(gone == 0 && n == nb_objs))
 			dp_node_dispatch(graph, node, objs, next, n);
 		else
 			relay_enqueue_split(graph, node, objs + base, next, n);

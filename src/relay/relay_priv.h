@@ -69,6 +69,15 @@ struct relay_dir {
 	uint16_t ip_delta;
 	/** UDP: the same over the pseudo-header addresses and the two ports */
 	uint16_t l4_delta;
+	/**
+	 * The next hop of dst as last found (the route's, or for an on-link
+	 * destination its neighbor's), valid while dp_fwd.route_gen is still
+	 * nh_gen (0: not looked up yet). A resolved one sends the packet with
+	 * no lookup at all; its MAC is read from the next hop, which the
+	 * neighbor code updates in place and never frees.
+	 */
+	uint32_t nh;
+	uint32_t nh_gen;
 };
 
 struct relay_session {

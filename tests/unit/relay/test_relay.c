@@ -23,10 +23,12 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_udp.h>
 
 #include "dp_config.h"
 #include "dp_drop.h"
+#include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_pkt_craft.h"
@@ -526,6 +528,62 @@ test_relay_client_to_backend_and_back(void)
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
+/* A route change from the worker's own thread: offline, or the change would
+ * wait for this thread's next walk forever. */
+static void
+route(bool add, const char *text)
+{
+	char err[256] = "";
+
+	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
+	CU_ASSERT_EQUAL(
+		add ? dp_route_add(text, err, sizeof(err)) : dp_route_del(text, err, sizeof(err)),
+		0);
+	if (err[0] != '\0')
+		fprintf(stderr, "route %s: %s\n", text, err);
+}
+
+/*
+ * A session keeps its next hop, and a route change takes it away: after a
+ * more specific route to the backends, the session's packets follow it; after
+ * the backends' host routes are gone, the connected route and the neighbor
+ * table find them again. Every packet checked byte-wise (TTL 64, checksums).
+ */
+static void
+test_relay_kept_next_hop_follows_route_changes(void)
+{
+	struct pkt c = client4(40100, 20);
+	uint32_t src = ip4("198.18.1.1"), dst;
+	const uint32_t gen0 = dp_fwd.route_gen;
+	struct rte_mbuf *m;
+	uint16_t rport;
+	int be, i;
+
+	snap();
+	rport = client_to_backend(&c, &be);
+	dst = ip4(be == 1 ? "198.18.1.2" : "198.18.1.3");
+	/* the kept next hop, used a few times */
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
+	route(true, be == 1 ? "198.18.1.2/32 via 198.18.0.254 port 0"
+			    : "198.18.1.3/32 via 198.18.0.254 port 0");
+	CU_ASSERT(dp_fwd.route_gen != gen0);
+	for (i = 0; i < 2; i++) {
+		m = one_out(&c, 0);
+		if (m != NULL) {
+			check_out(m, &c, gw0_mac, 0, &src, &dst, rport, be == 1 ? 6000 : 6001);
+			rte_pktmbuf_free(m);
+		}
+	}
+	/* the backend's host route (its static neighbor's) gone: on-link again */
+	route(false, be == 1 ? "198.18.1.2/32" : "198.18.1.3/32");
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
+	CU_ASSERT_EQUAL(moved().created, 1);
+	CU_ASSERT_EQUAL(moved().to_backend, 8);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
 /* UDP checksum 0 over IPv4 ("none") is sent as 0, both ways; IP options stay. */
 static void
 test_relay_ip4_zero_udp_cksum_stays_zero_and_options_stay(void)
@@ -981,6 +1039,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_config_errors_name_file_and_line),
 	T(test_relay_config_values),
 	T(test_relay_client_to_backend_and_back),
+	T(test_relay_kept_next_hop_follows_route_changes),
 	T(test_relay_ip4_zero_udp_cksum_stays_zero_and_options_stay),
 	T(test_relay_backend_by_client_hash_is_stable),
 	T(test_relay_backend_without_session_is_dropped),
