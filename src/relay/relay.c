@@ -85,12 +85,18 @@ relay_session_free(struct relay_worker *rw, uint32_t slot)
 {
 	struct relay_session *s = &rw->sess[slot];
 	struct relay_wsvc *ws = &rw->svc[s->svc];
+	struct relay_key4 k4;
 	struct relay_key k;
+	const void *tk;
+
+	struct rte_hash *h;
 
 	key_of_dir(s, 0, &k);
-	rte_hash_del_key(rw->h, &k);
+	h = relay_table(rw, &k, &k4, &tk);
+	rte_hash_del_key(h, tk);
 	key_of_dir(s, 1, &k);
-	rte_hash_del_key(rw->h, &k);
+	h = relay_table(rw, &k, &k4, &tk);
+	rte_hash_del_key(h, tk);
 	if (s->lru_prev != RELAY_NIL)
 		rw->sess[s->lru_prev].lru_next = s->lru_next;
 	else
@@ -113,6 +119,9 @@ session_create(struct relay_worker *rw, unsigned int si, const struct relay_key 
 	const struct relay_svc *svc = &relay_svcs[si];
 	struct relay_wsvc *ws = &rw->svc[si];
 	struct relay_session *s;
+	struct relay_key4 k4, k4_1;
+	const void *tk, *tk1;
+	struct rte_hash *h;
 	struct relay_key k1;
 	uint32_t slot, b;
 	rte_be16_t rport;
@@ -155,10 +164,12 @@ session_create(struct relay_worker *rw, unsigned int si, const struct relay_key 
 	s->last_seen = now;
 
 	key_of_dir(s, 1, &k1);
-	if (rte_hash_add_key_data(rw->h, k, (void *)(uintptr_t)((uint64_t)slot << 1)) < 0)
+	h = relay_table(rw, k, &k4, &tk);
+	if (rte_hash_add_key_data(h, tk, (void *)(uintptr_t)((uint64_t)slot << 1)) < 0)
 		goto undo;
-	if (rte_hash_add_key_data(rw->h, &k1, (void *)(uintptr_t)((uint64_t)slot << 1 | 1)) < 0) {
-		rte_hash_del_key(rw->h, k);
+	h = relay_table(rw, &k1, &k4_1, &tk1);
+	if (rte_hash_add_key_data(h, tk1, (void *)(uintptr_t)((uint64_t)slot << 1 | 1)) < 0) {
+		rte_hash_del_key(h, tk);
 		goto undo;
 	}
 	s->in_use = 1;
@@ -185,11 +196,15 @@ relay_handoff_to(uint16_t owner, void *mbuf)
 int32_t
 relay_miss(struct relay_worker *rw, const struct relay_key *k, uint32_t now, void *mbuf)
 {
+	struct relay_key4 k4;
+	const void *tk;
 	void *data;
 	unsigned int i;
 
+	struct rte_hash *h = relay_table(rw, k, &k4, &tk);
+
 	/* made by an earlier packet of the same burst? */
-	if (rte_hash_lookup_data(rw->h, k, &data) >= 0)
+	if (rte_hash_lookup_data(h, tk, &data) >= 0)
 		return (int32_t)(uintptr_t)data;
 	for (i = 0; i < relay_nb_svcs; i++) {
 		const struct relay_svc *svc = &relay_svcs[i];
@@ -252,7 +267,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 	struct rte_hash_parameters hp;
 	struct relay_worker *rw;
 	char name[RTE_HASH_NAMESIZE];
-	uint32_t slots = 0, i, s;
+	uint32_t slots = 0, slots6 = 0, i, s;
 
 	rw = rte_zmalloc_socket("relay_worker", sizeof(*rw), RTE_CACHE_LINE_SIZE, socket);
 	if (rw == NULL)
@@ -267,6 +282,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		ws->lru_head = ws->lru_tail = RELAY_NIL;
 		ws->free_head = ws->cap ? ws->base : RELAY_NIL;
 		slots += ws->cap;
+		slots6 += relay_svcs[i].ip6 ? ws->cap : 0;
 	}
 	rw->nb_slots = slots;
 	rw->sess = rte_zmalloc_socket("relay_sessions", sizeof(rw->sess[0]) * RTE_MAX(slots, 1u),
@@ -281,17 +297,23 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			rw->sess[s].lru_next = s + 1 < ws->base + ws->cap ? s + 1 : RELAY_NIL;
 		}
 	}
-	snprintf(name, sizeof(name), "relay_w%u", index);
+	snprintf(name, sizeof(name), "relay4_w%u", index);
 	memset(&hp, 0, sizeof(hp));
 	hp.name = name;
 	/* two keys a session; the extendable table guarantees every one fits */
-	hp.entries = RTE_MAX(2 * slots, 16u);
-	hp.key_len = sizeof(struct relay_key);
+	hp.entries = RTE_MAX(2 * (slots - slots6), 16u);
+	hp.key_len = sizeof(struct relay_key4);
 	hp.hash_func = rte_hash_crc;
 	hp.socket_id = socket;
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
-	rw->h = rte_hash_create(&hp);
-	if (rw->h == NULL) {
+	rw->h4 = rte_hash_create(&hp);
+	if (rw->h4 != NULL) {
+		snprintf(name, sizeof(name), "relay6_w%u", index);
+		hp.entries = RTE_MAX(2 * slots6, 16u);
+		hp.key_len = sizeof(struct relay_key);
+		rw->h6 = rte_hash_create(&hp);
+	}
+	if (rw->h4 == NULL || rw->h6 == NULL) {
 		snprintf(err, errlen,
 			"relay: cannot create the session table of worker %u (%u "
 			"sessions): %s",
@@ -314,7 +336,8 @@ nomem:
 	snprintf(err, errlen, "relay: out of memory for the sessions of worker %u", index);
 fail:
 	if (rw != NULL) {
-		rte_hash_free(rw->h);
+		rte_hash_free(rw->h4);
+		rte_hash_free(rw->h6);
 		rte_free(rw->sess);
 		rte_free(rw);
 	}
@@ -436,7 +459,8 @@ dp_relay_fini(void)
 		if (rw == NULL)
 			continue;
 		rte_ring_free(rw->handoff);
-		rte_hash_free(rw->h);
+		rte_hash_free(rw->h4);
+		rte_hash_free(rw->h6);
 		rte_free(rw->sess);
 		rte_free(rw);
 		relay_workers[i] = NULL;

@@ -108,34 +108,43 @@ relay_route6_bulk(uint8_t (*dst)[16], uint32_t *nh, bool *ok, unsigned int n)
  * checked by ip4_fwd/ip6_fwd (whole, in the first segment, total length inside
  * the frame); the UDP header is checked here.
  */
+union relay_anykey {
+	struct relay_key k;   /**< IPv6 */
+	struct relay_key4 k4; /**< IPv4 */
+};
+
 static __rte_always_inline enum dp_drop_reason
-relay_parse(struct rte_mbuf *m, const bool v6, struct relay_key *k, struct rte_udp_hdr **udpp)
+relay_parse(struct rte_mbuf *m, const bool v6, union relay_anykey *key, struct rte_udp_hdr **udpp)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
 	struct rte_udp_hdr *udp;
 	uint32_t l4len, ulen;
 
-	memset(k, 0, sizeof(*k));
 	if (v6) {
+		struct relay_key *k = &key->k;
+
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 
 		udp = (struct rte_udp_hdr *)(ip + 1);
 		l4len = rte_be_to_cpu_16(ip->payload_len);
 		if (unlikely(m->data_len < ETH_IP6_UDP))
 			return DP_DROP_RELAY_BAD_UDP;
+		memset(k, 0, sizeof(*k));
 		memcpy(k->remote, ip->src_addr, 16);
 		memcpy(k->local, ip->dst_addr, 16);
 		k->ip6 = 1;
 	} else {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
 		const uint32_t ihl = rte_ipv4_hdr_len(ip);
+		struct relay_key4 *k = &key->k4;
 
 		udp = (struct rte_udp_hdr *)(l3 + ihl);
 		l4len = rte_be_to_cpu_16(ip->total_length) - ihl; /* >= 0: checked by ip4_fwd */
 		if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(*udp)))
 			return DP_DROP_RELAY_BAD_UDP;
-		memcpy(k->remote, &ip->src_addr, 4);
-		memcpy(k->local, &ip->dst_addr, 4);
+		k->remote = ip->src_addr;
+		k->local = ip->dst_addr;
+		k->pad = 0;
 	}
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (unlikely(l4len < sizeof(*udp) || ulen < sizeof(*udp) || ulen > l4len))
@@ -143,8 +152,13 @@ relay_parse(struct rte_mbuf *m, const bool v6, struct relay_key *k, struct rte_u
 	/* RFC 8200 8.1: a zero UDP checksum over IPv6 is invalid (not "none") */
 	if (v6 && unlikely(udp->dgram_cksum == 0))
 		return DP_DROP_RELAY_UDP6_ZERO_CKSUM;
-	k->rport = udp->src_port;
-	k->lport = udp->dst_port;
+	if (v6) {
+		key->k.rport = udp->src_port;
+		key->k.lport = udp->dst_port;
+	} else {
+		key->k4.rport = udp->src_port;
+		key->k4.lport = udp->dst_port;
+	}
 	*udpp = udp;
 	return DP_DROP_MAX;
 }
@@ -207,6 +221,19 @@ relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const 
 		udp->dst_port = d->dport;
 		relay_udp_cksum(udp, d->l4_delta);
 	}
+}
+
+/* relay_miss() takes the full key: an IPv4 one is widened first (a miss only). */
+static __rte_noinline int32_t
+relay_miss_any(struct relay_worker *rw, const bool v6, const union relay_anykey *key, uint32_t now,
+	struct rte_mbuf *m)
+{
+	struct relay_key k;
+
+	if (v6)
+		return relay_miss(rw, &key->k, now, m);
+	relay_key_of4(&key->k4, &k);
+	return relay_miss(rw, &k, now, m);
 }
 
 /* Send each packet its way when the burst was split in pieces or lost some to hand-off. */
@@ -303,7 +330,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 	now = relay_clock(rw, rte_rdtsc());
 	for (base = 0; base < nb_objs; base += RELAY_PIECE) {
 		const uint16_t n = RTE_MIN(nb_objs - base, RELAY_PIECE);
-		struct relay_key keys[RELAY_PIECE];
+		union relay_anykey keys[RELAY_PIECE];
 		const void *kp[RELAY_PIECE];
 		struct rte_udp_hdr *udp[RELAY_PIECE];
 		void *data[RELAY_PIECE];
@@ -328,7 +355,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				w->stats.drops[why]++;
 			kp[i] = &keys[i];
 		}
-		rte_hash_lookup_bulk_data(rw->h, kp, n, &hits, data);
+		rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, kp, n, &hits, data);
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[base + i];
 			const struct dp_fwd_nh *hop;
@@ -347,7 +374,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 					/* a new session, a hand-off, or a drop; the table may
 					 * change, so later hits of this piece are looked up again
 					 */
-					v = relay_miss(rw, &keys[i], now, m);
+					v = relay_miss_any(rw, v6, &keys[i], now, m);
 					dirty = true;
 				}
 				if (v < 0)

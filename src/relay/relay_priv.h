@@ -59,6 +59,42 @@ struct relay_key {
 };
 _Static_assert(sizeof(struct relay_key) == 48, "relay_key: no hole, a vector-compared size");
 
+/**
+ * The same key as the IPv4 table holds it. IPv4 sessions have a table of
+ * their own with 16-byte keys: rte_hash hashes a key in 8-byte CRC32 steps
+ * (2 instead of 6) and compares it in one 16-byte vector compare. Measured on
+ * the 64 B relay rig: relay4 61 -> 58 cycles a packet; the rest of the
+ * lookup (buckets, signatures) is the same for any key size.
+ */
+struct relay_key4 {
+	rte_be32_t remote;
+	rte_be32_t local;
+	rte_be16_t rport;
+	rte_be16_t lport;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct relay_key4) == 16, "relay_key4: no hole");
+
+static inline void
+relay_key4_of(const struct relay_key *k, struct relay_key4 *k4)
+{
+	memcpy(&k4->remote, k->remote, 4);
+	memcpy(&k4->local, k->local, 4);
+	k4->rport = k->rport;
+	k4->lport = k->lport;
+	k4->pad = 0;
+}
+
+static inline void
+relay_key_of4(const struct relay_key4 *k4, struct relay_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(k->remote, &k4->remote, 4);
+	memcpy(k->local, &k4->local, 4);
+	k->rport = k4->rport;
+	k->lport = k4->lport;
+}
+
 /** What one direction of a session makes of a packet; all network order. */
 struct relay_dir {
 	uint8_t src[16];
@@ -119,7 +155,8 @@ struct relay_wsvc {
 
 /** One worker's relay state, written only by that worker (the stats read by telemetry). */
 struct relay_worker {
-	struct rte_hash *h;
+	struct rte_hash *h4; /**< IPv4 sessions, struct relay_key4 */
+	struct rte_hash *h6; /**< IPv6 sessions, struct relay_key */
 	struct relay_session *sess;
 	uint32_t now_s;           /**< from the TSC, whole seconds since init */
 	uint32_t calls;           /**< of relay_handoff, for the tick */
@@ -177,6 +214,20 @@ static inline uint16_t
 relay_cksum_apply(uint16_t cksum, uint32_t delta)
 {
 	return (uint16_t)~dp_cksum_fold((uint32_t)(uint16_t)~cksum + delta);
+}
+
+/** The table of @p k's family and @p k as it holds it (in @p k4 for IPv4). */
+static inline struct rte_hash *
+relay_table(
+	struct relay_worker *rw, const struct relay_key *k, struct relay_key4 *k4, const void **tk)
+{
+	if (k->ip6) {
+		*tk = k;
+		return rw->h6;
+	}
+	relay_key4_of(k, k4);
+	*tk = k4;
+	return rw->h4;
 }
 
 /** Slow path (relay.c), on the worker. */
