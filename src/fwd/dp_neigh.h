@@ -51,31 +51,24 @@ dp_neigh_find4(uint32_t ip_be, uint16_t port)
 	return (int32_t)(uintptr_t)data;
 }
 
-/** Most neighbors one dp_neigh_find4_bulk() call looks up. */
+/** Most neighbors one dp_neigh_find_bulk() call looks up. */
 #define DP_NEIGH_BULK RTE_HASH_LOOKUP_BULK_MAX
 
 /**
- * Fast path: the next hops of @p n (at most DP_NEIGH_BULK) IPv4 neighbors
- * @p ip_be (network order) on config ports @p port, into @p out (-1: none),
- * in one pipelined hash lookup (a per-packet rte_hash_lookup_data() waits on
- * each bucket in turn).
+ * Fast path: the next hops of the @p n (at most DP_NEIGH_BULK) neighbors
+ * @p keys, into @p out (-1: none), in one pipelined hash lookup (a per-packet
+ * rte_hash_lookup_data() waits on each bucket in turn).
  */
 static inline void
-dp_neigh_find4_bulk(const uint32_t *ip_be, const uint16_t *port, unsigned int n, int32_t *out)
+dp_neigh_find_bulk(const struct dp_neigh_key *keys, unsigned int n, int32_t *out)
 {
-	struct dp_neigh_key keys[DP_NEIGH_BULK];
 	const void *kp[DP_NEIGH_BULK];
 	void *data[DP_NEIGH_BULK];
 	uint64_t hits = 0;
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		memset(&keys[i], 0, sizeof(keys[i]));
-		memcpy(keys[i].addr, &ip_be[i], 4);
-		keys[i].port = port[i];
-		keys[i].family = 4;
+	for (i = 0; i < n; i++)
 		kp[i] = &keys[i];
-	}
 	rte_hash_lookup_bulk_data(dp_neigh_hash, kp, n, &hits, data);
 	for (i = 0; i < n; i++)
 		out[i] = (hits >> i) & 1 ? (int32_t)(uintptr_t)data[i] : -1;

@@ -9,8 +9,8 @@
  *
  * A connected (on-link) next hop stands for every host of its subnet: the
  * packet goes to the neighbor of its own destination, found in the neighbor
- * hash, with one pipelined lookup for all such packets of a burst (the relay's
- * packets to an on-link backend take it every time). Routes through a gateway
+ * hash, with one pipelined lookup for all such packets of a burst
+ * (output_priv.h, shared with ip6_output). Routes through a gateway
  * whose MAC is known never get here: ip4_fwd rewrites those itself.
  */
 #include <string.h>
@@ -28,6 +28,7 @@
 #include "dp_neigh.h"
 #include "dp_ctl.h"
 #include "graph_fp.h"
+#include "output_priv.h"
 
 _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
 	"ip4_output has an edge per port: more than dp_node_dispatch() counts");
@@ -71,80 +72,11 @@ ip4_output_one(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *
 	return DP_GRAPH_EDGE_PORT_TX(nh->port);
 }
 
-/*
- * The packets @p idx of the burst whose next hop is on-link: their neighbors in
- * bulk; a resolved one is rewritten, the rest go the unresolved way.
- */
-static __rte_noinline void
-ip4_output_onlink(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf **pkts,
-	const uint16_t *idx, uint16_t n, rte_edge_t *next)
-{
-	uint32_t dst[DP_NEIGH_BULK];
-	uint16_t port[DP_NEIGH_BULK];
-	int32_t found[DP_NEIGH_BULK];
-	uint16_t base, i, c;
-
-	for (base = 0; base < n; base += c) {
-		c = RTE_MIN(n - base, DP_NEIGH_BULK);
-		for (i = 0; i < c; i++) {
-			struct rte_mbuf *m = pkts[idx[base + i]];
-			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
-				m, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
-
-			memcpy(&dst[i], &ip->dst_addr, sizeof(dst[i]));
-			port[i] = nh_table[dp_mbuf_meta(m, meta_off)->nh].port;
-		}
-		dp_neigh_find4_bulk(dst, port, c, found);
-		for (i = 0; i < c; i++) {
-			const uint16_t k = idx[base + i];
-			const struct dp_fwd_nh *nh = found[i] >= 0 ? &nh_table[found[i]] : NULL;
-
-			if (nh != NULL && (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) &
-						  DP_FWD_NH_F_RESOLVED)) {
-				dp_fwd_ip4_rewrite(
-					nh, rte_pktmbuf_mtod(pkts[k], struct rte_ether_hdr *));
-				next[k] = DP_GRAPH_EDGE_PORT_TX(nh->port);
-			} else {
-				next[k] = ip4_output_unresolved(nh_table, meta_off, pkts[k],
-					dp_mbuf_meta(pkts[k], meta_off)->nh);
-			}
-		}
-	}
-}
-
 static uint16_t
 ip4_output_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
-	uint16_t onlink[RTE_GRAPH_BURST_SIZE];
-	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
-	const int meta_off = dp_mbuf_meta_offset;
-	rte_edge_t diff = 0;
-	uint16_t i, n_on = 0;
-
-	if (unlikely(nb_objs == 0))
-		return 0;
-	for (i = 0; i < nb_objs; i++) {
-		const struct dp_fwd_nh *nh = &nh_table[dp_mbuf_meta(pkts[i], meta_off)->nh];
-
-		if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)) &&
-			(nh->flags & DP_FWD_NH_F_CONNECTED)) {
-			onlink[n_on++] = i;
-			next[i] = DP_GRAPH_EDGE_PUNT; /* decided below */
-		} else {
-			next[i] = ip4_output_one(nh_table, meta_off, pkts[i]);
-		}
-	}
-	if (n_on != 0)
-		ip4_output_onlink(nh_table, meta_off, pkts, onlink, n_on, next);
-	for (i = 0; i < nb_objs; i++)
-		diff |= next[i] ^ next[0];
-	if (likely(diff == 0))
-		rte_node_next_stream_move(graph, node, next[0]);
-	else
-		dp_node_dispatch_mixed(graph, node, objs, next, nb_objs);
-	return nb_objs;
+	return dp_output_burst(
+		graph, node, objs, nb_objs, false, ip4_output_one, ip4_output_unresolved);
 }
 
 static struct rte_node_register ip4_output_node = {

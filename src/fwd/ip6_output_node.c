@@ -10,8 +10,9 @@
  *
  * A connected (on-link) next hop stands for every host of its prefix: the
  * packet goes to the neighbor of its own destination, found in the neighbor
- * hash (dp_neigh_find6). That lookup is on the slow path; routes through a
- * gateway whose MAC is known (the fast path) never take it.
+ * hash with one pipelined lookup for all such packets of a burst
+ * (output_priv.h, shared with ip4_output). Routes through a gateway whose
+ * MAC is known never get here: ip6_fwd rewrites those itself.
  *
  * Packets the router originates (echo replies, ICMPv6 errors) come here too,
  * written with a hop limit one above the one they should leave with.
@@ -30,6 +31,7 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "graph_fp.h"
+#include "output_priv.h"
 
 _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
 	"ip6_output has an edge per port: more than dp_node_dispatch() counts");
@@ -78,24 +80,8 @@ ip6_output_one(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *
 static uint16_t
 ip6_output_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
-	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
-	const int meta_off = dp_mbuf_meta_offset;
-	rte_edge_t diff = 0;
-	uint16_t i;
-
-	if (unlikely(nb_objs == 0))
-		return 0;
-	for (i = 0; i < nb_objs; i++) {
-		next[i] = ip6_output_one(nh_table, meta_off, pkts[i]);
-		diff |= next[i] ^ next[0];
-	}
-	if (likely(diff == 0))
-		rte_node_next_stream_move(graph, node, next[0]);
-	else
-		dp_node_dispatch_mixed(graph, node, objs, next, nb_objs);
-	return nb_objs;
+	return dp_output_burst(
+		graph, node, objs, nb_objs, true, ip6_output_one, ip6_output_unresolved);
 }
 
 static struct rte_node_register ip6_output_node = {

@@ -38,8 +38,8 @@ struct dp_mbuf_meta {
 	uint8_t icmp_type; /**< for the ICMP error nodes: what to send */
 	uint8_t icmp_code;
 	uint16_t pad;
-	uint64_t
-		rx_tsc; /**< TSC just before the walk that received it (or handed it over from the control lcore) */
+	/** TSC just before the walk that received it (or the control lcore's hand-off) */
+	uint64_t rx_tsc;
 };
 
 extern int dp_mbuf_meta_offset;

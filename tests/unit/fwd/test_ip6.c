@@ -1082,6 +1082,72 @@ test_ip6_connected_destination_is_resolved_by_nd(void)
 	}
 }
 
+/*
+ * One burst of on-link and routed destinations (ip6_output's bulk neighbor
+ * lookup): the resolved host of the test before gets its frames at once, a
+ * host not known yet gets one NS while its frames wait, the gateway route is
+ * not looked up in the neighbor table at all. Order per destination holds.
+ */
+static void
+test_ip6_onlink_burst_resolved_and_unknown_hosts(void)
+{
+	static const uint8_t mac9[6] = { 0x02, 0x55, 0, 0, 0, 0x09 };
+	static const uint8_t macc[6] = { 0x02, 0x55, 0, 0, 0, 0x0c };
+	uint8_t f9[2048], fc[2048], fg[2048], dst_c[16], na[128];
+	struct rte_mbuf *out[64];
+	unsigned int i, n, to9 = 0, togw = 0, ns = 0, other = 0;
+	size_t l9, lc, lg, nlen;
+
+	a6("2001:db8:101::c", dst_c);
+	l9 = udp_frame(f9, "2001:db8:10::2", "2001:db8:101::9", 64, 6101, 78);
+	lc = udp_frame(fc, "2001:db8:10::2", "2001:db8:101::c", 64, 6102, 78);
+	lg = udp_frame(fg, "2001:db8:10::2", "2001:db8:1::3", 64, 6103, 78);
+	for (i = 0; i < 12; i++) {
+		if (i % 3 == 0)
+			inject(0, f9, l9);
+		else if (i % 3 == 1)
+			inject(0, fc, lc);
+		else
+			inject(0, fg, lg);
+	}
+	step();
+	n = drain_np(1, out, 64);
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+		if (memcmp(d, mac9, 6) == 0 && d[21] == 63)
+			to9++;
+		else if (memcmp(d, gw1_mac, 6) == 0 && d[21] == 63)
+			togw++;
+		else if (d[0] == 0x33 && d[20] == 58 && d[54] == 135 &&
+			 memcmp(d + 62, dst_c, 16) == 0)
+			ns++;
+		else
+			other++;
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CU_ASSERT_EQUAL(to9, 4);
+	CU_ASSERT_EQUAL(togw, 4);
+	CU_ASSERT_EQUAL(ns, 1); /* the 4 frames for ::c are held meanwhile */
+	CU_ASSERT_EQUAL(other, 0);
+	CU_ASSERT_EQUAL(drain_np(0, out, 64), 0);
+	/* ::c answers: its 4 frames leave, in order */
+	nlen = nd_frame(na, dp_ports[1].mac.addr_bytes, macc, dst_c, dp_fwd6.port[1].global, 255,
+		136, 0x60000000u, dst_c, macc);
+	inject(1, na, nlen);
+	step();
+	n = drain_np(1, out, 64);
+	CU_ASSERT_EQUAL(n, 4);
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+		CU_ASSERT(memcmp(d, macc, 6) == 0);
+		CU_ASSERT_EQUAL(d[21], 63);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	drain_free();
+}
+
 /* Forwarded IPv6 and multicast ND in one burst: each goes its way (the mixed paths). */
 static void
 test_ip6_mixed_burst_with_nd(void)
@@ -1310,6 +1376,8 @@ static const struct dp_test tests[] = {
 		test_ip6_unresolved_gateway_is_solicited_then_released },
 	{ "test_ip6_connected_destination_is_resolved_by_nd",
 		test_ip6_connected_destination_is_resolved_by_nd },
+	{ "test_ip6_onlink_burst_resolved_and_unknown_hosts",
+		test_ip6_onlink_burst_resolved_and_unknown_hosts },
 	/* these teach the table neighbors (stale) that it then probes with unicast NS */
 	{ "test_ip6_ns_for_own_address_gets_na_and_teaches_sender",
 		test_ip6_ns_for_own_address_gets_na_and_teaches_sender },
