@@ -420,7 +420,8 @@ ep_dp_fini(void)
 
 		/* fragments still waiting: freed as what dpfwd held when it stopped */
 		if (ws->reasm != NULL)
-			dp_ctl_drops[DP_DROP_SHUTDOWN] += ep_reasm_expire(ws->reasm, UINT64_MAX);
+			dp_ctl_drops[DP_DROP_SHUTDOWN] +=
+				ep_reasm_expire(ws->reasm, UINT64_MAX, false);
 		rte_free(ws->reasm);
 		rte_free(ws->tx);
 		ws->reasm = NULL;

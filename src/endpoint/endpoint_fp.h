@@ -72,8 +72,14 @@ struct ep_reasm_dgram {
 	struct ep_frag f[EP_REASM_FRAGS];
 };
 
+/** Time Exceeded errors a worker keeps for endpoint_tx to send, at most. */
+#define EP_REASM_ERRORS_MAX 8
+
 struct ep_reasm {
-	uint64_t used;                /**< bit i: slot i holds a datagram */
+	uint64_t used; /**< bit i: slot i holds a datagram */
+	/** first fragments of timed-out datagrams, for icmp4_error/icmp6_error */
+	struct rte_mbuf *errors[EP_REASM_ERRORS_MAX];
+	uint32_t nb_errors;
 	uint32_t ids[EP_REASM_SLOTS]; /**< a slot's id, scanned first */
 	uint32_t held;                /**< mbufs held over all slots */
 	uint64_t timeout_tsc;
@@ -150,7 +156,13 @@ extern struct ep_dp *ep_port6[65536];
 /** Free callback of a zero-copy buffer: back on the send pipe's free ring. */
 void ep_zc_free(void *addr, void *opaque);
 
-/** Free what a worker's table holds for datagrams older than the timeout. @return mbufs freed. */
-unsigned int ep_reasm_expire(struct ep_reasm *r, uint64_t now);
+/**
+ * Drop what a worker's table holds for datagrams older than the timeout. With
+ * @p errors, the first fragment of each (when it came) is kept in r->errors
+ * for a Time Exceeded, while there is room; the rest are freed. At shutdown
+ * (@p errors false) what waits in r->errors is freed too.
+ * @return fragments dropped (counted by the caller), the kept ones included.
+ */
+unsigned int ep_reasm_expire(struct ep_reasm *r, uint64_t now, bool errors);
 
 #endif /* ENDPOINT_FP_H */

@@ -12,7 +12,9 @@
  *         ep_bad_cksum, ep_no_endpoint, ep_rx_full, ep_rx_too_big, ep_bad_buf,
  *         ep_frag_bad, ep_frag_full, ep_frag_timeout, ip4_local / ip6_local:
  *         a reassembled datagram that is not UDP to an endpoint); fragments
- *         wait in the table until their datagram is whole
+ *         wait in the table until their datagram is whole; of a datagram that
+ *         timed out, the first fragment is kept for a Time Exceeded (code 1),
+ *         which endpoint_tx hands to icmp4_error / icmp6_error
  *
  * endpoint_tx (source node, every walk)
  *   uses: the send pipes of the endpoints this worker sends for; the routes
@@ -22,7 +24,8 @@
  *         by), the payload copied or, from [endpoint] zero_copy_min bytes,
  *         attached from the shared buffer; dp_mbuf_meta.nh and rx_tsc
  *   next: ip4_output / ip6_output (MACs, TTL - 1), ip4_local / ip6_local (to
- *         one of dpfwd's own addresses); drops (ep_bad_buf, ep_bad_dest,
+ *         one of dpfwd's own addresses), icmp4_error / icmp6_error (the
+ *         reassembly timeouts' first fragments, meta.icmp_type/code set); drops (ep_bad_buf, ep_bad_dest,
  *         ep_no_route, ep_nomem, ep_too_big) have no mbuf: counted, and the
  *         buffer goes back to the application
  *
@@ -114,8 +117,38 @@ reasm_free(struct ep_reasm *r, unsigned int i)
 	return n;
 }
 
+/*
+ * Datagram @p i timed out: RFC 792 (code 1), RFC 1122 3.3.2 and RFC 8200 4.5
+ * answer it with Time Exceeded "fragment reassembly time exceeded" when its
+ * first fragment came. That fragment is kept for icmp4_error/icmp6_error
+ * (endpoint_tx hands it over), which make the error in its mbuf and apply
+ * their own rules (rate limit, never about a multicast destination...); the
+ * others are freed. @return fragments dropped, the kept one included.
+ */
+static unsigned int
+reasm_time_out(struct ep_reasm *r, unsigned int i)
+{
+	struct ep_reasm_dgram *d = &r->d[i];
+	unsigned int k;
+
+	for (k = 0; k < d->nb && r->nb_errors < EP_REASM_ERRORS_MAX; k++) {
+		struct dp_mbuf_meta *meta;
+
+		if (d->f[k].off != 0)
+			continue;
+		meta = dp_mbuf_meta(d->f[k].m, dp_mbuf_meta_offset);
+		meta->icmp_type = d->ip6 ? DP_ICMP6_TIME_EXCEEDED : DP_ICMP4_TIME_EXCEEDED;
+		meta->icmp_code = d->ip6 ? DP_ICMP6_EXC_REASM : DP_ICMP4_EXC_REASM;
+		r->errors[r->nb_errors++] = d->f[k].m;
+		d->f[k] = d->f[--d->nb];
+		r->held--;
+		return 1 + reasm_free(r, i);
+	}
+	return reasm_free(r, i);
+}
+
 unsigned int
-ep_reasm_expire(struct ep_reasm *r, uint64_t now)
+ep_reasm_expire(struct ep_reasm *r, uint64_t now, bool errors)
 {
 	uint64_t used = r->used;
 	unsigned int n = 0;
@@ -125,9 +158,29 @@ ep_reasm_expire(struct ep_reasm *r, uint64_t now)
 
 		used &= used - 1;
 		if (now - r->d[i].start_tsc > r->timeout_tsc)
-			n += reasm_free(r, i);
+			n += errors ? reasm_time_out(r, i) : reasm_free(r, i);
+	}
+	if (!errors && r->nb_errors != 0) {
+		rte_pktmbuf_free_bulk(r->errors, r->nb_errors);
+		r->nb_errors = 0;
 	}
 	return n;
+}
+
+/* The Time Exceeded errors waiting (reasm_time_out), to the ICMP error nodes. */
+static __rte_noinline void
+reasm_send_errors(struct rte_graph *graph, struct rte_node *node, struct ep_reasm *r,
+	rte_edge_t edge4, rte_edge_t edge6)
+{
+	uint32_t k;
+
+	for (k = 0; k < r->nb_errors; k++) {
+		const uint8_t *l3 =
+			rte_pktmbuf_mtod_offset(r->errors[k], const uint8_t *, RTE_ETHER_HDR_LEN);
+
+		rte_node_enqueue_x1(graph, node, (l3[0] >> 4) == 6 ? edge6 : edge4, r->errors[k]);
+	}
+	r->nb_errors = 0;
 }
 
 /* What a fragment says of itself. */
@@ -204,12 +257,12 @@ reasm_slot(struct ep_reasm *r, const bool v6, const struct ep_frag_hdr *h, uint6
 		if (now - d->start_tsc <= r->timeout_tsc)
 			return (int)i;
 		/* too old: what it held goes, the fragment starts it anew */
-		w->stats.drops[DP_DROP_EP_FRAG_TIMEOUT] += reasm_free(r, i);
+		w->stats.drops[DP_DROP_EP_FRAG_TIMEOUT] += reasm_time_out(r, i);
 		break;
 	}
 	free_mask = ~r->used;
 	if (free_mask == 0 || r->held >= EP_REASM_HELD_MAX) {
-		w->stats.drops[DP_DROP_EP_FRAG_TIMEOUT] += ep_reasm_expire(r, now);
+		w->stats.drops[DP_DROP_EP_FRAG_TIMEOUT] += ep_reasm_expire(r, now, true);
 		free_mask = ~r->used;
 		if (free_mask == 0 || r->held >= EP_REASM_HELD_MAX)
 			return -1;
@@ -691,6 +744,8 @@ enum ep_tx_next {
 	EP_TX_NEXT_IP6_OUTPUT,
 	EP_TX_NEXT_IP4_LOCAL,
 	EP_TX_NEXT_IP6_LOCAL,
+	EP_TX_NEXT_ICMP4_ERROR,
+	EP_TX_NEXT_ICMP6_ERROR,
 	EP_TX_NEXT_MAX,
 };
 
@@ -1102,7 +1157,11 @@ endpoint_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	/* fragments whose datagram never completes: a bounded sweep now and then */
 	if (unlikely((++ws->calls & (EP_REASM_TICK_CALLS - 1)) == 0) && ws->reasm != NULL &&
 		ws->reasm->used != 0)
-		w->stats.drops[DP_DROP_EP_FRAG_TIMEOUT] += ep_reasm_expire(ws->reasm, rte_rdtsc());
+		w->stats.drops[DP_DROP_EP_FRAG_TIMEOUT] +=
+			ep_reasm_expire(ws->reasm, rte_rdtsc(), true);
+	if (unlikely(ws->reasm != NULL && ws->reasm->nb_errors != 0))
+		reasm_send_errors(
+			graph, node, ws->reasm, EP_TX_NEXT_ICMP4_ERROR, EP_TX_NEXT_ICMP6_ERROR);
 	n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
 	if (n == 0)
 		return 0;
@@ -1132,6 +1191,8 @@ static struct rte_node_register endpoint_tx_node = {
 			[EP_TX_NEXT_IP6_OUTPUT] = "ip6_output",
 			[EP_TX_NEXT_IP4_LOCAL] = "ip4_local",
 			[EP_TX_NEXT_IP6_LOCAL] = "ip6_local",
+			[EP_TX_NEXT_ICMP4_ERROR] = "icmp4_error",
+			[EP_TX_NEXT_ICMP6_ERROR] = "icmp6_error",
 		},
 };
 RTE_NODE_REGISTER(endpoint_tx_node);

@@ -44,6 +44,9 @@
  * the offending packet as fits without exceeding the minimum IPv6 MTU.
  */
 #define DP_ICMP6_ERR_MAX_LEN 1280
+/** ICMPv6 Time Exceeded (RFC 4443 3.3) and its code for a reassembly that timed out */
+#define DP_ICMP6_TIME_EXCEEDED 3
+#define DP_ICMP6_EXC_REASM     1
 
 /** The IPv6 addresses of one port. */
 struct dp_fwd6_port {

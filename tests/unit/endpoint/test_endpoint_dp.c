@@ -329,6 +329,41 @@ inject_udp(bool ip6, const char *src, const char *dst, uint16_t dport, size_t le
 	ring_rig_inject(&rig, 0, f, frame(f, 0, ip6, d, n));
 }
 
+/* Fragment @p k of datagram @p d (IP header first, @p n bytes) cut in pieces of
+ * @p fs bytes of payload, into @p frag (IP header first). @return its length. */
+static size_t
+fragment_of(bool ip6, const uint8_t *d, size_t n, size_t fs, unsigned int k, uint8_t *frag)
+{
+	const size_t l3 = ip6 ? 40 : 20, total = n - l3;
+	const unsigned int nf = (unsigned int)((total + fs - 1) / fs);
+	const size_t off = k * fs, len = RTE_MIN(fs, total - off);
+	const bool more = k + 1 < nf;
+
+	memcpy(frag, d, l3);
+	if (ip6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)frag;
+		struct rte_ipv6_fragment_ext *fh = (struct rte_ipv6_fragment_ext *)(ip + 1);
+
+		ip->proto = IPPROTO_FRAGMENT;
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+		fh->next_header = IPPROTO_UDP;
+		fh->reserved = 0;
+		fh->frag_data = rte_cpu_to_be_16((uint16_t)(off | more));
+		fh->id = rte_cpu_to_be_32(0xabcdef01);
+		memcpy(fh + 1, d + l3 + off, len);
+		return 48 + len;
+	}
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)frag;
+
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + len));
+	ip->fragment_offset =
+		rte_cpu_to_be_16((uint16_t)(off / 8 | (more ? RTE_IPV4_HDR_MF_FLAG : 0)));
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	memcpy(frag + 20, d + l3 + off, len);
+	return 20 + len;
+}
+
 /*
  * The datagram @p d (IP header first, @p n bytes) cut in fragments of @p fs
  * bytes of payload, injected in the order of @p order (NULL: in order).
@@ -344,35 +379,8 @@ inject_fragments(bool ip6, const uint8_t *d, size_t n, size_t fs, const unsigned
 	unsigned int i;
 
 	for (i = 0; i < nf && i < max; i++) {
-		const unsigned int k = order != NULL ? order[i] : i;
-		const size_t off = k * fs, len = RTE_MIN(fs, total - off);
-		const bool more = k + 1 < nf;
-		size_t flen;
+		const size_t flen = fragment_of(ip6, d, n, fs, order != NULL ? order[i] : i, frag);
 
-		memcpy(frag, d, l3);
-		if (ip6) {
-			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)frag;
-			struct rte_ipv6_fragment_ext *fh = (struct rte_ipv6_fragment_ext *)(ip + 1);
-
-			ip->proto = IPPROTO_FRAGMENT;
-			ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len));
-			fh->next_header = IPPROTO_UDP;
-			fh->reserved = 0;
-			fh->frag_data = rte_cpu_to_be_16((uint16_t)(off | more));
-			fh->id = rte_cpu_to_be_32(0xabcdef01);
-			memcpy(fh + 1, d + l3 + off, len);
-			flen = 48 + len;
-		} else {
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)frag;
-
-			ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + len));
-			ip->fragment_offset = rte_cpu_to_be_16(
-				(uint16_t)(off / 8 | (more ? RTE_IPV4_HDR_MF_FLAG : 0)));
-			ip->hdr_checksum = 0;
-			ip->hdr_checksum = rte_ipv4_cksum(ip);
-			memcpy(frag + 20, d + l3 + off, len);
-			flen = 20 + len;
-		}
 		ring_rig_inject(&rig, 0, f, frame(f, 0, ip6, frag, flen));
 	}
 	return nf;
@@ -765,12 +773,63 @@ test_ep_fragments_both_ways_ip4(void)
 	app_close(&a);
 }
 
+/*
+ * The one frame port 0 sent after a reassembly timed out: Time Exceeded,
+ * "fragment reassembly time exceeded" (RFC 792 type 11 code 1; RFC 4443
+ * type 3 code 1), from the port's address to the peer, quoting the first
+ * fragment from its IP header on, with valid checksums.
+ */
+static void
+assert_reasm_time_exceeded(bool ip6, const uint8_t *first_frag_l3)
+{
+	struct rte_mbuf *out[4];
+	const uint8_t *f, *l3, *icmp;
+	uint8_t a[16];
+	unsigned int n = ring_rig_drain(&rig, 0, out, 4);
+
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	f = rte_pktmbuf_mtod(out[0], const uint8_t *);
+	l3 = f + RTE_ETHER_HDR_LEN;
+	CU_ASSERT(memcmp(f, peer_mac, 6) == 0);
+	if (ip6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+		icmp = l3 + sizeof(*ip);
+		CU_ASSERT_EQUAL(ip->proto, IPPROTO_ICMPV6);
+		CU_ASSERT_FATAL(inet_pton(AF_INET6, "2001:db8:10::1", a) == 1);
+		CU_ASSERT(memcmp(ip->src_addr, a, 16) == 0);
+		CU_ASSERT_FATAL(inet_pton(AF_INET6, "2001:db8:10::2", a) == 1);
+		CU_ASSERT(memcmp(ip->dst_addr, a, 16) == 0);
+		CU_ASSERT_EQUAL(icmp[0], 3);
+		CU_ASSERT_EQUAL(icmp[1], 1);
+		CU_ASSERT_EQUAL(rte_ipv6_udptcp_cksum_verify(ip, icmp), 0);
+		/* the quote: IPv6 header and Fragment header of the first fragment */
+		CU_ASSERT(memcmp(icmp + 8, first_frag_l3, 48) == 0);
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+		icmp = l3 + 20;
+		CU_ASSERT_EQUAL(ip->next_proto_id, IPPROTO_ICMP);
+		CU_ASSERT_EQUAL(ip->src_addr, inet_addr("198.18.0.1"));
+		CU_ASSERT_EQUAL(ip->dst_addr, inet_addr("198.18.0.2"));
+		CU_ASSERT_EQUAL(rte_ipv4_cksum(ip), 0); /* over a header with its checksum */
+		CU_ASSERT_EQUAL(icmp[0], 11);
+		CU_ASSERT_EQUAL(icmp[1], 1);
+		CU_ASSERT_EQUAL(
+			rte_raw_cksum(icmp, rte_be_to_cpu_16(ip->total_length) - 20), 0xffff);
+		/* the quote: the first fragment's header (MF set, offset 0) and 8 bytes */
+		CU_ASSERT(memcmp(icmp + 8, first_frag_l3, 28) == 0);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+}
+
 static void
 test_ep_fragments_timeout_and_overlap(void)
 {
 	static uint8_t d[70000];
 	struct ep_reasm *r = ep_workers[0].reasm;
 	uint64_t timeout = r->timeout_tsc;
+	static uint8_t frag0[2048];
 	struct app a;
 	size_t n;
 
@@ -785,9 +844,28 @@ test_ep_fragments_timeout_and_overlap(void)
 	/* never completed: the sweep frees them */
 	r->timeout_tsc = 0;
 	dp_graph_worker_run(worker(), 2 * 1024);
+	dp_graph_worker_flush(worker());
 	r->timeout_tsc = timeout;
 	CU_ASSERT_EQUAL(r->held, 0);
 	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_TIMEOUT), 2);
+	/* and its first fragment came: Time Exceeded, code 1 */
+	fragment_of(false, d, n, 1480, 0, frag0);
+	assert_reasm_time_exceeded(false, frag0);
+	/* IPv6 the same way (RFC 8200 4.5) */
+	snap();
+	n = datagram(d, true, "2001:db8:10::2", "2001:db8:10::1", PEER_PORT, EP_PORT, 5000, 37, 0);
+	inject_fragments(true, d, n, 1232, NULL, 2);
+	run_graph();
+	CU_ASSERT_EQUAL(r->held, 2);
+	r->timeout_tsc = 0;
+	dp_graph_worker_run(worker(), 2 * 1024);
+	dp_graph_worker_flush(worker());
+	r->timeout_tsc = timeout;
+	CU_ASSERT_EQUAL(r->held, 0);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_TIMEOUT), 2);
+	fragment_of(true, d, n, 1232, 0, frag0);
+	assert_reasm_time_exceeded(true, frag0);
+	n = datagram(d, false, "198.18.0.2", "198.18.0.1", PEER_PORT, EP_PORT, 5000, 31, 0);
 	/* an overlap throws the whole datagram away (RFC 5722) */
 	snap();
 	inject_fragments(false, d, n, 1480, NULL, 2);
