@@ -44,6 +44,8 @@ enum {
 	DP_FWD_NH_F_IP6 = 1 << 3, /**< an IPv6 next hop: gw6 is its address */
 	/** on-link: send to the neighbor of the packet's own destination (dp_neigh_find4/6) */
 	DP_FWD_NH_F_CONNECTED = 1 << 4,
+	/** control lcore only: this IPv4 neighbor's adjacency /32 is in the live table */
+	DP_FWD_NH_F_ADJ = 1 << 5,
 };
 
 /*
@@ -60,10 +62,42 @@ struct dp_fwd_nh {
 	uint8_t gw6[16]; /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
 } __rte_aligned(64);
 
+/*
+ * Adjacencies (VPP's word): a resolved IPv4 neighbor on a connected subnet
+ * gets its address as a /32 route whose next hop is its own entry, so that
+ * ip4_fwd finds the MAC in the lookup it makes anyway and sends the packet
+ * itself; without it, every packet to an on-link host takes ip4_output and
+ * a neighbor hash lookup. Only where the connected route is the best match:
+ * a route the user made more specific than the subnet wins, and a change of
+ * routes adds or removes adjacencies to keep it so (route.c). A /32 the user
+ * configured for the address is the user's. An adjacency stays while its
+ * neighbor turns stale or fails (its packets then go to ip4_output, which
+ * holds them and asks again, as for any unresolved gateway).
+ */
+
+/** Control lcore: the IPv4 routes, as a user counts them (adjacencies are not). */
+#define DP_FWD_IP4_ROUTES() (dp_fwd.ip4.nb_routes - dp_fwd.ip4.nb_adj)
+
+/** Control lcore: whether next hop @p nh is an IPv4 neighbor's entry. */
+static inline bool
+dp_fwd_nh_is_neigh4(const struct dp_fwd_nh *nh)
+{
+	return (nh->flags & DP_FWD_NH_F_VALID) &&
+	       !(nh->flags & (DP_FWD_NH_F_LOCAL | DP_FWD_NH_F_CONNECTED | DP_FWD_NH_F_IP6)) &&
+	       nh->gw != 0;
+}
+
+/** Control lcore: whether neighbor @p idx may have its adjacency in table @p fib now. */
+bool dp_fwd_adj4_eligible(struct rte_fib *fib, uint32_t idx);
+
+/** Control lcore: neighbor @p idx (IPv4) has a MAC: its adjacency, when it may. */
+void dp_route_adj4_resolved(uint32_t idx);
+
 /** An IPv4 route table: the FIB and what the control lcore knows of it. */
 struct dp_fwd_fib4 {
 	struct rte_fib *fib;
 	uint32_t nb_routes;  /**< prefixes in it */
+	uint32_t nb_adj;     /**< of which neighbors' adjacencies (not routes to a user) */
 	uint32_t max_routes; /**< prefixes it has room for (its RIB has twice as many nodes) */
 	uint32_t tbl8_max;   /**< tbl8 groups it was made with */
 	/**
@@ -222,7 +256,7 @@ dp_fwd_ip6_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
 
 /**
  * Build the table from the config: local /32s and connected subnets of every
- * port address, static neighbors (as /32 host routes), then every route.
+ * port address, static neighbors, every route, then the adjacencies of resolved neighbors.
  * Ports must be probed and started (their MACs are used).
  * @return 0, -ENOMEM, -ENOSPC (too many next hops), -EINVAL (message in @p err).
  */

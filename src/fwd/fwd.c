@@ -304,6 +304,52 @@ out:
 	return rc;
 }
 
+bool
+dp_fwd_adj4_eligible(struct rte_fib *fib, uint32_t idx)
+{
+	const struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
+	struct rte_rib_node *node = rte_rib_lookup(rte_fib_get_rib(fib), nh->gw);
+	uint64_t v;
+	uint8_t depth;
+
+	if (node == NULL || dp_fwd.connected4[nh->port] == 0)
+		return false;
+	rte_rib_get_depth(node, &depth);
+	if (depth == 32) {
+		/* the address's own /32: the adjacency itself, or the user's route */
+		rte_rib_get_nh(node, &v);
+		if (!(nh->flags & DP_FWD_NH_F_ADJ) || v != idx)
+			return false;
+		node = rte_rib_lookup_parent(node);
+		if (node == NULL)
+			return false;
+	}
+	rte_rib_get_nh(node, &v);
+	return v == dp_fwd.connected4[nh->port];
+}
+
+/* The adjacencies of the resolved IPv4 neighbors in a table being built (not
+ * live yet: at start and for a reload), after its routes. */
+static void
+adj4_fill(struct dp_fwd_fib4 *t)
+{
+	uint32_t idx;
+
+	for (idx = 1; idx < dp_fwd.nb_nh; idx++) {
+		struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
+
+		if (!dp_fwd_nh_is_neigh4(nh))
+			continue;
+		__atomic_and_fetch(&nh->flags, (uint8_t)~DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
+		/* a full table goes without: its packets take ip4_output */
+		if ((nh->flags & DP_FWD_NH_F_RESOLVED) && dp_fwd_adj4_eligible(t->fib, idx) &&
+			dp_fwd_fib4_add(t, nh->gw, 32, idx) == 0) {
+			__atomic_or_fetch(&nh->flags, DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
+			t->nb_adj++;
+		}
+	}
+}
+
 int
 dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -344,7 +390,10 @@ dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, 
 		}
 		dp_neigh_set_permanent(idx, &n->mac);
 	}
-	return fill_routes(t, cfg, err, errlen);
+	rc = fill_routes(t, cfg, err, errlen);
+	if (rc == 0)
+		adj4_fill(t);
+	return rc;
 }
 
 /* "file:line: " of the [routes] size keys, or the config's path. */
@@ -416,8 +465,7 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 	DP_LOG(INFO, fwd,
 		"%u IPv4 routes loaded in %.3f s (room for %u routes, %u tbl8 groups, %u of them "
 		"reserved), %u next hops",
-		dp_fwd.ip4.nb_routes,
-		(double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz(),
+		DP_FWD_IP4_ROUTES(), (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz(),
 		dp_fwd.ip4.max_routes, dp_fwd.ip4.tbl8_max, dp_fwd.ip4.tbl8_used, dp_fwd.nb_nh);
 	/* IPv6 (fwd6.c): its next hops come from the same table */
 	rc = dp_fwd6_init(cfg, err, errlen);
@@ -457,8 +505,9 @@ fwd_fill(void *arg)
 				"port", nh->port, "local", !!(nh->flags & DP_FWD_NH_F_LOCAL),
 				"resolved", !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
 	}
-	return json_pack("{s:I, s:I, s:o}", "ip4_routes", (json_int_t)dp_fwd.ip4.nb_routes,
-		"next_hops_total", (json_int_t)dp_fwd.nb_nh, "next_hops", nhs);
+	return json_pack("{s:I, s:I, s:I, s:o}", "ip4_routes", (json_int_t)DP_FWD_IP4_ROUTES(),
+		"ip4_adjacencies", (json_int_t)dp_fwd.ip4.nb_adj, "next_hops_total",
+		(json_int_t)dp_fwd.nb_nh, "next_hops", nhs);
 }
 
 int

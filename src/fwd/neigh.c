@@ -253,8 +253,12 @@ dp_neigh_learn(int family, const uint8_t *addr, uint16_t port, const struct rte_
 	changed = !(nh->flags & DP_FWD_NH_F_RESOLVED) ||
 		  !rte_is_same_ether_addr(&nh->l2.dst_addr, mac);
 	stats.learned++;
-	if (changed)
+	if (changed) {
 		nh_set_resolved(nh, mac);
+		/* its host route, so that ip4_fwd sends to it itself (dp_fwd.h) */
+		if (family == 4)
+			dp_route_adj4_resolved((uint32_t)idx);
+	}
 	/* a reply to our solicitation confirms reachability; anything else (a request
 	 * from the neighbor, an unsolicited announcement) only gives its address
 	 * (RFC 4861 7.2.5 and 7.2.3: stale), unless it was already reachable with the

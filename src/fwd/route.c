@@ -90,7 +90,6 @@ workers_sync(void)
 		rte_rcu_qsbr_synchronize(dp_graph_qsv, RTE_QSBR_THRID_INVALID);
 }
 
-/* Make @p t the live table; the old one is freed once no worker reads it. */
 /* After a change is visible: a reader that sees the new generation sees the
  * change; one that kept an answer under the old one looks again. */
 static void
@@ -114,6 +113,7 @@ fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
 	rte_fib6_free(old);
 }
 
+/* Make @p t the live table; the old one is freed once no worker reads it. */
 static void
 fib4_publish(struct dp_fwd_fib4 *t)
 {
@@ -122,6 +122,7 @@ fib4_publish(struct dp_fwd_fib4 *t)
 	/* workers pick the new table up at their next burst; once each has passed
 	 * a walk, none holds the old one */
 	dp_fwd.ip4.nb_routes = t->nb_routes;
+	dp_fwd.ip4.nb_adj = t->nb_adj;
 	dp_fwd.ip4.max_routes = t->max_routes;
 	dp_fwd.ip4.tbl8_max = t->tbl8_max;
 	dp_fwd.ip4.tbl8_used = t->tbl8_used;
@@ -241,6 +242,7 @@ fib4_copy(const struct dp_fwd_fib4 *src, struct dp_fwd_fib4 *dst)
 	}
 	if (rc < 0)
 		dp_fwd_fib4_free(dst);
+	dst->nb_adj = src->nb_adj;
 	return rc;
 }
 
@@ -283,8 +285,99 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 	route_stats.copies++;
 	route_stats.last_copy_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
 	DP_LOG(INFO, fwd, "route change %s/%u made in a copy of the table (%u routes, %.3f s)",
-		add ? "add" : "del", plen, dp_fwd.ip4.nb_routes, route_stats.last_copy_s);
+		add ? "add" : "del", plen, DP_FWD_IP4_ROUTES(), route_stats.last_copy_s);
 	return 0;
+}
+
+/* ---- adjacencies (dp_fwd.h) ---- */
+
+static struct {
+	uint64_t added, removed;
+} adj_stats;
+
+/*
+ * Add an adjacency to the live table, from ARP processing on the control
+ * lcore. A /32 is changed in place, and an add that leaves its /24 with a
+ * tbl8 group freed nothing (3(b) at the top): then there is no grace period
+ * to wait for, and resolving a neighbor does not wait on the workers. The
+ * /24 can only lose its group when every other address there has the
+ * neighbor's next hop already; then the workers are waited for as usual.
+ */
+static int
+adj4_add_live(uint32_t addr, uint32_t idx)
+{
+	int rc;
+
+	__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
+	rc = dp_fwd_fib4_add(&dp_fwd.ip4, addr, 32, idx);
+	__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
+	if (rc < 0)
+		return rc;
+	dp_fwd.ip4.nb_adj++;
+	route_gen_next();
+	if (!has_tbl8(dp_fwd.ip4.fib, NET24(addr)))
+		workers_sync();
+	return 0;
+}
+
+void
+dp_route_adj4_resolved(uint32_t idx)
+{
+	struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
+
+	if (dp_fwd.ip4.fib == NULL || (nh->flags & DP_FWD_NH_F_ADJ) || !dp_fwd_nh_is_neigh4(nh) ||
+		!dp_fwd_adj4_eligible(dp_fwd.ip4.fib, idx))
+		return;
+	/* a full table goes without */
+	if (adj4_add_live(nh->gw, idx) == 0) {
+		__atomic_or_fetch(&nh->flags, DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
+		adj_stats.added++;
+	}
+}
+
+/* The adjacency of the IPv4 neighbor at @p addr (host order), or 0. */
+static uint32_t
+adj4_of(uint32_t addr)
+{
+	uint32_t idx;
+
+	for (idx = 1; idx < dp_fwd.nb_nh; idx++)
+		if ((dp_fwd.nh[idx].flags & DP_FWD_NH_F_ADJ) && dp_fwd.nh[idx].gw == addr)
+			return idx;
+	return 0;
+}
+
+/* After a change of IPv4 routes: each adjacency where the connected route is
+ * still the best match, and only there. */
+static void
+adj4_revalidate(void)
+{
+	struct rte_rib *rib = rte_fib_get_rib(dp_fwd.ip4.fib);
+	uint32_t idx;
+
+	for (idx = 1; idx < dp_fwd.nb_nh; idx++) {
+		struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
+		struct rte_rib_node *node;
+		uint64_t v = 0;
+
+		if (!dp_fwd_nh_is_neigh4(nh))
+			continue;
+		if (!(nh->flags & DP_FWD_NH_F_ADJ)) {
+			if (nh->flags & DP_FWD_NH_F_RESOLVED)
+				dp_route_adj4_resolved(idx);
+			continue;
+		}
+		node = rte_rib_lookup_exact(rib, nh->gw, 32);
+		if (node != NULL)
+			rte_rib_get_nh(node, &v);
+		if (node != NULL && v == idx && dp_fwd_adj4_eligible(dp_fwd.ip4.fib, idx))
+			continue;
+		if (node != NULL && v == idx && fib4_change(false, nh->gw, 32, 0) < 0)
+			continue; /* kept: tried again at the next change */
+		__atomic_and_fetch(&nh->flags, (uint8_t)~DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
+		dp_fwd.ip4.nb_adj--;
+		adj_stats.removed++;
+	}
 }
 
 /* ---- on the control lcore ---- */
@@ -327,7 +420,7 @@ do_add(void *arg)
 {
 	struct route_req *q = arg;
 	struct dp_config_route r;
-	uint32_t nh;
+	uint32_t nh, adj;
 	int rc;
 
 	if (strchr(q->text, ':') != NULL)
@@ -340,6 +433,12 @@ do_add(void *arg)
 		return -EINVAL;
 	}
 	rc = dp_fwd_route4_nh(&r, &nh);
+	/* a /32 for a neighbor's address is the user's from now on */
+	if (rc == 0 && r.plen == 32 && (adj = adj4_of(r.prefix)) != 0) {
+		__atomic_and_fetch(
+			&dp_fwd.nh[adj].flags, (uint8_t)~DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
+		dp_fwd.ip4.nb_adj--;
+	}
 	if (rc == 0)
 		rc = fib4_change(true, r.prefix, r.plen, nh);
 	if (rc < 0) {
@@ -350,6 +449,7 @@ do_add(void *arg)
 		return rc;
 	}
 	route_stats.added++;
+	adj4_revalidate();
 	return 0;
 }
 
@@ -383,12 +483,20 @@ do_del(void *arg)
 		snprintf(q->err, q->errlen, "%s is a port address: change the config", q->text);
 		return -EINVAL;
 	}
+	if (r.plen == 32 && adj4_of(r.prefix) == nh) {
+		snprintf(q->err, q->errlen,
+			"%s is the adjacency of a neighbor (its host route, which goes with the "
+			"neighbor), not a route",
+			q->text);
+		return -EINVAL;
+	}
 	rc = fib4_change(false, r.prefix, r.plen, 0);
 	if (rc < 0) {
 		snprintf(q->err, q->errlen, "cannot delete %s: %s", q->text, strerror(-rc));
 		return rc;
 	}
 	route_stats.deleted++;
+	adj4_revalidate();
 	return 0;
 }
 
@@ -437,7 +545,7 @@ do_reload(void *arg)
 	route_stats.reloads++;
 	route_stats.last_reload_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
 	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 and %u IPv6 routes in %.3f s", q->path,
-		dp_fwd.ip4.nb_routes, dp_fwd6.nb_routes, route_stats.last_reload_s);
+		DP_FWD_IP4_ROUTES(), dp_fwd6.nb_routes, route_stats.last_reload_s);
 	return 0;
 }
 
@@ -492,7 +600,7 @@ act_reload(const char *params, json_t **res, char *err, size_t errlen)
 
 	rc = dp_route_reload(params[0] ? params : reload_path, err, errlen);
 	if (rc == 0)
-		*res = json_pack("{s:I, s:f}", "ip4_routes", (json_int_t)dp_fwd.ip4.nb_routes,
+		*res = json_pack("{s:I, s:f}", "ip4_routes", (json_int_t)DP_FWD_IP4_ROUTES(),
 			"seconds", route_stats.last_reload_s);
 	return rc;
 }
@@ -501,14 +609,15 @@ static json_t *
 routes_fill(void *arg)
 {
 	RTE_SET_USED(arg);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "ip4_routes",
-		(json_int_t)dp_fwd.ip4.nb_routes, "added", (json_int_t)route_stats.added, "deleted",
-		(json_int_t)route_stats.deleted, "reloads", (json_int_t)route_stats.reloads,
-		"reload_errors", (json_int_t)route_stats.reload_errors, "copies",
-		(json_int_t)route_stats.copies, "last_reload_seconds", route_stats.last_reload_s,
-		"last_copy_seconds", route_stats.last_copy_s, "ip4_max_routes",
-		(json_int_t)dp_fwd.ip4.max_routes, "ip4_tbl8_groups",
-		(json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_reserved",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}",
+		"ip4_adjacencies_added", (json_int_t)adj_stats.added, "ip4_adjacencies_removed",
+		(json_int_t)adj_stats.removed, "ip4_routes", (json_int_t)DP_FWD_IP4_ROUTES(),
+		"added", (json_int_t)route_stats.added, "deleted", (json_int_t)route_stats.deleted,
+		"reloads", (json_int_t)route_stats.reloads, "reload_errors",
+		(json_int_t)route_stats.reload_errors, "copies", (json_int_t)route_stats.copies,
+		"last_reload_seconds", route_stats.last_reload_s, "last_copy_seconds",
+		route_stats.last_copy_s, "ip4_max_routes", (json_int_t)dp_fwd.ip4.max_routes,
+		"ip4_tbl8_groups", (json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_reserved",
 		(json_int_t)dp_fwd.ip4.tbl8_used);
 }
 

@@ -18,6 +18,8 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_graph_worker.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "dp_config.h"
@@ -38,10 +40,11 @@
 static const uint8_t host_mac[6] = { 0x02, 0x11, 0, 0, 0, 0x02 };
 static const uint8_t gw_mac[6] = { 0x02, 0x22, 0, 0, 0, 0x02 };
 static const uint8_t gw_mac2[6] = { 0x02, 0x22, 0, 0, 0, 0x99 };
-#define IP_PORT0 0xc6120001u /* 198.18.0.1 */
-#define IP_HOST  0xc6120002u /* 198.18.0.2 */
-#define IP_PORT1 0xc6126501u /* 198.18.101.1 */
-#define IP_GW    0xc6126502u /* 198.18.101.2 */
+#define IP_PORT0 0xc6120001u                                    /* 198.18.0.1 */
+#define IP_HOST  0xc6120002u                                    /* 198.18.0.2 */
+#define IP_PORT1 0xc6126501u                                    /* 198.18.101.1 */
+#define IP_GW    0xc6126502u                                    /* 198.18.101.2 */
+static const uint8_t mac7_host[6] = { 0x02, 0x77, 0, 0, 0, 7 }; /* 198.18.0.7, learned */
 
 static const char config_text[] = "[dpfwd]\n"
 				  "burst = 32\n"
@@ -394,7 +397,7 @@ test_neigh_connected_host_is_resolved_by_destination(void)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
-	static const uint8_t mac7[6] = { 0x02, 0x77, 0, 0, 0, 7 };
+	const uint8_t *mac7 = mac7_host;
 	struct rte_mbuf *out[8];
 	uint8_t f[2048];
 	unsigned int n;
@@ -422,6 +425,76 @@ test_neigh_connected_host_is_resolved_by_destination(void)
 	requests_for(0, 0, out, &n);
 	CU_ASSERT_EQUAL(n, 1);
 	rte_pktmbuf_free_bulk(out, n);
+}
+
+/* A route change from the worker's own thread: offline first (a change waits for the workers). */
+static int
+route_change(bool add, const char *text, char *err, size_t errlen)
+{
+	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
+	return add ? dp_route_add(text, err, errlen) : dp_route_del(text, err, errlen);
+}
+
+/*
+ * The host resolved in the test before has its adjacency: the lookup gives
+ * its own next hop, so ip4_fwd sends to it (ip4_output sees none of its
+ * packets). A route more specific than the subnet takes the host's packets
+ * and the adjacency goes; deleting that route brings it back. The adjacency
+ * is not a route to delete.
+ */
+static void
+test_neigh_resolved_host_gets_an_adjacency(void)
+{
+	const int32_t host = neigh_of(0xc6120007, 0), gw = neigh_of(IP_GW, 1);
+	struct rte_node *out4 = rte_graph_node_get_by_name("worker-1", "ip4_output");
+	struct rte_mbuf *out[8];
+	uint64_t via_output;
+	uint8_t f[2048];
+	char err[256] = "";
+	unsigned int n;
+
+	const uint32_t routes0 = DP_FWD_IP4_ROUTES(), adj0 = dp_fwd.ip4.nb_adj;
+
+	CU_ASSERT_FATAL(host > 0 && gw > 0);
+	CU_ASSERT_FATAL(out4 != NULL);
+	CU_ASSERT(adj0 >= 1);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
+	/* the subnet's other hosts still go by the connected route */
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120008), dp_fwd.connected4[0]);
+	via_output = out4->total_objs;
+	inject(1, f, udp_to(f, 1, 0xc6120007, 302));
+	dp_graph_worker_run(worker(), 4);
+	dp_graph_worker_flush(worker());
+	CU_ASSERT_EQUAL(out4->total_objs, via_output);
+	n = drain(0, out, 8);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), mac7_host, 6) == 0);
+	rte_pktmbuf_free_bulk(out, n);
+
+	/* a more specific route wins: the host's packets follow it */
+	CU_ASSERT_EQUAL(
+		route_change(true, "198.18.0.4/30 via 198.18.101.2 port 1", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)gw);
+	CU_ASSERT(!(dp_fwd.nh[host].flags & DP_FWD_NH_F_ADJ));
+	/* counted as routes apart */
+	CU_ASSERT_EQUAL(DP_FWD_IP4_ROUTES(), routes0 + 1);
+	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_adj, adj0 - 1);
+	CU_ASSERT_EQUAL(route_change(false, "198.18.0.4/30", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
+	CU_ASSERT(dp_fwd.nh[host].flags & DP_FWD_NH_F_ADJ);
+	/* not a route */
+	CU_ASSERT_EQUAL(route_change(false, "198.18.0.7/32", err, sizeof(err)), -EINVAL);
+	CU_ASSERT(strstr(err, "adjacency") != NULL);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
+	/* a /32 the user makes is the user's */
+	CU_ASSERT_EQUAL(
+		route_change(true, "198.18.0.7/32 via 198.18.101.2 port 1", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)gw);
+	CU_ASSERT_EQUAL(route_change(false, "198.18.0.7/32", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
+	CU_ASSERT_EQUAL(DP_FWD_IP4_ROUTES(), routes0);
+	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_adj, adj0);
 }
 
 /* Nobody answers: neigh_probes requests, then the held packet is dropped as
@@ -544,6 +617,8 @@ static const struct dp_test tests[] = {
 		test_neigh_resolves_gateway_and_releases_held_packets },
 	{ "test_neigh_connected_host_is_resolved_by_destination",
 		test_neigh_connected_host_is_resolved_by_destination },
+	{ "test_neigh_resolved_host_gets_an_adjacency",
+		test_neigh_resolved_host_gets_an_adjacency },
 	{ "test_neigh_unanswered_fails_then_retries", test_neigh_unanswered_fails_then_retries },
 	{ "test_neigh_subnet_broadcast_is_not_a_neighbor",
 		test_neigh_subnet_broadcast_is_not_a_neighbor },
