@@ -47,6 +47,31 @@ dp_fwd_local_udp_wanted(const uint64_t *map, uint16_t port)
 	return (map[port >> 6] >> (port & 63)) & 1;
 }
 
+/** Where a local IPv4 UDP datagram (not a fragment) goes, by its destination port. */
+enum dp_fwd_local_udp {
+	DP_FWD_LOCAL_UDP_NONE,     /**< no service: the router's rule (a drop) */
+	DP_FWD_LOCAL_UDP_RELAY,    /**< relay4 (which checks the address) */
+	DP_FWD_LOCAL_UDP_ENDPOINT, /**< endpoint4_rx */
+};
+
+/**
+ * The service of @p ip's UDP datagram (@p ip: an IPv4 header whose protocol
+ * is UDP; the port is read even from a short frame, inside the data room: the
+ * services check the UDP header's length). For ip4_local, and for ip4_fwd,
+ * which sends the relay's and the endpoints' datagrams to them itself.
+ */
+static inline enum dp_fwd_local_udp
+dp_fwd_local_udp4_service(const uint8_t *ip)
+{
+	const uint8_t *udp = ip + (ip[0] & 0xf) * 4;
+	const uint16_t port = (uint16_t)(udp[2] << 8 | udp[3]);
+
+	if (!dp_fwd_local_udp_wanted(dp_fwd_local_udp4, port))
+		return DP_FWD_LOCAL_UDP_NONE;
+	return dp_fwd_local_udp_wanted(dp_fwd_local_ep4, port) ? DP_FWD_LOCAL_UDP_ENDPOINT
+							       : DP_FWD_LOCAL_UDP_RELAY;
+}
+
 /** Mark UDP port @p port taken (or free, @p on false) in @p map while workers read it. */
 static inline void
 dp_fwd_local_udp_set_atomic(uint64_t *map, uint16_t port, bool on)

@@ -8,7 +8,10 @@
  *         here (MACs, TTL - 1, checksum) and the packet put in the worker's
  *         TX buffer for the port (dp_txq_append); ip4_output for the rest
  *         (next hop not resolved yet); ip4_local (the route is the router
- *         itself); icmp4_error after counting ip4_no_route or
+ *         itself), or straight relay4 / endpoint4_rx for a UDP datagram (not
+ *         a fragment, no IP options) to a port they take, as ip4_local would
+ *         decide (dp_fwd_local_udp4_service: one node less on the relay's
+ *         path, measured below); icmp4_error after counting ip4_no_route or
  *         ip4_ttl_exceeded (the packet is dropped, the error is a new packet
  *         in its mbuf); or drop (ip4_truncated, ip4_bad_version, ip4_bad_ihl,
  *         ip4_bad_length, ip4_bad_cksum, ip4_martian)
@@ -42,6 +45,7 @@
 #include "dp_cksum.h"
 #include "dp_config.h"
 #include "dp_fwd.h"
+#include "dp_fwd_local.h"
 #include "dp_graph.h"
 #include "dp_icmp4.h"
 #include "dp_mem.h"
@@ -55,6 +59,8 @@ enum ip4_fwd_next {
 	IP4_FWD_NEXT_OUTPUT,
 	IP4_FWD_NEXT_LOCAL,
 	IP4_FWD_NEXT_ICMP_ERROR,
+	IP4_FWD_NEXT_RELAY,
+	IP4_FWD_NEXT_ENDPOINT,
 	IP4_FWD_NEXT_MAX,
 };
 
@@ -173,6 +179,31 @@ ip4_fast(const bool cksum_check, const struct rte_mbuf *m, uint32_t *dst)
 }
 
 /*
+ * A packet for one of the router's addresses that passed the fast checks
+ * (option-less header, whole): a UDP datagram, not a fragment, for the relay
+ * or an endpoint goes to it at once; anything else to ip4_local.
+ */
+static inline rte_edge_t
+ip4_fwd_local(const struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint16_t frag;
+
+	memcpy(&frag, ip + 6, sizeof(frag));
+	if (ip[9] != IPPROTO_UDP ||
+		(frag & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+		return IP4_FWD_NEXT_LOCAL;
+	switch (dp_fwd_local_udp4_service(ip)) {
+	case DP_FWD_LOCAL_UDP_RELAY:
+		return IP4_FWD_NEXT_RELAY;
+	case DP_FWD_LOCAL_UDP_ENDPOINT:
+		return IP4_FWD_NEXT_ENDPOINT;
+	default:
+		return IP4_FWD_NEXT_LOCAL;
+	}
+}
+
+/*
  * A packet the fast test did not pass (a failed check, no route, the router's
  * own address, a LOCAL answer to confirm after a route change, IP options):
  * its edge, the reason counted. IP4_FWD_NEXT_OUTPUT comes with meta.nh set,
@@ -187,7 +218,7 @@ ip4_fwd_other(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, ui
 	if (!ok || hop == NO_ROUTE)
 		return ip4_fwd_slow(w, m, cksum_check, meta_off);
 	if (hop == DP_FWD_NH_LOCAL)
-		return IP4_FWD_NEXT_LOCAL;
+		return ip4_fwd_local(m);
 	dp_mbuf_meta(m, meta_off)->nh = (uint32_t)hop;
 	return IP4_FWD_NEXT_OUTPUT;
 }
@@ -266,6 +297,8 @@ static struct rte_node_register ip4_fwd_node = {
 		[IP4_FWD_NEXT_OUTPUT] = "ip4_output",
 		[IP4_FWD_NEXT_LOCAL] = "ip4_local",
 		[IP4_FWD_NEXT_ICMP_ERROR] = "icmp4_error",
+		[IP4_FWD_NEXT_RELAY] = "relay4",
+		[IP4_FWD_NEXT_ENDPOINT] = "endpoint4_rx",
 	},
 };
 

@@ -119,18 +119,15 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:
 		return ip4_local_icmp(w, st, m, ip, meta_off);
-	case IPPROTO_UDP: {
-		/* the destination port, read even from a short frame (inside the
-		 * data room): relay4 and endpoint4_rx check the UDP header's length */
-		const struct rte_udp_hdr *udp = RTE_PTR_ADD(ip, rte_ipv4_hdr_len(ip));
-		const uint16_t port = rte_be_to_cpu_16(udp->dst_port);
-
-		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp4, port))
-			return dp_fwd_local_udp_wanted(dp_fwd_local_ep4, port)
-				       ? IP4_LOCAL_NEXT_ENDPOINT
-				       : IP4_LOCAL_NEXT_RELAY;
-		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
-	}
+	case IPPROTO_UDP:
+		switch (dp_fwd_local_udp4_service((const uint8_t *)ip)) {
+		case DP_FWD_LOCAL_UDP_RELAY:
+			return IP4_LOCAL_NEXT_RELAY;
+		case DP_FWD_LOCAL_UDP_ENDPOINT:
+			return IP4_LOCAL_NEXT_ENDPOINT;
+		default:
+			return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
+		}
 	default:
 		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
 	}
