@@ -3,7 +3,7 @@
  * dpfwd: parse arguments, load the config, start EAL, run, tear down.
  *
  *   dpfwd [EAL options] -- -c FILE [--duration S] [--telemetry-json FILE]
- *         [--telemetry-interval MS] [--stats] [--set section.key=value]...
+ *         [--telemetry-interval MS] [--stats] [--set section.key=value]... [--check]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +19,7 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_port.h"
 #include "dp_run.h"
 
 #define MAX_EAL_ARGS 256
@@ -45,6 +46,11 @@ usage(FILE *f)
 		"                               cycles/packet and busy %% per lcore, drops\n"
 		"  -S, --set SECTION.KEY=VALUE  override a config key (repeatable), e.g.\n"
 		"                               --set dpfwd.node_stats=off\n"
+		"  -C, --check                  check the config and the machine, print what dpfwd\n"
+		"                               would run, and exit without starting any port:\n"
+		"                               the EAL arguments, lcores (enabled, their queues),\n"
+		"                               ports (present, driver, profile, offloads), the\n"
+		"                               packet pool and route table (made and freed)\n"
 		"  -h, --help                   this text\n"
 		"  -V, --version                print the version\n"
 		"\n"
@@ -62,6 +68,7 @@ struct app_args {
 	bool stats;
 	const char *sets[MAX_SETS];
 	int nb_sets;
+	bool check;
 };
 
 static int
@@ -74,6 +81,7 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 		{ "telemetry-interval", required_argument, NULL, 'i' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "set", required_argument, NULL, 'S' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -82,7 +90,7 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:d:j:i:sS:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:j:i:sS:ChV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
@@ -112,6 +120,9 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 		}
 		case 's':
 			a->stats = true;
+			break;
+		case 'C':
+			a->check = true;
 			break;
 		case 'S':
 			if (a->nb_sets == MAX_SETS) {
@@ -192,6 +203,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpfwd: error: too many EAL arguments\n");
 		return 2;
 	}
+	if (a.check) {
+		printf("dpfwd --check: config %s: valid\nEAL:", a.config);
+		for (i = 1; i < eal_n; i++)
+			printf(" %s", eal_argv[i]);
+		printf("\n");
+		fflush(stdout);
+	}
 	{
 		/* rte_eal_init permutes argv: give it a copy, keep ours to free */
 		char *copy[MAX_EAL_ARGS];
@@ -210,6 +228,18 @@ main(int argc, char **argv)
 		return 1;
 	}
 
+	if (a.check) {
+		rc = dp_run_check(&cfg, stdout, err, sizeof(err));
+		if (rc < 0)
+			fprintf(stderr, "dpfwd --check: error: %s\n", err);
+		else
+			printf("dpfwd --check: ok: nothing was started\n");
+		dp_port_close_all();
+		rte_eal_cleanup();
+		dp_run_eal_args_free(eal_argv, eal_n);
+		dp_config_free(&cfg);
+		return rc == 0 ? 0 : rc == -EINVAL ? 2 : 1;
+	}
 	rc = dp_run_setup(&cfg, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "dpfwd: error: %s\n", err);

@@ -51,6 +51,17 @@ void dp_run_eal_args_free(char **out, int n);
  */
 int dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen);
 
+/**
+ * dpfwd --check, after rte_eal_init() (which already proved the lcores and the
+ * memory EAL was given): probe the ports (present, driver, profile, offloads
+ * masked by what each can do), make the packet pool and the IPv4 table as
+ * dp_run_setup() would and free them again, and print on @p out what dpfwd
+ * would run: lcores and their queues, ports, pool, tables, services. No port
+ * is started and no packet moves.
+ * @return 0, or -errno with the reason in @p err.
+ */
+int dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen);
+
 /** Launch the workers. @return 0 or -errno. */
 int dp_run_start(void);
 

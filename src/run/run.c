@@ -230,6 +230,140 @@ simd_setup(const struct dp_config *cfg)
 			rte_vect_get_max_simd_bitwidth());
 }
 
+/* The packet pool of one socket whose ports need @p d0: its size (the
+ * config's, or computed), and in @p why how it was computed. */
+static uint32_t
+pool_size_for(const struct dp_config *cfg, unsigned int nb_workers, const struct dp_mem_demand *d0,
+	char *why, size_t len)
+{
+	struct dp_mem_demand d = *d0;
+	uint32_t size;
+
+	d.lcores = nb_workers + 1;
+	d.burst = cfg->burst;
+	d.held = dp_endpoint_mbuf_demand(cfg, nb_workers);
+	size = dp_mem_pool_size(&d, cfg->pool_cache, why, len);
+	return cfg->pool_size != 0 ? cfg->pool_size : size;
+}
+
+static int
+pool_make(unsigned int s, const struct dp_mem_params *mp, uint32_t size, char *err, size_t errlen)
+{
+	if (dp_mem_pool_create((int)s, mp, size) != NULL)
+		return 0;
+	snprintf(err, errlen, "cannot create the packet pool on socket %u (%u mbufs, ops %s): %s%s",
+		s, size, mp->ops, rte_strerror(rte_errno),
+		rte_errno == ENOMEM ? "; reserve more hugepages or set [mempool] size" : "");
+	return rte_errno != 0 ? -rte_errno : -ENOMEM;
+}
+
+int
+dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
+{
+	struct dp_mem_demand demand[RTE_MAX_NUMA_NODES];
+	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
+	struct dp_mem_params mp;
+	struct dp_fwd_fib4 t;
+	unsigned int nb_workers, s, i, j, relays = 0;
+	char rxo[256], txo[256];
+	int rc;
+
+	if (dp_mbuf_meta_offset < 0) {
+		rc = dp_mem_meta_register();
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot register mbuf metadata: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	nb_workers = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
+	for (i = 0; i < nb_workers; i++) {
+		if (!rte_lcore_is_enabled(lcores[i])) {
+			snprintf(err, errlen,
+				"lcore %u polls ports in [lcores] but is not enabled in EAL (add it "
+				"to -l)",
+				lcores[i]);
+			return -EINVAL;
+		}
+	}
+	fprintf(out, "lcores: main %u (control)", rte_get_main_lcore());
+	for (i = 0; i < nb_workers; i++) {
+		fprintf(out, "; worker %u (socket %u):", lcores[i],
+			rte_lcore_to_socket_id(lcores[i]));
+		for (j = 0; j < cfg->nb_rxmap; j++)
+			if (cfg->rxmap[j].lcore == lcores[i])
+				fprintf(out, " port%u/q%u", cfg->rxmap[j].port,
+					cfg->rxmap[j].queue);
+	}
+	fprintf(out, "\n");
+	rc = dp_port_probe(cfg, (uint16_t)nb_workers, err, errlen);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < cfg->nb_ports; i++) {
+		const struct dp_port *p = &dp_ports[i];
+
+		dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
+		dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
+		fprintf(out,
+			"port%u: %s, driver %s, profile %s, socket %d; %u RX / %u TX queues, "
+			"%u / %u descriptors; RX offloads %s; TX offloads %s; IPv4 header "
+			"checksum %s\n",
+			i, p->name, p->driver, p->has_profile ? p->profile.name : "(none)",
+			p->socket, p->nb_rxq, p->nb_txq, p->rx_desc, p->tx_desc,
+			rxo[0] ? rxo : "none", txo[0] ? txo : "none",
+			p->rx_ip4_cksum
+				? "checked by the NIC"
+				: (cfg->ip4_cksum_check ? "checked in software" : "not checked"));
+	}
+	memset(demand, 0, sizeof(demand));
+	dp_port_mem_demand(demand);
+	memset(&mp, 0, sizeof(mp));
+	mp.cache = cfg->pool_cache;
+	mp.data_room = cfg->pool_data_room;
+	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		char why[512];
+		uint32_t size;
+
+		if (demand[s].rx_desc == 0 && demand[s].tx_desc == 0)
+			continue;
+		size = pool_size_for(cfg, nb_workers, &demand[s], why, sizeof(why));
+		/* made and freed: proves the memory is there */
+		rc = pool_make(s, &mp, size, err, errlen);
+		if (rc < 0) {
+			dp_mem_pools_free();
+			return rc;
+		}
+		if (cfg->pool_size != 0)
+			fprintf(out, "mempool: socket %u: %u mbufs as configured (computed: %s)", s,
+				size, why);
+		else
+			fprintf(out, "mempool: socket %u: %s", s, why);
+		fprintf(out, "; ops %s, cache %u: made\n", mp.ops, cfg->pool_cache);
+	}
+	dp_mem_pools_free();
+	dp_fwd_fib4_size(cfg, &t);
+	rc = dp_fwd_fib4_create(&t);
+	if (rc < 0) {
+		snprintf(err, errlen,
+			"cannot make the IPv4 table (room for %u routes, %u tbl8 groups): %s; "
+			"reserve more hugepages or set [routes] ip4_max, ip4_tbl8",
+			t.max_routes, t.tbl8_max, rte_strerror(rte_errno));
+		return rc;
+	}
+	fprintf(out,
+		"routes: %u IPv4 (table room %u, %u tbl8 groups: made), %u IPv6; neighbors: %u "
+		"IPv4, %u IPv6 static\n",
+		cfg->nb_routes, t.max_routes, t.tbl8_max, cfg->nb_routes6, cfg->nb_neighs,
+		cfg->nb_neighs6);
+	dp_fwd_fib4_free(&t);
+	for (i = 0; i < cfg->nb_relays; i++)
+		relays += cfg->relays[i].defined;
+	fprintf(out, "services: %u relay(s); endpoints %s%s%s\n", relays,
+		cfg->endpoint.enabled ? "on, socket " : "off",
+		cfg->endpoint.enabled ? cfg->endpoint.socket : "", "");
+	return 0;
+}
+
 int
 dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -271,27 +405,15 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 
 		if (demand[s].rx_desc == 0 && demand[s].tx_desc == 0)
 			continue;
-		demand[s].lcores = nb_workers + 1;
-		demand[s].burst = cfg->burst;
-		demand[s].held = dp_endpoint_mbuf_demand(cfg, nb_workers);
-		size = dp_mem_pool_size(&demand[s], cfg->pool_cache, why, sizeof(why));
-		if (cfg->pool_size != 0) {
-			size = cfg->pool_size;
+		size = pool_size_for(cfg, nb_workers, &demand[s], why, sizeof(why));
+		if (cfg->pool_size != 0)
 			DP_LOG(INFO, mem, "socket %u: %u mbufs as configured (computed: %s)", s,
 				size, why);
-		} else {
+		else
 			DP_LOG(INFO, mem, "socket %u: %s", s, why);
-		}
-		if (dp_mem_pool_create((int)s, &mp, size) == NULL) {
-			snprintf(err, errlen,
-				"cannot create the packet pool on socket %u (%u mbufs, ops %s): %s%s",
-				s, size, mp.ops, rte_strerror(rte_errno),
-				rte_errno == ENOMEM
-					? "; reserve more hugepages or set [mempool] size"
-					: "");
-			rc = -rte_errno;
+		rc = pool_make(s, &mp, size, err, errlen);
+		if (rc < 0)
 			goto fail;
-		}
 	}
 	rc = dp_port_start_all(err, errlen);
 	if (rc < 0)
