@@ -7,7 +7,9 @@
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
 
+#include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_port.h"
@@ -147,4 +149,17 @@ ring_rig_flush_drain_all(struct ring_rig *r)
 	for (p = 0; p < r->nb_ports; p++)
 		total += ring_rig_drain_free(r, (int)p);
 	return total;
+}
+
+void
+ring_rig_rcu_offline(void)
+{
+	rte_rcu_qsbr_thread_offline(dp_graph_qsv, dp_workers[0]->index);
+}
+
+int
+ring_rig_route(bool add, const char *text, char *err, size_t errlen)
+{
+	ring_rig_rcu_offline();
+	return add ? dp_route_add(text, err, errlen) : dp_route_del(text, err, errlen);
 }

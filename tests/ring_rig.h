@@ -65,4 +65,16 @@ unsigned int ring_rig_drain(struct ring_rig *r, int port, struct rte_mbuf **out,
 /** Free everything every port sent. @return the number freed. */
 unsigned int ring_rig_drain_free(struct ring_rig *r, int port);
 
+/**
+ * The test thread is the rig's worker and reports a quiescent state after each
+ * walk, which leaves its RCU counter set: whatever waits for the workers (a
+ * route change, a reload, an endpoint's release) would wait for its next walk
+ * forever. Called before such a call: the thread steps out of RCU until it
+ * walks again.
+ */
+void ring_rig_rcu_offline(void);
+
+/** dp_route_add() (@p add) or dp_route_del() of @p text, from the test thread. */
+int ring_rig_route(bool add, const char *text, char *err, size_t errlen);
+
 #endif /* DP_TEST_RING_RIG_H */

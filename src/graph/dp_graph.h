@@ -128,6 +128,10 @@ extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
  */
 int dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb);
 
+/** Every worker lcore of the config's [lcores] is enabled in EAL.
+ * @return 0 or -EINVAL (the lcore in @p err). */
+int dp_graph_lcores_check(const struct dp_config *cfg, char *err, size_t errlen);
+
 /**
  * Allocate one worker per lcore in the config's (port,queue,lcore) map and
  * create its graph. @return 0 or -errno with a message in @p err.

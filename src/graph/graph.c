@@ -285,6 +285,25 @@ worker_add_txqs(struct dp_worker *w)
 }
 
 int
+dp_graph_lcores_check(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
+	unsigned int nb, i;
+
+	nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
+	for (i = 0; i < nb; i++) {
+		if (!rte_lcore_is_enabled(lcores[i])) {
+			snprintf(err, errlen,
+				"lcore %u polls ports in [lcores] but is not enabled in EAL (add it "
+				"to -l)",
+				lcores[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
 dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 {
 	const char *patterns[DP_ARRAY_SIZE(graph_patterns) + 2];
@@ -293,6 +312,9 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 	int rc;
 
 	nb = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
+	rc = dp_graph_lcores_check(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
 	dp_graph_quit = false;
 	if (nb > 0) {
 		size_t sz = rte_rcu_qsbr_get_memsize(nb);
@@ -308,13 +330,6 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		struct dp_worker *w;
 		char name[RTE_GRAPH_NAMESIZE];
 
-		if (!rte_lcore_is_enabled(lcores[i])) {
-			snprintf(err, errlen,
-				"lcore %u polls ports in [lcores] but is not enabled in EAL (add it "
-				"to -l)",
-				lcores[i]);
-			return -EINVAL;
-		}
 		w = rte_zmalloc_socket("dp_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
 			rte_lcore_to_socket_id(lcores[i]));
 		if (w == NULL) {

@@ -257,14 +257,56 @@ pool_make(unsigned int s, const struct dp_mem_params *mp, uint32_t size, char *e
 	return rte_errno != 0 ? -rte_errno : -ENOMEM;
 }
 
+/*
+ * The packet pool of each socket the ports are on, sized from their queues and
+ * descriptors (dp_port_mem_demand) unless [mempool] size says; how each size
+ * was computed goes to the log, or to @p out (dpfwd --check).
+ */
+static int
+pools_make(
+	const struct dp_config *cfg, unsigned int nb_workers, FILE *out, char *err, size_t errlen)
+{
+	struct dp_mem_demand demand[RTE_MAX_NUMA_NODES];
+	struct dp_mem_params mp;
+	unsigned int s;
+	int rc;
+
+	memset(demand, 0, sizeof(demand));
+	dp_port_mem_demand(demand);
+	memset(&mp, 0, sizeof(mp));
+	mp.cache = cfg->pool_cache;
+	mp.data_room = cfg->pool_data_room;
+	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		char why[512], line[768];
+		uint32_t size;
+
+		if (demand[s].rx_desc == 0 && demand[s].tx_desc == 0)
+			continue;
+		size = pool_size_for(cfg, nb_workers, &demand[s], why, sizeof(why));
+		if (cfg->pool_size != 0)
+			snprintf(line, sizeof(line),
+				"socket %u: %u mbufs as configured (computed: %s)", s, size, why);
+		else
+			snprintf(line, sizeof(line), "socket %u: %s", s, why);
+		rc = pool_make(s, &mp, size, err, errlen);
+		if (rc < 0)
+			return rc;
+		if (out != NULL)
+			fprintf(out, "mempool: %s; ops %s, cache %u: made\n", line, mp.ops,
+				cfg->pool_cache);
+		else
+			DP_LOG(INFO, mem, "%s", line);
+	}
+	return 0;
+}
+
 int
 dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 {
-	struct dp_mem_demand demand[RTE_MAX_NUMA_NODES];
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
-	struct dp_mem_params mp;
 	struct dp_fwd_fib4 t;
-	unsigned int nb_workers, s, i, j, relays = 0;
+	unsigned int nb_workers, i, j, relays = 0;
 	char rxo[256], txo[256];
 	int rc;
 
@@ -276,15 +318,9 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 		}
 	}
 	nb_workers = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
-	for (i = 0; i < nb_workers; i++) {
-		if (!rte_lcore_is_enabled(lcores[i])) {
-			snprintf(err, errlen,
-				"lcore %u polls ports in [lcores] but is not enabled in EAL (add it "
-				"to -l)",
-				lcores[i]);
-			return -EINVAL;
-		}
-	}
+	rc = dp_graph_lcores_check(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
 	fprintf(out, "lcores: main %u (control)", rte_get_main_lcore());
 	for (i = 0; i < nb_workers; i++) {
 		fprintf(out, "; worker %u (socket %u):", lcores[i],
@@ -314,33 +350,11 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 				? "checked by the NIC"
 				: (cfg->ip4_cksum_check ? "checked in software" : "not checked"));
 	}
-	memset(demand, 0, sizeof(demand));
-	dp_port_mem_demand(demand);
-	memset(&mp, 0, sizeof(mp));
-	mp.cache = cfg->pool_cache;
-	mp.data_room = cfg->pool_data_room;
-	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
-	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
-		char why[512];
-		uint32_t size;
-
-		if (demand[s].rx_desc == 0 && demand[s].tx_desc == 0)
-			continue;
-		size = pool_size_for(cfg, nb_workers, &demand[s], why, sizeof(why));
-		/* made and freed: proves the memory is there */
-		rc = pool_make(s, &mp, size, err, errlen);
-		if (rc < 0) {
-			dp_mem_pools_free();
-			return rc;
-		}
-		if (cfg->pool_size != 0)
-			fprintf(out, "mempool: socket %u: %u mbufs as configured (computed: %s)", s,
-				size, why);
-		else
-			fprintf(out, "mempool: socket %u: %s", s, why);
-		fprintf(out, "; ops %s, cache %u: made\n", mp.ops, cfg->pool_cache);
-	}
+	/* made and freed: proves the memory is there */
+	rc = pools_make(cfg, nb_workers, out, err, errlen);
 	dp_mem_pools_free();
+	if (rc < 0)
+		return rc;
 	dp_fwd_fib4_size(cfg, &t);
 	rc = dp_fwd_fib4_create(&t);
 	if (rc < 0) {
@@ -367,12 +381,10 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 int
 dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 {
-	struct dp_mem_demand demand[RTE_MAX_NUMA_NODES];
-	struct dp_mem_params mp;
 	char tx_names[DP_PORT_MAX][RTE_NODE_NAMESIZE];
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	uint16_t nb_tx = 0;
-	unsigned int nb_workers, s;
+	unsigned int nb_workers;
 	int rc;
 
 	run_cfg = cfg;
@@ -393,28 +405,9 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	if (rc < 0)
 		goto fail;
 
-	memset(demand, 0, sizeof(demand));
-	dp_port_mem_demand(demand);
-	memset(&mp, 0, sizeof(mp));
-	mp.cache = cfg->pool_cache;
-	mp.data_room = cfg->pool_data_room;
-	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
-	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
-		char why[512];
-		uint32_t size;
-
-		if (demand[s].rx_desc == 0 && demand[s].tx_desc == 0)
-			continue;
-		size = pool_size_for(cfg, nb_workers, &demand[s], why, sizeof(why));
-		if (cfg->pool_size != 0)
-			DP_LOG(INFO, mem, "socket %u: %u mbufs as configured (computed: %s)", s,
-				size, why);
-		else
-			DP_LOG(INFO, mem, "socket %u: %s", s, why);
-		rc = pool_make(s, &mp, size, err, errlen);
-		if (rc < 0)
-			goto fail;
-	}
+	rc = pools_make(cfg, nb_workers, NULL, err, errlen);
+	if (rc < 0)
+		goto fail;
 	rc = dp_port_start_all(err, errlen);
 	if (rc < 0)
 		goto fail;

@@ -24,7 +24,6 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_udp.h>
 
 #include "dp_config.h"
@@ -65,14 +64,6 @@ run_graph(void)
 {
 	dp_graph_worker_run(worker(), 4);
 	dp_graph_worker_flush(worker());
-}
-
-/* The test thread is worker 0 and reports quiescent states as it walks: it
- * steps out of RCU before anything waits for the workers. */
-static void
-rcu_offline(void)
-{
-	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
 }
 
 /* ---- counters ---- */
@@ -134,7 +125,7 @@ static void
 app_close(struct app *a)
 {
 	if (a->dp != NULL) {
-		rcu_offline();
+		ring_rig_rcu_offline();
 		CU_ASSERT(ep_dp_detach(a->dp));
 	}
 	munmap(a->region, a->size);
@@ -724,7 +715,7 @@ test_ep_tx_zero_copy_returns_after_free(void)
 	CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 0), before - 1);
 	ep_dp_info_get(a.dp, &info);
 	CU_ASSERT_EQUAL(info.inflight, 1);
-	rcu_offline();
+	ring_rig_rcu_offline();
 	CU_ASSERT_FALSE(ep_dp_detach(a.dp));
 	CU_ASSERT_FALSE(ep_dp_release(a.dp));
 	rte_pktmbuf_free(keep[0]);

@@ -19,7 +19,6 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "dp_build_config.h"
@@ -1265,7 +1264,7 @@ forwarded_to(const char *dst)
 static int
 reload(const char *path, char *err, size_t errlen)
 {
-	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
+	ring_rig_rcu_offline();
 	return dp_route_reload(path, err, errlen);
 }
 
@@ -1317,41 +1316,35 @@ test_ip6_route_reload_swaps_the_table(void)
 }
 
 /* /dpfwd/route/add and /del with IPv6 prefixes: made in a copy, swapped in. */
-/* dp_route_add()/dp_route_del() from the worker's own thread: see reload() */
-static int
-route6(bool add, const char *text, char *err, size_t errlen)
-{
-	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
-	return add ? dp_route_add(text, err, errlen) : dp_route_del(text, err, errlen);
-}
-
 static void
 test_ip6_route_add_and_del_while_forwarding(void)
 {
 	char err[512] = "";
 
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), -1);
-	CU_ASSERT_EQUAL_FATAL(
-		route6(true, "2001:db8:9::/48 via 2001:db8:102::2 port 2", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(ring_rig_route(true, "2001:db8:9::/48 via 2001:db8:102::2 port 2",
+				      err, sizeof(err)),
+		0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), 2);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:1::7"), 1); /* the others are still there */
 	/* a more specific one inside it, elsewhere */
-	CU_ASSERT_EQUAL_FATAL(
-		route6(true, "2001:db8:9:5::/64 via 2001:db8:101::2 port 1", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(ring_rig_route(true, "2001:db8:9:5::/64 via 2001:db8:101::2 port 1",
+				      err, sizeof(err)),
+		0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:5::7"), 1);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:6::7"), 2);
-	CU_ASSERT_EQUAL(route6(false, "2001:db8:9::/48", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "2001:db8:9::/48", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:6::7"), -1);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:5::7"), 1);
-	CU_ASSERT_EQUAL(route6(false, "2001:db8:9:5::/64", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "2001:db8:9:5::/64", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9:5::7"), -1);
 	/* refusals name the reason, and change nothing */
-	CU_ASSERT_EQUAL(route6(false, "2001:db8:9::/48", err, sizeof(err)), -ENOENT);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "2001:db8:9::/48", err, sizeof(err)), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no route"));
-	CU_ASSERT_EQUAL(route6(false, "2001:db8:10::1/128", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "2001:db8:10::1/128", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
-	CU_ASSERT_TRUE(
-		route6(true, "2001:db8:9::/48 via 2001:db8:102::2 port 9", err, sizeof(err)) < 0);
+	CU_ASSERT_TRUE(ring_rig_route(true, "2001:db8:9::/48 via 2001:db8:102::2 port 9", err,
+			       sizeof(err)) < 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:2::7"), 2);
 }
 

@@ -19,7 +19,6 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_graph_worker.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "dp_config.h"
@@ -427,14 +426,6 @@ test_neigh_connected_host_is_resolved_by_destination(void)
 	rte_pktmbuf_free_bulk(out, n);
 }
 
-/* A route change from the worker's own thread: offline first (a change waits for the workers). */
-static int
-route_change(bool add, const char *text, char *err, size_t errlen)
-{
-	rte_rcu_qsbr_thread_offline(dp_graph_qsv, worker()->index);
-	return add ? dp_route_add(text, err, errlen) : dp_route_del(text, err, errlen);
-}
-
 /*
  * The host resolved in the test before has its adjacency: the lookup gives
  * its own next hop, so ip4_fwd sends to it (ip4_output sees none of its
@@ -474,24 +465,24 @@ test_neigh_resolved_host_gets_an_adjacency(void)
 
 	/* a more specific route wins: the host's packets follow it */
 	CU_ASSERT_EQUAL(
-		route_change(true, "198.18.0.4/30 via 198.18.101.2 port 1", err, sizeof(err)), 0);
+		ring_rig_route(true, "198.18.0.4/30 via 198.18.101.2 port 1", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)gw);
 	CU_ASSERT(!(dp_fwd.nh[host].flags & DP_FWD_NH_F_ADJ));
 	/* counted as routes apart */
 	CU_ASSERT_EQUAL(DP_FWD_IP4_ROUTES(), routes0 + 1);
 	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_adj, adj0 - 1);
-	CU_ASSERT_EQUAL(route_change(false, "198.18.0.4/30", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "198.18.0.4/30", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
 	CU_ASSERT(dp_fwd.nh[host].flags & DP_FWD_NH_F_ADJ);
 	/* not a route */
-	CU_ASSERT_EQUAL(route_change(false, "198.18.0.7/32", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "198.18.0.7/32", err, sizeof(err)), -EINVAL);
 	CU_ASSERT(strstr(err, "adjacency") != NULL);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
 	/* a /32 the user makes is the user's */
 	CU_ASSERT_EQUAL(
-		route_change(true, "198.18.0.7/32 via 198.18.101.2 port 1", err, sizeof(err)), 0);
+		ring_rig_route(true, "198.18.0.7/32 via 198.18.101.2 port 1", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)gw);
-	CU_ASSERT_EQUAL(route_change(false, "198.18.0.7/32", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "198.18.0.7/32", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xc6120007), (uint32_t)host);
 	CU_ASSERT_EQUAL(DP_FWD_IP4_ROUTES(), routes0);
 	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_adj, adj0);
