@@ -1287,8 +1287,8 @@ dp_endpoint_telemetry_register(void)
 	if (!srv.enabled)
 		return 0;
 	rc = dp_telemetry_section_register("endpoint", "/dpfwd/endpoint/stats",
-		"Endpoints (dpsock): connections, endpoints and channels now; binds, resolves "
-		"(local, remote), reclaims, refused and malformed connections",
+		"Endpoints (dpsock): connections, endpoints, channels; binds, resolves, reclaims, "
+		"refused and malformed connections",
 		stats_fill, NULL);
 	if (rc < 0)
 		return rc;

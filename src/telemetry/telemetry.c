@@ -292,6 +292,14 @@ dp_telemetry_section_register(
 		rc = -ENOSPC;
 		goto out;
 	}
+	/* rte_telemetry refuses a help text this long with the -EINVAL that also
+	 * means "registered already", below: it must not pass for that */
+	if (cmd != NULL && help != NULL && strlen(help) >= RTE_TEL_MAX_STRING_LEN) {
+		DP_LOG(ERR, telemetry, "%s: help text of %zu characters, at most %d", cmd,
+			strlen(help), RTE_TEL_MAX_STRING_LEN - 1);
+		rc = -E2BIG;
+		goto out;
+	}
 	s = &sections[nb_sections];
 	memset(s, 0, sizeof(*s));
 	dp_strlcpy(s->key, key, sizeof(s->key));
