@@ -314,10 +314,43 @@ def unstring(v):
     return v, False
 
 
+_INDEX = re.compile(r"^_\d+$")
+
+
+def _lists(v):
+    """Dicts keyed "_0", "_1", ... (an array's elements, see unflatten) back to lists."""
+    if isinstance(v, dict):
+        v = {k: _lists(e) for k, e in v.items()}
+        if v and all(_INDEX.match(k) for k in v):
+            return [v[k] for k in sorted(v, key=lambda k: int(k[1:]))]
+    return v
+
+
+def unflatten(d):
+    """rte_telemetry holds containers two levels deep: dpfwd spreads what is nested
+    deeper into keys of their own, "nodes/ip4_fwd/calls", with an array's elements by
+    index after an underscore, "lcores/_0/p50_ns" (src/telemetry/telemetry.c,
+    tel_add_flat).  Put the levels back."""
+    if not isinstance(d, dict) or not any("/" in k or _INDEX.match(k) for k in d):
+        return d
+    root = {}
+    for k, v in d.items():
+        parts = k.split("/")
+        cur = root
+        for p in parts[:-1]:
+            nxt = cur.get(p)
+            if not isinstance(nxt, dict):
+                nxt = cur[p] = {}
+            cur = nxt
+        cur[parts[-1]] = v
+    return _lists(root)
+
+
 def decode(v):
-    """Strings inside a value turned back into numbers, nulls and containers.  A dict
-    that came from a cut JSON text gets "_truncated": true; a cut list gets a sibling
-    "<key>_truncated": true in its dict."""
+    """Strings inside a value turned back into numbers, nulls and containers, nested
+    levels put back (unflatten).  A dict that came from a cut JSON text gets
+    "_truncated": true; a cut list gets a sibling "<key>_truncated": true in its dict."""
+    v = unflatten(v)
     if isinstance(v, dict):
         out = {}
         for k, e in v.items():

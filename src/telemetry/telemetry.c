@@ -43,19 +43,19 @@ static pthread_mutex_t sections_lock = PTHREAD_MUTEX_INITIALIZER;
  * rte_tel_data holds at most two levels (a dict or array of containers whose
  * values are scalars), numbers are integers, and arrays are of one type. So a
  * JSON value is mapped: integers and booleans as u64/int, reals and nulls as
- * strings, and anything nested deeper as its JSON text.
+ * strings, and anything nested deeper spread into keys of its own
+ * (tel_add_flat), or as its JSON text when a dict has no room for that.
  */
-/* rte_telemetry accepts names of [A-Za-z0-9_./] only: "port_tx-1" -> "port_tx_1" */
+/* rte_telemetry accepts names of [A-Za-z0-9_/] only (a '.' too makes the add
+ * fail, and the value is lost): "port_tx-1" -> "port_tx_1" */
 static const char *
 tel_name(const char *in, char *out, size_t len)
 {
 	size_t i;
 
 	for (i = 0; in[i] != '\0' && i + 1 < len; i++)
-		out[i] = isalnum((unsigned char)in[i]) || in[i] == '_' || in[i] == '.' ||
-					 in[i] == '/'
-				 ? in[i]
-				 : '_';
+		out[i] =
+			isalnum((unsigned char)in[i]) || in[i] == '_' || in[i] == '/' ? in[i] : '_';
 	out[i] = '\0';
 	return out;
 }
@@ -97,6 +97,58 @@ tel_add_scalar_dict(struct rte_tel_data *d, const char *key, json_t *v)
 	}
 }
 
+/* Scalars under @p v, counted as tel_add_flat() would add them. */
+static size_t
+tel_leaves(json_t *v)
+{
+	const char *k;
+	json_t *e;
+	size_t i, n = 0;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, e) n += tel_leaves(e);
+		return n;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, e) n += tel_leaves(e);
+		return n;
+	}
+	return 1;
+}
+
+/*
+ * @p v under key @p path in dict @p d, its nested values as keys of their own:
+ * "nodes/ip4_fwd/calls"; an array's elements by index after an underscore,
+ * "lcores/_0/p50_ns". rte_telemetry holds containers two levels deep and
+ * strings of 127 characters: deeper values as JSON text were cut there,
+ * silently. '/' and '_' because rte_telemetry takes them in names and no key
+ * of dpfwd's has a '/' or is '_' and digits; dpctl puts the levels back.
+ */
+static void
+tel_add_flat(struct rte_tel_data *d, const char *path, json_t *v)
+{
+	char sub[RTE_TEL_MAX_STRING_LEN];
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, e)
+		{
+			snprintf(sub, sizeof(sub), "%s/%s", path, k);
+			tel_add_flat(d, sub, e);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e)
+		{
+			snprintf(sub, sizeof(sub), "%s/_%zu", path, i);
+			tel_add_flat(d, sub, e);
+		}
+	} else {
+		tel_add_scalar_dict(d, path, v);
+	}
+}
+
 static void
 tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 {
@@ -105,11 +157,39 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 	size_t i;
 
 	if (json_is_object(v)) {
+		/* a dict holds RTE_TEL_MAX_DICT_ENTRIES: the nested values that fit are
+		 * spread into keys (tel_add_flat), the others stay JSON text */
+		size_t room = RTE_TEL_MAX_DICT_ENTRIES - json_object_size(v);
+
 		rte_tel_data_start_dict(d);
-		json_object_foreach(v, k, e) tel_add_scalar_dict(d, k, e);
+		json_object_foreach(v, k, e)
+		{
+			const size_t n = json_is_object(e) || json_is_array(e) ? tel_leaves(e) : 0;
+
+			if (n > 0 && n - 1 <= room) {
+				room -= n - 1;
+				tel_add_flat(d, k, e);
+			} else {
+				tel_add_scalar_dict(d, k, e);
+			}
+		}
 		return;
 	}
-	/* arrays: strings when mixed */
+	/* an array of containers: a dict of its elements' values by index
+	 * ("_0/lcore", "_0/p50_ns", ...) when they fit */
+	if (json_array_size(v) > 0 && tel_leaves(v) > json_array_size(v) &&
+		tel_leaves(v) <= RTE_TEL_MAX_DICT_ENTRIES) {
+		char name[RTE_TEL_MAX_STRING_LEN];
+
+		rte_tel_data_start_dict(d);
+		json_array_foreach(v, i, e)
+		{
+			snprintf(name, sizeof(name), "_%zu", i);
+			tel_add_flat(d, name, e);
+		}
+		return;
+	}
+	/* arrays of scalars, or too big: strings */
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	json_array_foreach(v, i, e)
 	{

@@ -250,6 +250,30 @@ class TestDpctl(unittest.TestCase):
         out = self.run_dpctl(["show", "delay"]).stdout
         self.assertRegex(out, r"\ntotal\s+[\d,]+\s+\d")
 
+    def test_15_nested_values_arrive_whole(self):
+        """Values nested deeper than rte_telemetry's two levels are spread into keys of
+        their own by dpfwd and put back by dpctl: nothing is cut at 127 characters."""
+        def cut(v):
+            if isinstance(v, dict):
+                return "_truncated" in v or any(cut(e) for e in v.values())
+            if isinstance(v, list):
+                return any(cut(e) for e in v)
+            return False
+
+        for cmd in ("/dpfwd/graph/lcores", "/dpfwd/graph/delay", "/dpfwd/port/stats"):
+            v = json.loads(self.run_dpctl(["raw", cmd, "--decode"]).stdout)[cmd]
+            self.assertFalse(cut(v), cmd)
+        lc = json.loads(self.run_dpctl(["raw", "/dpfwd/graph/lcores", "--decode"]).stdout)
+        nodes = lc["/dpfwd/graph/lcores"][0]["nodes"]
+        self.assertGreater(nodes["ip4_fwd"]["pkts"], 0)
+        self.assertGreater(nodes["port_rx"]["calls"], 0)
+        d = json.loads(self.run_dpctl(["raw", "/dpfwd/graph/delay", "--decode"]).stdout)
+        d = d["/dpfwd/graph/delay"]
+        self.assertEqual(d["lcores"][0]["lcore"], 1)
+        self.assertGreater(d["lcores"][0]["p999_ns"], 0)
+        # the histogram itself: [low, width, count] per bucket, counts adding up
+        self.assertEqual(sum(b[2] for b in d["total"]["buckets_cycles"]), d["total"]["count"])
+
     def test_14_drops(self):
         r = self.run_dpctl(["show", "drops"])
         self.assertTrue(r.stdout.startswith("Counters since"), r.stdout)
