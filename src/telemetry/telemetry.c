@@ -159,7 +159,9 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 	if (json_is_object(v)) {
 		/* a dict holds RTE_TEL_MAX_DICT_ENTRIES: the nested values that fit are
 		 * spread into keys (tel_add_flat), the others stay JSON text */
-		size_t room = RTE_TEL_MAX_DICT_ENTRIES - json_object_size(v);
+		size_t room = json_object_size(v) < RTE_TEL_MAX_DICT_ENTRIES
+				      ? RTE_TEL_MAX_DICT_ENTRIES - json_object_size(v)
+				      : 0;
 
 		rte_tel_data_start_dict(d);
 		json_object_foreach(v, k, e)
