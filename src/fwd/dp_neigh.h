@@ -23,6 +23,7 @@
 #include <rte_hash.h>
 
 #include "dp_config.h"
+#include "dp_fwd.h"
 
 /* 32 bytes: rte_hash compares keys of 16, 32, 48... bytes with vector code, any
  * other length with memcmp() (a call per bucket entry, measured 4 % of the relay's
@@ -85,6 +86,30 @@ dp_neigh_find6(const uint8_t addr[16], uint16_t port)
 	if (rte_hash_lookup_data(dp_neigh_hash, &k, &data) < 0)
 		return -1;
 	return (int32_t)(uintptr_t)data;
+}
+
+/**
+ * Fast path: the next hop a packet to @p dst (network order: 4 bytes, or 16
+ * with @p v6) takes through next hop @p idx. An on-link (connected) route
+ * stands for every host of its subnet: the host's own neighbor entry when the
+ * table has one; otherwise, and for any other next hop, @p idx.
+ */
+static __rte_always_inline uint32_t
+dp_neigh_hop_of(const struct dp_fwd_nh *nh_table, uint32_t idx, const bool v6, const uint8_t *dst)
+{
+	const struct dp_fwd_nh *nh = &nh_table[idx];
+	rte_be32_t d4;
+	int32_t n;
+
+	if (!(nh->flags & DP_FWD_NH_F_CONNECTED))
+		return idx;
+	if (v6) {
+		n = dp_neigh_find6(dst, nh->port);
+	} else {
+		memcpy(&d4, dst, sizeof(d4));
+		n = dp_neigh_find4(d4, nh->port);
+	}
+	return n >= 0 ? (uint32_t)n : idx;
 }
 
 /**

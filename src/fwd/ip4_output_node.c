@@ -33,31 +33,12 @@
 _Static_assert(DP_GRAPH_EDGE_PORT_TX(DP_CONFIG_MAX_PORTS - 1) < DP_NODE_MAX_EDGES,
 	"ip4_output has an edge per port: more than dp_node_dispatch() counts");
 
-/* The next hop has no MAC: a connected route's host neighbor, or the control lcore. */
+/* The next hop has no MAC (output_priv.h): kept out of the loop. */
 static __rte_noinline rte_edge_t
 ip4_output_unresolved(
 	const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m, uint32_t idx)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
-	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
-	const struct dp_fwd_nh *nh = &nh_table[idx];
-
-	if (nh->flags & DP_FWD_NH_F_CONNECTED) {
-		int32_t n = dp_neigh_find4(ip->dst_addr, nh->port);
-
-		if (n >= 0) {
-			idx = (uint32_t)n;
-			nh = &nh_table[idx];
-			if (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED) {
-				dp_fwd_ip4_rewrite(nh, eth);
-				return DP_GRAPH_EDGE_PORT_TX(nh->port);
-			}
-		}
-	}
-	meta->nh = idx;
-	meta->punt = DP_PUNT_NEIGH4;
-	return DP_GRAPH_EDGE_PUNT;
+	return dp_output_unresolved(nh_table, meta_off, m, idx, false, DP_PUNT_NEIGH4);
 }
 
 static __rte_always_inline rte_edge_t

@@ -17,7 +17,39 @@
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_neigh.h"
+#include "dp_ctl.h"
 #include "graph_fp.h"
+
+/*
+ * A packet whose next hop @p idx has no MAC: an on-link route's host
+ * neighbor, rewritten and sent when that one is resolved; otherwise the
+ * control lcore holds it (meta.nh, meta.punt = @p punt) and asks. The TTL or
+ * hop limit is left as it is: the control lcore takes one off when it sends.
+ */
+static __rte_always_inline rte_edge_t
+dp_output_unresolved(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m,
+	uint32_t idx, const bool v6, uint8_t punt)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const uint8_t *l3 = (const uint8_t *)(eth + 1);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+	const struct dp_fwd_nh *nh;
+
+	idx = dp_neigh_hop_of(nh_table, idx, v6,
+		l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
+			 : offsetof(struct rte_ipv4_hdr, dst_addr)));
+	nh = &nh_table[idx];
+	if (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) & DP_FWD_NH_F_RESOLVED) {
+		if (v6)
+			dp_fwd_ip6_rewrite(nh, eth);
+		else
+			dp_fwd_ip4_rewrite(nh, eth);
+		return DP_GRAPH_EDGE_PORT_TX(nh->port);
+	}
+	meta->nh = idx;
+	meta->punt = punt;
+	return DP_GRAPH_EDGE_PUNT;
+}
 
 /** An unresolved packet's edge: ip4_output_unresolved(), ip6_output_unresolved(). */
 typedef rte_edge_t (*dp_output_unresolved_t)(

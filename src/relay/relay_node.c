@@ -282,30 +282,6 @@ relay_ttl_for_output(struct rte_mbuf *m, const bool v6)
 	}
 }
 
-/*
- * The next hop the route lookup gave for @p dst (network order) as it will be
- * kept in the session: for an on-link route, the neighbor of dst itself when
- * the neighbor table has it (what ip4_output/ip6_output would look up per
- * packet), else the route's own.
- */
-static __rte_noinline uint32_t
-relay_hop_to_keep(uint32_t idx, const bool v6, const uint8_t *dst)
-{
-	const struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
-	rte_be32_t d4;
-	int32_t n;
-
-	if (!(nh->flags & DP_FWD_NH_F_CONNECTED))
-		return idx;
-	if (v6) {
-		n = dp_neigh_find6(dst, nh->port);
-	} else {
-		memcpy(&d4, dst, 4);
-		n = dp_neigh_find4(d4, nh->port);
-	}
-	return n >= 0 ? (uint32_t)n : idx;
-}
-
 static __rte_always_inline uint16_t
 relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
 	const bool v6)
@@ -438,8 +414,9 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				}
 				rw->stats.to_client += out_dir[i];
 				rw->stats.to_backend += 1 - out_dir[i];
-				/* kept for the session's next packets */
-				out_d[i]->nh = relay_hop_to_keep(nh[i], v6, out_d[i]->dst);
+				/* kept for the session's next packets: for an on-link
+				 * destination, its own neighbor entry */
+				out_d[i]->nh = dp_neigh_hop_of(nh_table, nh[i], v6, out_d[i]->dst);
 				out_d[i]->nh_gen = gen;
 				if (nh_table[out_d[i]->nh].flags & DP_FWD_NH_F_RESOLVED) {
 					relay_send(w, pkts[base + k], &nh_table[out_d[i]->nh]);
