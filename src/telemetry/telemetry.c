@@ -154,7 +154,7 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 {
 	const char *k;
 	json_t *e;
-	size_t i;
+	size_t i, leaves;
 
 	if (json_is_object(v)) {
 		/* a dict holds RTE_TEL_MAX_DICT_ENTRIES: the nested values that fit are
@@ -179,8 +179,8 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 	}
 	/* an array of containers: a dict of its elements' values by index
 	 * ("_0/lcore", "_0/p50_ns", ...) when they fit */
-	if (json_array_size(v) > 0 && tel_leaves(v) > json_array_size(v) &&
-		tel_leaves(v) <= RTE_TEL_MAX_DICT_ENTRIES) {
+	leaves = tel_leaves(v);
+	if (leaves > json_array_size(v) && leaves <= RTE_TEL_MAX_DICT_ENTRIES) {
 		char name[RTE_TEL_MAX_STRING_LEN];
 
 		rte_tel_data_start_dict(d);
