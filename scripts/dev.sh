@@ -4,7 +4,7 @@
 # The README's two commands. On a fresh Debian 12 machine, as root:
 #   scripts/dev.sh run    install what is missing, build, reserve hugepages, run
 #                         dpfwd on configs/default.ini for a few seconds, show telemetry
-#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns)
+#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns + lint)
 # Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
 set -euo pipefail
 
