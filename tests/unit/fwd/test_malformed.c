@@ -11,7 +11,7 @@
  *
  * With DPFWD_FUZZ_CORPUS_OUT=DIR set, each frame is also written to DIR as a
  * seed for tests/fuzz/fuzz_datapath (format in tests/malformed_rig.h):
- *   DPFWD_FUZZ_CORPUS_OUT=tests/fuzz/corpus build/tests/test_malformed
+ *   DPFWD_FUZZ_CORPUS_OUT=tests/fuzz/corpus/datapath build/tests/test_malformed
  */
 #include <stdbool.h>
 #include <stdio.h>
