@@ -4,12 +4,15 @@
 # The README's two commands. On a fresh Debian 12 machine, as root:
 #   scripts/dev.sh run    install what is missing, build, reserve hugepages, run
 #                         dpfwd on configs/default.ini for a few seconds, show telemetry
-#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns + lint)
+#   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns + lint),
+#                         then unit + func again built with ASan + UBSan (DPFWD_SANITIZE=0: not)
 # Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${DPFWD_BUILD_DIR:-$ROOT/build}"
+# the same sources built with AddressSanitizer + UndefinedBehaviorSanitizer (gcc)
+ASAN_BUILD="${DPFWD_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
 	libpcap-dev libjansson-dev libmicrohttpd-dev python3 python3-pyelftools python3-matplotlib
 	ministat curl clang-format jq
@@ -97,14 +100,53 @@ cmd_run() {
 		instructions: (.lcores[0] | {insn_per_pkt, instructions_unavailable})}' "$json"
 }
 
-cmd_test() {
-	say "meson test (suites: unit, func, netns)"
-	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@"
-	say "CUnit summaries"
-	grep -hE "^ +(tests|asserts) " "$BUILD/meson-logs/testlog.txt" | awk '
+cunit_summary() {
+	grep -hE "^ +(tests|asserts) " "$1/meson-logs/testlog.txt" | awk '
 		{ tot[$1] += $2; fl[$1] += $5 }
 		END { for (k in tot) printf "  %-8s %6d run, %d failed\n", k, tot[k], fl[k]
 		      printf "tests: %d passed, %d failed\n", tot["tests"] - fl["tests"], fl["tests"] }'
+}
+
+# The unit and func suites again in the ASan + UBSan build. Every process the tests start
+# (dpfwd, dpgen, libdpsock applications) inherits the options: any report aborts that
+# process and is also written to $ASAN_BUILD/sanitizer-logs, which must stay empty (a
+# test that tolerates a child's failure cannot hide a finding).
+sanitized_tests() {
+	local logs="$ASAN_BUILD/sanitizer-logs"
+	if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
+		say "configuring $ASAN_BUILD (-Db_sanitize=address,undefined)"
+		meson setup "$ASAN_BUILD" "$ROOT" -Db_sanitize=address,undefined -Db_lundef=false \
+			-Dc_args=-fno-omit-frame-pointer >/dev/null
+	fi
+	say "building $ASAN_BUILD"
+	ninja -C "$ASAN_BUILD" >/dev/null
+	rm -rf "$logs"
+	mkdir -p "$logs"
+	say "meson test under ASan + UBSan (suites: unit, func)"
+	ASAN_OPTIONS="log_path=$logs/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1" \
+		UBSAN_OPTIONS="log_path=$logs/ubsan:abort_on_error=1:halt_on_error=1:print_stacktrace=1" \
+		meson test -C "$ASAN_BUILD" --suite unit --suite func --print-errorlogs --num-processes 2
+	if [ -n "$(ls -A "$logs")" ]; then
+		say "sanitizer reports ($logs):"
+		cat "$logs"/*
+		exit 1
+	fi
+	say "sanitizers: no reports"
+	cunit_summary "$ASAN_BUILD"
+}
+
+cmd_test() {
+	say "meson test (suites: unit, func, netns, lint)"
+	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@"
+	say "CUnit summaries"
+	cunit_summary "$BUILD"
+	if [ $# -gt 0 ]; then
+		say "sanitizer build skipped: meson test arguments were given"
+	elif [ "${DPFWD_SANITIZE:-1}" = 0 ]; then
+		say "sanitizer build skipped: DPFWD_SANITIZE=0"
+	else
+		sanitized_tests
+	fi
 }
 
 case "${1:-}" in
