@@ -235,10 +235,17 @@ dpsock_pipe_send(void *region, struct dpsock_pipe *p, const uint64_t *offs, unsi
 /**
  * Producer, after dpsock_pipe_send(): must the consumer be woken? True at
  * most once per sleep (the flag is taken).
+ *
+ * The consumer stores its flag, then reads the ring (sleep_prepare); we store
+ * the ring's tail, then read the flag. Each side needs a full barrier between
+ * its store and its load, or both may read the old value and the consumer
+ * sleeps on a datagram nobody wakes it for: x86 lets a load pass an earlier
+ * store to another address, and a seq_cst load alone is a plain load there.
  */
 static inline bool
 dpsock_pipe_wake_needed(struct dpsock_pipe *p)
 {
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST) == 0)
 		return false;
 	return __atomic_exchange_n(&p->sleeping, 0, __ATOMIC_SEQ_CST) != 0;
