@@ -83,8 +83,16 @@ remember_file(struct dp_config *cfg, const char *path)
 	for (i = 0; i < cfg->nb_files; i++)
 		if (strcmp(cfg->files[i], path) == 0)
 			return cfg->files[i];
-	if (cfg->nb_files == DP_ARRAY_SIZE(cfg->files))
-		return cfg->files[cfg->nb_files - 1];
+	/* as many as there are route files: a fixed table would name the wrong file */
+	if (cfg->nb_files == cfg->cap_files) {
+		unsigned int cap = cfg->cap_files ? cfg->cap_files * 2 : 8;
+		char **n = realloc(cfg->files, cap * sizeof(*n));
+
+		if (n == NULL)
+			return "?";
+		cfg->files = n;
+		cfg->cap_files = cap;
+	}
 	cfg->files[cfg->nb_files] = strdup(path);
 	if (cfg->files[cfg->nb_files] == NULL)
 		return "?";
@@ -552,15 +560,17 @@ route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_l
 
 /*
  * Read @p path line by line: count lines, reject lines over @p max_len bytes
- * (@p why says whose limit it is), cut "#" comments, trim, skip blank lines,
- * and hand each remaining line to @p cb with its file:line.
+ * (@p why says whose limit it is) and lines with a NUL byte, cut "#" comments,
+ * trim, skip blank lines, and hand each remaining line to @p cb with its file:line.
+ * @p cfgfile: cut comments as rte_cfgfile does, where a line whose first "#"
+ * follows a backslash has no comment (its value then has "#" for "\#").
  */
 typedef int (*line_cb_t)(
 	void *arg, char *text, const struct dp_config_loc *loc, char *err, size_t errlen);
 
 static int
 read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t max_len,
-	const char *why, line_cb_t cb, void *arg, char *err, size_t errlen)
+	const char *why, bool cfgfile, line_cb_t cb, void *arg, char *err, size_t errlen)
 {
 	char line[2048];
 	FILE *f;
@@ -572,16 +582,31 @@ read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t 
 		snprintf(err, errlen, "%s: cannot open %s: %s", path, what, strerror(errno));
 		return rc;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
+	for (;;) {
+		size_t len;
+		bool nl;
 		char *s;
 
+		/* fgets() gives no length, and a NUL byte in the file would end the line
+		 * early for every check here (rte_cfgfile then fails the whole file, no
+		 * line named): the buffer holds no NUL before, so its last one is the
+		 * end that fgets() wrote */
+		memset(line, 0xff, sizeof(line));
+		if (fgets(line, sizeof(line), f) == NULL)
+			break;
 		loc.line++;
-		if ((strchr(line, '\n') == NULL && !feof(f)) || strcspn(line, "\n") > max_len) {
+		len = (size_t)((char *)memrchr(line, '\0', sizeof(line)) - line);
+		nl = len > 0 && line[len - 1] == '\n';
+		if ((!nl && !feof(f)) || len - nl > max_len) {
 			rc = fail(err, errlen, &loc, "line longer than %zu bytes%s", max_len, why);
 			break;
 		}
+		if (strlen(line) != len) {
+			rc = fail(err, errlen, &loc, "NUL byte in the line (not a text file?)");
+			break;
+		}
 		s = strchr(line, CFG_COMMENT);
-		if (s != NULL)
+		if (s != NULL && !(cfgfile && s > line && s[-1] == '\\'))
 			*s = '\0';
 		s = trim(line);
 		if (*s == '\0')
@@ -605,7 +630,7 @@ dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, si
 {
 	struct dp_config_loc loc = { .file = remember_file(cfg, path), .line = 0 };
 
-	return read_lines(path, "route file", loc, 510, "", route_line, cfg, err, errlen);
+	return read_lines(path, "route file", loc, 510, "", false, route_line, cfg, err, errlen);
 }
 
 /* ---- one key of one section ---- */
@@ -1331,6 +1356,17 @@ bad_bool:
 
 /* ---- the scan before rte_cfgfile ---- */
 
+/* How many "\#" rte_cfgfile turns into "#" in the value @p v. */
+static size_t
+hash_escapes(const char *v)
+{
+	size_t n = 0;
+
+	for (; (v = strstr(v, "\\#")) != NULL; v += 2)
+		n++;
+	return n;
+}
+
 /* One significant line of a config file: a [section] or a key = value. */
 static int
 scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t errlen)
@@ -1372,7 +1408,9 @@ scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t
 		return fail(err, errlen, loc, "empty or too long key");
 	if (*v == '\0')
 		return fail(err, errlen, loc, "key '%s' has no value", k);
-	if (strlen(v) >= CFG_VALUE_LEN)
+	/* rte_cfgfile keeps CFG_VALUE_LEN - 1 bytes of a value (each "\#" made "#") and
+	 * would cut a longer one without a word */
+	if (strlen(v) - hash_escapes(v) >= CFG_VALUE_LEN)
 		return fail(err, errlen, loc, "value of '%s' longer than %d bytes", k,
 			CFG_VALUE_LEN - 1);
 	if (sc->nb_entries == SCAN_MAX_ENTRIES)
@@ -1390,7 +1428,7 @@ scan_file(struct scan *sc, const char *path, const struct dp_config_loc *floc, c
 	sc->nb_sections = 0;
 	sc->nb_entries = 0;
 	return read_lines(path, "config", *floc, CFGFILE_LINE_MAX,
-		" (rte_cfgfile's limit, comments included)", scan_line, sc, err, errlen);
+		" (rte_cfgfile's limit, comments included)", true, scan_line, sc, err, errlen);
 }
 
 void
@@ -1652,7 +1690,9 @@ dp_config_free(struct dp_config *cfg)
 	cfg->nb_routes6 = cfg->cap_routes6 = 0;
 	for (i = 0; i < cfg->nb_files; i++)
 		free(cfg->files[i]);
-	cfg->nb_files = 0;
+	free(cfg->files);
+	cfg->files = NULL;
+	cfg->nb_files = cfg->cap_files = 0;
 }
 
 int

@@ -216,8 +216,9 @@ struct dp_config {
 	uint16_t nb_relays; /**< highest [relayN] + 1 */
 	struct dp_config_endpoint endpoint;
 	/* names of every file read, for struct dp_config_loc */
-	char *files[8];
+	char **files;
 	unsigned int nb_files;
+	unsigned int cap_files;
 };
 
 /** Called for every "key = value" of an INI file, in file order. @return 0 or -EINVAL. */

@@ -796,6 +796,44 @@ test_config_value_too_long_names_line(void)
 }
 
 /*
+ * rte_cfgfile does not cut a line at a "#" right after a backslash, and turns
+ * each "\#" of the value into "#": the 255 bytes it keeps are counted after
+ * that. A longer value used to pass the scan, which cut the line at that "#",
+ * and rte_cfgfile then cut the value short without a word (found by
+ * tests/fuzz/fuzz_config).
+ */
+static void
+test_config_escaped_hash_value_length(void)
+{
+	struct dp_config cfg;
+	char ini[1024], dev[300], path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	/* 250 + "\#" + 4 = 255 bytes once unescaped: kept whole, "#" and all */
+	memset(dev, 'a', 250);
+	snprintf(dev + 250, sizeof(dev) - 250, "\\#bbbb");
+	snprintf(ini, sizeof(ini), "[port0]\ndev = %s\n" LC, dev);
+	write_file("escaped-255.ini", ini, path, sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	EXPECT(rc == 0, "255 bytes with \\#: rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL(strlen(cfg.ports[0].dev), 255);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].dev + 250, "#bbbb");
+	dp_config_free(&cfg);
+
+	/* one more byte: refused, at its line */
+	snprintf(dev + 250, sizeof(dev) - 250, "\\#bbbbb");
+	snprintf(ini, sizeof(ini), "[port0]\ndev = %s\n" LC, dev); /* line 2 */
+	write_file("escaped-256.ini", ini, path, sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	CHECK_ERR(err, path, 2, "value of 'dev' longer than 255 bytes", "256 bytes with \\#");
+	dp_config_free(&cfg);
+}
+
+/*
  * rte_cfgfile reads lines of at most CFG_NAME_LEN + CFG_VALUE_LEN + 2 = 322
  * bytes and fails the whole file without a line number on a longer one, even
  * if it is only a comment: such a line must be refused with its line number.
@@ -828,6 +866,61 @@ test_config_long_comment_line_names_line(void)
 			EXPECT(rc == -EINVAL, "%d-byte line: rc %d", sizes[i], rc);
 			CHECK_ERR(err, path, 6, "line longer than 322 bytes", "long comment line");
 		}
+		dp_config_free(&cfg);
+	}
+}
+
+/*
+ * A NUL byte is not text: it used to end the line for the scan's length check,
+ * so a last line of 600 bytes with a NUL in its first 322 passed the scan and
+ * rte_cfgfile then failed the whole file without a line number (found by
+ * tests/fuzz/fuzz_config). Such a line is refused with its line number, in
+ * configs and in route files, and the length check still comes first.
+ */
+static void
+test_config_nul_byte_names_line(void)
+{
+	static const char ini[] = P0 LC "[dpfwd]\nburst = 8 # x"; /* 6, then NUL, no newline */
+	static const char routes[] = "198.18.1.0/24 port 0\n198.18.2.0/24 port 0"; /* 2 */
+	struct {
+		const char *name, *text;
+		size_t len;
+		size_t tail; /* bytes after the NUL */
+		bool route_file;
+		int line;
+		const char *msg;
+	} cases[] = {
+		{ "last line", ini, sizeof(ini) - 1, 100, false, 6, "NUL byte in the line" },
+		{ "route file", routes, sizeof(routes) - 1, 100, true, 2, "NUL byte in the line" },
+		{ "too long", ini, sizeof(ini) - 1, 600, false, 6, "line longer than 322 bytes" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+		char buf[1024], name[32], path[PATH_MAX];
+		char err[DP_CONFIG_ERR_LEN] = "";
+		struct dp_config cfg;
+		size_t n = cases[i].len;
+		FILE *f;
+		int rc;
+
+		memcpy(buf, cases[i].text, n);
+		buf[n++] = '\0';
+		memset(buf + n, 'y', cases[i].tail);
+		n += cases[i].tail;
+		snprintf(name, sizeof(name), "nul-%u", i);
+		write_file(name, "", path, sizeof(path)); /* its path; fputs() stops at a NUL */
+		f = fopen(path, "w");
+		CU_ASSERT_FATAL(f != NULL);
+		CU_ASSERT_FATAL(fwrite(buf, 1, n, f) == n);
+		CU_ASSERT_FATAL(fclose(f) == 0);
+		dp_config_init(&cfg);
+		if (cases[i].route_file)
+			rc = dp_config_route_file_load(&cfg, path, err, sizeof(err));
+		else
+			rc = dp_config_load(&cfg, path, err, sizeof(err));
+		EXPECT(rc == -EINVAL, "%s: rc %d", cases[i].name, rc);
+		CHECK_ERR(err, path, cases[i].line, cases[i].msg, cases[i].name);
 		dp_config_free(&cfg);
 	}
 }
@@ -974,6 +1067,44 @@ test_config_route_file_undefined_port_names_route_file(void)
 }
 
 /* More routes than a uint16_t counts: validate must still finish. */
+/*
+ * Each route file keeps its own name in the routes it gave and in its errors,
+ * however many there are: the config and 11 route files (the table of names
+ * used to hold 8, and every file after the 8th took the 8th's name).
+ */
+static void
+test_config_many_route_files_keep_their_names(void)
+{
+	char ini[1024], name[32], text[64], path[PATH_MAX], rpath[12][PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	struct dp_config cfg;
+	unsigned int i;
+	int rc;
+
+	snprintf(ini, sizeof(ini), P0 LC "[routes]\n"); /* 5 lines */
+	for (i = 1; i <= 11; i++) {
+		snprintf(name, sizeof(name), "many-%u.txt", i);
+		snprintf(text, sizeof(text), "198.18.%u.0/24 port %u\n", i, i == 11 ? 1 : 0);
+		write_file(name, text, rpath[i], sizeof(rpath[i]));
+		snprintf(ini + strlen(ini), sizeof(ini) - strlen(ini), "file = %s\n", name);
+	}
+	write_file("many-route-files.ini", ini, path, sizeof(path));
+	dp_config_init(&cfg);
+	rc = dp_config_load(&cfg, path, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, 11);
+	for (i = 1; i <= 11; i++) {
+		const char *file = cfg.routes[i - 1].loc.file ? cfg.routes[i - 1].loc.file : "?";
+
+		EXPECT(strcmp(file, rpath[i]) == 0, "route %u says it is from %s", i, file);
+	}
+	/* the 11th routes to port 1, which is not defined */
+	rc = dp_config_validate(&cfg, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	CHECK_ERR(err, rpath[11], 1, "route to port 1", "11th route file");
+	dp_config_free(&cfg);
+}
+
 static void
 test_config_validate_many_routes(void)
 {
@@ -1386,7 +1517,9 @@ static const struct dp_test tests[] = {
 		test_config_repeated_section_names_both_lines },
 	{ "test_config_missing_dev_names_port_line", test_config_missing_dev_names_port_line },
 	{ "test_config_value_too_long_names_line", test_config_value_too_long_names_line },
+	{ "test_config_escaped_hash_value_length", test_config_escaped_hash_value_length },
 	{ "test_config_long_comment_line_names_line", test_config_long_comment_line_names_line },
+	{ "test_config_nul_byte_names_line", test_config_nul_byte_names_line },
 	{ "test_config_missing_file_is_enoent", test_config_missing_file_is_enoent },
 	{ "test_config_route_file_error_names_route_file_line",
 		test_config_route_file_error_names_route_file_line },
@@ -1394,6 +1527,8 @@ static const struct dp_test tests[] = {
 		test_config_route_file_relative_to_config_dir },
 	{ "test_config_route_file_undefined_port_names_route_file",
 		test_config_route_file_undefined_port_names_route_file },
+	{ "test_config_many_route_files_keep_their_names",
+		test_config_many_route_files_keep_their_names },
 	{ "test_config_validate_many_routes", test_config_validate_many_routes },
 	{ "test_config_route_parse_formats", test_config_route_parse_formats },
 	{ "test_config_var_expansion_from_environment",
