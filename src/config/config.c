@@ -1132,7 +1132,9 @@ static int
 apply(struct dp_config *cfg, const char *section, const char *key, const char *raw,
 	const struct dp_config_loc *loc, char *err, size_t errlen)
 {
-	char v[VALUE_MAX];
+	/* zeroed: clang's analyser cannot follow expand_vars' copies (memcpy of a getenv
+	 * value) and took every later read of v for a read of garbage */
+	char v[VALUE_MAX] = { 0 };
 	uint64_t u;
 	int pi;
 	int rc;
