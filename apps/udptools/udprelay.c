@@ -200,9 +200,14 @@ fail:
 static void
 sweep(struct relay *r, uint64_t now)
 {
-	while (r->lru.prev != &r->lru && now - r->lru.prev->last_ns > r->idle_ns) {
-		session_close(r, r->lru.prev);
+	struct session *s = r->lru.prev, *newer;
+
+	/* from the least recently used on, until one is not idle */
+	while (s != &r->lru && now - s->last_ns > r->idle_ns) {
+		newer = s->prev;
+		session_close(r, s);
 		r->st.expired++;
+		s = newer;
 	}
 }
 
@@ -300,11 +305,28 @@ from_backend(struct relay *r, struct session *s, uint64_t now)
 	lru_push(r, s);
 }
 
+/* Closes what relay_open() opened, however far it got; a second call does nothing. */
+static void
+relay_close(struct relay *r)
+{
+	while (r->lru.next != &r->lru)
+		session_close(r, r->lru.next);
+	if (r->lfd >= 0)
+		close(r->lfd);
+	if (r->ep >= 0)
+		close(r->ep);
+	r->lfd = r->ep = -1;
+	free(r->buckets);
+	r->buckets = NULL;
+	free(r->bufs);
+	r->bufs = NULL;
+}
+
 static int
 relay_open(struct relay *r, const struct sockaddr_storage *listen_ss, socklen_t llen)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	int one = 1, bufsz = 4 << 20;
+	int one = 1, bufsz = 4 << 20, rc;
 	char a[80];
 
 	r->lru.next = r->lru.prev = &r->lru;
@@ -312,22 +334,34 @@ relay_open(struct relay *r, const struct sockaddr_storage *listen_ss, socklen_t 
 		;
 	r->buckets = calloc(r->nb_buckets, sizeof(*r->buckets));
 	r->bufs = malloc(sizeof(*r->bufs) * RELAY_BATCH);
-	if (!r->buckets || !r->bufs)
-		return -ENOMEM;
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
 	r->lfd = socket(listen_ss->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (r->ep < 0 || r->lfd < 0)
-		return -errno;
+	if (!r->buckets || !r->bufs) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (r->ep < 0 || r->lfd < 0) {
+		rc = -errno;
+		goto fail;
+	}
 	setsockopt(r->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	setsockopt(r->lfd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
 	setsockopt(r->lfd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
 	if (bind(r->lfd, (const struct sockaddr *)listen_ss, llen) < 0) {
+		rc = -errno;
 		fprintf(stderr, "udprelay: bind %s: %s\n",
 			udp_addr_str((const struct sockaddr *)listen_ss, a, sizeof(a)),
-			strerror(errno));
-		return -errno;
+			strerror(-rc));
+		goto fail;
 	}
-	return epoll_ctl(r->ep, EPOLL_CTL_ADD, r->lfd, &ev) < 0 ? -errno : 0;
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->lfd, &ev) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	relay_close(r);
+	return rc;
 }
 
 static void
@@ -365,6 +399,7 @@ main(int argc, char **argv)
 	uint64_t v, last_sweep = 0;
 	char a[80], b[80];
 	int c, n, i, rc;
+	bool clients;
 
 	memset(&r, 0, sizeof(r));
 	r.idle_ns = 300ull * 1000000000ull;
@@ -428,24 +463,23 @@ main(int argc, char **argv)
 		now = udp_now_ns();
 		if (n > 0)
 			r.st.wakeups++;
+		clients = false;
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL)
-				from_clients(&r, now);
+				clients = true;
 			else
 				from_backend(&r, evs[i].data.ptr, now);
 		}
+		/* last: a new client may evict (free) a session whose event is in evs[] */
+		if (clients)
+			from_clients(&r, now);
 		if (now - last_sweep > 1000000000ull) {
 			sweep(&r, now);
 			last_sweep = now;
 		}
 	}
 	print_stats(&r);
-	while (r.lru.next != &r.lru)
-		session_close(&r, r.lru.next);
-	close(r.lfd);
-	close(r.ep);
-	free(r.buckets);
-	free(r.bufs);
+	relay_close(&r);
 	return 0;
 bad:
 	fprintf(stderr, "udprelay: bad value '%s' for -%c\n", optarg, c);

@@ -154,6 +154,11 @@ class TestUdptools(unittest.TestCase):
         r = subprocess.run([str(UDPRELAY), "-l", "127.0.0.1:1"], capture_output=True, text=True,
                            timeout=10)
         self.assertEqual(r.returncode, 2)
+        # an address it cannot bind (TEST-NET-1): exit 1, all freed (LSan in the ASan build)
+        r = subprocess.run([str(UDPRELAY), "-l", "192.0.2.1:9", "-b", "192.0.2.2:9"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("bind 192.0.2.1:9", r.stderr)
 
     def test_udprelay_sessions_and_bytes(self):
         srv = server()
@@ -174,6 +179,44 @@ class TestUdptools(unittest.TestCase):
         self.assertEqual(st["bytes_to_client"], st["bytes_to_backend"])
         self.assertEqual((st["drop_to_backend"], st["drop_to_client"]), (0, 0))
         self.assertEqual(ss["echoed"], 800)
+
+    def test_udprelay_evicts_after_the_answers_already_waiting(self):
+        # -m 1: client B's first datagram evicts client A's session. udprelay is stopped
+        # while B's datagram and then the backend's answer to A arrive, so one epoll_wait
+        # returns both, the listen socket first: A's answer is relayed before its session
+        # is closed (it was freed first, then read by the answer's event).
+        import socket
+        backend = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        backend.bind(("127.0.0.1", 0))
+        backend.settimeout(5)
+        self.addCleanup(backend.close)
+        rel = Proc([UDPRELAY, "-l", "127.0.0.1:0", "-b", f"127.0.0.1:{backend.getsockname()[1]}",
+                    "-m", "1"], r"udprelay: 127\.0\.0\.1:(\d+)")
+        a, b = (socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2))
+        for c in (a, b):
+            c.settimeout(5)
+            self.addCleanup(c.close)
+        try:
+            a.sendto(b"from a", ("127.0.0.1", rel.port))
+            data, session_a = backend.recvfrom(100)
+            self.assertEqual(data, b"from a")
+            os.kill(rel.proc.pid, signal.SIGSTOP)
+            deadline = time.monotonic() + 5
+            while Path(f"/proc/{rel.proc.pid}/stat").read_text().split(")")[-1].split()[0] != "T":
+                self.assertLess(time.monotonic(), deadline, "udprelay did not stop")
+                time.sleep(0.01)
+            b.sendto(b"from b", ("127.0.0.1", rel.port))
+            backend.sendto(b"to a", session_a)
+            os.kill(rel.proc.pid, signal.SIGCONT)
+            self.assertEqual(a.recv(100), b"to a")
+            data, session_b = backend.recvfrom(100)
+            self.assertEqual(data, b"from b")
+            self.assertNotEqual(session_b, session_a)
+        finally:
+            os.kill(rel.proc.pid, signal.SIGCONT)
+            st = rel.stop()
+        self.assertEqual((st["sessions_created"], st["evicted"], st["sessions_active"]), (2, 1, 1))
+        self.assertEqual((st["pkts_to_backend"], st["pkts_to_client"]), (2, 1))
 
     @unittest.skipUnless(shutil.which("socat"), "socat not installed")
     def test_socat_relays_request_response(self):
