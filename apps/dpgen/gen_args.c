@@ -178,10 +178,11 @@ parse_addr(const char *opt, const char *s, bool v6, bool prefix_ok, uint32_t *a4
 	unsigned long len;
 	struct in_addr in4;
 	unsigned int max = v6 ? 128 : 32;
+	size_t n = strlen(s);
 
-	if (strlen(s) >= sizeof(buf))
+	if (n >= sizeof(buf))
 		return bad("%s: '%s' is too long for an address", opt, s);
-	strcpy(buf, s);
+	memcpy(buf, s, n + 1);
 	slash = strchr(buf, '/');
 	if (slash != NULL) {
 		if (!prefix_ok)
@@ -384,7 +385,7 @@ int
 gen_args_parse(int argc, char **argv, struct gen_opts *o)
 {
 	const char *src = NULL, *dst = NULL;
-	uint64_t v;
+	uint64_t v = 0; /* read only once parse_u64() set it: clang-tidy cannot see into bad() */
 	char *end;
 	int c, rc = 0;
 
@@ -395,7 +396,8 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 		switch (c) {
 		case OPT_TX_PORT:
 			rc = parse_u64("--tx-port", optarg, 0, UINT16_MAX - 1, &v);
-			o->tx_port = (int)v;
+			if (rc == 0)
+				o->tx_port = (int)v;
 			break;
 		case OPT_RX_PORT:
 			if (strcmp(optarg, "none") == 0) {
@@ -403,11 +405,13 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 				break;
 			}
 			rc = parse_u64("--rx-port", optarg, 0, UINT16_MAX - 1, &v);
-			o->rx_port = (int)v;
+			if (rc == 0)
+				o->rx_port = (int)v;
 			break;
 		case OPT_FLOWS:
 			rc = parse_u64("--flows", optarg, 1, GEN_FLOWS_MAX, &v);
-			o->synth.flows = (uint32_t)v;
+			if (rc == 0)
+				o->synth.flows = (uint32_t)v;
 			break;
 		case OPT_VARY:
 			if (strcmp(optarg, "sport") == 0)
@@ -422,11 +426,13 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 		case OPT_FRAME_SIZE:
 			rc = parse_u64(
 				"--frame-size", optarg, DP_PKT_MIN_FRAME_LEN, GEN_FRAME_MAX, &v);
-			o->frame_size = (uint32_t)v;
+			if (rc == 0)
+				o->frame_size = (uint32_t)v;
 			break;
 		case OPT_PAYLOAD:
 			rc = parse_u64("--payload", optarg, 0, GEN_FRAME_MAX, &v);
-			o->payload = (uint32_t)v;
+			if (rc == 0)
+				o->payload = (uint32_t)v;
 			o->payload_set = true;
 			break;
 		case '6':
@@ -440,11 +446,13 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 			break;
 		case OPT_SRC_PORT:
 			rc = parse_u64("--src-port", optarg, 0, UINT16_MAX, &v);
-			o->synth.base.sport = (uint16_t)v;
+			if (rc == 0)
+				o->synth.base.sport = (uint16_t)v;
 			break;
 		case OPT_DST_PORT:
 			rc = parse_u64("--dst-port", optarg, 0, UINT16_MAX, &v);
-			o->synth.base.dport = (uint16_t)v;
+			if (rc == 0)
+				o->synth.base.dport = (uint16_t)v;
 			break;
 		case OPT_SRC_MAC:
 			rc = parse_mac("--src-mac", optarg, o->src_mac);
@@ -456,7 +464,8 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 			break;
 		case OPT_TTL:
 			rc = parse_u64("--ttl", optarg, 0, 255, &v);
-			o->synth.base.ttl = (uint8_t)v;
+			if (rc == 0)
+				o->synth.base.ttl = (uint8_t)v;
 			break;
 		case OPT_PCAP:
 			o->pcap = optarg;
@@ -477,11 +486,13 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 			break;
 		case OPT_CATCHUP:
 			rc = parse_u64("--catchup-us", optarg, 1, 1000000, &v);
-			o->catchup_us = (uint32_t)v;
+			if (rc == 0)
+				o->catchup_us = (uint32_t)v;
 			break;
 		case OPT_BURST:
 			rc = parse_u64("--burst", optarg, 1, 64, &v);
-			o->burst = (uint16_t)v;
+			if (rc == 0)
+				o->burst = (uint16_t)v;
 			break;
 		case OPT_NO_STAMP:
 			o->stamp = false;
@@ -504,7 +515,8 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 			break;
 		case OPT_DRAIN:
 			rc = parse_u64("--drain-ms", optarg, 0, 60000, &v);
-			o->drain_ms = (uint32_t)v;
+			if (rc == 0)
+				o->drain_ms = (uint32_t)v;
 			break;
 		case OPT_WARMUP:
 			errno = 0;
@@ -515,7 +527,8 @@ gen_args_parse(int argc, char **argv, struct gen_opts *o)
 			break;
 		case OPT_HOLD:
 			rc = parse_u64("--hold", optarg, 0, 3600, &v);
-			o->hold_s = (uint32_t)v;
+			if (rc == 0)
+				o->hold_s = (uint32_t)v;
 			break;
 		case OPT_JSON:
 			o->json = optarg;

@@ -49,7 +49,8 @@ struct gen_opts {
 
 /**
  * Parse @p argv (argv[0] is the program) into @p o (defaults filled in first).
- * Every error is printed on stderr as "dpgen: <what is wrong>" plus a hint.
+ * Every error is printed on stderr as "dpgen: <what is wrong>" plus a hint; a
+ * value that is rejected is not stored (its field keeps what it had).
  * @return 0, 1 when --help or --version was printed (exit 0), -EINVAL (exit 2).
  */
 int gen_args_parse(int argc, char **argv, struct gen_opts *o);

@@ -28,7 +28,7 @@ gen_pcap_load(const char *path, const uint8_t *src_mac, const uint8_t *dst_mac,
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	struct gen_tmpl *t = NULL, *grown;
-	uint32_t cap = 0;
+	uint32_t n = 0, cap = 0; /* templates in t and room for them */
 	pcap_t *p;
 	int rc = 0, r;
 
@@ -54,14 +54,13 @@ gen_pcap_load(const char *path, const uint8_t *src_mac, const uint8_t *dst_mac,
 			info->oversize++;
 			continue;
 		}
-		if (info->packets == GEN_PCAP_MAX_PKTS ||
-			info->bytes + h->caplen > GEN_PCAP_MAX_BYTES) {
+		if (n == GEN_PCAP_MAX_PKTS || info->bytes + h->caplen > GEN_PCAP_MAX_BYTES) {
 			snprintf(err, errlen, "%s: more than %u frames or %llu bytes", path,
 				GEN_PCAP_MAX_PKTS, GEN_PCAP_MAX_BYTES);
 			rc = -EINVAL;
 			goto close;
 		}
-		if (info->packets == cap) {
+		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			grown = realloc(t, cap * sizeof(*t));
 			if (grown == NULL) {
@@ -70,7 +69,7 @@ gen_pcap_load(const char *path, const uint8_t *src_mac, const uint8_t *dst_mac,
 			}
 			t = grown;
 		}
-		cur = &t[info->packets];
+		cur = &t[n];
 		memset(cur, 0, sizeof(*cur));
 		cur->data = malloc(h->caplen);
 		if (cur->data == NULL) {
@@ -84,7 +83,7 @@ gen_pcap_load(const char *path, const uint8_t *src_mac, const uint8_t *dst_mac,
 		if (src_mac != NULL)
 			memcpy(cur->data + 6, src_mac, 6);
 		gen_tmpl_parse(cur);
-		info->packets++;
+		n++;
 		info->bytes += h->caplen;
 		if (h->caplen < h->len)
 			info->truncated++;
@@ -96,18 +95,18 @@ gen_pcap_load(const char *path, const uint8_t *src_mac, const uint8_t *dst_mac,
 	if (r == -1) {
 		snprintf(err, errlen, "%s: %s", path, pcap_geterr(p));
 		rc = -EIO;
-	} else if (info->packets == 0) {
+	} else if (n == 0) {
 		snprintf(err, errlen, "%s: no Ethernet frame to replay%s", path,
 			info->oversize ? " (all longer than 8996 bytes)" : "");
 		rc = -EINVAL;
 	}
 close:
 	pcap_close(p);
+	info->packets = n;
 	if (rc != 0) {
 		if (rc == -ENOMEM)
-			snprintf(err, errlen, "%s: out of memory after %u frames", path,
-				info->packets);
-		gen_pcap_free(t, info->packets);
+			snprintf(err, errlen, "%s: out of memory after %u frames", path, n);
+		gen_pcap_free(t, n);
 		return rc;
 	}
 	*tmpl = t;

@@ -48,7 +48,7 @@
 #define GEN_STAMP_MAGIC 0x64704731u
 #define GEN_STAMP_MASK  ((1ULL << 48) - 1)
 #define GEN_FLOWS_MAX   (1u << 20)
-#define GEN_FRAME_MAX   9000 /**< frame size limit, FCS included */
+#define GEN_FRAME_MAX   9000u /**< frame size limit, FCS included */
 
 /** One frame to send, as it sits in an mbuf (no FCS). */
 struct gen_tmpl {

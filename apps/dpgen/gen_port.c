@@ -11,7 +11,7 @@
 #include "dp_port.h"
 #include "gen_port.h"
 
-#define LINK_WAIT_MS 3000
+#define LINK_WAIT_MS 3000u
 
 int
 gen_port_probe(struct gen_port *p, uint16_t id, uint32_t max_frame, const char *drivers_cfg,

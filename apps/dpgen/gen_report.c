@@ -204,7 +204,7 @@ gen_report_interval(struct gen_report *r, const struct gen_counters *tx,
 			len ? " | " : "", x.pps / 1e6, x.gbps_frame, x.gbps_wire, c->lost - p->lost,
 			c->reordered - p->reordered, c->duplicates - p->duplicates);
 		if (h->count != 0 && len < sizeof(line))
-			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			snprintf(line + len, sizeof(line) - len,
 				" | lat p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f",
 				ns(r, gen_hist_percentile(h, 50000)) / 1e3,
 				ns(r, gen_hist_percentile(h, 90000)) / 1e3,
@@ -251,11 +251,11 @@ gen_report_total(struct gen_report *r, const struct gen_counters *tx, const stru
 	json_object_set_new(t, "duration_s", json_real(secs));
 	if (tx != NULL) {
 		struct rates x = rates(tx->tx_pkts, tx->tx_bytes, secs);
+		uint64_t frame_bytes = tx->tx_bytes + tx->tx_pkts * GEN_FCS_BYTES;
 
 		o = json_object();
 		json_object_set_new(o, "pkts", json_integer((json_int_t)tx->tx_pkts));
-		json_object_set_new(o, "bytes_frame",
-			json_integer((json_int_t)(tx->tx_bytes + tx->tx_pkts * GEN_FCS_BYTES)));
+		json_object_set_new(o, "bytes_frame", json_integer((json_int_t)frame_bytes));
 		set_rates(o, NULL, x);
 		json_object_set_new(o, "stamped", json_integer((json_int_t)tx->tx_stamped));
 		json_object_set_new(o, "nombuf", json_integer((json_int_t)tx->tx_nombuf));
@@ -276,11 +276,11 @@ gen_report_total(struct gen_report *r, const struct gen_counters *tx, const stru
 		const struct gen_seq_counts *c = &rx->seq;
 		struct rates x = rates(rx->rx_pkts, rx->rx_bytes, secs);
 		uint64_t sent = tx != NULL ? tx->tx_stamped : 0;
+		uint64_t frame_bytes = rx->rx_bytes + rx->rx_pkts * GEN_FCS_BYTES;
 
 		o = json_object();
 		json_object_set_new(o, "pkts", json_integer((json_int_t)rx->rx_pkts));
-		json_object_set_new(o, "bytes_frame",
-			json_integer((json_int_t)(rx->rx_bytes + rx->rx_pkts * GEN_FCS_BYTES)));
+		json_object_set_new(o, "bytes_frame", json_integer((json_int_t)frame_bytes));
 		set_rates(o, NULL, x);
 		json_object_set_new(o, "stamped", json_integer((json_int_t)rx->rx_stamped));
 		json_object_set_new(o, "foreign", json_integer((json_int_t)rx->rx_foreign));
@@ -336,18 +336,19 @@ json_t *
 gen_report_measured(
 	struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx)
 {
+	const struct gen_counters *last = tx != NULL ? tx : rx; /* whose clock ends the run */
 	json_t *m, *o, *hist;
 	uint64_t start = r->m_tsc, end;
 	double secs;
 	unsigned int i;
 
-	if (!r->measuring || r->m_n == 0)
+	if (!r->measuring || r->m_n == 0 || last == NULL)
 		return json_null();
 	m = json_object();
 	if (m == NULL)
 		return NULL;
 	/* as the totals: rates over the time TX was sending, within the measured part */
-	end = tx != NULL ? (tx->tx_end_tsc ? tx->tx_end_tsc : tx->tsc) : rx->tsc;
+	end = tx != NULL && tx->tx_end_tsc ? tx->tx_end_tsc : last->tsc;
 	if (tx != NULL && tx->tx_start_tsc > start)
 		start = tx->tx_start_tsc;
 	secs = end > start ? (double)(end - start) / r->hz : 0.0;

@@ -82,7 +82,8 @@ json_t *gen_report_total(
  * The measured part (see gen_report_set_warmup()) from the final counters, as
  * the totals are, plus its latency histogram: "latency_hist_ns" is a list of
  * [low, high, count] for every non-empty bucket, in ns.
- * @return a new JSON object, or JSON null when no sample was measured.
+ * @return a new JSON object, or JSON null when no sample was measured or
+ *         neither @p tx nor @p rx is given.
  */
 json_t *gen_report_measured(
 	struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx);

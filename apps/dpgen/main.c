@@ -544,7 +544,6 @@ main(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "dpgen: error: %s\n", err);
 		status = rc == -ENODEV ? 2 : 1;
-		nb_ports = 0;
 		goto free_workers;
 	}
 	{
@@ -566,7 +565,6 @@ main(int argc, char **argv)
 				"memory: "
 				"reserve hugepages, or a larger -m with --no-huge)\n",
 				n, room, rte_strerror(rte_errno));
-			nb_ports = 0;
 			goto free_workers;
 		}
 	}

@@ -739,6 +739,23 @@ expect_bad(const char *const *args, const char *what)
 	CU_ASSERT_EQUAL(rc, -EINVAL);
 }
 
+/* A value that is refused leaves its field as it was, not as the last number parsed. */
+static void
+test_gen_args_rejected_value_is_not_stored(void)
+{
+	struct gen_opts o;
+
+	fprintf(stderr, "(the option errors below are expected)\n");
+	CU_ASSERT_EQUAL(parse(&o, (const char *const[]){ "--tx-port", "7", "--burst", "65", NULL }),
+		-EINVAL);
+	CU_ASSERT_EQUAL(o.tx_port, 7);
+	CU_ASSERT_EQUAL(o.burst, 32);
+	CU_ASSERT_EQUAL(
+		parse(&o, (const char *const[]){ "--hold", "5", "--ttl", "256", NULL }), -EINVAL);
+	CU_ASSERT_EQUAL(o.hold_s, 5);
+	CU_ASSERT_EQUAL(o.synth.base.ttl, 64);
+}
+
 static void
 test_gen_args_warmup_limits_and_errors(void)
 {
@@ -946,6 +963,34 @@ test_gen_report_warmup_edges(void)
 	json_decref(m);
 }
 
+/* Neither TX nor RX counters at the end: nothing to measure, not a crash. */
+static void
+test_gen_report_measured_needs_tx_or_rx(void)
+{
+	struct gen_report r;
+	struct gen_counters tx, rx;
+	struct gen_hist *h = malloc(sizeof(*h));
+	json_t *m;
+
+	CU_ASSERT_FATAL(h != NULL);
+	CU_ASSERT_EQUAL_FATAL(gen_report_init(&r, (double)FAKE_HZ, REP_T0, true, true, true), 0);
+	gen_hist_reset(h);
+	gen_hist_record(h, REP_FAST);
+	rep_counters(1, &tx, &rx);
+	gen_report_interval(&r, &tx, &rx, h);
+	m = gen_report_measured(&r, NULL, NULL);
+	CU_ASSERT_TRUE(json_is_null(m));
+	json_decref(m);
+	/* RX alone: its own clock ends the stretch */
+	m = gen_report_measured(&r, NULL, &rx);
+	CU_ASSERT_FATAL(json_is_object(m));
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "duration_s"), 1.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "rx.pkts"), REP_PPS - REP_LOST, 0);
+	json_decref(m);
+	gen_report_free(&r);
+	free(h);
+}
+
 static const struct dp_test tests[] = {
 	{ "test_gen_rate_parse_units_and_errors", test_gen_rate_parse_units_and_errors },
 	{ "test_gen_rate_fake_clock_12mpps_is_exact", test_gen_rate_fake_clock_12mpps_is_exact },
@@ -977,11 +1022,14 @@ static const struct dp_test tests[] = {
 	{ "test_gen_pcap_load_rewrites_macs_and_stamps_udp",
 		test_gen_pcap_load_rewrites_macs_and_stamps_udp },
 	{ "test_gen_args_valid_and_invalid", test_gen_args_valid_and_invalid },
+	{ "test_gen_args_rejected_value_is_not_stored",
+		test_gen_args_rejected_value_is_not_stored },
 	{ "test_gen_args_warmup_limits_and_errors", test_gen_args_warmup_limits_and_errors },
 	{ "test_gen_args_hold_limits_and_errors", test_gen_args_hold_limits_and_errors },
 	{ "test_gen_report_warmup_measures_from_the_next_sample",
 		test_gen_report_warmup_measures_from_the_next_sample },
 	{ "test_gen_report_warmup_edges", test_gen_report_warmup_edges },
+	{ "test_gen_report_measured_needs_tx_or_rx", test_gen_report_measured_needs_tx_or_rx },
 	{ NULL, NULL },
 };
 
