@@ -203,10 +203,11 @@ parse_prefix(const char *s, struct prefix *p)
 	unsigned long plen;
 	unsigned int max;
 	struct in_addr a4;
+	size_t n = strlen(s);
 
-	if (strlen(s) >= sizeof(buf))
+	if (n >= sizeof(buf))
 		return -EINVAL;
-	strcpy(buf, s);
+	memcpy(buf, s, n + 1);
 	slash = strchr(buf, '/');
 	if (slash != NULL)
 		*slash = '\0';
@@ -305,10 +306,11 @@ parse_vlan(struct opts *o, const char *arg)
 	char buf[32];
 	char *colon;
 	uint64_t vid, pcp = 0;
+	size_t n = strlen(arg);
 
-	if (strlen(arg) >= sizeof(buf))
+	if (n >= sizeof(buf))
 		usage_error("--vlan: '%s' is not VID[:PCP]", arg);
-	strcpy(buf, arg);
+	memcpy(buf, arg, n + 1);
 	colon = strchr(buf, ':');
 	if (colon != NULL) {
 		*colon = '\0';

@@ -97,10 +97,11 @@ static int
 parse_sizes(const char *arg, size_t *sizes, unsigned int *n)
 {
 	char buf[512], *save = NULL, *tok;
+	size_t len = strlen(arg);
 
-	if (strlen(arg) >= sizeof(buf))
+	if (len >= sizeof(buf))
 		return -EINVAL;
-	strcpy(buf, arg);
+	memcpy(buf, arg, len + 1);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		if (*n == MAX_SIZES || parse_size(tok, &sizes[*n]) < 0)

@@ -239,7 +239,7 @@ stream_send(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt
 {
 	const struct perf_transport *t = ep->pp->t;
 	struct perf_side_res *res = &ctl->res[0];
-	uint64_t seq = 0, t0 = perf_ticks(), now = t0;
+	uint64_t seq = 0, t0 = perf_ticks(), now;
 	uint64_t t_end = t0 + (uint64_t)(pt->duration * perf_hz), deadline;
 	unsigned int ends = 0;
 

@@ -378,10 +378,22 @@ unix_max(const struct perf_opts *o)
 	return PERF_MAX_SIZE; /* what SO_SNDBUF allows: pair_init tries */
 }
 
+static void
+unix_pair_fini(struct perf_pair *pp)
+{
+	if (pp->fds[0] >= 0)
+		close(pp->fds[0]);
+	if (pp->fds[1] >= 0)
+		close(pp->fds[1]);
+	pp->fds[0] = pp->fds[1] = -1;
+}
+
 static int
 unix_pair_init(struct perf_pair *pp, char *why, size_t whylen)
 {
+	uint8_t *b;
 	ssize_t r;
+	int rc = 0;
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pp->fds) < 0)
 		return why_err(why, whylen, errno, "socketpair(AF_UNIX, SOCK_DGRAM)%s", "");
@@ -390,39 +402,33 @@ unix_pair_init(struct perf_pair *pp, char *why, size_t whylen)
 	sock_timeout(pp->fds[0]);
 	sock_timeout(pp->fds[1]);
 	/* does it take one message of this size at all? */
-	{
-		uint8_t *b = calloc(1, pp->size);
-
-		if (b == NULL)
-			return why_err(why, whylen, ENOMEM, "probe%s", "");
-		r = send(pp->fds[0], b, pp->size, MSG_DONTWAIT);
-		if (r < 0) {
-			int e = errno, sz = 0;
-			socklen_t sl = sizeof(sz);
-
-			free(b);
-			getsockopt(pp->fds[0], SOL_SOCKET, SO_SNDBUF, &sz, &sl);
-			snprintf(why, whylen,
-				"AF_UNIX SOCK_DGRAM refuses %zu-byte datagrams (SO_SNDBUF %d): %s",
-				pp->size, sz, strerror(e));
-			close(pp->fds[0]);
-			close(pp->fds[1]);
-			pp->fds[0] = pp->fds[1] = -1;
-			return -EMSGSIZE;
-		}
-		r = recv(pp->fds[1], b, pp->size, MSG_DONTWAIT);
-		free(b);
+	b = calloc(1, pp->size);
+	if (b == NULL) {
+		rc = why_err(why, whylen, ENOMEM, "probe%s", "");
+		goto close_pair;
 	}
-	return 0;
-}
+	r = send(pp->fds[0], b, pp->size, MSG_DONTWAIT);
+	if (r < 0) {
+		int e = errno, sz = 0;
+		socklen_t sl = sizeof(sz);
 
-static void
-unix_pair_fini(struct perf_pair *pp)
-{
-	if (pp->fds[0] >= 0)
-		close(pp->fds[0]);
-	if (pp->fds[1] >= 0)
-		close(pp->fds[1]);
+		getsockopt(pp->fds[0], SOL_SOCKET, SO_SNDBUF, &sz, &sl);
+		snprintf(why, whylen,
+			"AF_UNIX SOCK_DGRAM refuses %zu-byte datagrams (SO_SNDBUF %d): %s",
+			pp->size, sz, strerror(e));
+		rc = -EMSGSIZE;
+	} else {
+		r = recv(pp->fds[1], b, pp->size, MSG_DONTWAIT);
+		/* a probe left queued would be taken for the test's first message */
+		if (r != (ssize_t)pp->size)
+			rc = why_err(
+				why, whylen, r < 0 ? errno : EIO, "reading the probe back%s", "");
+	}
+	free(b);
+close_pair:
+	if (rc < 0)
+		unix_pair_fini(pp);
+	return rc;
 }
 
 static int

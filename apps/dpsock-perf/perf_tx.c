@@ -46,7 +46,7 @@ perf_tx_stream(const struct perf_opts *o, const struct perf_tx_params *tp, FILE 
 		perf_ep_buffers_free(&ep);
 		return 1;
 	}
-	t0 = now = perf_ticks();
+	t0 = perf_ticks();
 	t_end = t0 + (uint64_t)(tp->duration * perf_hz);
 	while ((now = perf_ticks()) < t_end) {
 		rc = t->send(&ep, seq, tp->size, tp->batch);

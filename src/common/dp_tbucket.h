@@ -61,10 +61,8 @@ dp_tbucket_take(struct dp_tbucket *tb, uint64_t now)
 
 	if (gap != 0) {
 		tb->last = now;
-		/* gap * rate <= cap + rate: no overflow */
-		if (gap >= tb->fill)
-			tb->credit = tb->cap;
-		else if (tb->cap - tb->credit > gap * tb->rate)
+		/* gap < fill first: then gap * rate <= cap + rate, no overflow */
+		if (gap < tb->fill && tb->cap - tb->credit > gap * tb->rate)
 			tb->credit += gap * tb->rate;
 		else
 			tb->credit = tb->cap;

@@ -4,13 +4,13 @@
 #include "dp_drop.h"
 
 static const char *const drop_names[DP_DROP_MAX] = {
-#define DP_DROP(sym, name, desc) [DP_DROP_##sym] = name,
+#define DP_DROP(sym, name, desc) [DP_DROP_##sym] = (name),
 #include "dp_drop.def"
 #undef DP_DROP
 };
 
 static const char *const drop_descs[DP_DROP_MAX] = {
-#define DP_DROP(sym, name, desc) [DP_DROP_##sym] = desc,
+#define DP_DROP(sym, name, desc) [DP_DROP_##sym] = (desc),
 #include "dp_drop.def"
 #undef DP_DROP
 };

@@ -89,10 +89,11 @@ dp_output_onlink(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf
 		dp_neigh_find_bulk(keys, c, found);
 		for (i = 0; i < c; i++) {
 			struct rte_mbuf *m = pkts[idx[base + i]];
-			const struct dp_fwd_nh *nh = found[i] >= 0 ? &nh_table[found[i]] : NULL;
+			const int32_t hop = found[i];
 
-			if (nh != NULL && (__atomic_load_n(&nh->flags, __ATOMIC_ACQUIRE) &
-						  DP_FWD_NH_F_RESOLVED)) {
+			if (hop >= 0 && (__atomic_load_n(&nh_table[hop].flags, __ATOMIC_ACQUIRE) &
+						DP_FWD_NH_F_RESOLVED)) {
+				const struct dp_fwd_nh *nh = &nh_table[hop];
 				struct rte_ether_hdr *eth =
 					rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 

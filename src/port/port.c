@@ -180,11 +180,11 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 	char bad[64];
 	uint64_t u;
 
-	if (key == NULL && strcmp(section, "profile") == 0)
-		return 0; /* an empty [profile]: the defaults */
 	if (strcmp(section, "profile") != 0)
 		return dp_config_error(
 			err, errlen, loc, "unknown section [%s] (expected [profile])", section);
+	if (key == NULL)
+		return 0; /* an empty [profile]: the defaults */
 	if (strcmp(key, "drivers") == 0) {
 		dp_strlcpy(p->drivers, value, sizeof(p->drivers));
 	} else if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
