@@ -989,7 +989,7 @@ def show_routes(s, args):
         return {"routes": fwd, "route_changes": ch,
                 "ip6": {"enabled": ip6.get("enabled"), "routes": ip6.get("routes")}}
     nr, room = ch.get("ip4_routes", fwd.get("ip4_routes")), ch.get("ip4_max_routes")
-    used8, room8 = ch.get("ip4_tbl8_reserved"), ch.get("ip4_tbl8_groups")
+    used8, room8 = ch.get("ip4_tbl8_used"), ch.get("ip4_tbl8_groups")
     pairs = [
         ("IPv4 routes", f"{n(nr)} of {n(room)} ({pct(ratio(nr, room))} of the table)"
          " (connected and local routes of the ports included)"),
@@ -1304,7 +1304,35 @@ def action(s, args, command, params, label):
     return EXIT_OK
 
 
+def route_list(s, args):
+    """route list [PREFIX]: the table as route file lines (dpfwd gives the first 200;
+    each family separately, IPv4 unless PREFIX is IPv6)."""
+    prefix = args.prefix or ""
+    reply = s.tel.get("/dpfwd/route/list" + ("," + prefix if prefix else ""))
+    if not isinstance(reply, dict):
+        print(f"{PROG}: route list: this dpfwd does not know /dpfwd/route/list",
+              file=sys.stderr)
+        return EXIT_REFUSED
+    reply = normalize(reply)
+    if not reply.get("ok"):
+        print(f"{PROG}: route list: {reply.get('error') or 'refused'}", file=sys.stderr)
+        return EXIT_REFUSED
+    if args.json:
+        emit(args, reply)
+        return EXIT_OK
+    for line in reply.get("routes") or []:
+        print(line)
+    total, shown = reply.get("routes_in_prefix", 0), reply.get("shown", 0)
+    if reply.get("truncated"):
+        print(f"# {n(shown)} of {n(total)} routes shown: ask for a narrower prefix")
+    else:
+        print(f"# {n(total)} routes" + (f" in {prefix}" if prefix else ""))
+    return EXIT_OK
+
+
 def cmd_route(s, args):
+    if args.route_cmd == "list":
+        return route_list(s, args)
     if args.route_cmd == "add":
         text = " ".join(args.text).strip()
         return action(s, args, "/dpfwd/route/add", text, f"route add {text}")
@@ -1489,7 +1517,7 @@ def build_parser():
                            metavar="S", help="seconds between the two reads that make "
                            f"rates (default {DEFAULT_INTERVAL}; 0: no rates)")
 
-    route = cmds.add_parser("route", help="add, delete or reload routes",
+    route = cmds.add_parser("route", help="list, add, delete or reload routes",
                             description="Change routes while dpfwd forwards; prints ok or "
                             "dpfwd's error (exit 1).", parents=[sub_common])
     rc = route.add_subparsers(dest="route_cmd", metavar="ACTION")
@@ -1509,6 +1537,13 @@ def build_parser():
                       "when it exists here); a new table is swapped in, the live one stays "
                       "on any error.")
     r.add_argument("path", nargs="?", metavar="FILE")
+    li = rc.add_parser("list", aliases=["ls"], parents=[sub_common], help="list the routes",
+                       description="route list [PREFIX]: the routes in PREFIX (default: every "
+                       "IPv4 route; an IPv6 prefix for IPv6) as route file lines, with "
+                       "local, connected and adjacency (a resolved neighbor's own /32) "
+                       "marked after '#'; at most 200, then ask for a narrower prefix.")
+    li.set_defaults(route_cmd="list")
+    li.add_argument("prefix", nargs="?", metavar="PREFIX")
 
     c = cmds.add_parser("clear", parents=[sub_common],
                         help="zero ports/lcores/runtime/drops counters (a snapshot)",

@@ -64,6 +64,7 @@
 #include <rte_fib6.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_rib.h>
+#include <rte_rib6.h>
 
 #include "dp_common.h"
 #include "dp_config.h"
@@ -617,8 +618,148 @@ routes_fill(void *arg)
 		(json_int_t)route_stats.reload_errors, "copies", (json_int_t)route_stats.copies,
 		"last_reload_seconds", route_stats.last_reload_s, "last_copy_seconds",
 		route_stats.last_copy_s, "ip4_max_routes", (json_int_t)dp_fwd.ip4.max_routes,
-		"ip4_tbl8_groups", (json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_reserved",
+		"ip4_tbl8_groups", (json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_used",
 		(json_int_t)dp_fwd.ip4.tbl8_used);
+}
+
+/* ---- listing: /dpfwd/route/list ---- */
+
+/* Lines per answer: each a string of rte_telemetry's (128 bytes at most), the
+ * whole answer within its 16 KiB; a narrower prefix shows what is beyond. */
+#define ROUTE_LIST_MAX 200
+
+struct list_req {
+	const char *text; /**< a prefix, IPv4 or IPv6; "" for every route */
+	json_t *lines;
+	uint32_t total; /**< routes in the prefix, shown or not */
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * A route as a route file line (what a reload would read back), its kind after
+ * '#'. An adjacency is the /32 of a neighbor's own address to its entry; a route
+ * through that neighbor shares the entry (and its flag) but is the user's.
+ */
+static void
+list_line(struct list_req *q, const char *pfx, uint32_t ip4, uint8_t plen, uint64_t hop, bool v6)
+{
+	const struct dp_fwd_nh *nh = hop < dp_fwd.nb_nh ? &dp_fwd.nh[hop] : NULL;
+	char line[128], gw[INET6_ADDRSTRLEN];
+	bool adj =
+		!v6 && nh != NULL && (nh->flags & DP_FWD_NH_F_ADJ) && plen == 32 && nh->gw == ip4;
+
+	if (q->total++ >= ROUTE_LIST_MAX)
+		return;
+	if (nh == NULL) {
+		snprintf(
+			line, sizeof(line), "%s/%u # next hop %" PRIu64 " unknown", pfx, plen, hop);
+	} else if (nh->flags & DP_FWD_NH_F_LOCAL) {
+		snprintf(line, sizeof(line), "%s/%u # local", pfx, plen);
+	} else {
+		const bool onlink =
+			v6 ? memcmp(nh->gw6, (const uint8_t[16]){ 0 }, 16) == 0 : nh->gw == 0;
+		const char *kind = adj                                   ? " # adjacency"
+				   : (nh->flags & DP_FWD_NH_F_CONNECTED) ? " # connected"
+									 : "";
+
+		if (onlink && !adj) {
+			snprintf(line, sizeof(line), "%s/%u port %u%s", pfx, plen, nh->port, kind);
+		} else {
+			if (v6)
+				dp_config_ip6_str(nh->gw6, gw, sizeof(gw));
+			else
+				dp_config_ip4_str(nh->gw, gw, sizeof(gw));
+			snprintf(line, sizeof(line), "%s/%u via %s port %u%s", pfx, plen, gw,
+				nh->port, kind);
+		}
+	}
+	json_array_append_new(q->lines, json_string(line));
+}
+
+/* On the control lcore, where routes change: the tables cannot move under the walk. */
+static int
+do_list(void *arg)
+{
+	struct list_req *q = arg;
+	char pfx[INET6_ADDRSTRLEN];
+	struct rte_rib_node *n = NULL;
+	uint64_t hop;
+	uint32_t ip;
+	uint8_t depth;
+
+	if (strchr(q->text, ':') != NULL) {
+		struct dp_config_route6 r;
+		struct rte_rib6_node *n6 = NULL;
+		struct rte_rib6 *rib6;
+		char text[INET6_ADDRSTRLEN + 16];
+		uint8_t ip6[16];
+
+		snprintf(text, sizeof(text), "%s port 0", q->text);
+		if (dp_config_route6_parse(text, &r, q->err, q->errlen) < 0)
+			return -EINVAL;
+		if (dp_fwd6.fib == NULL)
+			return 0;
+		rib6 = rte_fib6_get_rib(dp_fwd6.fib);
+		n6 = rte_rib6_lookup_exact(rib6, r.prefix, r.plen);
+		if (n6 != NULL && rte_rib6_get_nh(n6, &hop) == 0)
+			list_line(q, dp_config_ip6_str(r.prefix, pfx, sizeof(pfx)), 0, r.plen, hop,
+				true);
+		n6 = NULL;
+		while ((n6 = rte_rib6_get_nxt(rib6, r.prefix, r.plen, n6, RTE_RIB6_GET_NXT_ALL)) !=
+			NULL) {
+			if (rte_rib6_get_ip(n6, ip6) < 0 || rte_rib6_get_depth(n6, &depth) < 0 ||
+				rte_rib6_get_nh(n6, &hop) < 0)
+				continue;
+			list_line(q, dp_config_ip6_str(ip6, pfx, sizeof(pfx)), 0, depth, hop, true);
+		}
+		return 0;
+	}
+	{
+		struct dp_config_route r = { .prefix = 0, .plen = 0 };
+		struct rte_rib *rib = rte_fib_get_rib(dp_fwd.ip4.fib);
+		char text[INET_ADDRSTRLEN + 16];
+
+		if (q->text[0] != '\0') {
+			snprintf(text, sizeof(text), "%s port 0", q->text);
+			if (dp_config_route_parse(text, &r, q->err, q->errlen) < 0)
+				return -EINVAL;
+		}
+		n = rte_rib_lookup_exact(rib, r.prefix, r.plen);
+		if (n != NULL && rte_rib_get_nh(n, &hop) == 0)
+			list_line(q, dp_config_ip4_str(r.prefix, pfx, sizeof(pfx)), r.prefix,
+				r.plen, hop, false);
+		n = NULL;
+		while ((n = rte_rib_get_nxt(rib, r.prefix, r.plen, n, RTE_RIB_GET_NXT_ALL)) !=
+			NULL) {
+			if (rte_rib_get_ip(n, &ip) < 0 || rte_rib_get_depth(n, &depth) < 0 ||
+				rte_rib_get_nh(n, &hop) < 0)
+				continue;
+			list_line(
+				q, dp_config_ip4_str(ip, pfx, sizeof(pfx)), ip, depth, hop, false);
+		}
+	}
+	return 0;
+}
+
+static int
+act_list(const char *params, json_t **res, char *err, size_t errlen)
+{
+	struct list_req q = { .text = params, .err = err, .errlen = errlen };
+	int rc;
+
+	q.lines = json_array();
+	if (q.lines == NULL)
+		return -ENOMEM;
+	rc = dp_ctl_call(do_list, &q, ROUTE_CALL_TIMEOUT_MS);
+	if (rc < 0) {
+		json_decref(q.lines);
+		return rc;
+	}
+	*res = json_pack("{s:I, s:I, s:b, s:o}", "routes_in_prefix", (json_int_t)q.total, "shown",
+		(json_int_t)json_array_size(q.lines), "truncated", q.total > ROUTE_LIST_MAX,
+		"routes", q.lines);
+	return *res != NULL ? 0 : -ENOMEM;
 }
 
 int
@@ -638,6 +779,11 @@ dp_route_start_cmds(const char *config_path)
 			"Re-read the routes of the config file (or of the file given as params); "
 			"the live table stays on any error",
 			act_reload);
+	if (rc == 0)
+		rc = dp_telemetry_action_register("/dpfwd/route/list",
+			"Routes as route file lines, in the table's order (first 200). Params: a prefix "
+			"(a.b.c.d/len or IPv6); none: all IPv4",
+			act_list);
 	if (rc == 0)
 		rc = dp_telemetry_section_register("route_changes", "/dpfwd/fwd/route_changes",
 			"Routes added, deleted, reloaded while running", routes_fill, NULL);

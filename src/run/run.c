@@ -6,13 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cpuflags.h>
+#include <rte_version.h>
 #include <rte_vect.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_ctl.h"
 #include "dp_endpoint.h"
@@ -32,6 +35,9 @@ static volatile sig_atomic_t reload_requested;
 static json_t *last_snapshot;
 static enum dp_run_exit exit_reason;
 static const struct dp_config *run_cfg;
+/* when dp_run_setup() began: /dpfwd/run/info's started (UTC) and uptime_s */
+static struct timespec run_started;
+static double run_started_mono;
 
 static void
 on_signal(int sig)
@@ -152,8 +158,19 @@ run_fill(void *arg)
 		"mempool_ops", cfg->pool_ops, "mempool_cache", (int)cfg->pool_cache, "tx_drain_us",
 		(int)cfg->tx_drain_us, "mbufs_over_baseline",
 		(json_int_t)dp_mem_in_use_over_baseline());
-	if (o != NULL)
+	if (o != NULL) {
+		char started[32];
+		struct tm tm;
+
 		json_object_set_new(o, "metrics", metrics_url(cfg));
+		json_object_set_new(o, "version", json_string(DP_VERSION));
+		json_object_set_new(o, "dpdk", json_string(rte_version()));
+		json_object_set_new(o, "pid", json_integer(getpid()));
+		gmtime_r(&run_started.tv_sec, &tm);
+		strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		json_object_set_new(o, "started", json_string(started));
+		json_object_set_new(o, "uptime_s", json_real(dp_time_mono() - run_started_mono));
+	}
 	return o;
 }
 
@@ -388,6 +405,8 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	int rc;
 
 	run_cfg = cfg;
+	clock_gettime(CLOCK_REALTIME, &run_started);
+	run_started_mono = dp_time_mono();
 	stop_requested = 0;
 	simd_setup(cfg);
 	if (dp_mbuf_meta_offset < 0) {
@@ -452,7 +471,8 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 
 	dp_telemetry_sections_clear();
 	if ((rc = dp_telemetry_section_register("run", "/dpfwd/run/info",
-		     "Config path, mode, workers and data path options", run_fill, NULL)) < 0 ||
+		     "Version, DPDK, pid, start time (UTC) and uptime, config path, mode, workers, options",
+		     run_fill, NULL)) < 0 ||
 		(rc = dp_graph_telemetry_register()) < 0 ||
 		(rc = dp_port_telemetry_register()) < 0 || (rc = dp_mem_telemetry_register()) < 0 ||
 		(rc = dp_fwd_telemetry_register()) < 0 || (rc = dp_ctl_telemetry_register()) < 0 ||

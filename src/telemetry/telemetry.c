@@ -191,12 +191,18 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 		}
 		return;
 	}
-	/* arrays of scalars, or too big: strings */
+	/* arrays of scalars, or too big: strings (a string as it is, anything else as
+	 * its JSON text) */
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	json_array_foreach(v, i, e)
 	{
-		char *s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
+		char *s;
 
+		if (json_is_string(e)) {
+			rte_tel_data_add_array_string(d, json_string_value(e));
+			continue;
+		}
+		s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
 		rte_tel_data_add_array_string(d, s ? s : "?");
 		free(s);
 	}

@@ -17,6 +17,7 @@ dpctl run as a command, as an operator would:
 
 About 8 s.  Exit 77 (skipped) when dpfwd is not built.
 """
+import datetime
 import json
 import os
 import shutil
@@ -306,6 +307,41 @@ class TestDpctl(unittest.TestCase):
         r = self.run_dpctl(["route", "reload"])
         self.assertTrue(r.stdout.startswith("ok"), r.stdout)
         self.assertEqual(self.dpctl_json(["show", "routes"])["routes"]["ip4_routes"], before)
+
+    def test_21_route_list(self):
+        self.run_dpctl(["route", "add", "198.19.0.0/16 via 198.18.101.2 port 1"])
+        try:
+            r = self.run_dpctl(["route", "list", "198.19.0.0/16"])
+            self.assertEqual(r.stdout.splitlines(),
+                             ["198.19.0.0/16 via 198.18.101.2 port 1",
+                              "# 1 routes in 198.19.0.0/16"])
+            j = self.dpctl_json(["route", "list"])
+            lines = j["routes"]
+            self.assertEqual(j["routes_in_prefix"], len(lines))
+            self.assertIn("198.19.0.0/16 via 198.18.101.2 port 1", lines)
+            self.assertIn("198.18.0.1/32 # local", lines)
+            self.assertIn("198.18.0.0/24 port 0 # connected", lines)
+            # every user route of the config is there as its route file line
+            self.assertIn("198.18.1.0/24 via 198.18.101.2 port 1", lines)
+            shown = self.dpctl_json(["show", "routes"])["routes"]["ip4_routes"]
+            self.assertEqual(len([x for x in lines if "# adjacency" not in x]), shown)
+        finally:
+            self.run_dpctl(["route", "del", "198.19.0.0/16"])
+        r = self.run_dpctl(["route", "list", "198.19.0.0/16"])
+        self.assertEqual(r.stdout.splitlines(), ["# 0 routes in 198.19.0.0/16"])
+        r = self.run_dpctl(["route", "list", "198.19.0.0/33"], check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("198.19.0.0/33", r.stderr)
+
+    def test_22_run_info_says_what_and_since_when(self):
+        info = self.raw("/dpfwd/run/info")
+        self.assertRegex(info["version"], r"^\d+\.\d+\.\d+")
+        self.assertTrue(info["dpdk"].startswith("DPDK "), info)
+        self.assertEqual(info["pid"], self.fwd.pid)
+        started = datetime.datetime.strptime(info["started"], "%Y-%m-%dT%H:%M:%SZ")
+        age = datetime.datetime.utcnow() - started
+        self.assertLess(abs(age.total_seconds() - float(info["uptime_s"])), 5, info)
+        self.assertGreater(float(info["uptime_s"]), 0)
 
     # ---- clear ----
 
