@@ -3,12 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_rcu_qsbr.h>
 
+#include "dp_ctl.h"
 #include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
@@ -162,4 +164,39 @@ ring_rig_route(bool add, const char *text, char *err, size_t errlen)
 {
 	ring_rig_rcu_offline();
 	return add ? dp_route_add(text, err, errlen) : dp_route_del(text, err, errlen);
+}
+
+void
+ring_rig_step(void)
+{
+	dp_graph_worker_run(dp_workers[0], 4);
+	dp_graph_worker_flush(dp_workers[0]);
+	dp_ctl_poll(dp_ctl_now_ms());
+	dp_graph_worker_run(dp_workers[0], 4);
+	dp_graph_worker_flush(dp_workers[0]);
+}
+
+size_t
+ring_rig_arp(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha, uint32_t sip,
+	const uint8_t *tha, uint32_t tip)
+{
+	uint32_t be;
+
+	memset(f, 0, 60);
+	memcpy(f, eth_dst, 6);
+	memcpy(f + 6, sha, 6);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	f[15] = 1;    /* Ethernet */
+	f[16] = 0x08; /* IPv4 */
+	f[18] = 6;
+	f[19] = 4;
+	f[21] = (uint8_t)op;
+	memcpy(f + 22, sha, 6);
+	be = htonl(sip);
+	memcpy(f + 28, &be, 4);
+	memcpy(f + 32, tha, 6);
+	be = htonl(tip);
+	memcpy(f + 38, &be, 4);
+	return 60;
 }

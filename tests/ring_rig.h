@@ -74,6 +74,21 @@ unsigned int ring_rig_drain_free(struct ring_rig *r, int port);
  */
 void ring_rig_rcu_offline(void);
 
+/**
+ * One round as dp_run_loop() makes it: worker 0 walks (and flushes), the control
+ * lcore's work runs (ARP, ND, held packets), worker 0 walks again so that what
+ * the control lcore sent goes out, and flushes.
+ */
+void ring_rig_step(void);
+
+/**
+ * An ARP frame (60 bytes, padded) into @p f: Ethernet to @p eth_dst from @p sha,
+ * opcode @p op, sender @p sha / @p sip, target @p tha / @p tip (addresses in host
+ * order). @return its length.
+ */
+size_t ring_rig_arp(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha,
+	uint32_t sip, const uint8_t *tha, uint32_t tip);
+
 /** dp_route_add() (@p add) or dp_route_del() of @p text, from the test thread. */
 int ring_rig_route(bool add, const char *text, char *err, size_t errlen);
 

@@ -94,16 +94,6 @@ give_back(void)
 	nb_held = 0;
 }
 
-/* Workers, then the control lcore, then workers again (what it sent goes out). */
-static void
-step(void)
-{
-	dp_graph_worker_run(dp_workers[0], 4);
-	dp_ctl_poll(dp_ctl_now_ms());
-	dp_graph_worker_run(dp_workers[0], 4);
-	dp_graph_worker_flush(dp_workers[0]);
-}
-
 static void
 sleep_ms(unsigned int ms)
 {
@@ -128,31 +118,6 @@ udp_to(uint8_t *buf, uint32_t dst, uint16_t sport)
 	s.frame_len = 64;
 	CU_ASSERT_FATAL(dp_pkt_build(&s, buf, 2048, &len) == 0);
 	return len;
-}
-
-static size_t
-arp_frame(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha, uint32_t sip,
-	const uint8_t *tha, uint32_t tip)
-{
-	uint32_t be;
-
-	memset(f, 0, 60);
-	memcpy(f, eth_dst, 6);
-	memcpy(f + 6, sha, 6);
-	f[12] = 0x08;
-	f[13] = 0x06;
-	f[15] = 1;    /* Ethernet */
-	f[16] = 0x08; /* IPv4 */
-	f[18] = 6;
-	f[19] = 4;
-	f[21] = (uint8_t)op;
-	memcpy(f + 22, sha, 6);
-	be = htonl(sip);
-	memcpy(f + 28, &be, 4);
-	memcpy(f + 32, tha, 6);
-	be = htonl(tip);
-	memcpy(f + 38, &be, 4);
-	return 60;
 }
 
 /* ARP requests for @p tip that port 1 sent; everything else it sent goes to @p other. */
@@ -198,7 +163,7 @@ test_pool_exhausted_arp_counted_then_resolves(void)
 	}
 	exhaust();
 	for (i = 0; i < 4; i++) {
-		step();
+		ring_rig_step();
 		sleep_ms(110); /* past neigh_retrans_ms: each round tries a request again */
 	}
 	CU_ASSERT_EQUAL(arp_requests(IP_GW, out, &n), 0);
@@ -208,10 +173,10 @@ test_pool_exhausted_arp_counted_then_resolves(void)
 	 * made in the request's own buffer */
 	give_back();
 	ring_rig_inject(&rig, 1, f,
-		arp_frame(f, 1, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, other_mac,
-			IP_OTHER, (const uint8_t[6]){ 0 }, IP_PORT1));
+		ring_rig_arp(f, 1, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+			other_mac, IP_OTHER, (const uint8_t[6]){ 0 }, IP_PORT1));
 	exhaust();
-	step();
+	ring_rig_step();
 	n = ring_rig_drain(&rig, 1, out, 64);
 	CU_ASSERT_EQUAL(n, 1);
 	if (n == 1) {
@@ -228,15 +193,15 @@ test_pool_exhausted_arp_counted_then_resolves(void)
 	CU_ASSERT_FATAL(nh > 0);
 	for (tries = 0; tries < 20 && reqs == 0; tries++) {
 		sleep_ms(110);
-		step();
+		ring_rig_step();
 		reqs = arp_requests(IP_GW, out, &n);
 		rte_pktmbuf_free_bulk(out, n);
 	}
 	CU_ASSERT_FATAL(reqs >= 1);
 	ring_rig_inject(&rig, 1, f,
-		arp_frame(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
+		ring_rig_arp(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
 			dp_ports[1].mac.addr_bytes, IP_PORT1));
-	step();
+	ring_rig_step();
 	CU_ASSERT(dp_fwd.nh[nh].flags & DP_FWD_NH_F_RESOLVED);
 	CU_ASSERT_EQUAL(arp_requests(IP_GW, out, &n), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 3);
@@ -254,14 +219,14 @@ test_pool_exhausted_arp_counted_then_resolves(void)
 
 	/* and new traffic flows */
 	ring_rig_inject(&rig, 0, f, udp_to(f, IP_DST, 300));
-	step();
+	ring_rig_step();
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 1);
 }
 
 static void
 test_pool_exhausted_no_mbuf_leak(void)
 {
-	step();
+	ring_rig_step();
 	ring_rig_drain_free(&rig, 0);
 	ring_rig_drain_free(&rig, 1);
 	CU_ASSERT_EQUAL(nb_held, 0);

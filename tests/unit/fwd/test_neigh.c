@@ -84,16 +84,6 @@ inject(int port, const uint8_t *frame, size_t len)
 	ring_rig_inject(&rig, port, frame, len);
 }
 
-/* Workers, then the control lcore, then workers again (what it sent goes out). */
-static void
-step(void)
-{
-	dp_graph_worker_run(worker(), 4);
-	dp_ctl_poll(dp_ctl_now_ms());
-	dp_graph_worker_run(worker(), 4);
-	dp_graph_worker_flush(worker());
-}
-
 static unsigned int
 drain(int port, struct rte_mbuf **out, unsigned int max)
 {
@@ -147,34 +137,6 @@ sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
-static size_t
-arp_frame(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha, uint32_t sip,
-	const uint8_t *tha, uint32_t tip)
-{
-	uint32_t be;
-
-	memset(f, 0, 60);
-	memcpy(f, eth_dst, 6);
-	memcpy(f + 6, sha, 6);
-	f[12] = 0x08;
-	f[13] = 0x06;
-	f[14] = 0;
-	f[15] = 1; /* Ethernet */
-	f[16] = 0x08;
-	f[17] = 0x00; /* IPv4 */
-	f[18] = 6;
-	f[19] = 4;
-	f[20] = 0;
-	f[21] = (uint8_t)op;
-	memcpy(f + 22, sha, 6);
-	be = htonl(sip);
-	memcpy(f + 28, &be, 4);
-	memcpy(f + 32, tha, 6);
-	be = htonl(tip);
-	memcpy(f + 38, &be, 4);
-	return 60;
-}
-
 /* An ARP frame as dpfwd must send it: checks every field. */
 static void
 assert_arp(const struct rte_mbuf *m, uint16_t op, const uint8_t *eth_dst, int port, uint32_t sip,
@@ -184,7 +146,7 @@ assert_arp(const struct rte_mbuf *m, uint16_t op, const uint8_t *eth_dst, int po
 	uint8_t want[60];
 
 	CU_ASSERT_EQUAL_FATAL(m->pkt_len, 60);
-	arp_frame(want, op, eth_dst, dp_ports[port].mac.addr_bytes, sip, tha, tip);
+	ring_rig_arp(want, op, eth_dst, dp_ports[port].mac.addr_bytes, sip, tha, tip);
 	CU_ASSERT(memcmp(d, want, 60) == 0);
 	if (memcmp(d, want, 60) != 0) {
 		unsigned int i;
@@ -243,7 +205,7 @@ test_neigh_announces_each_address(void)
 	unsigned int n;
 
 	CU_ASSERT_EQUAL(dp_arp_announce(), 2);
-	step();
+	ring_rig_step();
 	n = drain(0, out, 8);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	assert_arp(out[0], 1, bcast, 0, IP_PORT0, zero, IP_PORT0);
@@ -264,8 +226,8 @@ test_neigh_answers_arp_for_own_address_and_learns_sender(void)
 	unsigned int n;
 	int32_t nh;
 
-	inject(0, f, arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0));
-	step();
+	inject(0, f, ring_rig_arp(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0));
+	ring_rig_step();
 	n = drain(0, out, 8);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	assert_arp(out[0], 2, host_mac, 0, IP_PORT0, host_mac, IP_HOST);
@@ -289,20 +251,20 @@ test_neigh_ignores_and_counts_other_arp(void)
 	size_t len;
 
 	/* for another address: no reply, no entry for a stranger */
-	inject(0, f, arp_frame(f, 1, bcast, gw_mac2, 0xc6120063, zero, 0xc6120064));
+	inject(0, f, ring_rig_arp(f, 1, bcast, gw_mac2, 0xc6120063, zero, 0xc6120064));
 	/* hardware length 8, protocol type IPv6, opcode 7: malformed */
-	len = arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
+	len = ring_rig_arp(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
 	f[18] = 8;
 	inject(0, f, len);
-	len = arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
+	len = ring_rig_arp(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
 	f[16] = 0x86;
 	f[17] = 0xdd;
 	inject(0, f, len);
-	inject(0, f, arp_frame(f, 7, bcast, host_mac, IP_HOST, zero, IP_PORT0));
+	inject(0, f, ring_rig_arp(f, 7, bcast, host_mac, IP_HOST, zero, IP_PORT0));
 	/* truncated */
-	arp_frame(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
+	ring_rig_arp(f, 1, bcast, host_mac, IP_HOST, zero, IP_PORT0);
 	inject(0, f, 30);
-	step();
+	ring_rig_step();
 	CU_ASSERT_EQUAL(drain(0, out, 8) + drain(1, out, 8), 0);
 	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_ARP_NOT_FOR_US) - other, 1);
 	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_ARP_BAD) - bad, 4);
@@ -333,7 +295,7 @@ test_neigh_resolves_gateway_and_releases_held_packets(void)
 		memcpy(sent[i], f, len);
 		inject(0, f, len);
 	}
-	step();
+	ring_rig_step();
 	n = drain(1, out, 16);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	assert_arp(out[0], 1, bcast, 1, IP_PORT1, zero, IP_GW);
@@ -345,9 +307,9 @@ test_neigh_resolves_gateway_and_releases_held_packets(void)
 
 	/* the reply, to port1's MAC */
 	inject(1, f,
-		arp_frame(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
+		ring_rig_arp(f, 2, dp_ports[1].mac.addr_bytes, gw_mac, IP_GW,
 			dp_ports[1].mac.addr_bytes, IP_PORT1));
-	step();
+	ring_rig_step();
 	CU_ASSERT_TRUE(resolved_to(nh, gw_mac));
 	n = drain(1, out, 16);
 	CU_ASSERT_EQUAL_FATAL(n, 3);
@@ -378,11 +340,11 @@ test_neigh_resolves_gateway_and_releases_held_packets(void)
 	rte_pktmbuf_free_bulk(out, n);
 
 	/* an announcement with a new MAC moves the neighbor at once */
-	inject(1, f, arp_frame(f, 1, bcast, gw_mac2, IP_GW, zero, IP_GW));
-	step();
+	inject(1, f, ring_rig_arp(f, 1, bcast, gw_mac2, IP_GW, zero, IP_GW));
+	ring_rig_step();
 	CU_ASSERT_TRUE(resolved_to(nh, gw_mac2));
 	inject(0, f, udp_to(f, 0, 0xc6120106, 201));
-	step();
+	ring_rig_step();
 	n = drain(1, out, 16);
 	CU_ASSERT_EQUAL(n, 1);
 	if (n == 1)
@@ -402,15 +364,15 @@ test_neigh_connected_host_is_resolved_by_destination(void)
 	unsigned int n;
 
 	inject(1, f, udp_to(f, 1, 0xc6120007, 300)); /* 198.18.0.7 */
-	step();
+	ring_rig_step();
 	n = drain(0, out, 8);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	assert_arp(out[0], 1, bcast, 0, IP_PORT0, zero, 0xc6120007);
 	rte_pktmbuf_free_bulk(out, n);
 	inject(0, f,
-		arp_frame(f, 2, dp_ports[0].mac.addr_bytes, mac7, 0xc6120007,
+		ring_rig_arp(f, 2, dp_ports[0].mac.addr_bytes, mac7, 0xc6120007,
 			dp_ports[0].mac.addr_bytes, IP_PORT0));
-	step();
+	ring_rig_step();
 	requests_for(0, 0, out, &n);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *), mac7, 6) == 0);
@@ -501,7 +463,7 @@ test_neigh_unanswered_fails_then_retries(void)
 
 	inject(1, f, udp_to(f, 1, 0xc6120009, 400)); /* 198.18.0.9: silent */
 	for (i = 0; i < 12; i++) {                   /* 600 ms: retrans 100 ms x 2 probes */
-		step();
+		ring_rig_step();
 		requests += requests_for(0, 0xc6120009, NULL, NULL);
 		sleep_ms(50);
 		if (dp_graph_drops(DP_DROP_NEIGH_FAILED) != failed)
@@ -511,20 +473,20 @@ test_neigh_unanswered_fails_then_retries(void)
 	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_FAILED) - failed, 1);
 	/* failed: dropped at once, no request */
 	inject(1, f, udp_to(f, 1, 0xc6120009, 401));
-	step();
+	ring_rig_step();
 	CU_ASSERT_EQUAL(requests_for(0, 0xc6120009, out, &n), 0);
 	CU_ASSERT_EQUAL(n, 0);
 	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_FAILED) - failed, 2);
 	/* after neigh_failed_ms: asked again */
 	sleep_ms(400);
-	step();
+	ring_rig_step();
 	inject(1, f, udp_to(f, 1, 0xc6120009, 402));
-	step();
+	ring_rig_step();
 	CU_ASSERT_EQUAL(requests_for(0, 0xc6120009, NULL, NULL), 1);
 	/* and fails again (its held packet counted) before the suite goes on */
 	for (i = 0; i < 12; i++) {
 		sleep_ms(50);
-		step();
+		ring_rig_step();
 		requests_for(0, 0, NULL, NULL);
 	}
 }
@@ -537,7 +499,7 @@ test_neigh_subnet_broadcast_is_not_a_neighbor(void)
 	uint8_t f[2048];
 
 	inject(1, f, udp_to(f, 1, 0xc61200ff, 500)); /* 198.18.0.255 */
-	step();
+	ring_rig_step();
 	CU_ASSERT_EQUAL(drain(0, out, 8), 0);
 	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_UNRESOLVED) - d, 1);
 }
@@ -556,7 +518,7 @@ test_neigh_reachable_turns_stale_and_is_probed(void)
 	/* stale since the announcement; probed after min(5 s, reachable time) */
 	for (i = 0; i < 80 && probes == 0; i++) {
 		sleep_ms(50);
-		step();
+		ring_rig_step();
 		n = drain(1, out, 8);
 		if (n > 0) {
 			/* unicast to the known MAC */
@@ -572,7 +534,7 @@ test_neigh_reachable_turns_stale_and_is_probed(void)
 	/* no answer: after the probes, unresolved */
 	for (i = 0; i < 20; i++) {
 		sleep_ms(50);
-		step();
+		ring_rig_step();
 		drain_free();
 	}
 	CU_ASSERT_FALSE(dp_fwd.nh[nh].flags & DP_FWD_NH_F_RESOLVED);
@@ -581,7 +543,7 @@ test_neigh_reachable_turns_stale_and_is_probed(void)
 static void
 test_neigh_no_mbuf_leak(void)
 {
-	step();
+	ring_rig_step();
 	drain_free();
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
 }
