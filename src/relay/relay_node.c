@@ -406,6 +406,9 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				relay_route4_bulk(dst4, nh, ok, no);
 			for (i = 0; i < no; i++) {
 				const uint16_t k = out_idx[i];
+				const uint8_t *dst = dst6[i];
+				rte_be32_t d4;
+				uint32_t hop;
 
 				if (unlikely(!ok[i])) {
 					w->stats.drops[DP_DROP_RELAY_NO_ROUTE]++;
@@ -414,18 +417,28 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				}
 				rw->stats.to_client += out_dir[i];
 				rw->stats.to_backend += 1 - out_dir[i];
-				/* kept for the session's next packets: for an on-link
-				 * destination, its own neighbor entry */
-				out_d[i]->nh = dp_neigh_hop_of(nh_table, nh[i], v6, out_d[i]->dst);
-				out_d[i]->nh_gen = gen;
-				if (nh_table[out_d[i]->nh].flags & DP_FWD_NH_F_RESOLVED) {
-					relay_send(w, pkts[base + k], &nh_table[out_d[i]->nh]);
+				if (!v6) {
+					d4 = rte_cpu_to_be_32(dst4[i]);
+					dst = (const uint8_t *)&d4;
+				}
+				/* for an on-link destination, its own neighbor entry: the
+				 * packet's, not out_d's, whose slot a later packet of the
+				 * piece may have given to a new session (LRU eviction) */
+				hop = dp_neigh_hop_of(nh_table, nh[i], v6, dst);
+				/* kept for the session's next packets, when it still sends
+				 * there (the hop depends on the destination alone) */
+				if (memcmp(out_d[i]->dst, dst, v6 ? 16 : 4) == 0) {
+					out_d[i]->nh = hop;
+					out_d[i]->nh_gen = gen;
+				}
+				if (nh_table[hop].flags & DP_FWD_NH_F_RESOLVED) {
+					relay_send(w, pkts[base + k], &nh_table[hop]);
 					next[k] = RELAY_NEXT_GONE;
 					gone++;
 				} else {
 					/* ip4_output/ip6_output hold or punt it */
 					relay_ttl_for_output(pkts[base + k], v6);
-					dp_mbuf_meta(pkts[base + k], meta_off)->nh = out_d[i]->nh;
+					dp_mbuf_meta(pkts[base + k], meta_off)->nh = hop;
 					next[k] = RELAY_NEXT_OUTPUT;
 				}
 			}

@@ -26,6 +26,7 @@
 #include <rte_udp.h>
 
 #include "dp_config.h"
+#include "dp_ctl.h"
 #include "dp_drop.h"
 #include "dp_fwd.h"
 #include "dp_graph.h"
@@ -757,6 +758,61 @@ test_relay_full_table_evicts_least_recently_used(void)
 }
 
 /*
+ * One burst: a backend answers client U, then a new client X takes U's slot
+ * (the table is full and U is the least recently seen). U's answer still
+ * goes to U's own next hop: U is on-link and unresolved, so it waits for ARP
+ * and nothing reaches a client yet. It used to leave at once for the MAC of
+ * X, whose session the slot held by the time the burst's new destinations
+ * were looked up (tests/fuzz/corpus/relay/crash-evicted_session_hop).
+ */
+static void
+test_relay_evicted_in_burst_keeps_its_next_hop(void)
+{
+	static uint8_t f[2][256];
+	unsigned int attempt, i;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		struct pkt u = client4(43000, 10), x = client4(43001, 10), b;
+		struct rte_mbuf *m;
+		uint16_t rport, xport = 0;
+		size_t len[2];
+		int be;
+
+		dp_relay_clock_advance(TIMEOUT + 1);
+		dp_graph_worker_run(worker(), 64); /* start empty */
+		u.src = ip4("198.18.0.77");
+		rport = client_to_backend(&u, &be);
+		for (i = 1; i < V4_SLOTS; i++) {
+			struct pkt c = client4((uint16_t)(43010 + i), 10);
+			int unused;
+
+			client_to_backend(&c, &unused);
+		}
+		b = backend4(be, rport, 10);
+		b.port = 0; /* one RX burst, in this order */
+		len[0] = build(f[0], &b);
+		len[1] = build(f[1], &x);
+		snap();
+		ring_rig_inject(&rig, 0, f[0], len[0]);
+		ring_rig_inject(&rig, 0, f[1], len[1]);
+		run_graph();
+		CU_ASSERT_EQUAL(moved().evicted, 1);
+		CU_ASSERT_EQUAL(moved().to_client, 1);
+		CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
+		if (ring_rig_drain(&rig, 1, &m, 1) == 1) {
+			xport = dp_pkt_get16(rte_pktmbuf_mtod(m, uint8_t *) + 14 + 20);
+			rte_pktmbuf_free(m);
+		}
+		/* U's answer, handed to the control lcore for ARP: dropped */
+		dp_ctl_stop();
+		/* X took U's slot, unless a second went by and U's answer made U recent */
+		if (xport == rport)
+			break;
+	}
+	CU_ASSERT(attempt < 3);
+}
+
+/*
  * A flood of new sessions (many source ports) fills the table to its limit and
  * evicts: every datagram is still relayed, forwarding goes on in the same
  * bursts, and no buffer is held.
@@ -1040,6 +1096,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_backend_without_session_is_dropped),
 	T(test_relay_idle_sessions_expire),
 	T(test_relay_full_table_evicts_least_recently_used),
+	T(test_relay_evicted_in_burst_keeps_its_next_hop),
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
 	T(test_relay_cksum_delta_equals_full_recompute_random),
