@@ -719,6 +719,11 @@ conn_serve_one(struct ep_conn *c)
 		fds_close(fds, nfds);
 		return conn_malformed(c, "a request before HELLO");
 	}
+	/* HELLO agreed on the version (op_hello refuses another): every later message has it */
+	if (c->family != 0 && m.version != DPSOCK_PROTO_VERSION) {
+		fds_close(fds, nfds);
+		return conn_malformed(c, "a message of another protocol version");
+	}
 	switch (m.op) {
 	case DPSOCK_OP_HELLO:
 		if (c->family != 0 || nfds != 0)

@@ -13,11 +13,14 @@
  *   [relay0] listen 198.18.0.1:5000, relay ports 20000-20007: never an endpoint's
  */
 #include <arpa/inet.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <jansson.h>
 #include <rte_cycles.h>
@@ -28,11 +31,13 @@
 
 #include "dp_config.h"
 #include "dp_drop.h"
+#include "dp_endpoint.h"
 #include "dp_fwd_local.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_port.h"
 #include "dp_test.h"
+#include "dpsock_proto.h"
 #include "dpsock_shm.h"
 #include "endpoint_fp.h"
 #include "endpoint_priv.h"
@@ -1026,6 +1031,60 @@ test_ep_stats_json(void)
 	json_decref(j);
 }
 
+/* The rc of the next message on @p fd, 1000 at the end of the connection, 2000 after 3 s. */
+static int
+ctl_next(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct dpsock_ctl m;
+	ssize_t n;
+
+	if (poll(&p, 1, 3000) != 1)
+		return 2000;
+	n = recv(fd, &m, sizeof(m), 0);
+	if (n <= 0)
+		return 1000;
+	return n == (ssize_t)sizeof(m) ? m.rc : 3000;
+}
+
+/*
+ * The server thread (endpoint.c) on the [endpoint] socket: once HELLO agreed on
+ * the version, a request of another version closes the connection; it used to
+ * be served (tests/fuzz/corpus/dpsock_ctl/crash-request_of_another_version).
+ */
+static void
+test_ep_server_closes_on_another_version(void)
+{
+	struct sockaddr_un sa;
+	struct dpsock_ctl m;
+	int fd;
+
+	/* the server waits for the workers (RCU) when it takes an endpoint back */
+	ring_rig_rcu_offline();
+	CU_ASSERT_FATAL(dp_endpoint_start() == 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	CU_ASSERT_FATAL(strlen(sock_path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	dpsock_ctl_init(&m, DPSOCK_OP_HELLO);
+	m.family = AF_INET;
+	CU_ASSERT_EQUAL(dpsock_ctl_sendmsg(fd, &m, NULL, 0, 0), (ssize_t)sizeof(m));
+	CU_ASSERT_EQUAL(ctl_next(fd), 0);
+	/* a RESOLVE before BIND is answered -EINVAL in version 1; of version 2, not at all */
+	dpsock_ctl_init(&m, DPSOCK_OP_RESOLVE);
+	m.addr.in.sin_family = AF_INET;
+	CU_ASSERT_EQUAL(dpsock_ctl_sendmsg(fd, &m, NULL, 0, 0), (ssize_t)sizeof(m));
+	CU_ASSERT_EQUAL(ctl_next(fd), -EINVAL);
+	m.version = DPSOCK_PROTO_VERSION + 1;
+	CU_ASSERT_EQUAL(dpsock_ctl_sendmsg(fd, &m, NULL, 0, 0), (ssize_t)sizeof(m));
+	CU_ASSERT_EQUAL(ctl_next(fd), 1000);
+	close(fd);
+	dp_endpoint_stop();
+}
+
 /* ---- suite ---- */
 
 static int
@@ -1088,6 +1147,7 @@ static const struct dp_test tests[] = {
 	{ "test_ep_ip6_both_ways", test_ep_ip6_both_ways },
 	{ "test_ep_detach_clears_port", test_ep_detach_clears_port },
 	{ "test_ep_stats_json", test_ep_stats_json },
+	{ "test_ep_server_closes_on_another_version", test_ep_server_closes_on_another_version },
 	{ NULL, NULL },
 };
 
