@@ -707,7 +707,7 @@ dpsock_open(const char *path, int family, int flags)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	strcpy(sa.sun_path, path);
+	memcpy(sa.sun_path, path, strlen(path) + 1); /* fits: checked above */
 	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL) {
 		errno = ENOMEM;
@@ -1012,19 +1012,22 @@ dpsock_connect(struct dpsock *ep, const struct sockaddr *addr, socklen_t len)
 static struct pipe_view *
 route_pipe(struct dpsock *ep, const struct route *rt, struct dpsock_chan **chp)
 {
-	if (rt->state == ROUTE_LOCAL) {
-		*chp = ep->chans[rt->slot];
-		return &(*chp)->tx;
+	/* a local route's channel is there until routes_refuse() turns the route */
+	struct dpsock_chan *ch = rt->state == ROUTE_LOCAL ? ep->chans[rt->slot] : NULL;
+
+	if (ch != NULL) {
+		*chp = ch;
+		return &ch->tx;
 	}
 	*chp = NULL;
 	return &ep->tx;
 }
 
+/* @p remote: sent through dpfwd (pipe 0) as UDP, whose datagrams have a limit of their own */
 static int
-size_check(const struct dpsock *ep, const struct pipe_view *pv, const struct dpsock_chan *ch,
-	size_t len)
+size_check(const struct dpsock *ep, const struct pipe_view *pv, bool remote, size_t len)
 {
-	if (ch == NULL && len > (ep->family == AF_INET ? DPSOCK_UDP4_MAX : DPSOCK_UDP6_MAX))
+	if (remote && len > (ep->family == AF_INET ? DPSOCK_UDP4_MAX : DPSOCK_UDP6_MAX))
 		return -EMSGSIZE;
 	return dpsock_pipe_class_for(&pv->geo, len);
 }
@@ -1113,7 +1116,7 @@ send_prepare(struct dpsock *ep, const struct sockaddr *to, socklen_t tolen, size
 	if (rc < 0)
 		return rc;
 	*pvp = route_pipe(ep, rt, chp);
-	rc = size_check(ep, *pvp, *chp, len);
+	rc = size_check(ep, *pvp, *chp == NULL, len);
 	return rc < 0 ? -EMSGSIZE : rc;
 }
 
@@ -1134,12 +1137,13 @@ dpsock_sendto(struct dpsock *ep, const void *buf, size_t len, int flags, const s
 	if (cls < 0)
 		return cls;
 	rc = bufs_get(ep, pv, ch, (unsigned int)cls, &off, 1, nonblocking(ep, flags));
-	if (rc == -ECONNREFUSED)
+	if (rc == -ECONNREFUSED && ch != NULL) /* only a channel goes away */
 		return route_refused(ep, ch, &dest);
 	if (rc < 0)
 		return rc;
 	m = dpsock_buf(pv->region, off);
-	memcpy(dpsock_msg_data(m), buf, len);
+	if (len > 0) /* buf may be NULL then */
+		memcpy(dpsock_msg_data(m), buf, len);
 	m->len = (uint32_t)len;
 	m->tsc = rte_rdtsc();
 	memcpy(&m->peer, &dest, addr_len(ep->family));
@@ -1174,7 +1178,7 @@ dpsock_msg_alloc(struct dpsock *ep, const struct sockaddr *to, socklen_t tolen, 
 		return cls;
 	rc = bufs_get(ep, pv, ch, (unsigned int)cls, offs, n < DPSOCK_BURST ? n : DPSOCK_BURST,
 		(ep->flags & DPSOCK_NONBLOCK) != 0);
-	if (rc == -ECONNREFUSED)
+	if (rc == -ECONNREFUSED && ch != NULL) /* only a channel goes away */
 		return route_refused(ep, ch, &dest);
 	if (rc < 0)
 		return rc;
@@ -1812,10 +1816,12 @@ evq_arm(struct dpsock_evq *q)
 int
 dpsock_evq_wait(struct dpsock_evq *q, struct dpsock_event *ev, int max, int timeout_ms)
 {
-	uint64_t t0 = mono_ns(), spin_end = t0 + q->spin_us * 1000;
+	uint64_t t0, spin_end;
 
 	if (q == NULL || ev == NULL || max <= 0)
 		return -EINVAL;
+	t0 = mono_ns();
+	spin_end = t0 + q->spin_us * 1000;
 	for (;;) {
 		struct epoll_event evs[1];
 		int n, wait_ms = -1;

@@ -520,6 +520,10 @@ op_bind(struct ep_conn *c, const struct dpsock_ctl *m, int efd)
 	if (rc == 0) {
 		endpoint_specs(specs);
 		rc = region_make("dpsock-endpoint", specs, &memfd, &region, &size);
+		/* (0 comes with a mapping; clang's analyser takes a failed call's -errno
+		 * for a possible 0 and then region for NULL) */
+		if (rc == 0 && region == NULL)
+			rc = -ENOMEM;
 		if (rc < 0)
 			DP_LOG(ERR, endpoint, "endpoint %u (pid %d): cannot make its region: %s",
 				c->id, (int)c->pid, strerror(-rc));

@@ -450,7 +450,7 @@ dp_relay_start(void)
 void
 dp_relay_fini(void)
 {
-	uint16_t i;
+	unsigned int i;
 
 	relay_rings_drain();
 	for (i = 0; i < RTE_DIM(relay_workers); i++) {
