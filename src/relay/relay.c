@@ -212,8 +212,13 @@ relay_miss(struct relay_worker *rw, const struct relay_key *k, uint32_t now, voi
 
 		if (svc->ip6 != k->ip6)
 			continue;
-		if (k->lport == svc->listen_port && memcmp(k->local, svc->listen, 16) == 0)
+		if (k->lport == svc->listen_port && memcmp(k->local, svc->listen, 16) == 0) {
+			/* fe80::/10: its answers would need the link it came from, and
+			 * routes know no scope: no session (RFC 4291 2.5.6) */
+			if (k->ip6 && k->remote[0] == 0xfe && (k->remote[1] & 0xc0) == 0x80)
+				return -1 - DP_DROP_IP6_LINK_LOCAL;
 			return session_create(rw, i, k, now);
+		}
 		port = rte_be_to_cpu_16(k->lport);
 		if (port < svc->port_lo || port > svc->port_hi ||
 			memcmp(k->local, svc->source, 16) != 0)

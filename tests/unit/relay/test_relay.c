@@ -892,6 +892,26 @@ client6(uint16_t cport, uint16_t payload)
 	return p;
 }
 
+/* A link-local client gets no session: its answers could not find their way back. */
+static void
+test_relay_ip6_link_local_client_gets_no_session(void)
+{
+	struct pkt c = client6(50002, 40);
+	struct rte_mbuf *m;
+
+	ip6("fe80::2", c.src6);
+	nothing_out(&c, DP_DROP_IP6_LINK_LOCAL);
+	CU_ASSERT_EQUAL(moved().created, 0);
+	ip6("febf:ffff::2", c.src6); /* the top of fe80::/10 */
+	nothing_out(&c, DP_DROP_IP6_LINK_LOCAL);
+	ip6("fec0::2", c.src6); /* beyond it: a session (site-local is gone, RFC 3879) */
+	snap();
+	m = one_out(&c, 1);
+	CU_ASSERT_PTR_NOT_NULL(m);
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(moved().created, 1);
+}
+
 /* IPv6, both directions: every byte; a zero UDP checksum is dropped (RFC 8200 8.1). */
 static void
 test_relay_ip6_both_directions(void)
@@ -1099,6 +1119,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_evicted_in_burst_keeps_its_next_hop),
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
+	T(test_relay_ip6_link_local_client_gets_no_session),
 	T(test_relay_cksum_delta_equals_full_recompute_random),
 	T(test_relay_telemetry_section),
 	T(test_relay_no_mbuf_leak),
