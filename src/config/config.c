@@ -149,6 +149,21 @@ parse_ip4(const char *v, uint32_t *out)
 	return 0;
 }
 
+/* Why @p ip (host order) cannot be a neighbor or a gateway; NULL if it can. */
+static const char *
+ip4_not_unicast(uint32_t ip)
+{
+	if ((ip >> 24) == 0)
+		return "in 0.0.0.0/8 (this network)";
+	if ((ip >> 24) == 127)
+		return "a loopback address";
+	if ((ip >> 28) == 0xe)
+		return "a multicast address";
+	if ((ip >> 28) == 0xf)
+		return ip == UINT32_MAX ? "the broadcast address" : "in 240.0.0.0/4 (reserved)";
+	return NULL;
+}
+
 /* "a.b.c.d/len" -> address and length; host bits are kept (callers decide) */
 static int
 parse_ip4_plen(const char *v, uint32_t *ip, uint8_t *plen)
@@ -366,6 +381,9 @@ dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, si
 		if (parse_ip4(tok[2], &r->gw) < 0)
 			return fail(
 				err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)", tok[2]);
+		if (ip4_not_unicast(r->gw) != NULL)
+			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2],
+				ip4_not_unicast(r->gw));
 		r->has_gw = true;
 		if (parse_u64(tok[4], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
 			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[4],
@@ -736,6 +754,9 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 	n = &cfg->neighs[cfg->nb_neighs];
 	if (parse_ip4(ip, &n->ip) < 0)
 		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
+	if (ip4_not_unicast(n->ip) != NULL)
+		return fail(err, errlen, loc, "neighbor address '%s' is %s", ip,
+			ip4_not_unicast(n->ip));
 	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
 		return fail(err, errlen, loc, "bad MAC address '%s'", mac);
 	if (parse_u64(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)

@@ -538,6 +538,26 @@ static const struct err_case err_cases[] = {
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 via 10.0.0 port 0\n", /* 4 */
 		AT_LOAD, 4, "bad gateway '10.0.0'" },
+	{ "route gateway: multicast",
+		P0 "[routes]\n"
+		   "route = 10.0.0.0/8 via 224.0.0.5 port 0\n", /* 4 */
+		AT_LOAD, 4, "gateway '224.0.0.5' is a multicast address" },
+	{ "route gateway: broadcast",
+		P0 "[routes]\n"
+		   "route = 10.0.0.0/8 via 255.255.255.255 port 0\n", /* 4 */
+		AT_LOAD, 4, "gateway '255.255.255.255' is the broadcast address" },
+	{ "route gateway: this network",
+		P0 "[routes]\n"
+		   "route = 10.0.0.0/8 via 0.0.0.0 port 0\n", /* 4 */
+		AT_LOAD, 4, "gateway '0.0.0.0' is in 0.0.0.0/8" },
+	{ "route gateway: loopback",
+		P0 "[routes]\n"
+		   "route = 10.0.0.0/8 via 127.0.0.1 port 0\n", /* 4 */
+		AT_LOAD, 4, "gateway '127.0.0.1' is a loopback address" },
+	{ "neighbor: reserved address",
+		P0 "[neighbors]\n"
+		   "neigh = 240.0.0.1 lladdr 02:00:00:00:00:01 port 0\n", /* 4 */
+		AT_LOAD, 4, "neighbor address '240.0.0.1' is in 240.0.0.0/4 (reserved)" },
 	{ "route syntax: port number",
 		P0 "[routes]\n"
 		   "route = 10.0.0.0/8 port 16\n", /* 4 */
