@@ -123,7 +123,7 @@ sanitized_tests() {
 	rm -rf "$logs"
 	mkdir -p "$logs"
 	say "meson test under ASan + UBSan (suites: unit, func)"
-	# the soak is 60 s in the first run; 20 s here keep the whole under 15 minutes
+	# the soak is 120 s in the first run; 20 s here keep the whole under 15 minutes
 	DPFWD_SOAK_SECONDS="${DPFWD_SOAK_SECONDS:-20}" \
 		ASAN_OPTIONS="log_path=$logs/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1" \
 		UBSAN_OPTIONS="log_path=$logs/ubsan:abort_on_error=1:halt_on_error=1:print_stacktrace=1" \
