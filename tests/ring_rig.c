@@ -51,8 +51,10 @@ ring_rig_setup(struct ring_rig *r)
 		return -1;
 	snprintf(r->cfg_path, sizeof(r->cfg_path), "%s/%s.ini", r->tmpdir, r->name);
 	f = fopen(r->cfg_path, "w");
-	if (f == NULL)
+	if (f == NULL) {
+		rmdir(r->tmpdir);
 		return -1;
+	}
 	fputs(r->config_text, f);
 	fclose(f);
 	dp_config_init(&r->cfg);
@@ -60,6 +62,9 @@ ring_rig_setup(struct ring_rig *r)
 		dp_config_validate(&r->cfg, err, sizeof(err)) < 0 ||
 		dp_run_setup(&r->cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "setup: %s\n", err);
+		/* CUnit runs no cleanup after a failed init: the files go now */
+		unlink(r->cfg_path);
+		rmdir(r->tmpdir);
 		return -1;
 	}
 	/* the test thread is the worker: flush after every walk unless a test says otherwise */
