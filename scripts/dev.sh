@@ -5,7 +5,8 @@
 #   scripts/dev.sh run    install what is missing, build, reserve hugepages, run
 #                         dpfwd on configs/default.ini for a few seconds, show telemetry
 #   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns + lint),
-#                         then unit + func again built with ASan + UBSan (DPFWD_SANITIZE=0: not)
+#                         then unit + func + netns again built with ASan + UBSan
+#                         (DPFWD_SANITIZE=0: not)
 # Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
 set -euo pipefail
 
@@ -107,7 +108,7 @@ cunit_summary() {
 		      printf "tests: %d passed, %d failed\n", tot["tests"] - fl["tests"], fl["tests"] }'
 }
 
-# The unit and func suites again in the ASan + UBSan build. Every process the tests start
+# The unit, func and netns suites again in the ASan + UBSan build. Every process the tests start
 # (dpfwd, dpgen, libdpsock applications) inherits the options: any report aborts that
 # process and is also written to $ASAN_BUILD/sanitizer-logs, which must stay empty (a
 # test that tolerates a child's failure cannot hide a finding).
@@ -122,12 +123,14 @@ sanitized_tests() {
 	ninja -C "$ASAN_BUILD" >/dev/null
 	rm -rf "$logs"
 	mkdir -p "$logs"
-	say "meson test under ASan + UBSan (suites: unit, func)"
+	say "meson test under ASan + UBSan (suites: unit, func, netns)"
 	# the soak is 120 s in the first run; 20 s here keep the whole under 15 minutes
 	DPFWD_SOAK_SECONDS="${DPFWD_SOAK_SECONDS:-20}" \
 		ASAN_OPTIONS="log_path=$logs/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1" \
+		LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0" \
 		UBSAN_OPTIONS="log_path=$logs/ubsan:abort_on_error=1:halt_on_error=1:print_stacktrace=1" \
-		meson test -C "$ASAN_BUILD" --suite unit --suite func --print-errorlogs --num-processes 2
+		meson test -C "$ASAN_BUILD" --suite unit --suite func --suite netns --print-errorlogs \
+		--num-processes 2
 	if [ -n "$(ls -A "$logs")" ]; then
 		say "sanitizer reports ($logs):"
 		cat "$logs"/*
