@@ -760,7 +760,9 @@ test_dpsock_blocking_recv_woken_by_other_process(void)
 	CU_ASSERT_EQUAL(dpsock_recv(b, buf, sizeof(buf), 0), 6);
 	CU_ASSERT(memcmp(buf, "second", 6) == 0);
 	CU_ASSERT_EQUAL(dpsock_stats_get(b, &st), 0);
-	CU_ASSERT(st.sleeps >= 2);
+	/* at least the 300 ms wait for the second slept; the first may have come while
+	 * the receiver still spun (a child that woke fast: seen under ASan) */
+	CU_ASSERT(st.sleeps >= 1);
 	CU_ASSERT_EQUAL(child_wait(pid, 10.0), 0);
 	dpsock_close(b);
 }
