@@ -336,6 +336,14 @@ dp_route_adj4_resolved(uint32_t idx)
 	}
 }
 
+/* Is next hop @p idx the adjacency of the IPv4 neighbor at @p addr (host order)? */
+static bool
+adj4_is(uint64_t idx, uint32_t addr)
+{
+	return idx < dp_fwd.nb_nh && (dp_fwd.nh[idx].flags & DP_FWD_NH_F_ADJ) &&
+	       dp_fwd.nh[idx].gw == addr;
+}
+
 /* The adjacency of the IPv4 neighbor at @p addr (host order), or 0. */
 static uint32_t
 adj4_of(uint32_t addr)
@@ -343,9 +351,17 @@ adj4_of(uint32_t addr)
 	uint32_t idx;
 
 	for (idx = 1; idx < dp_fwd.nb_nh; idx++)
-		if ((dp_fwd.nh[idx].flags & DP_FWD_NH_F_ADJ) && dp_fwd.nh[idx].gw == addr)
+		if (adj4_is(idx, addr))
 			return idx;
 	return 0;
+}
+
+/* A bare prefix (a.b.c.d/len, or IPv6) as an on-link route line, for the route parsers. */
+static const char *
+onlink_route(char *buf, size_t len, const char *prefix)
+{
+	snprintf(buf, len, "%s port 0", prefix);
+	return buf;
 }
 
 /* After a change of IPv4 routes: each adjacency where the connected route is
@@ -460,18 +476,15 @@ do_del(void *arg)
 	struct route_req *q = arg;
 	struct rte_rib_node *node;
 	struct dp_config_route r;
-	char text[80];
+	char text[128];
 	uint64_t nh;
 	int rc;
 
-	if (strchr(q->text, ':') != NULL) {
-		/* "2001:db8::/32": parsed as an on-link route to reuse the parser */
-		snprintf(text, sizeof(text), "%s port 0", q->text);
-		return do_change6(false, text, q->err, q->errlen);
-	}
-	/* "a.b.c.d/len": parsed as an on-link route to reuse the parser */
-	snprintf(text, sizeof(text), "%s port 0", q->text);
-	rc = dp_config_route_parse(text, &r, q->err, q->errlen);
+	if (strchr(q->text, ':') != NULL)
+		return do_change6(
+			false, onlink_route(text, sizeof(text), q->text), q->err, q->errlen);
+	rc = dp_config_route_parse(
+		onlink_route(text, sizeof(text), q->text), &r, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
 	node = rte_rib_lookup_exact(rte_fib_get_rib(dp_fwd.ip4.fib), r.prefix, r.plen);
@@ -484,7 +497,7 @@ do_del(void *arg)
 		snprintf(q->err, q->errlen, "%s is a port address: change the config", q->text);
 		return -EINVAL;
 	}
-	if (r.plen == 32 && adj4_of(r.prefix) == nh) {
+	if (r.plen == 32 && adj4_is(nh, r.prefix)) {
 		snprintf(q->err, q->errlen,
 			"%s is the adjacency of a neighbor (its host route, which goes with the "
 			"neighbor), not a route",
@@ -646,8 +659,7 @@ list_line(struct list_req *q, const char *pfx, uint32_t ip4, uint8_t plen, uint6
 {
 	const struct dp_fwd_nh *nh = hop < dp_fwd.nb_nh ? &dp_fwd.nh[hop] : NULL;
 	char line[128], gw[INET6_ADDRSTRLEN];
-	bool adj =
-		!v6 && nh != NULL && (nh->flags & DP_FWD_NH_F_ADJ) && plen == 32 && nh->gw == ip4;
+	bool adj = !v6 && plen == 32 && adj4_is(hop, ip4);
 
 	if (q->total++ >= ROUTE_LIST_MAX)
 		return;
@@ -692,11 +704,11 @@ do_list(void *arg)
 		struct dp_config_route6 r;
 		struct rte_rib6_node *n6 = NULL;
 		struct rte_rib6 *rib6;
-		char text[INET6_ADDRSTRLEN + 16];
+		char text[128];
 		uint8_t ip6[16];
 
-		snprintf(text, sizeof(text), "%s port 0", q->text);
-		if (dp_config_route6_parse(text, &r, q->err, q->errlen) < 0)
+		if (dp_config_route6_parse(
+			    onlink_route(text, sizeof(text), q->text), &r, q->err, q->errlen) < 0)
 			return -EINVAL;
 		if (dp_fwd6.fib == NULL)
 			return 0;
@@ -718,13 +730,12 @@ do_list(void *arg)
 	{
 		struct dp_config_route r = { .prefix = 0, .plen = 0 };
 		struct rte_rib *rib = rte_fib_get_rib(dp_fwd.ip4.fib);
-		char text[INET_ADDRSTRLEN + 16];
+		char text[128];
 
-		if (q->text[0] != '\0') {
-			snprintf(text, sizeof(text), "%s port 0", q->text);
-			if (dp_config_route_parse(text, &r, q->err, q->errlen) < 0)
-				return -EINVAL;
-		}
+		if (q->text[0] != '\0' &&
+			dp_config_route_parse(onlink_route(text, sizeof(text), q->text), &r, q->err,
+				q->errlen) < 0)
+			return -EINVAL;
 		n = rte_rib_lookup_exact(rib, r.prefix, r.plen);
 		if (n != NULL && rte_rib_get_nh(n, &hop) == 0)
 			list_line(q, dp_config_ip4_str(r.prefix, pfx, sizeof(pfx)), r.prefix,
