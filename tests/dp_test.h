@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,32 @@ dp_test_now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/**
+ * RFC 1071 over @p n bytes at @p p added to @p s, as big-endian 16-bit words:
+ * the tests' own sum, to check dpfwd's checksums against (not rte_raw_cksum,
+ * which dpfwd itself uses). Fold it with dp_test_fold().
+ */
+static inline uint32_t
+dp_test_sum16(uint32_t s, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	return s;
+}
+
+/** A dp_test_sum16() sum folded to 16 bits (end-around carry). */
+static inline uint16_t
+dp_test_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
 }
 
 /** Sleep @p s seconds, all of them (a signal does not cut it short). */

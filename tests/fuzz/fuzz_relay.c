@@ -57,7 +57,7 @@
  * The relay's hand-off between workers is not reached: the rig has one worker.
  *
  * Poisoning and the mbuf check as in fuzz_datapath.c: the tail of each
- * segment's data room, from POISON_SLACK bytes after its data, is poisoned
+ * segment's data room, from FUZZ_POISON_SLACK bytes after its data, is poisoned
  * while the input runs; after every input what the control lcore was handed
  * (frames for unresolved neighbors: it never runs here) is dropped and the
  * mbufs in use must be back at the baseline.
@@ -74,8 +74,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sanitizer/asan_interface.h>
-
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -86,13 +84,14 @@
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
 #include "dp_relay.h"
+#include "dp_test.h"
+#include "fuzz_mbuf.h"
 #include "relay_priv.h"
 #include "ring_rig.h"
 
 #define NB_PORTS        2
 #define MAX_RECORDS     16
 #define MAX_FRAME       2048 /* the default data room after the headroom */
-#define POISON_SLACK    128
 #define RELAY_TTL_OUT   64
 #define AGE_S           61 /* past every service's timeout (relay1's 60 s) */
 #define NB_SVCS         3
@@ -328,27 +327,7 @@ fail(const char *why, const uint8_t *f, size_t len)
 	abort();
 }
 
-/* ---- checksums (RFC 1071), written here rather than taken from dpfwd ---- */
-
-static uint32_t
-sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t
-fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
+/* ---- checksums (RFC 1071: dp_test.h's sum, not dpfwd's) ---- */
 
 /* The UDP checksum's sum over pseudo-header and datagram (RFC 768: its own length). */
 static uint16_t
@@ -356,9 +335,9 @@ udp_sum(const uint8_t *f, bool v6, unsigned int l3, unsigned int l4, uint16_t ul
 {
 	const unsigned int alen = v6 ? 16 : 4;
 	const uint8_t *a = f + l3 + (v6 ? 8 : 12);
-	uint32_t s = sum16(a, 2 * alen, 0) + 17 + ulen;
+	uint32_t s = dp_test_sum16(0, a, 2 * alen) + 17 + ulen;
 
-	return fold(sum16(f + l4, ulen, s));
+	return dp_test_fold(dp_test_sum16(s, f + l4, ulen));
 }
 
 /* ---- reading frames ---- */
@@ -423,9 +402,9 @@ udp_view_of(const uint8_t *f, size_t len)
 
 		u.ihl = 4u * (ip[0] & 0xf);
 		if ((ip[0] >> 4) != 4 || u.ihl < 20 || ETH_HLEN + u.ihl > len ||
-			fold(sum16(ip, u.ihl, 0)) != 0xffff || ip[9] != IPPROTO_UDP ||
-			(get16(ip + 6) & 0x3fff) != 0 || tlen < u.ihl + UDP_HLEN ||
-			ETH_HLEN + tlen > len)
+			dp_test_fold(dp_test_sum16(0, ip, u.ihl)) != 0xffff ||
+			ip[9] != IPPROTO_UDP || (get16(ip + 6) & 0x3fff) != 0 ||
+			tlen < u.ihl + UDP_HLEN || ETH_HLEN + tlen > len)
 			return u;
 		u.l4 = ETH_HLEN + u.ihl;
 		u.ulen = get16(f + u.l4 + 4);
@@ -624,7 +603,7 @@ tpl_build(
 		memcpy(ip + 12, p->src, 4);
 		memcpy(ip + 16, p->dst, 4);
 		memset(ip + 20, 1, hlen - 20); /* NOP options */
-		ck = (uint16_t)~fold(sum16(ip, hlen, 0));
+		ck = (uint16_t)~dp_test_fold(dp_test_sum16(0, ip, hlen));
 		if (flags & F_IPCK_BAD)
 			ck ^= 0x0100;
 		dp_pkt_put16(ip + 10, ck);
@@ -864,7 +843,7 @@ check_relayed(unsigned int port, const uint8_t *o, size_t olen, const struct tup
 	unsigned int i, n;
 
 	if (olen >= ETH_HLEN + 20 && get16(o + 12) == RTE_ETHER_TYPE_IPV4 &&
-		fold(sum16(o + ETH_HLEN, 4u * (o[ETH_HLEN] & 0xf), 0)) != 0xffff)
+		dp_test_fold(dp_test_sum16(0, o + ETH_HLEN, 4u * (o[ETH_HLEN] & 0xf))) != 0xffff)
 		fail("relayed with an IPv4 header checksum that does not verify", o, olen);
 	ou = udp_view_of(o, olen);
 	if (!ou.ok)
@@ -991,49 +970,8 @@ drain_check(void)
 
 /* ---- mbufs ---- */
 
-struct poisoned {
-	uint8_t *addr;
-	size_t len;
-};
-
-static struct poisoned poisoned[MAX_RECORDS * 2];
+static struct fuzz_poisoned poisoned[MAX_RECORDS * 2];
 static unsigned int nb_poisoned;
-
-static void
-poison_tail(const struct rte_mbuf *s)
-{
-	uint32_t from = s->data_off + RTE_MAX((uint32_t)s->data_len, (uint32_t)POISON_SLACK);
-
-	if (from < s->buf_len) {
-		poisoned[nb_poisoned].addr = (uint8_t *)s->buf_addr + from;
-		poisoned[nb_poisoned].len = s->buf_len - from;
-		ASAN_POISON_MEMORY_REGION(poisoned[nb_poisoned].addr, poisoned[nb_poisoned].len);
-		nb_poisoned++;
-	}
-}
-
-static void
-unpoison_all(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < nb_poisoned; i++)
-		ASAN_UNPOISON_MEMORY_REGION(poisoned[i].addr, poisoned[i].len);
-	nb_poisoned = 0;
-}
-
-static struct rte_mbuf *
-seg_new(const uint8_t *p, size_t len)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp_mem_pool_get(0));
-
-	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)len) == NULL) {
-		fprintf(stderr, "fuzz_relay: no mbuf for %zu bytes\n", len);
-		abort();
-	}
-	memcpy(rte_pktmbuf_mtod(m, uint8_t *), p, len);
-	return m;
-}
 
 /*
  * Where split @p s cuts frame @p fr: after Ethernet, inside the UDP header,
@@ -1067,16 +1005,16 @@ inject(struct frame *fr)
 
 	if (cut == 0 || cut >= fr->len)
 		cut = fr->len;
-	m = seg_new(fr->b, cut);
+	m = fuzz_seg_new("fuzz_relay", fr->b, cut);
 	if (cut < fr->len) {
-		s2 = seg_new(fr->b + cut, fr->len - cut);
+		s2 = fuzz_seg_new("fuzz_relay", fr->b + cut, fr->len - cut);
 		if (rte_pktmbuf_chain(m, s2) != 0)
 			abort();
 	}
 	m->port = dp_ports[fr->port].port_id;
-	poison_tail(m);
+	poisoned[nb_poisoned++] = fuzz_poison_tail(m);
 	if (s2 != NULL)
-		poison_tail(s2);
+		poisoned[nb_poisoned++] = fuzz_poison_tail(s2);
 	if (rte_ring_enqueue(rig.rx[fr->port], m) != 0)
 		abort();
 }
@@ -1102,7 +1040,8 @@ walk_batch(void)
 	dp_graph_worker_run(dp_workers[0], 2);
 	dp_graph_worker_flush(dp_workers[0]);
 	relayed = drain_check();
-	unpoison_all();
+	fuzz_unpoison(poisoned, nb_poisoned);
+	nb_poisoned = 0;
 	/* a frame relayed is counted; one held for its neighbor is counted but not seen */
 	if (relayed > relayed_count() - before || relayed > batch_n)
 		fail("more frames relayed than counted, or than came in", batch[0].b, batch[0].len);

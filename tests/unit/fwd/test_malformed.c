@@ -72,32 +72,12 @@ static struct ring_rig rig = {
 
 /* ---- bytes ---- */
 
-/* RFC 1071, the test's own: big-endian 16-bit words */
-static uint32_t
-sum16(uint32_t s, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t
-fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 /* the ICMPv6 sum over the pseudo-header (RFC 8200 8.1) and @p len bytes at @p l4 */
 static uint16_t
 sum6(const uint8_t *ip, const uint8_t *l4, size_t len)
 {
-	return fold(sum16(sum16(0, ip + 8, 32), l4, len) + (uint32_t)len + IPPROTO_ICMPV6);
+	return dp_test_fold(dp_test_sum16(dp_test_sum16(0, ip + 8, 32), l4, len) + (uint32_t)len +
+			    IPPROTO_ICMPV6);
 }
 
 /* ---- frames ---- */
@@ -119,7 +99,7 @@ ip4_cksum(uint8_t *ip)
 	size_t ihl = (size_t)(ip[0] & 0xf) * 4;
 
 	ip[10] = ip[11] = 0;
-	dp_pkt_put16(ip + 10, (uint16_t)~fold(sum16(0, ip, ihl)));
+	dp_pkt_put16(ip + 10, (uint16_t)~dp_test_fold(dp_test_sum16(0, ip, ihl)));
 }
 
 static void
@@ -170,7 +150,7 @@ icmp4f(uint8_t *f, uint32_t dst, uint8_t ttl, uint8_t type, size_t len)
 	icmp[2] = icmp[3] = 0;
 	dp_pkt_put16(icmp + 4, 0xbeef);
 	dp_pkt_put16(icmp + 6, 7);
-	dp_pkt_put16(icmp + 2, (uint16_t)~fold(sum16(0, icmp, len)));
+	dp_pkt_put16(icmp + 2, (uint16_t)~dp_test_fold(dp_test_sum16(0, icmp, len)));
 	return n;
 }
 
@@ -1336,7 +1316,7 @@ check_fwd(const struct mcase *c, const uint8_t *in, size_t len, size_t out_len)
 		size_t ihl = (size_t)(in[14] & 0xf) * 4;
 
 		/* the checksum (bytes 24, 25) updated, the rest as it came */
-		EXPECT(fold(sum16(0, got + 14, ihl)) == 0xffff);
+		EXPECT(dp_test_fold(dp_test_sum16(0, got + 14, ihl)) == 0xffff);
 		EXPECT(got[23] == in[23]);
 		EXPECT(memcmp(got + 26, in + 26, len - 26) == 0);
 	} else {
@@ -1354,10 +1334,10 @@ check_err4(const struct mcase *c, const uint8_t *in, size_t out_len)
 	EXPECT(dp_pkt_get16(got + 12) == 0x0800);
 	EXPECT(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
 	EXPECT(dp_pkt_get16(got + 16) == out_len - 14);
-	EXPECT(fold(sum16(0, got + 14, 20)) == 0xffff);
+	EXPECT(dp_test_fold(dp_test_sum16(0, got + 14, 20)) == 0xffff);
 	EXPECT(memcmp(got + 26, "\xc6\x12\x00\x01\xc6\x12\x00\x02", 8) == 0); /* port0 -> host */
 	EXPECT(got[34] == c->type && got[35] == c->code);
-	EXPECT(fold(sum16(0, got + 34, 8 + quote)) == 0xffff);
+	EXPECT(dp_test_fold(dp_test_sum16(0, got + 34, 8 + quote)) == 0xffff);
 	EXPECT(memcmp(got + 42, in + 14, quote) == 0);
 }
 
@@ -1386,10 +1366,10 @@ check_echo4(const struct mcase *c, const uint8_t *in, size_t out_len)
 	EXPECT(out_len == 34 + icmp_len);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
 	EXPECT(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
-	EXPECT(fold(sum16(0, got + 14, 20)) == 0xffff);
+	EXPECT(dp_test_fold(dp_test_sum16(0, got + 14, 20)) == 0xffff);
 	EXPECT(memcmp(got + 26, in + 30, 4) == 0 && memcmp(got + 30, in + 26, 4) == 0);
 	EXPECT(got[34] == 0 && got[35] == 0);
-	EXPECT(fold(sum16(0, got + 34, icmp_len)) == 0xffff);
+	EXPECT(dp_test_fold(dp_test_sum16(0, got + 34, icmp_len)) == 0xffff);
 	EXPECT(memcmp(got + 38, in + 14 + ihl + 4, icmp_len - 4) == 0);
 }
 
