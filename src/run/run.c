@@ -247,6 +247,20 @@ simd_setup(const struct dp_config *cfg)
 			rte_vect_get_max_simd_bitwidth());
 }
 
+/* dpfwd's per-packet metadata in the mbuf (a dynamic field), once per process. */
+static int
+meta_register(char *err, size_t errlen)
+{
+	int rc;
+
+	if (dp_mbuf_meta_offset >= 0)
+		return 0;
+	rc = dp_mem_meta_register();
+	if (rc < 0)
+		snprintf(err, errlen, "cannot register mbuf metadata: %s", strerror(-rc));
+	return rc;
+}
+
 /* The packet pool of one socket whose ports need @p d0: its size (the
  * config's, or computed), and in @p why how it was computed. */
 static uint32_t
@@ -327,13 +341,9 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	char rxo[256], txo[256];
 	int rc;
 
-	if (dp_mbuf_meta_offset < 0) {
-		rc = dp_mem_meta_register();
-		if (rc < 0) {
-			snprintf(err, errlen, "cannot register mbuf metadata: %s", strerror(-rc));
-			return rc;
-		}
-	}
+	rc = meta_register(err, errlen);
+	if (rc < 0)
+		return rc;
 	nb_workers = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
 	rc = dp_graph_lcores_check(cfg, err, errlen);
 	if (rc < 0)
@@ -409,13 +419,9 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	run_started_mono = dp_time_mono();
 	stop_requested = 0;
 	simd_setup(cfg);
-	if (dp_mbuf_meta_offset < 0) {
-		rc = dp_mem_meta_register();
-		if (rc < 0) {
-			snprintf(err, errlen, "cannot register mbuf metadata: %s", strerror(-rc));
-			return rc;
-		}
-	}
+	rc = meta_register(err, errlen);
+	if (rc < 0)
+		return rc;
 	rc = metrics_start(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
