@@ -75,6 +75,22 @@ trim(char *s)
 	return s;
 }
 
+/*
+ * A growable array full: @p arr again with room for twice @p *cap elements of
+ * @p elt bytes (@p first the first time), @p *cap raised; NULL (@p arr kept) if
+ * memory is short.
+ */
+static void *
+array_grow(void *arr, uint32_t *cap, size_t elt, uint32_t first)
+{
+	uint32_t n = *cap ? *cap * 2 : first;
+	void *a = realloc(arr, n * elt);
+
+	if (a != NULL)
+		*cap = n;
+	return a;
+}
+
 static const char *
 remember_file(struct dp_config *cfg, const char *path)
 {
@@ -85,13 +101,11 @@ remember_file(struct dp_config *cfg, const char *path)
 			return cfg->files[i];
 	/* as many as there are route files: a fixed table would name the wrong file */
 	if (cfg->nb_files == cfg->cap_files) {
-		unsigned int cap = cfg->cap_files ? cfg->cap_files * 2 : 8;
-		char **n = realloc(cfg->files, cap * sizeof(*n));
+		char **n = array_grow(cfg->files, &cfg->cap_files, sizeof(*n), 8);
 
 		if (n == NULL)
 			return "?";
 		cfg->files = n;
-		cfg->cap_files = cap;
 	}
 	cfg->files[cfg->nb_files] = strdup(path);
 	if (cfg->files[cfg->nb_files] == NULL)
@@ -334,13 +348,12 @@ static int
 route_push(struct dp_config *cfg, const struct dp_config_route *r)
 {
 	if (cfg->nb_routes == cfg->cap_routes) {
-		uint32_t cap = cfg->cap_routes ? cfg->cap_routes * 2 : 64;
-		struct dp_config_route *n = realloc(cfg->routes, cap * sizeof(*n));
+		struct dp_config_route *n =
+			array_grow(cfg->routes, &cfg->cap_routes, sizeof(*n), 64);
 
 		if (n == NULL)
 			return -ENOMEM;
 		cfg->routes = n;
-		cfg->cap_routes = cap;
 	}
 	cfg->routes[cfg->nb_routes++] = *r;
 	return 0;
@@ -353,6 +366,7 @@ dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, si
 	char *tok[8];
 	char *save = NULL;
 	char *t;
+	const char *why;
 	unsigned int n = 0;
 	uint64_t port;
 	uint32_t ip;
@@ -381,9 +395,9 @@ dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, si
 		if (parse_ip4(tok[2], &r->gw) < 0)
 			return fail(
 				err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)", tok[2]);
-		if (ip4_not_unicast(r->gw) != NULL)
-			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2],
-				ip4_not_unicast(r->gw));
+		why = ip4_not_unicast(r->gw);
+		if (why != NULL)
+			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
 		r->has_gw = true;
 		if (parse_u64(tok[4], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
 			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[4],
@@ -531,13 +545,12 @@ static int
 route6_push(struct dp_config *cfg, const struct dp_config_route6 *r)
 {
 	if (cfg->nb_routes6 == cfg->cap_routes6) {
-		uint32_t cap = cfg->cap_routes6 ? cfg->cap_routes6 * 2 : 64;
-		struct dp_config_route6 *n = realloc(cfg->routes6, cap * sizeof(*n));
+		struct dp_config_route6 *n =
+			array_grow(cfg->routes6, &cfg->cap_routes6, sizeof(*n), 64);
 
 		if (n == NULL)
 			return -ENOMEM;
 		cfg->routes6 = n;
-		cfg->cap_routes6 = cap;
 	}
 	cfg->routes6[cfg->nb_routes6++] = *r;
 	return 0;
@@ -737,6 +750,7 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 {
 	struct dp_config_neigh *n;
 	char ip[64], w1[32], mac[64], w2[32], port[32], extra[8];
+	const char *why;
 	uint64_t p;
 	int k;
 
@@ -754,9 +768,9 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 	n = &cfg->neighs[cfg->nb_neighs];
 	if (parse_ip4(ip, &n->ip) < 0)
 		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
-	if (ip4_not_unicast(n->ip) != NULL)
-		return fail(err, errlen, loc, "neighbor address '%s' is %s", ip,
-			ip4_not_unicast(n->ip));
+	why = ip4_not_unicast(n->ip);
+	if (why != NULL)
+		return fail(err, errlen, loc, "neighbor address '%s' is %s", ip, why);
 	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
 		return fail(err, errlen, loc, "bad MAC address '%s'", mac);
 	if (parse_u64(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)

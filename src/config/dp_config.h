@@ -217,8 +217,8 @@ struct dp_config {
 	struct dp_config_endpoint endpoint;
 	/* names of every file read, for struct dp_config_loc */
 	char **files;
-	unsigned int nb_files;
-	unsigned int cap_files;
+	uint32_t nb_files;
+	uint32_t cap_files;
 };
 
 /** Called for every "key = value" of an INI file, in file order. @return 0 or -EINVAL. */
