@@ -40,6 +40,7 @@
 #include <jansson.h>
 
 #include "dp_test.h"
+#include "dpsock_ctl_test.h"
 #include "dpsock.h"
 #include "dpsock_proto.h"
 
@@ -1114,22 +1115,6 @@ raw_send(int fd, const void *m, size_t len, int pass_fd)
 	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-/* The next message (its rc), or 1000 on EOF, 2000 on timeout. */
-static int
-raw_reply(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct dpsock_ctl m;
-	ssize_t n;
-
-	if (poll(&p, 1, 3000) != 1)
-		return 2000;
-	n = recv(fd, &m, sizeof(m), 0);
-	if (n <= 0)
-		return 1000;
-	return n == sizeof(m) ? m.rc : 3000;
-}
-
 static struct dpsock_ctl
 raw_msg(uint16_t op)
 {
@@ -1157,54 +1142,54 @@ test_dpsock_bad_control_messages_close_only_that_connection(void)
 	fd = raw_connect();
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(raw_send(fd, "hello", 5, -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	/* a wrong magic: told why, then closed */
 	fd = raw_connect();
 	m = raw_msg(DPSOCK_OP_HELLO);
 	m.magic = 0xdeadbeef;
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), -EPROTO);
-	CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), -EPROTO);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	/* another protocol version */
 	fd = raw_connect();
 	m = raw_msg(DPSOCK_OP_HELLO);
 	m.version = 99;
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), -EPROTO);
-	CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), -EPROTO);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	/* a request before HELLO */
 	fd = raw_connect();
 	m = raw_msg(DPSOCK_OP_RESOLVE);
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	/* BIND without its eventfd; an unknown op; a pipe instead of an eventfd */
 	fd = raw_connect();
 	m = raw_msg(DPSOCK_OP_HELLO);
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), 0);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 0);
 	CU_ASSERT_FATAL(pipe(pfd) == 0);
 	m = raw_msg(DPSOCK_OP_BIND);
 	m.addr.in = ba;
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), pfd[1]), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), -EINVAL);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), -EINVAL);
 	close(pfd[0]);
 	close(pfd[1]);
 	m = raw_msg(77);
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	fd = raw_connect();
 	m = raw_msg(DPSOCK_OP_HELLO);
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), 0);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 0);
 	m = raw_msg(DPSOCK_OP_BIND);
 	m.addr.in = ba;
 	CU_ASSERT_EQUAL(raw_send(fd, &m, sizeof(m), -1), 0);
-	CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	/* a longer message */
 	fd = raw_connect();
@@ -1215,7 +1200,7 @@ test_dpsock_bad_control_messages_close_only_that_connection(void)
 		m = raw_msg(DPSOCK_OP_HELLO);
 		memcpy(big, &m, sizeof(m));
 		CU_ASSERT_EQUAL(raw_send(fd, big, sizeof(big), -1), 0);
-		CU_ASSERT_EQUAL(raw_reply(fd), 1000);
+		CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	}
 	close(fd);
 	CU_ASSERT(stat_wait("malformed", malformed0 + 6, 3.0));

@@ -37,6 +37,7 @@
 #include "dp_mem.h"
 #include "dp_port.h"
 #include "dp_test.h"
+#include "dpsock_ctl_test.h"
 #include "dpsock_proto.h"
 #include "dpsock_shm.h"
 #include "endpoint_fp.h"
@@ -1031,22 +1032,6 @@ test_ep_stats_json(void)
 	json_decref(j);
 }
 
-/* The rc of the next message on @p fd, 1000 at the end of the connection, 2000 after 3 s. */
-static int
-ctl_next(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct dpsock_ctl m;
-	ssize_t n;
-
-	if (poll(&p, 1, 3000) != 1)
-		return 2000;
-	n = recv(fd, &m, sizeof(m), 0);
-	if (n <= 0)
-		return 1000;
-	return n == (ssize_t)sizeof(m) ? m.rc : 3000;
-}
-
 /*
  * The server thread (endpoint.c) on the [endpoint] socket: once HELLO agreed on
  * the version, a request of another version closes the connection; it used to
@@ -1072,15 +1057,15 @@ test_ep_server_closes_on_another_version(void)
 	dpsock_ctl_init(&m, DPSOCK_OP_HELLO);
 	m.family = AF_INET;
 	CU_ASSERT_EQUAL(dpsock_ctl_sendmsg(fd, &m, NULL, 0, 0), (ssize_t)sizeof(m));
-	CU_ASSERT_EQUAL(ctl_next(fd), 0);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 0);
 	/* a RESOLVE before BIND is answered -EINVAL in version 1; of version 2, not at all */
 	dpsock_ctl_init(&m, DPSOCK_OP_RESOLVE);
 	m.addr.in.sin_family = AF_INET;
 	CU_ASSERT_EQUAL(dpsock_ctl_sendmsg(fd, &m, NULL, 0, 0), (ssize_t)sizeof(m));
-	CU_ASSERT_EQUAL(ctl_next(fd), -EINVAL);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), -EINVAL);
 	m.version = DPSOCK_PROTO_VERSION + 1;
 	CU_ASSERT_EQUAL(dpsock_ctl_sendmsg(fd, &m, NULL, 0, 0), (ssize_t)sizeof(m));
-	CU_ASSERT_EQUAL(ctl_next(fd), 1000);
+	CU_ASSERT_EQUAL(dp_test_ctl_reply(fd), 1000);
 	close(fd);
 	dp_endpoint_stop();
 }
