@@ -24,10 +24,17 @@ delay_json(const struct dp_delay_hist *h, double jitter_cycles, bool with_bucket
 	const double ns = 1e9 / (double)rte_get_tsc_hz();
 	json_t *o = json_object(), *arr = json_array();
 	double mean = 0, var = 0;
+	uint64_t count = 0;
 	size_t n = 0;
 	unsigned int i;
 
+	/*
+	 * The count is the buckets' sum, not h->count: @p h is read while a worker
+	 * writes it, and the two are added at different moments; published, they
+	 * must agree (a reader checks the histogram against the count).
+	 */
 	for (i = 0; i < DP_DELAY_BUCKETS; i++) {
+		count += h->bucket[i];
 		if (h->bucket[i] == 0)
 			continue;
 		b[n].low = i < 4 ? i : dp_delay_bucket_low(i);
@@ -37,27 +44,27 @@ delay_json(const struct dp_delay_hist *h, double jitter_cycles, bool with_bucket
 						   (json_int_t)b[n].width, (json_int_t)b[n].count));
 		n++;
 	}
-	if (h->count != 0) {
-		mean = (double)h->sum / (double)h->count;
+	if (count != 0) {
+		mean = (double)h->sum / (double)count;
 		/* from the buckets' midpoints: good to the histogram's 25 % resolution */
 		for (i = 0; i < n; i++) {
 			const double mid = (double)b[i].low + (double)b[i].width / 2 - mean;
 
 			var += mid * mid * (double)b[i].count;
 		}
-		var /= (double)h->count;
+		var /= (double)count;
 	}
 #define Q(q) (n ? json_real(dp_telemetry_quantile(b, n, q) * ns) : json_null())
-	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
-	json_object_set_new(o, "mean_ns", h->count ? json_real(mean * ns) : json_null());
-	json_object_set_new(o, "stddev_ns", h->count ? json_real(sqrt(var) * ns) : json_null());
+	json_object_set_new(o, "count", json_integer((json_int_t)count));
+	json_object_set_new(o, "mean_ns", count ? json_real(mean * ns) : json_null());
+	json_object_set_new(o, "stddev_ns", count ? json_real(sqrt(var) * ns) : json_null());
 	json_object_set_new(o, "p50_ns", Q(0.5));
 	json_object_set_new(o, "p90_ns", Q(0.9));
 	json_object_set_new(o, "p99_ns", Q(0.99));
 	json_object_set_new(o, "p999_ns", Q(0.999));
 #undef Q
-	json_object_set_new(o, "max_ns", h->count ? json_real((double)h->max * ns) : json_null());
-	json_object_set_new(o, "jitter_ns", h->count ? json_real(jitter_cycles * ns) : json_null());
+	json_object_set_new(o, "max_ns", count ? json_real((double)h->max * ns) : json_null());
+	json_object_set_new(o, "jitter_ns", count ? json_real(jitter_cycles * ns) : json_null());
 	if (with_buckets)
 		json_object_set_new(o, "buckets_cycles", arr);
 	else
