@@ -152,6 +152,10 @@ struct dpsock {
 	uint64_t spin_cycles;
 	uint64_t next_live;  /* TSC of the next look at the control socket */
 	uint64_t idle_since; /* TSC of the first empty poll in a row (0: the last one found some) */
+	/* TSC as ep_enter() read it at the start of this call: the sender's stamp
+	 * and the idle clock use it, since a read costs ~10 ns, a 30th of an
+	 * 8-byte round trip, and a send or an empty poll would make two */
+	uint64_t now;
 	/* channels */
 	struct dpsock_chan **chans;
 	unsigned int nb_slots;
@@ -648,11 +652,13 @@ ctl_look(struct dpsock *ep)
 static int
 ep_enter(struct dpsock *ep)
 {
+	const uint64_t now = rte_rdtsc();
+
+	ep->now = now;
 	if (ep->dead)
 		return -ENOTCONN;
 	if (ep->hdr != NULL) {
 		uint32_t seq = __atomic_load_n(&ep->hdr->ctl_seq, __ATOMIC_ACQUIRE);
-		uint64_t now;
 
 		if (seq != ep->ctl_seq) {
 			ep->ctl_seq = seq;
@@ -660,7 +666,6 @@ ep_enter(struct dpsock *ep)
 		}
 		if (__atomic_load_n(&ep->hdr->alive, __ATOMIC_RELAXED) == 0)
 			ep->dead = true;
-		now = rte_rdtsc();
 		if (now >= ep->next_live) {
 			ep->next_live = now + ep->tsc_hz * DPSOCK_LIVE_MS / 1000;
 			ctl_look(ep);
@@ -1048,8 +1053,11 @@ bufs_get(struct dpsock *ep, struct pipe_view *pv, struct dpsock_chan *ch, unsign
 		if (ch != NULL && chan_dead(ch))
 			return -ECONNREFUSED;
 		got = view_alloc(pv, cls, offs, n);
-		if (got > 0)
+		if (got > 0) {
+			if (start != 0) /* waited: the send's stamp is now */
+				ep->now = rte_rdtsc();
 			return (int)got;
+		}
 		if (start == 0) {
 			ep->st.tx_again++;
 			if (nonblock)
@@ -1145,7 +1153,7 @@ dpsock_sendto(struct dpsock *ep, const void *buf, size_t len, int flags, const s
 	if (len > 0) /* buf may be NULL then */
 		memcpy(dpsock_msg_data(m), buf, len);
 	m->len = (uint32_t)len;
-	m->tsc = rte_rdtsc();
+	m->tsc = ep->now; /* send_prepare() began with ep_enter() */
 	memcpy(&m->peer, &dest, addr_len(ep->family));
 	m->flags = 0;
 	dpsock_pipe_send(pv->region, &pv->geo, &off, 1);
@@ -1294,7 +1302,7 @@ dpsock_send_burst(struct dpsock *ep, struct dpsock_msg **msgs, unsigned int n)
 		uint64_t offs[DPSOCK_BURST];
 		struct dpsock_chan *ch, *ch2;
 		struct pipe_view *pv;
-		uint64_t tsc = rte_rdtsc();
+		const uint64_t tsc = ep->now; /* from ep_enter() above */
 		unsigned int k = 0;
 
 		pv = msg_locate(ep, msgs[i], &ch, &offs[k++]);
@@ -1534,7 +1542,7 @@ recv_some(
 		got = sources_poll(ep, msgs, n, cp);
 		if (got == 0) {
 			/* idle: after a while the producers get their buffers back */
-			uint64_t now = rte_rdtsc();
+			const uint64_t now = ep->now;
 
 			if (ep->idle_since == 0)
 				ep->idle_since = now;
