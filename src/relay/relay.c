@@ -80,6 +80,21 @@ lru_append(struct relay_worker *rw, struct relay_wsvc *ws, uint32_t slot)
 	ws->lru_tail = slot;
 }
 
+/* Take @p k out of the exact-match cache, if it is there. */
+static void
+relay_emc_forget(struct relay_worker *rw, const struct relay_key4 *k)
+{
+	struct relay_emc_entry *e;
+
+	if (rw->emc == NULL)
+		return;
+	e = &rw->emc[relay_emc_hash(k) & rw->emc_mask];
+	if (relay_key4_eq(&e->key, k)) {
+		memset(&e->key, 0, sizeof(e->key));
+		e->v = RELAY_NIL;
+	}
+}
+
 void
 relay_session_free(struct relay_worker *rw, uint32_t slot)
 {
@@ -94,9 +109,13 @@ relay_session_free(struct relay_worker *rw, uint32_t slot)
 	key_of_dir(s, 0, &k);
 	h = relay_table(rw, &k, &k4, &tk);
 	rte_hash_del_key(h, tk);
+	if (!k.ip6)
+		relay_emc_forget(rw, &k4);
 	key_of_dir(s, 1, &k);
 	h = relay_table(rw, &k, &k4, &tk);
 	rte_hash_del_key(h, tk);
+	if (!k.ip6)
+		relay_emc_forget(rw, &k4);
 	if (s->lru_prev != RELAY_NIL)
 		rw->sess[s->lru_prev].lru_next = s->lru_next;
 	else
@@ -318,6 +337,20 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		hp.key_len = sizeof(struct relay_key);
 		rw->h6 = rte_hash_create(&hp);
 	}
+	if (slots > slots6) {
+		uint32_t want = RTE_MIN(
+			RTE_MAX(rte_align32pow2((slots - slots6) * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN),
+			RELAY_EMC_MAX);
+
+		rw->emc = rte_malloc_socket(
+			"relay_emc", sizeof(rw->emc[0]) * want, RTE_CACHE_LINE_SIZE, socket);
+		if (rw->emc == NULL)
+			goto nomem;
+		memset(rw->emc, 0, sizeof(rw->emc[0]) * want);
+		for (s = 0; s < want; s++)
+			rw->emc[s].v = RELAY_NIL;
+		rw->emc_mask = want - 1;
+	}
 	if (rw->h4 == NULL || rw->h6 == NULL) {
 		snprintf(err, errlen,
 			"relay: cannot create the session table of worker %u (%u "
@@ -343,6 +376,7 @@ fail:
 	if (rw != NULL) {
 		rte_hash_free(rw->h4);
 		rte_hash_free(rw->h6);
+		rte_free(rw->emc);
 		rte_free(rw->sess);
 		rte_free(rw);
 	}
@@ -466,6 +500,7 @@ dp_relay_fini(void)
 		rte_ring_free(rw->handoff);
 		rte_hash_free(rw->h4);
 		rte_hash_free(rw->h6);
+		rte_free(rw->emc);
 		rte_free(rw->sess);
 		rte_free(rw);
 		relay_workers[i] = NULL;

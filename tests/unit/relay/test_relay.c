@@ -758,6 +758,64 @@ test_relay_full_table_evicts_least_recently_used(void)
 }
 
 /*
+ * The exact-match cache in front of the IPv4 table (relay_priv.h) must lose a
+ * session's keys with the session: client U, seen often enough to be cached
+ * both ways, is evicted and X takes U's slot and relay port. U's next datagram
+ * is then a new session on another port, never sent as X's (a stale cache
+ * entry would point at U's old slot, now X's), and X's backend's answer on
+ * that port still reaches X.
+ */
+static void
+test_relay_evicted_session_leaves_the_cache(void)
+{
+	uint16_t uport, xport, again;
+	int ube, xbe, be;
+	unsigned int i;
+	struct pkt b;
+	struct rte_mbuf *m;
+
+	dp_relay_clock_advance(TIMEOUT + 1);
+	dp_graph_worker_run(worker(), 64); /* start empty */
+	snap();
+	for (i = 0; i < 3; i++) {
+		struct pkt u = client4(44000, 10);
+
+		uport = client_to_backend(&u, &ube);
+		b = backend4(ube, uport, 10);
+		m = one_out(&b, 0); /* the answer: now cached in both directions */
+		CU_ASSERT_PTR_NOT_NULL(m);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(moved().created, 1);
+	for (i = 1; i < V4_SLOTS; i++) {
+		struct pkt c = client4((uint16_t)(44010 + i), 10);
+
+		client_to_backend(&c, &be);
+	}
+	{
+		struct pkt x = client4(44001, 10);
+
+		xport = client_to_backend(&x, &xbe);
+	}
+	CU_ASSERT_EQUAL(moved().evicted, 1);
+	CU_ASSERT_EQUAL(xport, uport); /* U was the least recently seen */
+	{
+		struct pkt u = client4(44000, 10);
+
+		again = client_to_backend(&u, &be);
+	}
+	CU_ASSERT_EQUAL(moved().created, V4_SLOTS + 2);
+	CU_ASSERT_NOT_EQUAL(again, xport);
+	/* X's backend answers on X's port: it reaches X, not U */
+	b = backend4(xbe, xport, 10);
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		CU_ASSERT_EQUAL(dp_pkt_get16(rte_pktmbuf_mtod(m, uint8_t *) + 36), 44001);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/*
  * One burst: a backend answers client U, then a new client X takes U's slot
  * (the table is full and U is the least recently seen). U's answer still
  * goes to U's own next hop: U is on-link and unresolved, so it waits for ARP
@@ -1116,6 +1174,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_backend_without_session_is_dropped),
 	T(test_relay_idle_sessions_expire),
 	T(test_relay_full_table_evicts_least_recently_used),
+	T(test_relay_evicted_session_leaves_the_cache),
 	T(test_relay_evicted_in_burst_keeps_its_next_hop),
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
