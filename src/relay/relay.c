@@ -338,9 +338,10 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		rw->h6 = rte_hash_create(&hp);
 	}
 	if (slots > slots6) {
-		uint32_t want = RTE_MIN(
-			RTE_MAX(rte_align32pow2((slots - slots6) * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN),
-			RELAY_EMC_MAX);
+		uint32_t want =
+			RTE_MIN(RTE_MAX(rte_align32pow2((slots - slots6) * RELAY_EMC_PER_SLOT),
+					RELAY_EMC_MIN),
+				RELAY_EMC_MAX);
 
 		rw->emc = rte_malloc_socket(
 			"relay_emc", sizeof(rw->emc[0]) * want, RTE_CACHE_LINE_SIZE, socket);

@@ -200,8 +200,8 @@ struct relay_wsvc {
 
 /** One worker's relay state, written only by that worker (the stats read by telemetry). */
 struct relay_worker {
-	struct rte_hash *h4; /**< IPv4 sessions, struct relay_key4 */
-	struct rte_hash *h6; /**< IPv6 sessions, struct relay_key */
+	struct rte_hash *h4;         /**< IPv4 sessions, struct relay_key4 */
+	struct rte_hash *h6;         /**< IPv6 sessions, struct relay_key */
 	struct relay_emc_entry *emc; /**< in front of h4 (NULL: none) */
 	uint32_t emc_mask;
 	struct relay_session *sess;

@@ -233,6 +233,15 @@ moved(void)
 }
 
 /* One packet in; the one packet that left by @p out_port (NULL, and asserted, if not). */
+/* Every session expires (the sweep runs in the walks), then a snapshot of the counters. */
+static void
+start_empty(void)
+{
+	dp_relay_clock_advance(TIMEOUT + 1);
+	dp_graph_worker_run(worker(), 64);
+	snap();
+}
+
 static struct rte_mbuf *
 one_out(const struct pkt *p, int out_port)
 {
@@ -714,9 +723,7 @@ test_relay_full_table_evicts_least_recently_used(void)
 	struct pkt b;
 	struct rte_mbuf *m;
 
-	dp_relay_clock_advance(TIMEOUT + 1);
-	dp_graph_worker_run(worker(), 64); /* start empty */
-	snap();
+	start_empty();
 	for (i = 0; i < V4_SLOTS; i++) {
 		struct pkt c = client4((uint16_t)(42000 + i), 10);
 
@@ -774,9 +781,7 @@ test_relay_evicted_session_leaves_the_cache(void)
 	struct pkt b;
 	struct rte_mbuf *m;
 
-	dp_relay_clock_advance(TIMEOUT + 1);
-	dp_graph_worker_run(worker(), 64); /* start empty */
-	snap();
+	start_empty();
 	for (i = 0; i < 3; i++) {
 		struct pkt u = client4(44000, 10);
 
