@@ -4,7 +4,7 @@
 
     dpbench.py fwd-anchor --build BUILD --pcap PCAP [--runs 5] [--duration 10]
                           [--warmup 2] [--json OUT] [--only NAME,...] [--no-huge]
-                          [--routes N]
+                          [--routes N] [--workers 1|2]
     dpbench.py run BENCH.ini [--runs N] [--duration S] [--warmup W] [--out DIR]
                    [--build BUILD] [--only NAME,...] [--no-anchors] [--keep-going]
                    [--confidence 95] [--no-plots] [--dry-run] [--no-huge]
@@ -56,7 +56,13 @@ The pcap rig, identical for every program measured (only this machine, no NIC):
   port 0  net_pcap0,rx_pcap=PCAP,infinite_rx=1   line-rate generator
   port 1  net_null0                               sink  (198.18.1.0/24)
   port 2  net_null1                               sink  (198.18.2.0/24)
-  one forwarding lcore: lcore 1 (CPU 1).  EAL also gets --no-pci (never
+  one forwarding lcore: lcore 1 (CPU 1).  With --workers 2, port 0 has two
+  RX queues (rx_pcap twice: each replays the whole pcap) and each program
+  forwards on two lcores, one per CPU: l3fwd on lcores 0 and 1 (its main
+  lcore forwards too); testpmd and dpfwd on lcores 1@CPU1 and 2@CPU0, their
+  main lcore 0 sharing CPU 0 with worker 2 (testpmd's prints stats once a
+  second; dpfwd's control lcore wakes every millisecond, a cost that is
+  dpfwd's own and is in its numbers).  EAL also gets --no-pci (never
   touch the host's PCI NIC) and --in-memory (no hugepage/runtime files
   left behind; the telemetry socket is still created), or, without free
   hugepages, --no-huge -m 1024 (EAL refuses --in-memory with --no-huge).
@@ -232,9 +238,24 @@ class Ctx:
     rx_port: int = RX_PORT     # the rig: traffic in on rx_port, forwarded = sum over tx_ports
     tx_ports: Tuple[int, ...] = TX_PORTS
     metrics: bool = False      # dpfwd's per-second samples from its Prometheus endpoint
+    workers: int = 1           # forwarding lcores (and port 0's RX queues)
 
     def pcap_vdev(self) -> str:
-        return f"net_pcap0,rx_pcap={self.pcap},infinite_rx=1"
+        # one rx_pcap per RX queue, each replaying the whole file
+        rx = ",".join([f"rx_pcap={self.pcap}"] * self.workers)
+        return f"net_pcap0,{rx},infinite_rx=1"
+
+    def worker_cpus(self) -> List[int]:
+        """The CPU of each forwarding lcore: FWD_LCORE's first, then the others."""
+        return [(FWD_LCORE + k) % max(self.workers, FWD_LCORE + 1) for k in range(self.workers)]
+
+    def main_and_workers(self) -> List[str]:
+        """EAL lcores for a program whose main lcore does not forward: main lcore
+        MAIN_LCORE on its CPU, forwarding lcores 1..N on worker_cpus()."""
+        if self.workers == 1:
+            return ["-l", f"{MAIN_LCORE},{FWD_LCORE}"]
+        return ["--lcores", ",".join([f"{MAIN_LCORE}@{MAIN_LCORE}"] + [
+            f"{k + 1}@{c}" for k, c in enumerate(self.worker_cpus())])]
 
 
 @dataclass
@@ -261,11 +282,15 @@ def l3fwd_argv(ctx: Ctx, prefix: str) -> List[str]:
     # 1, 2 to transmit); --config (port,queue,lcore) = (0,0,1): the only
     # RX queue is port 0 queue 0, polled by lcore 1.  --parse-ptype: the
     # vdevs do not set packet types, l3fwd classifies in software.
+    # With N workers: lcores = CPUs 0..N-1, all forwarding (the main one too),
+    # queue q polled by lcore q; port 0 has N RX queues and so N drop TX queues.
+    cpus = [FWD_LCORE] if ctx.workers == 1 else list(range(ctx.workers))
+    config = ",".join(f"(0,{q},{c})" for q, c in enumerate(cpus))
     return [str(ctx.build / "anchors" / "dpdk-l3fwd"),
-            "-l", str(FWD_LCORE), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
+            "-l", ",".join(map(str, cpus)), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
             "--vdev", ctx.pcap_vdev(), "--vdev", "net_null0", "--vdev", "net_null1",
             "--",
-            "-p", "0x7", "--config", f"(0,0,{FWD_LCORE})",
+            "-p", "0x7", "--config", config,
             "--lookup=lpm", "--parse-ptype",
             f"--rule_ipv4={rules / 'l3fwd-v4.cfg'}", f"--rule_ipv6={rules / 'l3fwd-v6.cfg'}"]
 
@@ -291,13 +316,15 @@ def testpmd_argv(ctx: Ctx, prefix: str) -> List[str]:
     # would be forwarded into port 0 and steal cycles); port 2 exists but is
     # idle.  This is the ceiling: RX (pcap copy) + TX (null free) and
     # nothing else.  --stats-period keeps it non-interactive until SIGINT.
+    # With N workers: N forwarding cores and N queues on each port.
+    n = ctx.workers
     return ["dpdk-testpmd",
-            "-l", f"{MAIN_LCORE},{FWD_LCORE}", "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
+            *ctx.main_and_workers(), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
             "--vdev", ctx.pcap_vdev(),
             "--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1",
             "--",
-            "--forward-mode=io", "--nb-cores=1", "--portlist=0,1",
-            "--port-topology=paired", "--rxq=1", "--txq=1",
+            "--forward-mode=io", f"--nb-cores={n}", "--portlist=0,1",
+            "--port-topology=paired", f"--rxq={n}", f"--txq={n}",
             "--auto-start", "--stats-period=1"]
 
 
@@ -324,10 +351,14 @@ def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None
         # dpfwd creates its vdevs itself from CONFIG (same order: 0 pcap,
         # 1 null, 2 null; pcap = ${DPFWD_BUILD}/pcap/fwd-2000flows-64b.pcap).
         a = [str(dpfwd_bin(ctx)),
-             "-l", f"{MAIN_LCORE},{FWD_LCORE}", "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
+             *ctx.main_and_workers(), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
              "--", "-c", str(ctx.dpfwd_config), "--duration", "0"]
         for s in sets:
             a += ["--set", s]
+        if ctx.workers > 1:
+            # the anchors' port 0 (an RX queue per worker), polled by workers 1..N
+            rx = ",".join(f"(0,{q},{q + 1})" for q in range(ctx.workers))
+            a += ["--set", f"port0.dev={ctx.pcap_vdev()}", "--set", f"lcores.rx={rx}"]
         return a
 
     def check(ctx: Ctx) -> Optional[str]:
@@ -341,7 +372,7 @@ def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None
                    + (f"/routes={routes[0]}" if routes else ""), group="dpfwd",
                    argv=argv, check=check,
                    env=lambda ctx: {"DPFWD_BUILD": str(ctx.build)},
-                   probes=["/dpfwd/graph/nodes"])
+                   probes=["/dpfwd/graph/nodes", "/dpfwd/graph/lcores"])
 
 
 def make_programs() -> List[Program]:
@@ -1055,8 +1086,11 @@ def cmd_fwd_anchor(args) -> int:
         except subprocess.CalledProcessError:
             warn("building the anchors failed; l3fwd will be skipped")
 
+    if args.workers < 1 or args.workers > (os.cpu_count() or 1):
+        warn(f"--workers {args.workers}: between 1 and this machine's {os.cpu_count()} CPUs")
+        return 2
     ctx = Ctx(build=build, pcap=pcap, workdir=workdir, mem=mem_args(args.no_huge),
-              dpfwd_config=cfg)
+              dpfwd_config=cfg, workers=args.workers)
 
     progs = make_programs()
     if args.routes:
@@ -1117,6 +1151,13 @@ def cmd_fwd_anchor(args) -> int:
                         res["routes_loaded_s"] = float(m.group(1)) if m else None
                         log(f"      {p.name}: forwarding {res['forwarding_after_s']:.1f} s after "
                             f"start" + (f", dpfwd's table loaded in {m.group(1)} s" if m else ""))
+                    lc = res.get("probes", {}).get("/dpfwd/graph/lcores")
+                    if ctx.workers > 1 and isinstance(lc, dict):
+                        # each worker's share of what the run received (whole run)
+                        log("      " + p.name + " per worker: " + ", ".join(
+                            f"lcore {w.get('lcore')} {_int(w.get('rx_pkts')) / 1e6:.1f} M pkts "
+                            f"{w.get('cycles_per_pkt')} cycles/pkt"
+                            for _, w in sorted(lc.items()) if isinstance(w, dict)))
                     log(f"[{i:>2}/{total}] {p.name:<28} {res['pps'] / 1e6:8.3f} Mpps  "
                         f"(rx {res['rx_pps'] / 1e6:.3f}, 1s {min(ps) / 1e6:.2f}..{max(ps) / 1e6:.2f}"
                         f"{', back->0 %d' % res['tx_back'] if res['tx_back'] else ''}"
@@ -1198,7 +1239,8 @@ def cmd_fwd_anchor(args) -> int:
         out = {"rig": {"pcap": str(pcap), "build": str(build), "runs": args.runs,
                        "warmup_s": args.warmup, "duration_s": args.duration,
                        "mem_args": ctx.mem, "common_eal": COMMON_EAL,
-                       "fwd_lcore": FWD_LCORE, "host": os.uname().nodename,
+                       "fwd_lcore": FWD_LCORE, "workers": ctx.workers,
+                       "worker_cpus": ctx.worker_cpus(), "host": os.uname().nodename,
                        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
                "summary_mpps": summ, "ratios": ratios, "graph_nodes": nodes,
                "runs": results}
@@ -2016,7 +2058,8 @@ def cmd_list(args) -> int:
     build = Path(args.build).resolve() if args.build else benchcfg.default_build()
     if args.programs:
         ctx = Ctx(build=build, pcap=Path(args.pcap).resolve(), workdir=build / "dpbench",
-                  mem=list(HUGE_MEM_ARGS), dpfwd_config=REPO / DEFAULT_DPFWD_CONFIG)
+                  mem=list(HUGE_MEM_ARGS), dpfwd_config=REPO / DEFAULT_DPFWD_CONFIG,
+                  workers=args.workers)
         for p in make_programs():
             log(f"{p.name}:\n    {' '.join(p.argv(ctx, 'PREFIX'))}")
         return 0
@@ -2079,6 +2122,9 @@ def main(argv=None) -> int:
                     help="also run l3fwd --lookup=fib with 2 and with N+2 routes, and each "
                          "dpfwd with N generated prefixes (scripts/gen-routes.py) beside the "
                          "rig's 2 routes")
+    fa.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="forwarding lcores, one per CPU, each polling its own RX queue of "
+                         "port 0 (default 1); every program runs with N")
     fa.set_defaults(func=cmd_fwd_anchor)
 
     ru = sub.add_parser("run", help="run a bench config's variants (configs/bench/*.ini)")
@@ -2133,6 +2179,7 @@ def main(argv=None) -> int:
     ls.add_argument("--dir", help="folder of bench configs (default REPO/configs/bench)")
     ls.add_argument("--programs", action="store_true", help="fwd-anchor's programs instead")
     ls.add_argument("--pcap", default="PCAP", help="with --programs: the pcap to show")
+    ls.add_argument("--workers", type=int, default=1, help="with --programs: fwd-anchor's --workers")
     ls.set_defaults(func=cmd_list)
 
     relaybench.add_parsers(sub, sys.modules[__name__])

@@ -9,8 +9,11 @@
 - a variant whose dpfwd cannot start: dpbench names the run and the reason,
   keeps the good run in results.json and exits 1.
 - a dpfwd killed while it is measured: the same.
+- fwd-anchor --workers 2 (issue 4's 2-worker run): every program gets two
+  forwarding lcores on two CPUs and port 0 two RX queues; one short dpfwd run
+  forwards on both workers, each its own RX queue, nothing lost.
 
-Exit 77 (skipped) when dpfwd or its pcap is not built.  About 25 s."""
+Exit 77 (skipped) when dpfwd or its pcap is not built.  About 35 s."""
 
 import json
 import os
@@ -221,6 +224,57 @@ class TestFailures(unittest.TestCase):
         self.assertEqual([x["ok"] for x in res["runs"]], [True, False])
         self.assertEqual(res["failed"][0]["exit_status"], -9)
         self.assertEqual(len(res["runs"][0]["samples"]), 5)
+
+
+class TestFwdAnchorWorkers(unittest.TestCase):
+    def anchor(self, *args, timeout=120):
+        return subprocess.run([sys.executable, str(DPBENCH), *map(str, args)],
+                              capture_output=True, text=True, timeout=timeout)
+
+    def test_command_lines_of_two_workers(self):
+        r = self.anchor("list", "--programs", "--workers", "2", "--build", BUILD,
+                        "--pcap", "/x.pcap")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = dict(zip(r.stdout.splitlines()[0::2], r.stdout.splitlines()[1::2]))
+        vdev = "net_pcap0,rx_pcap=/x.pcap,rx_pcap=/x.pcap,infinite_rx=1"
+        l3 = lines["l3fwd:"].split()
+        self.assertEqual(l3[l3.index("-l") + 1], "0,1")          # both lcores forward
+        self.assertEqual(l3[l3.index("--config") + 1], "(0,0,0),(0,1,1)")
+        self.assertEqual(l3[l3.index("--vdev") + 1], vdev)
+        tp = lines["testpmd:"].split()
+        self.assertEqual(tp[tp.index("--lcores") + 1], "0@0,1@1,2@0")
+        for a in ("--nb-cores=2", "--rxq=2", "--txq=2"):
+            self.assertIn(a, tp)
+        for name, line in lines.items():
+            if not name.startswith("dpfwd/"):
+                continue
+            a = line.split()
+            self.assertEqual(a[a.index("--lcores") + 1], "0@0,1@1,2@0", name)
+            self.assertIn(f"port0.dev={vdev}", a, name)
+            self.assertIn("lcores.rx=(0,0,1),(0,1,2)", a, name)
+
+    def test_dpfwd_forwards_on_both_workers(self):
+        if (os.cpu_count() or 1) < 2:
+            self.skipTest("one CPU: --workers 2 is refused")
+        with tempfile.TemporaryDirectory() as d:
+            j = Path(d) / "r.json"
+            r = self.anchor("fwd-anchor", "--build", BUILD, "--pcap", PCAP, "--runs", 1,
+                            "--duration", 2, "--warmup", 0.5, "--cooldown", 0, "--workers", 2,
+                            "--only", "dpfwd/stats=on/cksum=off", "--no-build", "--json", j)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            res = json.loads(j.read_text())
+        self.assertEqual(res["rig"]["workers"], 2)
+        run = res["runs"]["dpfwd/stats=on/cksum=off"][0]
+        self.assertTrue(run["ok"], run)
+        lc = run["probes"]["/dpfwd/graph/lcores"]
+        self.assertEqual(sorted(w["lcore"] for w in lc.values()), [1, 2])
+        for w in lc.values():
+            # each worker polled its own queue of port 0 and sent all it got
+            self.assertGreater(w["rx_pkts"], 1_000_000, w)
+            self.assertLessEqual(w["rx_pkts"] - w["tx_pkts"], 2 * 32, w)
+        self.assertEqual(run["rx_nombuf"], 0)
+        self.assertGreater(run["pps"], 1e6)
+        self.assertIn("per worker: lcore 1 ", r.stdout)
 
 
 if __name__ == "__main__":
