@@ -8,7 +8,10 @@
 # Layout:  BUILD/anchors/l3fwd-src/l3fwd   (copy of examples/l3fwd, patched)
 #          BUILD/anchors/l3fwd-src/common  (copy of examples/common; the
 #                                           Makefile uses -I../common)
-#          BUILD/anchors/dpdk-l3fwd        (the binary)
+#          BUILD/anchors/dpdk-l3fwd        (the binary, DPDK shared: the
+#                                           examples' default)
+#          BUILD/anchors/dpdk-l3fwd-static (DPDK linked statically, as the
+#                                           dpfwd executable is by default)
 #          BUILD/anchors/dpdk-l3fwd.stamp  (what it was built from)
 #
 # Environment: DPDK_EXAMPLES (default /usr/share/dpdk/examples),
@@ -40,14 +43,14 @@ want=$( {
 	cd "$EX" && find l3fwd common -type f | LC_ALL=C sort | xargs sha256sum
 } | sha256sum | cut -d' ' -f1)
 
-if [ -x "$BIN" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+if [ -x "$BIN" ] && [ -x "$BIN-static" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
 	echo "anchors.sh: $BIN is up to date"
 	exit 0
 fi
 
 echo "anchors.sh: building $BIN from $EX/l3fwd"
 mkdir -p "$OUT"
-rm -rf "$SRC"
+rm -rf "$SRC" "$OUT/l3fwd-build.log"
 mkdir -p "$SRC"
 cp -r "$EX/l3fwd" "$SRC/l3fwd"
 cp -r "$EX/common" "$SRC/common"
@@ -89,12 +92,19 @@ if [ "$n" != 1 ]; then
 fi
 
 # Build with the example's own Makefile (shared linkage, pkg-config libdpdk).
-make -C "$SRC/l3fwd" PKGCONF="$PKGCONF" ${CC:+CC="$CC"} -j"$(nproc 2>/dev/null || echo 1)" shared >"$OUT/l3fwd-build.log" 2>&1 || {
-	echo "anchors.sh: l3fwd build failed, see $OUT/l3fwd-build.log:" >&2
-	tail -20 "$OUT/l3fwd-build.log" >&2
-	exit 1
-}
+# shared (the examples' default, dpdk-l3fwd) and static (dpdk-l3fwd-static: DPDK's
+# static libraries, as dpfwd links them by default; the same cflags)
+for link in shared static; do
+	make -C "$SRC/l3fwd" PKGCONF="$PKGCONF" ${CC:+CC="$CC"} -j"$(nproc 2>/dev/null || echo 1)" \
+		"$link" >>"$OUT/l3fwd-build.log" 2>&1 || {
+		echo "anchors.sh: l3fwd ($link) build failed, see $OUT/l3fwd-build.log:" >&2
+		tail -20 "$OUT/l3fwd-build.log" >&2
+		exit 1
+	}
+done
 cp "$SRC/l3fwd/build/l3fwd-shared" "$BIN.tmp"
 mv -f "$BIN.tmp" "$BIN"
+cp "$SRC/l3fwd/build/l3fwd-static" "$BIN-static.tmp"
+mv -f "$BIN-static.tmp" "$BIN-static"
 echo "$want" >"$STAMP"
 echo "anchors.sh: built $BIN"

@@ -295,6 +295,19 @@ def l3fwd_argv(ctx: Ctx, prefix: str) -> List[str]:
             f"--rule_ipv4={rules / 'l3fwd-v4.cfg'}", f"--rule_ipv6={rules / 'l3fwd-v6.cfg'}"]
 
 
+def l3fwd_static_argv(ctx: Ctx, prefix: str) -> List[str]:
+    """l3fwd linked with DPDK's static libraries (anchors.sh), as dpfwd is by default."""
+    a = l3fwd_argv(ctx, prefix)
+    return [str(ctx.build / "anchors" / "dpdk-l3fwd-static")] + a[1:]
+
+
+def l3fwd_static_check(ctx: Ctx) -> Optional[str]:
+    b = ctx.build / "anchors" / "dpdk-l3fwd-static"
+    if not os.access(b, os.X_OK):
+        return f"{b} missing (anchors.sh failed?)"
+    return l3fwd_check(ctx)
+
+
 def l3fwd_check(ctx: Ctx) -> Optional[str]:
     b = ctx.build / "anchors" / "dpdk-l3fwd"
     if not os.access(b, os.X_OK):
@@ -377,6 +390,7 @@ def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None
 
 def make_programs() -> List[Program]:
     progs = [Program("l3fwd", "l3fwd", l3fwd_argv, l3fwd_check),
+             Program("l3fwd/static", "l3fwd", l3fwd_static_argv, l3fwd_static_check),
              Program("testpmd", "testpmd", testpmd_argv, testpmd_check)]
     for stats in ("on", "off"):
         for cksum in ("on", "off"):
@@ -1190,11 +1204,20 @@ def cmd_fwd_anchor(args) -> int:
             log(f"{p.name:<28} {0:>3}  (all {s['failed']} runs failed)")
 
     ratios = {}
-    base = {g: summ.get(g, {}).get("median") for g in ("l3fwd", "testpmd")}
+    base = {g: summ.get(g, {}).get("median") for g in ("l3fwd", "l3fwd/static", "testpmd")}
     dps = [p for p in active if p.group == "dpfwd" and summ[p.name].get("n")]
+
+    def round_ratios(name: str, anchor: str) -> List[float]:
+        """NAME's pps / ANCHOR's in the same round, for each round both ran: the
+        machine's slow and fast spells cancel out."""
+        a = {x["round"]: x["pps"] for x in results.get(anchor, []) if x.get("ok")}
+        return [x["pps"] / a[x["round"]] for x in results.get(name, [])
+                if x.get("ok") and a.get(x["round"])]
+
     if dps:
         log("")
-        log(f"{'ratio of medians':<28} {'/l3fwd':>8} {'/testpmd':>9}")
+        log(f"{'ratio of medians':<28} {'/l3fwd':>8} {'/l3fwd-static':>14} {'/testpmd':>9}"
+            f"   {'per-round /l3fwd, /l3fwd-static (median)':>42}")
         for p in dps:
             m = summ[p.name]["median"]
             sfx = p.name[p.name.find("/routes="):] if "/routes=" in p.name else ""
@@ -1204,8 +1227,14 @@ def cmd_fwd_anchor(args) -> int:
                 v = summ.get("l3fwd/fib" + sfx, {}).get("median")
                 r["l3fwd"] = m / v if v else None
             ratios[p.name] = {f"{p.name}/{k}": v for k, v in r.items()}
+            per = {k: round_ratios(p.name, k) for k in ("l3fwd", "l3fwd/static")}
+            for k, v in per.items():
+                if v and not sfx:
+                    ratios[p.name][f"{p.name}/{k}/per_round_median"] = statistics.median(v)
             f = lambda v: f"{v:8.3f}" if v is not None else "     n/a"
-            log(f"{p.name:<28} {f(r['l3fwd'])} {f(r['testpmd']):>9}")
+            g = lambda v: f"{statistics.median(v):.3f} ({min(v):.3f}..{max(v):.3f})" if v else "n/a"
+            log(f"{p.name:<28} {f(r['l3fwd'])} {f(r['l3fwd/static']):>14} {f(r['testpmd']):>9}"
+                + ("" if sfx else f"   {g(per['l3fwd'])}, {g(per['l3fwd/static'])}"))
     elif base["l3fwd"] and base["testpmd"]:
         log("")
         log(f"l3fwd/testpmd (medians): {base['l3fwd'] / base['testpmd']:.3f}")
