@@ -114,16 +114,10 @@ cunit_summary() {
 # test that tolerates a child's failure cannot hide a finding).
 sanitized_tests() {
 	local logs="$ASAN_BUILD/sanitizer-logs"
-	# DPDK shared here: ASan intercepts munmap, so src/port/port_unmap.c's guard (the
-	# PMDs' munmap waits for the workers) is off in this build, and statically linked
-	# net_memif crashed in rx_burst on a region its control thread had just unmapped
-	# (memif_run's peer coming and going); with the shared PMD that race was not seen
 	if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
 		say "configuring $ASAN_BUILD (-Db_sanitize=address,undefined)"
 		meson setup "$ASAN_BUILD" "$ROOT" -Db_sanitize=address,undefined -Db_lundef=false \
-			-Dc_args=-fno-omit-frame-pointer -Ddpdk_link=shared >/dev/null
-	else
-		meson configure "$ASAN_BUILD" -Ddpdk_link=shared >/dev/null
+			-Dc_args=-fno-omit-frame-pointer >/dev/null
 	fi
 	say "building $ASAN_BUILD"
 	ninja -C "$ASAN_BUILD" >/dev/null

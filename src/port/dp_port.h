@@ -155,8 +155,7 @@ unsigned int dp_port_link_poll(void);
  * The driver clears its "connected" flag before it unmaps, so once every
  * worker finished the walk it was in, no burst can touch the rings again.
  * dpfwd defines munmap() (see port_unmap.c), which the driver's calls bind
- * to; only turned on when a port uses net_memif. Not in AddressSanitizer
- * builds, which intercept munmap themselves.
+ * to; only turned on when a port uses net_memif.
  */
 void dp_port_unmap_guard(struct rte_rcu_qsbr *qsv);
 
