@@ -95,6 +95,7 @@ Python 3 standard library; the plots of `run` use python3-matplotlib
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -270,7 +271,11 @@ class Program:
     label: str = ""                              # legend text (dpbench run)
 
 
-def l3fwd_argv(ctx: Ctx, prefix: str) -> List[str]:
+L3FWD_BIN = "dpdk-l3fwd"                 # in BUILD/anchors: DPDK shared (the examples' default)
+L3FWD_STATIC_BIN = "dpdk-l3fwd-static"   # DPDK's static libraries, as dpfwd links them
+
+
+def l3fwd_argv(ctx: Ctx, prefix: str, binary: str = L3FWD_BIN) -> List[str]:
     rules = ctx.workdir / "rules"
     # EAL: -l 1 (lcore 1 is the only lcore, it is the main lcore and runs
     # the forwarding loop).  l3fwd sets up one TX queue per (port, enabled
@@ -286,7 +291,7 @@ def l3fwd_argv(ctx: Ctx, prefix: str) -> List[str]:
     # queue q polled by lcore q; port 0 has N RX queues and so N drop TX queues.
     cpus = [FWD_LCORE] if ctx.workers == 1 else list(range(ctx.workers))
     config = ",".join(f"(0,{q},{c})" for q, c in enumerate(cpus))
-    return [str(ctx.build / "anchors" / "dpdk-l3fwd"),
+    return [str(ctx.build / "anchors" / binary),
             "-l", ",".join(map(str, cpus)), "--file-prefix", prefix, *COMMON_EAL, *ctx.mem,
             "--vdev", ctx.pcap_vdev(), "--vdev", "net_null0", "--vdev", "net_null1",
             "--",
@@ -295,21 +300,8 @@ def l3fwd_argv(ctx: Ctx, prefix: str) -> List[str]:
             f"--rule_ipv4={rules / 'l3fwd-v4.cfg'}", f"--rule_ipv6={rules / 'l3fwd-v6.cfg'}"]
 
 
-def l3fwd_static_argv(ctx: Ctx, prefix: str) -> List[str]:
-    """l3fwd linked with DPDK's static libraries (anchors.sh), as dpfwd is by default."""
-    a = l3fwd_argv(ctx, prefix)
-    return [str(ctx.build / "anchors" / "dpdk-l3fwd-static")] + a[1:]
-
-
-def l3fwd_static_check(ctx: Ctx) -> Optional[str]:
-    b = ctx.build / "anchors" / "dpdk-l3fwd-static"
-    if not os.access(b, os.X_OK):
-        return f"{b} missing (anchors.sh failed?)"
-    return l3fwd_check(ctx)
-
-
-def l3fwd_check(ctx: Ctx) -> Optional[str]:
-    b = ctx.build / "anchors" / "dpdk-l3fwd"
+def l3fwd_check(ctx: Ctx, binary: str = L3FWD_BIN) -> Optional[str]:
+    b = ctx.build / "anchors" / binary
     if not os.access(b, os.X_OK):
         return f"{b} missing (anchors.sh failed?)"
     rules = ctx.workdir / "rules"
@@ -390,7 +382,9 @@ def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None
 
 def make_programs() -> List[Program]:
     progs = [Program("l3fwd", "l3fwd", l3fwd_argv, l3fwd_check),
-             Program("l3fwd/static", "l3fwd", l3fwd_static_argv, l3fwd_static_check),
+             Program("l3fwd/static", "l3fwd",
+                     functools.partial(l3fwd_argv, binary=L3FWD_STATIC_BIN),
+                     functools.partial(l3fwd_check, binary=L3FWD_STATIC_BIN)),
              Program("testpmd", "testpmd", testpmd_argv, testpmd_check)]
     for stats in ("on", "off"):
         for cksum in ("on", "off"):
