@@ -92,6 +92,7 @@ struct pipe_view {
 	void *region;
 	struct dpsock_pipe geo;     /* our copy, checked when the region was mapped */
 	struct dpsock_pipe *shared; /* the live one: only its sleeping flag is read from it */
+	struct dpsock_seq_pos seq;  /* our place in a DPSOCK_DATA_SEQ data ring */
 	/* unsent buffers given back by dpsock_msg_free(): our free ring is the consumer's
 	 * to write (single producer), so a producer keeps its own returns apart */
 	uint64_t *stash[DPSOCK_NB_CLASSES];
@@ -270,6 +271,36 @@ view_init(struct pipe_view *pv, void *region, unsigned int pipe)
 	pv->region = region;
 	pv->shared = dpsock_region_pipe(region, pipe);
 	pv->geo = *pv->shared;
+	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
+		dpsock_seq_pos_init(&pv->seq, region, &pv->geo);
+}
+
+/* Producer: @p n filled buffers to the consumer, by the data ring's kind. */
+static inline void
+view_send(struct pipe_view *pv, const uint64_t *offs, unsigned int n)
+{
+	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
+		dpsock_seq_send(&pv->seq, offs, n);
+	else
+		dpsock_pipe_send(pv->region, &pv->geo, offs, n);
+}
+
+/* Consumer: up to @p n filled buffers. */
+static inline unsigned int
+view_recv(struct pipe_view *pv, uint64_t *offs, unsigned int n)
+{
+	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
+		return dpsock_seq_recv(&pv->seq, offs, n);
+	return dpsock_pipe_recv(pv->region, &pv->geo, offs, n);
+}
+
+/* Consumer: is something waiting? */
+static inline bool
+view_pending(struct pipe_view *pv)
+{
+	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
+		return dpsock_seq_pending(&pv->seq);
+	return dpsock_pipe_pending(pv->region, &pv->geo) != 0;
 }
 
 static void
@@ -371,7 +402,7 @@ static bool
 view_sleep_prepare(struct pipe_view *pv)
 {
 	__atomic_store_n(&pv->shared->sleeping, 1, __ATOMIC_SEQ_CST);
-	if (dpsock_pipe_pending(pv->region, &pv->geo) == 0)
+	if (!view_pending(pv))
 		return true;
 	__atomic_store_n(&pv->shared->sleeping, 0, __ATOMIC_SEQ_CST);
 	return false;
@@ -441,7 +472,7 @@ chan_unmap(struct dpsock *ep, struct dpsock_chan *ch)
 static void
 chan_reap(struct dpsock *ep, struct dpsock_chan *ch)
 {
-	if (chan_dead(ch) && ch->held == 0 && dpsock_pipe_pending(ch->rx.region, &ch->rx.geo) == 0)
+	if (chan_dead(ch) && ch->held == 0 && !view_pending(&ch->rx))
 		chan_unmap(ep, ch);
 }
 
@@ -1156,7 +1187,7 @@ dpsock_sendto(struct dpsock *ep, const void *buf, size_t len, int flags, const s
 	m->tsc = ep->now; /* send_prepare() began with ep_enter() */
 	memcpy(&m->peer, &dest, addr_len(ep->family));
 	m->flags = 0;
-	dpsock_pipe_send(pv->region, &pv->geo, &off, 1);
+	view_send(pv, &off, 1);
 	peer_wake(ep, ch);
 	ep->st.tx_msgs++;
 	ep->st.tx_bytes += len;
@@ -1326,7 +1357,7 @@ dpsock_send_burst(struct dpsock *ep, struct dpsock_msg **msgs, unsigned int n)
 			chan_reap(ep, ch);
 			continue;
 		}
-		dpsock_pipe_send(pv->region, &pv->geo, offs, j - i);
+		view_send(pv, offs, j - i);
 		if (ch != NULL) {
 			ch->held -= j - i;
 			peer_wake(ep, ch);
@@ -1375,7 +1406,7 @@ source_recv(struct dpsock *ep, unsigned int s, struct dpsock_msg **out, unsigned
 
 	if (pv == NULL)
 		return 0;
-	k = dpsock_pipe_recv(pv->region, &pv->geo, offs, n < DPSOCK_BURST ? n : DPSOCK_BURST);
+	k = view_recv(pv, offs, n < DPSOCK_BURST ? n : DPSOCK_BURST);
 	for (i = 0; i < k; i++) {
 		struct dpsock_msg *m;
 		uint32_t slot;
@@ -1439,11 +1470,10 @@ sources_pending(struct dpsock *ep)
 {
 	unsigned int i;
 
-	if (dpsock_pipe_pending(ep->rx.region, &ep->rx.geo) != 0)
+	if (view_pending(&ep->rx))
 		return true;
 	for (i = 0; i < ep->nb_slots; i++)
-		if (ep->chans[i] != NULL &&
-			dpsock_pipe_pending(ep->chans[i]->rx.region, &ep->chans[i]->rx.geo) != 0)
+		if (ep->chans[i] != NULL && view_pending(&ep->chans[i]->rx))
 			return true;
 	return false;
 }

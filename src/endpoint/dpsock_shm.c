@@ -31,6 +31,17 @@ ring_bytes(uint32_t count)
 	return sz < 0 ? 0 : RTE_ALIGN_CEIL((size_t)sz, RTE_CACHE_LINE_SIZE);
 }
 
+/* Bytes of the data ring of a pipe of @p total buffers. */
+static size_t
+data_bytes(uint32_t kind, uint32_t total)
+{
+	if (kind == DPSOCK_DATA_SEQ)
+		return RTE_ALIGN_CEIL(
+			(size_t)dpsock_data_slots(total) * sizeof(struct dpsock_seq_slot),
+			RTE_CACHE_LINE_SIZE);
+	return ring_bytes(pow2_above(total));
+}
+
 /* Lay out (and when @p region, initialise) one pipe at @p off; return the end. */
 static size_t
 pipe_layout(void *region, size_t off, const struct dpsock_pipe_spec *spec, unsigned int idx)
@@ -47,12 +58,13 @@ pipe_layout(void *region, size_t off, const struct dpsock_pipe_spec *spec, unsig
 			return 0;
 		total += spec->count[c];
 	}
-	if (total == 0)
+	if (total == 0 || spec->data_kind > DPSOCK_DATA_SEQ)
 		return 0;
 	cur = RTE_ALIGN_CEIL(off, RTE_CACHE_LINE_SIZE) + sizeof(struct dpsock_pipe);
 	geo.data_ring_off = cur;
 	geo.nb_bufs = total;
-	cur += ring_bytes(pow2_above(total));
+	geo.data_kind = spec->data_kind;
+	cur += data_bytes(geo.data_kind, total);
 	for (c = 0; c < DPSOCK_NB_CLASSES; c++) {
 		geo.cls[c].cap = class_cap[c];
 		geo.cls[c].stride = DPSOCK_HDR_SIZE + class_cap[c];
@@ -71,10 +83,15 @@ pipe_layout(void *region, size_t off, const struct dpsock_pipe_spec *spec, unsig
 
 	p = RTE_PTR_ADD(region, RTE_ALIGN_CEIL(off, RTE_CACHE_LINE_SIZE));
 	*p = geo;
-	snprintf(name, sizeof(name), "dpsock_d%u", idx);
-	if (rte_ring_init(dpsock_pipe_data_ring(region, p), name, pow2_above(total),
-		    spec->data_flags) < 0)
-		return 0;
+	if (geo.data_kind == DPSOCK_DATA_SEQ) {
+		/* every sequence 0: no slot filled for any position */
+		memset(RTE_PTR_ADD(region, geo.data_ring_off), 0, data_bytes(geo.data_kind, total));
+	} else {
+		snprintf(name, sizeof(name), "dpsock_d%u", idx);
+		if (rte_ring_init(dpsock_pipe_data_ring(region, p), name, pow2_above(total),
+			    spec->data_flags) < 0)
+			return 0;
+	}
 	for (c = 0; c < DPSOCK_NB_CLASSES; c++) {
 		struct rte_ring *fr;
 		uint32_t i;
@@ -164,8 +181,8 @@ dpsock_region_check(const void *region, size_t mapped)
 				return -EPROTO;
 			total += k->count;
 		}
-		if (total != p->nb_bufs ||
-			!inside(p->data_ring_off, ring_bytes(pow2_above(total)), r->size))
+		if (total != p->nb_bufs || p->data_kind > DPSOCK_DATA_SEQ ||
+			!inside(p->data_ring_off, data_bytes(p->data_kind, total), r->size))
 			return -EPROTO;
 	}
 	return 0;

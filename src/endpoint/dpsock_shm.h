@@ -16,7 +16,8 @@
  *   | struct dpsock_region     |  magic, version, size, tsc_hz, alive, ctl_seq
  *   +--------------------------+ pipe_off[0]
  *   | struct dpsock_pipe       |  geometry (read-only once made), sleeping flag
- *   | data ring (rte_ring)     |  offsets of filled buffers, producer -> consumer
+ *   | data ring                |  offsets of filled buffers, producer -> consumer
+ *   |                          |  (an rte_ring, or sequence slots: data_kind)
  *   | free ring per class      |  offsets of empty buffers, consumer -> producer
  *   | class 0 buffers          |  count x stride (stride = 64 B header + cap)
  *   | class 1 buffers          |
@@ -43,6 +44,7 @@
  * producer and consumer modes of their users: single-producer single-consumer
  * between two application threads; multi-producer where several dpfwd workers
  * (and the control lcore) produce, multi-consumer where several consume.
+ * A channel's data rings are sequence slots instead (DPSOCK_DATA_SEQ, below).
  *
  * Trust: an application can write everything in the regions it maps. dpfwd
  * never follows a value it reads there without checking it against its own
@@ -62,7 +64,7 @@
 #include "dpsock.h"
 
 #define DPSOCK_MAGIC   UINT64_C(0x31306b636f737064) /* "dpsock01" little-endian */
-#define DPSOCK_VERSION 1
+#define DPSOCK_VERSION 2
 
 /** Pipes of a region. */
 #define DPSOCK_REGION_PIPES 2
@@ -77,11 +79,42 @@
 #define DPSOCK_CLASS2_CAP (1024u * 1024u) /**< intra-host messages up to 1 MiB */
 #define DPSOCK_HDR_SIZE   64u
 
+/*
+ * Data ring kinds (dpsock_pipe.data_kind).
+ *
+ * DPSOCK_DATA_RING: an rte_ring of buffer offsets, in any producer and
+ * consumer mode. Its consumer reads the ring's producer tail, then the slot,
+ * then the buffer: three cache lines, each just written on the other core,
+ * each load waiting for the one before; and its producer reads the consumer
+ * tail (written on the other core too) before it may write.
+ *
+ * DPSOCK_DATA_SEQ, for one producer and one consumer (a channel's two
+ * applications): slots of {offset, sequence}. Each side keeps its position
+ * to itself (struct dpsock_seq_pos); slot pos % size is filled when its
+ * sequence is pos + 1. The consumer polls that slot, so its slot and the
+ * buffer are the only lines it waits for; the producer writes without
+ * looking, since the ring has a slot for every buffer of the pipe (as the
+ * rte_ring kind has: never full, backpressure is running out of buffers),
+ * so the slot it writes was read before its buffer came back. rte_ring has
+ * no such mode (its slots carry no sequence), hence this one. A peer that
+ * hands the producer more buffers than the pipe has only stalls its own
+ * channel: the consumer then finds a sequence it does not expect and waits.
+ */
+#define DPSOCK_DATA_RING 0u
+#define DPSOCK_DATA_SEQ  1u
+
 /** Ring producer/consumer modes of a pipe (rte_ring RING_F_* flags). */
 struct dpsock_pipe_spec {
 	uint32_t count[DPSOCK_NB_CLASSES]; /**< buffers per class (0: none of that class) */
 	unsigned int data_flags;           /**< RING_F_SP_ENQ / RING_F_SC_DEQ for the data ring */
 	unsigned int free_flags;           /**< the same for the free rings */
+	unsigned int data_kind;            /**< DPSOCK_DATA_RING, or _SEQ (then data_flags unused) */
+};
+
+/** A slot of a DPSOCK_DATA_SEQ data ring (16 bytes: four to a cache line). */
+struct dpsock_seq_slot {
+	uint64_t off;
+	uint64_t seq; /**< position + 1 once filled for that position */
 };
 
 /** One size class of a pipe. */
@@ -97,8 +130,8 @@ struct dpsock_class {
 /** One direction: geometry first (written once by dpfwd), then shared state. */
 struct dpsock_pipe {
 	uint64_t data_ring_off;
-	uint32_t nb_bufs; /**< of every class */
-	uint32_t pad;
+	uint32_t nb_bufs;   /**< of every class */
+	uint32_t data_kind; /**< DPSOCK_DATA_RING or DPSOCK_DATA_SEQ */
 	struct dpsock_class cls[DPSOCK_NB_CLASSES];
 
 	/** Set by the consumer before it sleeps on its eventfd; a producer that
@@ -224,7 +257,8 @@ dpsock_pipe_alloc(
 		dpsock_pipe_free_ring(region, p, cls), offs, sizeof(uint64_t), n, NULL);
 }
 
-/** Producer: pass @p n filled buffers to the consumer (never fails: the ring holds them all). */
+/** Producer: pass @p n filled buffers to the consumer (never fails: the ring holds them all).
+ * This and the consumer's calls below are for DPSOCK_DATA_RING pipes. */
 static inline void
 dpsock_pipe_send(void *region, struct dpsock_pipe *p, const uint64_t *offs, unsigned int n)
 {
@@ -284,6 +318,70 @@ dpsock_pipe_release(void *region, const struct dpsock_pipe *p, const uint64_t *o
 			sizeof(uint64_t), j - i, NULL);
 		i = j;
 	}
+}
+
+/* ---- DPSOCK_DATA_SEQ data rings: one producer, one consumer ---- */
+
+/** One side's place in a sequence ring (its own memory, not the region's). */
+struct dpsock_seq_pos {
+	struct dpsock_seq_slot *slots;
+	uint64_t pos;
+	uint32_t mask;
+};
+
+/** Slots of a data ring for @p nb_bufs buffers (more than the buffers, a power of two). */
+static inline uint32_t
+dpsock_data_slots(uint32_t nb_bufs)
+{
+	return rte_align32pow2(nb_bufs + 1);
+}
+
+static inline void
+dpsock_seq_pos_init(struct dpsock_seq_pos *sp, void *region, const struct dpsock_pipe *p)
+{
+	sp->slots = RTE_PTR_ADD(region, p->data_ring_off);
+	sp->pos = 0;
+	sp->mask = dpsock_data_slots(p->nb_bufs) - 1;
+}
+
+/** Producer: pass @p n filled buffers (never fails: there is a slot for every buffer). */
+static inline void
+dpsock_seq_send(struct dpsock_seq_pos *sp, const uint64_t *offs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct dpsock_seq_slot *s = &sp->slots[sp->pos & sp->mask];
+
+		s->off = offs[i];
+		/* the buffer and the offset are seen before the sequence that publishes them */
+		__atomic_store_n(&s->seq, sp->pos + 1, __ATOMIC_RELEASE);
+		sp->pos++;
+	}
+}
+
+/** Consumer: up to @p n filled buffers. @return how many. */
+static inline unsigned int
+dpsock_seq_recv(struct dpsock_seq_pos *sp, uint64_t *offs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct dpsock_seq_slot *s = &sp->slots[sp->pos & sp->mask];
+
+		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != sp->pos + 1)
+			break;
+		offs[i] = s->off;
+		sp->pos++;
+	}
+	return i;
+}
+
+/** Consumer: is a filled buffer waiting? */
+static inline bool
+dpsock_seq_pending(const struct dpsock_seq_pos *sp)
+{
+	return __atomic_load_n(&sp->slots[sp->pos & sp->mask].seq, __ATOMIC_ACQUIRE) == sp->pos + 1;
 }
 
 /**

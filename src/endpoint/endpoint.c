@@ -579,8 +579,8 @@ chan_specs(struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES])
 		specs[i].count[0] = srv.cfg.chan_bufs;
 		specs[i].count[1] = srv.cfg.large_bufs;
 		specs[i].count[2] = 8;
-		/* one application thread at each end */
-		specs[i].data_flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
+		/* one application thread at each end: sequence slots (dpsock_shm.h) */
+		specs[i].data_kind = DPSOCK_DATA_SEQ;
 		specs[i].free_flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
 	}
 }

@@ -23,6 +23,12 @@ static const struct dpsock_pipe_spec ep_specs[DPSOCK_REGION_PIPES] = {
 	{ { 32, 2, 2 }, RING_F_SC_DEQ, RING_F_SP_ENQ },
 };
 
+/* A channel's: sequence-slot data rings (one application at each end). */
+static const struct dpsock_pipe_spec chan_specs[DPSOCK_REGION_PIPES] = {
+	{ { 16, 2, 1 }, 0, RING_F_SP_ENQ | RING_F_SC_DEQ, DPSOCK_DATA_SEQ },
+	{ { 16, 2, 1 }, 0, RING_F_SP_ENQ | RING_F_SC_DEQ, DPSOCK_DATA_SEQ },
+};
+
 /* A region in a memfd, mapped twice (as dpfwd and an application would). */
 struct two_maps {
 	int fd;
@@ -189,43 +195,77 @@ test_shm_sleep_flag_taken_once_by_producer(void)
 	two_maps_free(&t);
 }
 
-/* Two processes: 100000 datagrams through one pipe, each carrying its number. */
+/* One side of a pipe, by its data ring's kind. */
+struct side {
+	void *region;
+	struct dpsock_pipe *p;
+	struct dpsock_seq_pos seq;
+};
+
 static void
-test_shm_two_processes_every_datagram_in_order(void)
+side_init(struct side *sd, void *region, unsigned int pipe)
+{
+	sd->region = region;
+	sd->p = dpsock_region_pipe(region, pipe);
+	dpsock_seq_pos_init(&sd->seq, region, sd->p);
+}
+
+static void
+side_send(struct side *sd, const uint64_t *offs, unsigned int n)
+{
+	if (sd->p->data_kind == DPSOCK_DATA_SEQ)
+		dpsock_seq_send(&sd->seq, offs, n);
+	else
+		dpsock_pipe_send(sd->region, sd->p, offs, n);
+}
+
+static unsigned int
+side_recv(struct side *sd, uint64_t *offs, unsigned int n)
+{
+	if (sd->p->data_kind == DPSOCK_DATA_SEQ)
+		return dpsock_seq_recv(&sd->seq, offs, n);
+	return dpsock_pipe_recv(sd->region, sd->p, offs, n);
+}
+
+/* Two processes: 100000 datagrams through pipe 0 of @p specs, each carrying its number. */
+static void
+two_processes_every_datagram_in_order(const struct dpsock_pipe_spec *specs)
 {
 	const uint32_t n = 100000;
 	struct two_maps t;
+	struct side rx;
 	pid_t pid;
 	int status;
 	uint32_t want = 0, bad = 0;
 
-	CU_ASSERT_FATAL(two_maps_make(&t, ep_specs) == 0);
+	CU_ASSERT_FATAL(two_maps_make(&t, specs) == 0);
 	pid = fork();
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
 		/* the producer, in the first mapping */
-		struct dpsock_pipe *p = dpsock_region_pipe(t.a, 0);
+		struct side tx;
 		uint32_t i = 0;
 
+		side_init(&tx, t.a, 0);
 		while (i < n) {
 			uint64_t off;
 			struct dpsock_msg *m;
 
-			if (dpsock_pipe_alloc(t.a, p, 0, &off, 1) == 0)
+			if (dpsock_pipe_alloc(t.a, tx.p, 0, &off, 1) == 0)
 				continue;
 			m = dpsock_buf(t.a, off);
 			m->len = sizeof(i) + (i % 1500);
 			memcpy(dpsock_msg_data(m), &i, sizeof(i));
 			memset((char *)dpsock_msg_data(m) + sizeof(i), (int)(i & 0xff), i % 1500);
-			dpsock_pipe_send(t.a, p, &off, 1);
+			side_send(&tx, &off, 1);
 			i++;
 		}
 		_exit(0);
 	}
+	side_init(&rx, t.b, 0);
 	while (want < n) {
-		struct dpsock_pipe *p = dpsock_region_pipe(t.b, 0);
 		uint64_t offs[32];
-		unsigned int k, got = dpsock_pipe_recv(t.b, p, offs, 32);
+		unsigned int k, got = side_recv(&rx, offs, 32);
 
 		for (k = 0; k < got; k++) {
 			struct dpsock_msg *m = dpsock_buf(t.b, offs[k]);
@@ -242,11 +282,81 @@ test_shm_two_processes_every_datagram_in_order(void)
 				}
 			want++;
 		}
-		dpsock_pipe_release(t.b, p, offs, got);
+		dpsock_pipe_release(t.b, rx.p, offs, got);
 	}
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CU_ASSERT_EQUAL(bad, 0);
+	two_maps_free(&t);
+}
+
+static void
+test_shm_two_processes_every_datagram_in_order(void)
+{
+	two_processes_every_datagram_in_order(ep_specs);
+}
+
+static void
+test_shm_seq_two_processes_every_datagram_in_order(void)
+{
+	two_processes_every_datagram_in_order(chan_specs);
+}
+
+/*
+ * A sequence ring in one process: checked in the second mapping (a bad kind
+ * refused), then laps of it: what is sent comes out in order, once, and the
+ * consumer sees nothing before the producer's sequence says so.
+ */
+static void
+test_shm_seq_ring_laps_in_order(void)
+{
+	struct two_maps t;
+	struct side tx, rx;
+	uint64_t offs[19], got[24];
+	unsigned int lap, i, n, slots;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, chan_specs) == 0);
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), 0);
+	side_init(&tx, t.a, 1);
+	side_init(&rx, t.b, 1);
+	CU_ASSERT_EQUAL(tx.p->data_kind, DPSOCK_DATA_SEQ);
+	slots = tx.seq.mask + 1;
+	CU_ASSERT(slots > tx.p->nb_bufs); /* a slot for every buffer: the producer never waits */
+	CU_ASSERT_FALSE(dpsock_seq_pending(&rx.seq));
+	CU_ASSERT_EQUAL(side_recv(&rx, got, 24), 0);
+	n = tx.p->nb_bufs;
+	CU_ASSERT_EQUAL_FATAL(n, 19);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 0, offs, 16), 16);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 1, offs + 16, 2), 2);
+	CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 2, offs + 18, 1), 1);
+	/* every buffer in flight, many times round the ring, in uneven steps */
+	for (lap = 0; lap < 50; lap++) {
+		unsigned int k = 0, step = 1 + lap % 7;
+
+		for (i = 0; i < n; i += step)
+			side_send(&tx, offs + i, i + step <= n ? step : n - i);
+		CU_ASSERT_TRUE(dpsock_seq_pending(&rx.seq));
+		while (k < n) {
+			unsigned int m = side_recv(&rx, got + k, 5);
+
+			if (m == 0)
+				break;
+			k += m;
+		}
+		CU_ASSERT_EQUAL(k, n);
+		CU_ASSERT_EQUAL(memcmp(got, offs, n * sizeof(offs[0])), 0);
+		CU_ASSERT_FALSE(dpsock_seq_pending(&rx.seq));
+		CU_ASSERT_EQUAL(side_recv(&rx, got, 24), 0);
+	}
+	CU_ASSERT_EQUAL(rx.seq.pos, 50u * n);
+	/* a slot written for a later lap (a peer that lied) is not taken for this one */
+	tx.seq.pos += slots;
+	side_send(&tx, offs, 1);
+	CU_ASSERT_FALSE(dpsock_seq_pending(&rx.seq));
+	CU_ASSERT_EQUAL(side_recv(&rx, got, 1), 0);
+	/* a data ring kind this library does not know: the region is refused */
+	dpsock_region_pipe(t.a, 0)->data_kind = 7;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), -EPROTO);
 	two_maps_free(&t);
 }
 
@@ -271,6 +381,10 @@ main(void)
 		test_shm_sleep_flag_taken_once_by_producer);
 	CU_add_test(s, "two processes: every datagram, in order",
 		test_shm_two_processes_every_datagram_in_order);
+	CU_add_test(s, "sequence ring: laps in order, a later lap's slot not taken, bad kind refused",
+		test_shm_seq_ring_laps_in_order);
+	CU_add_test(s, "sequence ring, two processes: every datagram, in order",
+		test_shm_seq_two_processes_every_datagram_in_order);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
