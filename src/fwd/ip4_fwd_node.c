@@ -183,7 +183,7 @@ ip4_fast(const bool cksum_check, const struct rte_mbuf *m, uint32_t *dst)
  * (option-less header, whole): a UDP datagram, not a fragment, for the relay
  * or an endpoint goes to it at once; anything else to ip4_local.
  */
-static inline rte_edge_t
+static __rte_always_inline rte_edge_t
 ip4_fwd_local(const struct rte_mbuf *m)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
@@ -253,8 +253,13 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 
 		/* forwarded: neither LOCAL (0) nor NO_ROUTE, in one compare */
 		if (unlikely(!ok[i] || h - 1 >= NO_ROUTE - 1)) {
-			const rte_edge_t e = ip4_fwd_other(
-				w, m, ok[i], hop[i], dst[i], unsure, cksum_check, meta_off);
+			/* for the router itself, checked and sure: the relay's and the
+			 * endpoints' datagrams, without the call */
+			const rte_edge_t e =
+				ok[i] && h == DP_FWD_NH_LOCAL && !unsure
+					? ip4_fwd_local(m)
+					: ip4_fwd_other(w, m, ok[i], hop[i], dst[i], unsure,
+						  cksum_check, meta_off);
 
 			if (e != IP4_FWD_NEXT_OUTPUT) {
 				other[nb_other] = m;

@@ -42,7 +42,7 @@ static void
 key_of_dir(const struct relay_session *s, unsigned int d, struct relay_key *k)
 {
 	/* a packet of direction d comes from where the other direction sends to */
-	const struct relay_dir *o = &s->dir[1 - d];
+	const struct relay_dir *o = d != 0 ? &s->d0 : &s->d1;
 
 	memset(k, 0, sizeof(*k));
 	memcpy(k->remote, o->dst, 16);
@@ -162,19 +162,20 @@ session_create(struct relay_worker *rw, unsigned int si, const struct relay_key 
 
 	b = rte_jhash(k->remote, 16, k->rport) % svc->nb_backends;
 	rport = rte_cpu_to_be_16((uint16_t)(ws->port0 + (slot - ws->base)));
-	memset(s->dir, 0, sizeof(s->dir));
+	memset(&s->d0, 0, sizeof(s->d0));
+	memset(&s->d1, 0, sizeof(s->d1));
 	/* to the backend: source:rport -> backend */
-	memcpy(s->dir[0].src, svc->source, 16);
-	memcpy(s->dir[0].dst, svc->backends[b].addr, 16);
-	s->dir[0].sport = rport;
-	s->dir[0].dport = svc->backends[b].port;
-	dir_deltas(&s->dir[0], svc->ip6, k->remote, k->local, k->rport, k->lport);
+	memcpy(s->d0.src, svc->source, 16);
+	memcpy(s->d0.dst, svc->backends[b].addr, 16);
+	s->d0.sport = rport;
+	s->d0.dport = svc->backends[b].port;
+	dir_deltas(&s->d0, svc->ip6, k->remote, k->local, k->rport, k->lport);
 	/* to the client: listen -> client */
-	memcpy(s->dir[1].src, svc->listen, 16);
-	memcpy(s->dir[1].dst, k->remote, 16);
-	s->dir[1].sport = svc->listen_port;
-	s->dir[1].dport = k->rport;
-	dir_deltas(&s->dir[1], svc->ip6, svc->backends[b].addr, svc->source, svc->backends[b].port,
+	memcpy(s->d1.src, svc->listen, 16);
+	memcpy(s->d1.dst, k->remote, 16);
+	s->d1.sport = svc->listen_port;
+	s->d1.dport = k->rport;
+	dir_deltas(&s->d1, svc->ip6, svc->backends[b].addr, svc->source, svc->backends[b].port,
 		rport);
 	s->svc = (uint8_t)si;
 	s->ip6 = svc->ip6;

@@ -429,7 +429,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			}
 			if (s->last_seen != now)
 				relay_lru_touch(rw, s, (uint32_t)v >> 1, now);
-			d = &s->dir[v & 1];
+			d = relay_sess_dir(s, (uint32_t)v & 1);
 			relay_rewrite(m, v6, udp[i], d);
 			hop = &nh_table[d->nh];
 			if (likely(d->nh_gen == gen && (hop->flags & DP_FWD_NH_F_RESOLVED))) {

@@ -140,10 +140,12 @@ relay_key4_eq(const struct relay_key4 *a, const struct relay_key4 *b)
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
-/** What one direction of a session makes of a packet; all network order. */
+/**
+ * What one direction of a session makes of a packet; all network order.
+ * What an IPv4 packet reads of it (the ports, deltas and next hop, then the
+ * first 4 bytes of each address) lies in its first 36 bytes.
+ */
 struct relay_dir {
-	uint8_t src[16];
-	uint8_t dst[16];
 	rte_be16_t sport;
 	rte_be16_t dport;
 	/** IPv4 header: sum of ~old + new over the address words, folded (RFC 1624) */
@@ -159,18 +161,35 @@ struct relay_dir {
 	 */
 	uint32_t nh;
 	uint32_t nh_gen;
+	uint8_t src[16];
+	uint8_t dst[16];
 };
+_Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
 
+/**
+ * A session, one cache line per direction (the array is cache-aligned): a
+ * packet to the backend reads the first line only (its last-seen second and
+ * dir[0]); one to the client, the first line's last_seen and the second.
+ */
 struct relay_session {
-	struct relay_dir dir[2]; /**< 0: to the backend, 1: to the client */
-	uint32_t last_seen;      /**< relay clock, seconds */
+	uint32_t last_seen; /**< relay clock, seconds */
 	uint32_t timeout_s;
+	struct relay_dir d0; /**< to the backend */
 	uint32_t lru_prev, lru_next; /**< slots; lru_next is the free list link when free */
+	struct relay_dir d1; /**< to the client */
 	uint8_t svc;
 	uint8_t in_use;
 	uint8_t ip6;
 	uint8_t backend;
-};
+} __rte_aligned(64);
+_Static_assert(sizeof(struct relay_session) == 128, "relay_session: two cache lines");
+
+/** Direction @p d (0: to the backend, 1: to the client) of session @p s. */
+static inline struct relay_dir *
+relay_sess_dir(struct relay_session *s, unsigned int d)
+{
+	return d != 0 ? &s->d1 : &s->d0;
+}
 
 /** A service as the workers read it (copied from the config at init). */
 struct relay_svc {
