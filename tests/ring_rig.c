@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +20,44 @@
 #include "dp_test.h"
 #include "ring_rig.h"
 
+/* EAL leaves its runtime folder (sockets, no hugepage files with --no-huge): emptied, removed. */
+static void
+runtime_dir_remove(void)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+
+	if (dir == NULL || dir[0] == '\0' || (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 int
 ring_rig_setup(struct ring_rig *r)
 {
+	/* a runtime folder of its own (its telemetry socket is there): never the
+	 * default "rte" of a DPDK application the user runs beside the tests */
 	char *eal[] = { (char *)(uintptr_t)r->name, "-l", "0,1", "--no-huge", "-m",
 		(char *)(uintptr_t)(r->mem_mb ? r->mem_mb : "256"), "--no-pci", "--no-shconf",
-		"--log-level", "*:warning", NULL };
+		"--file-prefix", r->file_prefix, "--log-level", "*:warning", NULL };
 	char err[DP_CONFIG_ERR_LEN];
 	char name[32];
 	unsigned int i;
 	FILE *f;
 
+	snprintf(r->file_prefix, sizeof(r->file_prefix), "dpfwd-test-%s-%d", r->name, (int)getpid());
 	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
 		return -1;
+	atexit(runtime_dir_remove); /* also for the fuzz targets, which exit without cleanup */
 	for (i = 0; i < r->nb_ports && i < RIG_MAX_PORTS; i++) {
 		snprintf(name, sizeof(name), "%c_rx%u", r->prefix, i);
 		r->rx[i] = rte_ring_create(name, RIG_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -83,6 +109,7 @@ ring_rig_cleanup(struct ring_rig *r)
 	unlink(r->cfg_path);
 	rmdir(r->tmpdir);
 	rte_eal_cleanup();
+	runtime_dir_remove();
 }
 
 struct rte_mbuf *

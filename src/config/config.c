@@ -121,7 +121,8 @@ parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long x;
 
-	if (*v == '\0' || *v == '-')
+	/* digits only: strtoull() would also take a sign or leading blanks */
+	if (*v < '0' || *v > '9')
 		return -EINVAL;
 	errno = 0;
 	/* decimal or 0x hex; base 0 would read a leading 0 as octal ("010" = 8) */

@@ -496,6 +496,8 @@ static const struct err_case err_cases[] = {
 		AT_LOAD, 2, "main_lcore '1O' is not a number" },
 	{ "negative number", P0 "rx_queues = -1\n", /* 3 */
 		AT_LOAD, 3, "rx_queues '-1' is not a number" },
+	{ "number with a sign", P0 "rx_queues = +1\n", /* 3 */
+		AT_LOAD, 3, "rx_queues '+1' is not a number" },
 	{ "number out of range",
 		"[dpfwd]\n"
 		"tx_drain_us = 100\n"
