@@ -280,7 +280,7 @@ static inline void
 view_send(struct pipe_view *pv, const uint64_t *offs, unsigned int n)
 {
 	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
-		dpsock_seq_send(&pv->seq, offs, n);
+		dpsock_seq_send(&pv->seq, pv->region, offs, n);
 	else
 		dpsock_pipe_send(pv->region, &pv->geo, offs, n);
 }
@@ -1406,6 +1406,36 @@ source_recv(struct dpsock *ep, unsigned int s, struct dpsock_msg **out, unsigned
 
 	if (pv == NULL)
 		return 0;
+	if (cp != NULL && pv->geo.data_kind == DPSOCK_DATA_SEQ) {
+		/* a channel (ch set): a small datagram is copied from its slot */
+		const struct dpsock_seq_slot *sl = dpsock_seq_peek(&pv->seq);
+		uint32_t slot;
+
+		if (sl == NULL)
+			goto done;
+		len = __atomic_load_n(&sl->len, __ATOMIC_RELAXED); /* read once: the peer's */
+		if (len <= DPSOCK_SEQ_INLINE) {
+			const uint64_t off = sl->off;
+
+			/* the slot stays as it is while we hold its buffer */
+			if (dpsock_pipe_buf_check(&pv->geo, off, &slot) < 0) {
+				dpsock_seq_skip(&pv->seq);
+				goto done; /* not a buffer of this pipe: never touched */
+			}
+			if (ep->connected && !addr_eq(&ch->peer, &ep->conn.dest)) {
+				dpsock_seq_skip(&pv->seq);
+				dpsock_pipe_release(pv->region, &pv->geo, &off, 1);
+				goto done;
+			}
+			memcpy(cp->buf, sl->data, len < cp->len ? len : cp->len);
+			dpsock_seq_skip(&pv->seq);
+			cp->got = len;
+			memcpy(&cp->peer, &ch->peer, sizeof(cp->peer));
+			view_release(pv, off);
+			got = 1;
+			goto done;
+		}
+	}
 	k = view_recv(pv, offs, n < DPSOCK_BURST ? n : DPSOCK_BURST);
 	for (i = 0; i < k; i++) {
 		struct dpsock_msg *m;
@@ -1439,6 +1469,7 @@ source_recv(struct dpsock *ep, unsigned int s, struct dpsock_msg **out, unsigned
 	}
 	if (nb_drop > 0)
 		dpsock_pipe_release(pv->region, &pv->geo, drop, nb_drop);
+done:
 	if (ch != NULL) {
 		if (cp == NULL)
 			ch->held += got;

@@ -214,7 +214,7 @@ static void
 side_send(struct side *sd, const uint64_t *offs, unsigned int n)
 {
 	if (sd->p->data_kind == DPSOCK_DATA_SEQ)
-		dpsock_seq_send(&sd->seq, offs, n);
+		dpsock_seq_send(&sd->seq, sd->region, offs, n);
 	else
 		dpsock_pipe_send(sd->region, sd->p, offs, n);
 }
@@ -360,6 +360,51 @@ test_shm_seq_ring_laps_in_order(void)
 	two_maps_free(&t);
 }
 
+/* A datagram of up to DPSOCK_SEQ_INLINE bytes is in its slot as well; a larger one only in its buffer. */
+static void
+test_shm_seq_small_datagram_in_its_slot(void)
+{
+	static const uint32_t lens[] = { 0, 1, 8, DPSOCK_SEQ_INLINE, DPSOCK_SEQ_INLINE + 1, 1500 };
+	struct two_maps t;
+	struct side tx, rx;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, chan_specs) == 0);
+	side_init(&tx, t.a, 0);
+	side_init(&rx, t.b, 0);
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		const struct dpsock_seq_slot *sl;
+		struct dpsock_msg *m;
+		uint8_t *d;
+		uint64_t off, got;
+		uint32_t j;
+
+		CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 0, &off, 1), 1);
+		m = dpsock_buf(t.a, off);
+		d = dpsock_msg_data(m);
+		for (j = 0; j < lens[i]; j++)
+			d[j] = (uint8_t)(j * 7 + i);
+		m->len = lens[i];
+		CU_ASSERT_PTR_NULL(dpsock_seq_peek(&rx.seq));
+		side_send(&tx, &off, 1);
+		sl = dpsock_seq_peek(&rx.seq);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sl);
+		CU_ASSERT_EQUAL(sl->off, off);
+		CU_ASSERT_EQUAL(sl->len, lens[i]);
+		if (lens[i] <= DPSOCK_SEQ_INLINE) {
+			CU_ASSERT_EQUAL(memcmp(sl->data, d, lens[i]), 0);
+		} else {
+			/* nothing copied: the slot holds an earlier lap's bytes (zeros here) */
+			CU_ASSERT_NOT_EQUAL(memcmp(sl->data, d, DPSOCK_SEQ_INLINE), 0);
+		}
+		/* peeking took nothing: the same slot comes out of a receive */
+		CU_ASSERT_EQUAL(side_recv(&rx, &got, 1), 1);
+		CU_ASSERT_EQUAL(got, off);
+		dpsock_pipe_release(t.b, rx.p, &got, 1);
+	}
+	two_maps_free(&t);
+}
+
 int
 main(void)
 {
@@ -383,6 +428,8 @@ main(void)
 		test_shm_two_processes_every_datagram_in_order);
 	CU_add_test(s, "sequence ring: laps in order, a later lap's slot not taken, bad kind refused",
 		test_shm_seq_ring_laps_in_order);
+	CU_add_test(s, "sequence ring: a small datagram in its slot, a large one not",
+		test_shm_seq_small_datagram_in_its_slot);
 	CU_add_test(s, "sequence ring, two processes: every datagram, in order",
 		test_shm_seq_two_processes_every_datagram_in_order);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
