@@ -20,6 +20,10 @@
  *         RELAY_SWEEP_MAX, oldest first)
  *   next: relay4 or relay6, by IP version
  *
+ * ip4_fwd relays most datagrams of an established IPv4 session itself
+ * (relay_fp.h: the session in the exact-match cache, seen this second, its
+ * next hop resolved); what reaches relay4 is the rest.
+ *
  * The per-packet path for a session that exists reads the table (one bulk
  * lookup per burst of up to 64) and writes the packet, the session's last-seen
  * second and, once a second per session, its place in the LRU list. Each
@@ -54,6 +58,7 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "graph_fp.h"
+#include "relay_fp.h"
 #include "relay_priv.h"
 
 enum relay_next {
@@ -163,66 +168,6 @@ relay_parse(struct rte_mbuf *m, const bool v6, union relay_anykey *key, struct r
 	return DP_DROP_MAX;
 }
 
-/* A UDP checksum after the session's delta: 0 over IPv4 means "none" and stays
- * 0; a computed 0 is sent as 0xffff (RFC 768). */
-static __rte_always_inline void
-relay_udp_cksum(struct rte_udp_hdr *udp, uint16_t delta)
-{
-	uint16_t c;
-
-	if (udp->dgram_cksum == 0)
-		return;
-	c = relay_cksum_apply(udp->dgram_cksum, delta);
-	udp->dgram_cksum = c == 0 ? 0xffff : c;
-}
-
-static __rte_always_inline rte_be32_t
-relay_be32(const uint8_t *p)
-{
-	rte_be32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Rewrite one packet as direction @p d says. */
-static __rte_always_inline void
-relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const struct relay_dir *d)
-{
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
-
-	if (v6) {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
-
-		ip->hop_limits = RELAY_TTL;
-		memcpy(ip->src_addr, d->src, 16);
-		memcpy(ip->dst_addr, d->dst, 16);
-		udp->src_port = d->sport;
-		udp->dst_port = d->dport;
-		relay_udp_cksum(udp, d->l4_delta);
-	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-		uint16_t old_w, new_w, ck;
-		uint32_t w32;
-
-		/* TTL, protocol and checksum are one 32-bit word: one load, the
-		 * new word made in registers, one store (a byte store then a
-		 * wider load of it would stall store forwarding) */
-		memcpy(&w32, &ip->time_to_live, sizeof(w32));
-		old_w = (uint16_t)w32; /* TTL and protocol, as the checksum sums them */
-		new_w = (uint16_t)((old_w & 0xff00) | RELAY_TTL);
-		ck = relay_cksum_apply(
-			(uint16_t)(w32 >> 16), (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
-		w32 = new_w | (uint32_t)ck << 16;
-		memcpy(&ip->time_to_live, &w32, sizeof(w32));
-		memcpy(&ip->src_addr, d->src, 4);
-		memcpy(&ip->dst_addr, d->dst, 4);
-		udp->src_port = d->sport;
-		udp->dst_port = d->dport;
-		relay_udp_cksum(udp, d->l4_delta);
-	}
-}
-
 /*
  * The IPv4 keys of a piece: the exact-match cache first (relay_priv.h), the
  * table for what it did not have, each key the table found put in the cache.
@@ -301,15 +246,6 @@ relay_enqueue_split(struct rte_graph *graph, struct rte_node *node, void **objs,
 		k += next[i] != RELAY_NEXT_GONE;
 	}
 	dp_node_enqueue_each(graph, node, keep, e, k);
-}
-
-/* A packet for the resolved next hop @p nh: the MACs (the TTL is already
- * RELAY_TTL), into the TX buffer. */
-static __rte_always_inline void
-relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
-{
-	memcpy(rte_pktmbuf_mtod(m, void *), &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	dp_txq_append(w, w->txq_cfg[nh->port], m, w->burst);
 }
 
 /* For ip4_output/ip6_output, which take one off as they send: TTL + 1. */
