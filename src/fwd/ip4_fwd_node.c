@@ -287,9 +287,11 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				relayed++;
 				continue;
 			}
-			/* for the router itself, checked and sure: the relay's and the
-			 * endpoints' datagrams, without the call */
-			e = ok[i] && h == DP_FWD_NH_LOCAL && !unsure
+			/* with the relay on, for the router itself, checked and sure:
+			 * the relay's datagrams (those the shortcut left), without the
+			 * call; forwarding alone keeps the loop it had (inlined here, it
+			 * cost forwarded packets ~0.8 cycles) */
+			e = rw != NULL && ok[i] && h == DP_FWD_NH_LOCAL && !unsure
 				    ? ip4_fwd_local(m)
 				    : ip4_fwd_other(w, m, ok[i], hop[i], dst[i], unsure, cksum_check,
 					      meta_off);
@@ -319,6 +321,17 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	return nb_objs;
 }
 
+/* The loops with the relay's shortcut: a function of their own, so that
+ * forwarding's loops and their stack frame stay as they are without it. */
+static __rte_noinline uint16_t
+ip4_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	uint16_t nb_objs, struct relay_worker *rw)
+{
+	if (dp_node_worker(node)->ip4_cksum_check)
+		return ip4_fwd_burst(graph, node, objs, nb_objs, true, rw);
+	return ip4_fwd_burst(graph, node, objs, nb_objs, false, rw);
+}
+
 static uint16_t
 ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
@@ -326,9 +339,7 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 
 	/* copies of the loop, so the checksum and relay choices are not re-read per packet */
 	if (rw != NULL)
-		return dp_node_worker(node)->ip4_cksum_check
-			       ? ip4_fwd_burst(graph, node, objs, nb_objs, true, rw)
-			       : ip4_fwd_burst(graph, node, objs, nb_objs, false, rw);
+		return ip4_fwd_relay_process(graph, node, objs, nb_objs, rw);
 	if (dp_node_worker(node)->ip4_cksum_check)
 		return ip4_fwd_burst(graph, node, objs, nb_objs, true, NULL);
 	return ip4_fwd_burst(graph, node, objs, nb_objs, false, NULL);
