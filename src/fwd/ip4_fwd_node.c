@@ -191,6 +191,18 @@ ip4_fast(const bool cksum_check, const struct rte_mbuf *m, uint32_t *dst)
 	return ok;
 }
 
+/* A UDP datagram, not a fragment (the header passed the fast checks). */
+static __rte_always_inline bool
+ip4_udp_whole(const struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint16_t frag;
+
+	memcpy(&frag, ip + 6, sizeof(frag));
+	return ip[9] == IPPROTO_UDP &&
+	       !(frag & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK));
+}
+
 /*
  * A packet for one of the router's addresses that passed the fast checks
  * (option-less header, whole): a UDP datagram, not a fragment, for the relay
@@ -200,11 +212,8 @@ static __rte_always_inline rte_edge_t
 ip4_fwd_local(const struct rte_mbuf *m)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	uint16_t frag;
 
-	memcpy(&frag, ip + 6, sizeof(frag));
-	if (ip[9] != IPPROTO_UDP ||
-		(frag & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+	if (!ip4_udp_whole(m))
 		return IP4_FWD_NEXT_LOCAL;
 	switch (dp_fwd_local_udp4_service(ip)) {
 	case DP_FWD_LOCAL_UDP_RELAY:
@@ -265,8 +274,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	if (rw != NULL) {
 		/* the relay's sessions for the datagrams it takes, in a pass of their own */
 		for (i = 0; i < nb_objs; i++)
-			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && !unsure &&
-					ip4_fwd_local(pkts[i]) == IP4_FWD_NEXT_RELAY && rw->emc != NULL
+			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && !unsure && rw->emc != NULL &&
+					ip4_udp_whole(pkts[i])
 				? dp_relay4_probe(rw, pkts[i])
 				: RELAY_NIL;
 		now = relay_clock(rw, w->walk_tsc);
