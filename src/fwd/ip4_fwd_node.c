@@ -28,7 +28,7 @@
  * sessions of the relay's datagrams in its cache (dp_relay4_probe(): the
  * cache lines of a burst fetched together; one pass per packet doing all of
  * it measured 74 cycles a relayed packet against 70), and the last pass
- * relays those it can (dp_relay4_shortcut()). The relay's steady state then
+ * relays those it can (dp_relay_shortcut()). The relay's steady state then
  * skips relay4: 69.5 -> 64 busy cycles a relayed packet on the 64 B rig, as
  * the node stage (call, stream, second parse) is gone. Everything else of the
  * relay (new sessions, misses, expiry, the LRU move once a second, next hops
@@ -291,7 +291,7 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 			rte_edge_t e;
 
 			if (rw != NULL && rv[i] != RELAY_NIL &&
-				dp_relay4_shortcut(w, rw, m, rv[i], now, gen, nh_table)) {
+				dp_relay_shortcut(w, rw, m, rv[i], now, gen, nh_table, false)) {
 				to_client += rv[i] & 1;
 				relayed++;
 				continue;

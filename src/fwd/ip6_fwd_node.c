@@ -5,7 +5,9 @@
  *   sets: dp_mbuf_meta.nh (next hop index); icmp_type/icmp_code for icmp6_error
  *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
  *         written here and the packet put in the worker's TX buffer for the
- *         port, as ip4_fwd does; ip6_output for the rest; ip6_local (the
+ *         port, as ip4_fwd does; none for a relay datagram of a session the
+ *         relay's IPv6 cache holds, seen this second, to a resolved next hop
+ *         (relay_fp.h, as ip4_fwd); ip6_output for the rest; ip6_local (the
  *         router's addresses, its multicast groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
@@ -38,6 +40,7 @@
 #include "dp_mem.h"
 #include "fwd6_priv.h"
 #include "graph_fp.h"
+#include "relay_fp.h"
 
 enum ip6_fwd_next {
 	IP6_FWD_NEXT_DROP,
@@ -160,8 +163,16 @@ ip6_fast(const struct rte_mbuf *m, uint8_t dst[16])
 	       (eth[0] & 1) == 0 && !(ip6_w_special(shi, slo) | ip6_w_special(dhi, dlo));
 }
 
-static uint16_t
-ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+/*
+ * The burst; with @p rw (the relay on), ip4_fwd's relay shortcut for IPv6 as
+ * well: a pass after the lookup finds the sessions of the UDP datagrams for
+ * the router in the relay's IPv6 cache (dp_relay6_probe()), and the last pass
+ * rewrites and sends those it can (dp_relay_shortcut()); the rest go to
+ * ip6_local and relay6 as before.
+ */
+static __rte_always_inline uint16_t
+ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	struct relay_worker *const rw)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
@@ -175,6 +186,8 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint16_t burst = w->burst;
 	uint16_t i, nb_other = 0;
+	uint32_t rv[RTE_GRAPH_BURST_SIZE];
+	uint32_t now = 0, gen = 0, relayed = 0, to_client = 0;
 
 	if (unlikely(fib == NULL)) {
 		/* IPv6 is off: nothing configured */
@@ -187,6 +200,14 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	for (i = 0; i < nb_objs; i++)
 		ok[i] = ip6_fast(pkts[i], dst[i]);
 	rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
+	if (rw != NULL) {
+		for (i = 0; i < nb_objs; i++)
+			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && rw->emc6 != NULL
+					? dp_relay6_probe(rw, pkts[i])
+					: RELAY_NIL;
+		now = relay_clock(rw, w->walk_tsc);
+		gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
+	}
 	/* resolved next hops: rewritten and sent from here, as ip4_fwd does */
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -196,6 +217,12 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		if (unlikely(!ok[i] || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
 			rte_edge_t e;
 
+			if (rw != NULL && rv[i] != RELAY_NIL &&
+				dp_relay_shortcut(w, rw, m, rv[i], now, gen, dp_fwd.nh, true)) {
+				to_client += rv[i] & 1;
+				relayed++;
+				continue;
+			}
 			if (ok[i] && h == DP_FWD_NH_LOCAL) {
 				e = IP6_FWD_NEXT_LOCAL;
 			} else {
@@ -220,13 +247,48 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 		dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
 	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
+	if (rw != NULL) {
+		rw->stats.to_client += to_client;
+		rw->stats.to_backend += relayed - to_client;
+	}
 	return nb_objs;
+}
+
+/* The loop with the relay's shortcut, in a function of its own (as ip4_fwd's). */
+static __rte_noinline uint16_t
+ip6_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs,
+	uint16_t nb_objs, struct relay_worker *rw)
+{
+	return ip6_fwd_burst(graph, node, objs, nb_objs, rw);
+}
+
+static uint16_t
+ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	struct relay_worker *rw = ((struct dp_node_ctx *)node->ctx)->arg;
+
+	if (rw != NULL)
+		return ip6_fwd_relay_process(graph, node, objs, nb_objs, rw);
+	return ip6_fwd_burst(graph, node, objs, nb_objs, NULL);
+}
+
+/* The worker, and its relay state when the relay is on (for the shortcut). */
+static int
+ip6_fwd_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
+	int rc = dp_graph_node_init_worker(graph, node);
+
+	if (rc < 0)
+		return rc;
+	ctx->arg = ctx->w->index < RTE_DIM(relay_workers) ? relay_workers[ctx->w->index] : NULL;
+	return 0;
 }
 
 static struct rte_node_register ip6_fwd_node = {
 	.name = "ip6_fwd",
 	.process = ip6_fwd_process,
-	.init = dp_graph_node_init_worker,
+	.init = ip6_fwd_init,
 	.nb_edges = IP6_FWD_NEXT_MAX,
 	.next_nodes = {
 		[IP6_FWD_NEXT_DROP] = "drop",

@@ -95,6 +95,21 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key4 *k)
 	}
 }
 
+/* The same for an IPv6 key. */
+static void
+relay_emc6_forget(struct relay_worker *rw, const struct relay_key *k)
+{
+	struct relay_emc6_entry *e;
+
+	if (rw->emc6 == NULL)
+		return;
+	e = &rw->emc6[relay_emc6_hash(k) & rw->emc6_mask];
+	if (relay_key6_eq(&e->key, k)) {
+		memset(&e->key, 0, sizeof(e->key));
+		e->v = RELAY_NIL;
+	}
+}
+
 void
 relay_session_free(struct relay_worker *rw, uint32_t slot)
 {
@@ -111,11 +126,15 @@ relay_session_free(struct relay_worker *rw, uint32_t slot)
 	rte_hash_del_key(h, tk);
 	if (!k.ip6)
 		relay_emc_forget(rw, &k4);
+	else
+		relay_emc6_forget(rw, &k);
 	key_of_dir(s, 1, &k);
 	h = relay_table(rw, &k, &k4, &tk);
 	rte_hash_del_key(h, tk);
 	if (!k.ip6)
 		relay_emc_forget(rw, &k4);
+	else
+		relay_emc6_forget(rw, &k);
 	if (s->lru_prev != RELAY_NIL)
 		rw->sess[s->lru_prev].lru_next = s->lru_next;
 	else
@@ -353,6 +372,20 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			rw->emc[s].v = RELAY_NIL;
 		rw->emc_mask = want - 1;
 	}
+	if (slots6 > 0) {
+		uint32_t want = RTE_MIN(
+			RTE_MAX(rte_align32pow2(slots6 * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN),
+			RELAY_EMC_MAX);
+
+		rw->emc6 = rte_malloc_socket(
+			"relay_emc6", sizeof(rw->emc6[0]) * want, RTE_CACHE_LINE_SIZE, socket);
+		if (rw->emc6 == NULL)
+			goto nomem;
+		memset(rw->emc6, 0, sizeof(rw->emc6[0]) * want);
+		for (s = 0; s < want; s++)
+			rw->emc6[s].v = RELAY_NIL;
+		rw->emc6_mask = want - 1;
+	}
 	if (rw->h4 == NULL || rw->h6 == NULL) {
 		snprintf(err, errlen,
 			"relay: cannot create the session table of worker %u (%u "
@@ -379,6 +412,7 @@ fail:
 		rte_hash_free(rw->h4);
 		rte_hash_free(rw->h6);
 		rte_free(rw->emc);
+		rte_free(rw->emc6);
 		rte_free(rw->sess);
 		rte_free(rw);
 	}
@@ -503,6 +537,7 @@ dp_relay_fini(void)
 		rte_hash_free(rw->h4);
 		rte_hash_free(rw->h6);
 		rte_free(rw->emc);
+		rte_free(rw->emc6);
 		rte_free(rw->sess);
 		rte_free(rw);
 		relay_workers[i] = NULL;

@@ -2,7 +2,8 @@
 /**
  * @file
  * The relay's per-packet rewrite and send (relay_node.c), and the shortcut
- * ip4_fwd takes for a datagram of a cached session (dp_relay4_shortcut()).
+ * ip4_fwd and ip6_fwd take for a datagram of a cached session
+ * (dp_relay4_probe() / dp_relay6_probe(), then dp_relay_shortcut()).
  */
 #ifndef RELAY_FP_H
 #define RELAY_FP_H
@@ -127,7 +128,46 @@ dp_relay4_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 }
 
 /**
- * Second half: when session @p v (from dp_relay4_probe()) was seen already
+ * The same for an IPv6 datagram to the router itself whose next header is UDP
+ * (relay6's packets): RELAY_NIL also for a zero UDP checksum, which relay6
+ * drops (RFC 8200 8.1).
+ */
+static __rte_always_inline uint32_t
+dp_relay6_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	const struct rte_udp_hdr *udp =
+		(const struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv6_hdr));
+	const struct relay_emc6_entry *e;
+	uint64_t w[5];
+	uint32_t ports;
+	uint16_t plen, ulen;
+
+	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) +
+					   sizeof(struct rte_udp_hdr)) ||
+		l3[6] != IPPROTO_UDP)
+		return RELAY_NIL;
+	memcpy(&plen, l3 + 4, sizeof(plen));
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) ||
+		     udp->dgram_cksum == 0))
+		return RELAY_NIL;
+	/* struct relay_key's first 40 bytes as words, made from the headers in
+	 * registers (a key built in memory field by field, then read back as
+	 * words, stalls store forwarding): source and destination are adjacent
+	 * in the IPv6 header, the two ports in the UDP header, then ip6 = 1 */
+	memcpy(w, l3 + 8, 32);
+	memcpy(&ports, udp, sizeof(ports));
+	w[4] = ports | UINT64_C(1) << 32;
+	e = &rw->emc6[relay_emc6_hash_w(w) & rw->emc6_mask];
+	if (!relay_key6_eq_w(&e->key, w))
+		return RELAY_NIL;
+	return e->v;
+}
+
+/**
+ * Second half: when session @p v (from dp_relay4_probe() or dp_relay6_probe())
+ * was seen already
  * this second (so the LRU list needs no move) and its direction's next hop
  * is resolved under route generation @p gen, the packet is rewritten and put
  * in the TX buffer here, and true is returned. Otherwise (a new second, an
@@ -135,10 +175,11 @@ dp_relay4_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
  * relay4, which does all of it.
  */
 static __rte_always_inline bool
-dp_relay4_shortcut(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf *m, uint32_t v,
-	uint32_t now, uint32_t gen, const struct dp_fwd_nh *nh_table)
+dp_relay_shortcut(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf *m, uint32_t v,
+	uint32_t now, uint32_t gen, const struct dp_fwd_nh *nh_table, const bool v6)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+	uint8_t *l4 = l3 + (v6 ? sizeof(struct rte_ipv6_hdr) : (uint32_t)(l3[0] & 0xf) * 4);
 	struct relay_session *s = &rw->sess[v >> 1];
 	const struct relay_dir *d;
 	const struct dp_fwd_nh *hop;
@@ -149,7 +190,7 @@ dp_relay4_shortcut(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf
 	hop = &nh_table[d->nh];
 	if (unlikely(d->nh_gen != gen || !(hop->flags & DP_FWD_NH_F_RESOLVED)))
 		return false;
-	relay_rewrite(m, false, (struct rte_udp_hdr *)(l3 + (l3[0] & 0xf) * 4), d);
+	relay_rewrite(m, v6, (struct rte_udp_hdr *)l4, d);
 	relay_send(w, m, hop);
 	return true;
 }

@@ -218,6 +218,52 @@ relay_lookup4_cached(struct relay_worker *rw, const union relay_anykey *keys, co
 	*hits = h;
 }
 
+/* The same for the IPv6 keys of a piece, with the IPv6 cache. */
+static __rte_always_inline void
+relay_lookup6_cached(struct relay_worker *rw, const union relay_anykey *keys, const uint8_t *bad,
+	uint16_t n, uint64_t *hits, void **data)
+{
+	struct relay_emc6_entry *const emc = rw->emc6;
+	const uint32_t mask = rw->emc6_mask;
+	const void *mkp[RELAY_PIECE];
+	void *mdata[RELAY_PIECE];
+	uint32_t slot[RELAY_PIECE];
+	uint8_t midx[RELAY_PIECE];
+	uint64_t h = 0, mh = 0;
+	uint16_t i, nm = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct relay_emc6_entry *e;
+
+		if (unlikely(bad[i]))
+			continue;
+		slot[i] = relay_emc6_hash(&keys[i].k) & mask;
+		e = &emc[slot[i]];
+		if (likely(e->v != RELAY_NIL && relay_key6_eq(&e->key, &keys[i].k))) {
+			data[i] = (void *)(uintptr_t)e->v;
+			h |= UINT64_C(1) << i;
+		} else {
+			midx[nm] = (uint8_t)i;
+			mkp[nm++] = &keys[i].k;
+		}
+	}
+	if (nm != 0) {
+		rte_hash_lookup_bulk_data(rw->h6, mkp, nm, &mh, mdata);
+		for (i = 0; i < nm; i++) {
+			const uint16_t k = midx[i];
+			struct relay_emc6_entry *e = &emc[slot[k]];
+
+			if (!((mh >> i) & 1))
+				continue;
+			data[k] = mdata[i];
+			h |= UINT64_C(1) << k;
+			e->key = keys[k].k;
+			e->v = (uint32_t)(uintptr_t)mdata[i];
+		}
+	}
+	*hits = h;
+}
+
 /* relay_miss() takes the full key: an IPv4 one is widened first (a miss only). */
 static __rte_noinline int32_t
 relay_miss_any(struct relay_worker *rw, const bool v6, const union relay_anykey *key, uint32_t now,
@@ -322,6 +368,8 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 		}
 		if (!v6 && rw->emc != NULL)
 			relay_lookup4_cached(rw, keys, bad, n, &hits, data);
+		else if (v6 && rw->emc6 != NULL)
+			relay_lookup6_cached(rw, keys, bad, n, &hits, data);
 		else
 			rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, kp, n, &hits, data);
 		for (i = 0; i < n; i++) {

@@ -119,7 +119,7 @@ _Static_assert(sizeof(struct relay_emc_entry) == 32, "relay_emc_entry: two a cac
 /** Cache entries per IPv4 session slot (two keys, a half-full cache), and the bounds. */
 #define RELAY_EMC_PER_SLOT 4
 #define RELAY_EMC_MIN      256u
-#define RELAY_EMC_MAX      (1u << 18) /* 8 MiB a worker */
+#define RELAY_EMC_MAX      (1u << 18) /* a worker: 8 MiB for IPv4, 16 for IPv6 */
 
 static inline uint32_t
 relay_emc_hash(const struct relay_key4 *k)
@@ -138,6 +138,65 @@ relay_key4_eq(const struct relay_key4 *a, const struct relay_key4 *b)
 	memcpy(x, a, sizeof(x));
 	memcpy(y, b, sizeof(y));
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
+/*
+ * The same cache in front of the IPv6 table: the full key (its last 8 bytes,
+ * ip6 and padding, are the same in every IPv6 key, so the hash and the
+ * compare take the first 40), one entry a cache line.
+ */
+struct relay_emc6_entry {
+	struct relay_key key;
+	uint32_t v; /**< slot << 1 | direction, or RELAY_NIL when empty */
+	uint32_t pad[3];
+};
+_Static_assert(sizeof(struct relay_emc6_entry) == 64, "relay_emc6_entry: a cache line");
+
+/** The hash of an IPv6 key's first 40 bytes, given as 5 words. */
+static inline uint32_t
+relay_emc6_hash_w(const uint64_t w[5])
+{
+	uint32_t h = 0;
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		h = rte_hash_crc_8byte(w[i], h);
+	return h;
+}
+
+static inline uint32_t
+relay_emc6_hash(const struct relay_key *k)
+{
+	uint64_t w[5];
+
+	memcpy(w, k, sizeof(w));
+	return relay_emc6_hash_w(w);
+}
+
+/** Is @p k's first 40 bytes the 5 words @p w? */
+static inline bool
+relay_key6_eq_w(const struct relay_key *k, const uint64_t w[5])
+{
+	uint64_t x[5], d = 0;
+	unsigned int i;
+
+	memcpy(x, k, sizeof(x));
+	for (i = 0; i < 5; i++)
+		d |= x[i] ^ w[i];
+	return d == 0;
+}
+
+static inline bool
+relay_key6_eq(const struct relay_key *a, const struct relay_key *b)
+{
+	uint64_t x[5], y[5], d = 0;
+	unsigned int i;
+
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	for (i = 0; i < 5; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
 }
 
 /**
@@ -223,6 +282,8 @@ struct relay_worker {
 	struct rte_hash *h6;         /**< IPv6 sessions, struct relay_key */
 	struct relay_emc_entry *emc; /**< in front of h4 (NULL: none) */
 	uint32_t emc_mask;
+	struct relay_emc6_entry *emc6; /**< in front of h6 (NULL: none) */
+	uint32_t emc6_mask;
 	struct relay_session *sess;
 	uint32_t now_s;           /**< from the TSC, whole seconds since init */
 	uint32_t calls;           /**< of relay_handoff, for the tick */

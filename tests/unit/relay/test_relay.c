@@ -1069,6 +1069,67 @@ test_relay_ip6_both_directions(void)
 }
 
 /*
+ * ip6_fwd's shortcut, as ip4_fwd's: a cached IPv6 session seen this second is
+ * relayed by ip6_fwd both ways, relay6 takes the first datagram of each
+ * direction and the one that fills the cache; a zero UDP checksum of an
+ * established session is still relay6's to drop (RFC 8200 8.1).
+ */
+static void
+test_relay_ip6_cached_session_takes_ip6_fwd_shortcut(void)
+{
+	struct pkt c = client6(50101, 60), b;
+	uint8_t src[16], be6[16], listen[16], client[16];
+	uint64_t r0 = node_pkts("relay6");
+	struct rte_mbuf *m;
+	uint16_t rport = 0;
+	int i;
+
+	ip6("2001:db8:11::1", src);
+	ip6("2001:db8:11::2", be6);
+	ip6("2001:db8:10::1", listen);
+	ip6("2001:db8:10::2", client);
+	snap();
+	for (i = 0; i < 5; i++) {
+		c.payload = (uint16_t)(60 + i);
+		m = one_out(&c, 1);
+		if (m == NULL)
+			continue;
+		if (i == 0)
+			rport = dp_pkt_get16(rte_pktmbuf_mtod(m, const uint8_t *) + 54);
+		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
+		rte_pktmbuf_free(m);
+		/* relay6: the new session, then the datagram that fills the cache */
+		CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + (i < 2 ? i + 1 : 2));
+	}
+	CU_ASSERT_EQUAL(moved().created, 1);
+	CU_ASSERT_EQUAL(moved().to_backend, 5);
+	c.zero_cksum = true;
+	nothing_out(&c, DP_DROP_RELAY_UDP6_ZERO_CKSUM); /* (takes a new snapshot) */
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 3);
+	b = (struct pkt){ .port = 1,
+		.v6 = true,
+		.sport = 6000,
+		.dport = rport,
+		.ttl = 2,
+		.payload = 300,
+		.seed = 9,
+		.smac = be6_mac };
+	memcpy(b.src6, be6, 16);
+	memcpy(b.dst6, src, 16);
+	for (i = 0; i < 3; i++) {
+		m = one_out(&b, 0);
+		if (m != NULL) {
+			check_out(m, &b, client6_mac, 0, listen, client, 5000, 50101);
+			rte_pktmbuf_free(m);
+		}
+	}
+	/* the answers' first into the cache through relay6, the third by the shortcut */
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 4);
+	CU_ASSERT_EQUAL(moved().created, 0);
+	CU_ASSERT_EQUAL(moved().to_client, 3);
+}
+
+/*
  * The incremental checksum updates (precomputed per-session deltas, RFC 1624)
  * against a full recompute, on thousands of random packets through the
  * datapath both ways: random clients (via the default route), ports, lengths,
@@ -1230,6 +1291,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_evicted_in_burst_keeps_its_next_hop),
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
+	T(test_relay_ip6_cached_session_takes_ip6_fwd_shortcut),
 	T(test_relay_ip6_link_local_client_gets_no_session),
 	T(test_relay_cksum_delta_equals_full_recompute_random),
 	T(test_relay_telemetry_section),
