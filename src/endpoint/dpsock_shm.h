@@ -174,7 +174,8 @@ struct dpsock_region {
 /**
  * Bytes a region with pipes @p specs needs (page-rounded), and the offsets
  * of everything in it when @p region is not NULL (then also initialised:
- * header, rings, every buffer on its free ring, alive = 1).
+ * header, rings, every buffer on its free ring, alive = 1). @p region must
+ * read as zeros (a new memfd does): sequence slots are taken as zeroed.
  * @return the size, or 0 when a count is too large (rte_errno = EINVAL).
  */
 size_t dpsock_region_init(
