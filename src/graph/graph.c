@@ -177,16 +177,24 @@ dp_graph_worker_flush(struct dp_worker *w)
 	/* the config's ports: the worker has one TX buffer on each */
 	for (p = 0; p < dp_nb_ports; p++) {
 		struct dp_worker_txq *q = w->txq[dp_ports[p].port_id];
+		uint64_t t;
 
 		if (q == NULL || q->len == 0)
 			continue;
+		/*
+		 * What this sends is timed as it goes to the PMD (dp_delay.h): a
+		 * read before the burst, not after it, since a PMD's TX burst may
+		 * be a system call that runs the receiver's stack (net_af_packet
+		 * on a veth: ~8 us on this kernel, all of it in the peer, which
+		 * the histogram put on dpfwd). A flush runs when RX is idle or
+		 * once per tx_drain_us, so the read costs nothing under load.
+		 */
+		t = w->delay_stats ? rte_rdtsc() : 0;
 		dp_txq_send(w, q, q->pkts, q->len);
 		q->len = 0;
+		if (w->delay_pend.n != 0)
+			dp_delay_commit(&w->delay, &w->delay_pend, t);
 	}
-	/* what this sent is timed now (dp_delay.h): a flush runs when RX is idle
-	 * or once per tx_drain_us, so this read costs nothing under load */
-	if (w->delay_pend.n != 0)
-		dp_delay_commit(&w->delay, &w->delay_pend, rte_rdtsc());
 }
 
 static __rte_always_inline void
