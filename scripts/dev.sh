@@ -17,7 +17,7 @@ ASAN_BUILD="${DPFWD_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
 	libpcap-dev libjansson-dev libmicrohttpd-dev libsystemd-dev python3 python3-pyelftools python3-matplotlib
 	ministat curl clang-format clang-tidy jq
-	iproute2 ethtool iputils-ping iperf3 tshark socat netcat-openbsd) # the last line: tests/netns (hosts in namespaces)
+	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd) # the last line: tests/netns (hosts in namespaces)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 

@@ -38,7 +38,9 @@ WITH_IP6 = "ip6" not in FEATURES_PENDING
 # solicitations, MLD reports, DAD probes), ARP/ND frames freed once learned from, and
 # what dpfwd cannot take yet. Any other reason (bad checksum, no route, TX full...) fails.
 BENIGN_DROPS = {"arp_consumed", "nd_consumed", "nd_not_for_us", "ip6_mcast", "ip6_link_local",
-                "icmp6_unhandled"}
+                "icmp6_unhandled",
+                # test_6b/6c's probes: TTL 1 and a destination without a route
+                "ip4_ttl_exceeded", "ip4_no_route", "ip6_hop_limit"}
 if not WITH_IP6:
     BENIGN_DROPS |= {"not_ip4", "ip6_off"}
 if STATIC_NEIGHBORS:
@@ -312,6 +314,48 @@ class Router:
         if WITH_IP6:
             self.assert_ping(a, a.gw6, 3, extra=("-6",))
             self.assert_ping(a, b.gw6, 3, extra=("-6",))
+
+    def test_6b_time_exceeded_and_unreachable_from_dpfwd(self):
+        """Unmodified ping with a TTL (hop limit) of 1 gets ICMP time exceeded from
+        dpfwd's address on A's side, and a destination dpfwd has no route to gets
+        net unreachable; IPv4 and IPv6; dpfwd counts the errors it sent."""
+        a, b = self.topo.a, self.topo.b
+        before = self.dp.snapshot()
+        r = a.run("ping", "-n", "-c", "1", "-W", "2", "-t", "1", b.ip4, check=False)
+        self.assertRegex(r.stdout, rf"From {re.escape(a.gw4)}\b.*Time to live exceeded",
+                         r.stdout + r.stderr)
+        # A's default route points at dpfwd, which has no route for TEST-NET-3
+        r = a.run("ping", "-n", "-c", "1", "-W", "2", "203.0.113.7", check=False)
+        self.assertRegex(r.stdout, rf"From {re.escape(a.gw4)}\b.*Destination Net Unreachable",
+                         r.stdout + r.stderr)
+        if WITH_IP6:
+            r = a.run("ping", "-6", "-n", "-c", "1", "-W", "2", "-t", "1", b.ip6, check=False)
+            self.assertRegex(r.stdout, rf"From {re.escape(a.gw6)}\b.*Time exceeded: Hop limit",
+                             r.stdout + r.stderr)
+        after = self.dp.snapshot()
+        by = {k: after["drops"]["by_reason"].get(k, 0) - before["drops"]["by_reason"].get(k, 0)
+              for k in ("ip4_ttl_exceeded", "ip4_no_route", "ip6_hop_limit")}
+        self.assertEqual(by["ip4_ttl_exceeded"], 1, by)
+        self.assertEqual(by["ip4_no_route"], 1, by)
+        self.assertEqual(after["icmp4"]["errors_sent"] - before["icmp4"]["errors_sent"], 2)
+        if WITH_IP6:
+            self.assertEqual(by["ip6_hop_limit"], 1, by)
+            self.assertEqual(after["fwd6"]["icmp6"]["errors_sent"] -
+                             before["fwd6"]["icmp6"]["errors_sent"], 1)
+
+    @needs("traceroute")
+    def test_6c_traceroute_through_dpfwd(self):
+        """traceroute (UDP probes, then ICMP) from A to B: hop 1 is dpfwd (its time
+        exceeded, from A's gateway address), hop 2 is B itself."""
+        a, b = self.topo.a, self.topo.b
+        for extra in ((), ("-I",)):
+            r = a.run("traceroute", "-n", "-q", "1", "-w", "2", "-m", "4", *extra, b.ip4,
+                      check=False, timeout=30)
+            hops = {int(m.group(1)): m.group(2) for m in
+                    re.finditer(r"^\s*(\d+)\s+(\S+)", r.stdout, re.M)}
+            self.assertEqual(hops.get(1), a.gw4, r.stdout + r.stderr)
+            self.assertEqual(hops.get(2), b.ip4, r.stdout + r.stderr)
+            self.assertNotIn(3, hops, r.stdout)
 
     @pending("ip6", "IPv6 forwarding and neighbor discovery")
     def test_7_ping6_a_to_b(self):
