@@ -6,6 +6,8 @@
  * bytes and are checked as bytes when they come out.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,6 +575,146 @@ test_neigh_reachable_turns_stale_and_is_probed(void)
 	CU_ASSERT_FALSE(dp_fwd.nh[nh].flags & DP_FWD_NH_F_RESOLVED);
 }
 
+/* test_neigh_lookups_while_the_table_changes: what the reader saw. */
+struct neigh_reader {
+	volatile bool stop;
+	uint32_t ip_be;
+	int32_t want;
+	uint8_t mac_a[6], mac_b[6];
+	uint64_t reads, not_found, wrong_index, torn_mac;
+};
+
+/* A worker's view of one neighbor, as fast as it can: its lookup and its MAC. */
+static void *
+neigh_reader_main(void *arg)
+{
+	struct neigh_reader *r = arg;
+
+	while (!r->stop) {
+		const int32_t idx = dp_neigh_find4(r->ip_be, 1);
+		uint8_t l2[12];
+
+		r->reads++;
+		if (idx < 0) {
+			r->not_found++;
+			continue;
+		}
+		if (idx != r->want) {
+			r->wrong_index++;
+			continue;
+		}
+		/* the rewrite's copy: destination and source MACs at once */
+		memcpy(l2, &dp_fwd.nh[idx].l2, sizeof(l2));
+		if (memcmp(l2, r->mac_a, 6) != 0 && memcmp(l2, r->mac_b, 6) != 0)
+			r->torn_mac++;
+	}
+	return NULL;
+}
+
+/*
+ * Workers read the neighbor table without locks while the control lcore
+ * changes it (README: rte_hash's lock-free lookups, a MAC changed by one
+ * 8-byte store): a thread looks one neighbor up and copies its MACs in a
+ * loop while this one flips that neighbor's MAC back and forth and adds 200
+ * other neighbors; the reader always finds the same entry and never a MAC
+ * that is neither the old nor the new one.
+ */
+static void
+test_neigh_lookups_while_the_table_changes(void)
+{
+	static struct neigh_reader r = {
+		.mac_a = { 0x02, 0x33, 0x44, 0x55, 0x66, 0x01 },
+		.mac_b = { 0x02, 0xcc, 0xbb, 0xaa, 0x99, 0x02 },
+	};
+	const uint32_t host = 0xc6126532u; /* 198.18.101.50 */
+	const uint32_t host_be = rte_cpu_to_be_32(host);
+	pthread_attr_t attr;
+	cpu_set_t cpus;
+	pthread_t t;
+	unsigned int i;
+
+	dp_neigh_learn(4, (const uint8_t *)&host_be, 1, (const struct rte_ether_addr *)r.mac_a,
+		false, true);
+	r.ip_be = host_be;
+	r.want = dp_neigh_find4(host_be, 1);
+	CU_ASSERT_FATAL(r.want > 0);
+	r.stop = false;
+	/* on the other CPU, as a worker is (the EAL main thread, this one, is on CPU 0) */
+	CU_ASSERT_EQUAL_FATAL(pthread_attr_init(&attr), 0);
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, &attr, neigh_reader_main, &r), 0);
+	pthread_attr_destroy(&attr);
+	while (r.reads == 0) /* started */
+		sched_yield();
+	for (i = 0; i < 200000; i++) {
+		const struct rte_ether_addr *mac =
+			(const struct rte_ether_addr *)(i & 1 ? r.mac_b : r.mac_a);
+
+		dp_neigh_learn(4, (const uint8_t *)&host_be, 1, mac, false, false);
+		if (i % 1000 == 0) {
+			/* another host, a new key in the hash: 198.18.101.60-.209, 198.18.0.64-.113 */
+			const uint32_t other = rte_cpu_to_be_32(
+				(i / 1000 < 150 ? 0xc612653cu : 0xc6120040u) + i / 1000 % 150);
+
+			dp_neigh_learn(4, (const uint8_t *)&other, i / 1000 < 150 ? 1 : 0,
+				(const struct rte_ether_addr *)r.mac_a, false, true);
+		}
+	}
+	r.stop = true;
+	pthread_join(t, NULL);
+	printf("(%lu lookups and MAC copies beside 200000 changes) ", (unsigned long)r.reads);
+	CU_ASSERT(r.reads > 1000);
+	CU_ASSERT_EQUAL(r.not_found, 0);
+	CU_ASSERT_EQUAL(r.wrong_index, 0);
+	CU_ASSERT_EQUAL(r.torn_mac, 0);
+}
+
+/*
+ * The hold queues' cap for all neighbors together (1024: what keeps the pool
+ * from being held by unresolved neighbors): 400 on-link hosts that never
+ * answer, 3 packets each (neigh_hold = 3), make 1024 held and the rest
+ * counted neigh_hold_full; the pool's in-use count grows by those 1024 at
+ * most; when the neighbors fail, every held packet is freed (neigh_failed).
+ */
+static void
+test_neigh_hold_queues_capped_for_all_neighbors(void)
+{
+	const unsigned int hosts = 400, per = 3;
+	const uint64_t full0 = dp_graph_drops(DP_DROP_NEIGH_HOLD_FULL);
+	const uint64_t failed0 = dp_graph_drops(DP_DROP_NEIGH_FAILED);
+	const int64_t in0 = dp_mem_in_use_over_baseline();
+	char err[256] = "";
+	uint8_t f[2048];
+	unsigned int h, k, i;
+
+	CU_ASSERT_EQUAL_FATAL(ring_rig_route(true, "198.18.64.0/22 port 1", err, sizeof(err)), 0);
+	for (h = 0; h < hosts; h++) {
+		for (k = 0; k < per; k++)
+			inject(0, f, udp_to(f, 0, 0xc6124001u + h, (uint16_t)(1000 + k)));
+		if (h % 8 == 7) {
+			ring_rig_step();
+			drain_free(); /* the ARP requests */
+		}
+	}
+	ring_rig_step();
+	drain_free();
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_HOLD_FULL) - full0, hosts * per - 1024);
+	CU_ASSERT(dp_mem_in_use_over_baseline() - in0 <= 1024 + 64); /* + the burst in flight */
+	CU_ASSERT(dp_mem_in_use_over_baseline() - in0 >= 1024);
+	/* nobody answers: each neighbor fails (2 probes, 100 ms apart) and frees its packets */
+	for (i = 0; i < 40 && dp_graph_drops(DP_DROP_NEIGH_FAILED) - failed0 < 1024; i++) {
+		sleep_ms(50);
+		ring_rig_step();
+		drain_free();
+	}
+	CU_ASSERT_EQUAL(dp_graph_drops(DP_DROP_NEIGH_FAILED) - failed0, 1024);
+	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), in0);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "198.18.64.0/22", err, sizeof(err)), 0);
+}
+
 static void
 test_neigh_no_mbuf_leak(void)
 {
@@ -612,6 +754,10 @@ static const struct dp_test tests[] = {
 		test_neigh_subnet_broadcast_is_not_a_neighbor },
 	{ "test_neigh_reachable_turns_stale_and_is_probed",
 		test_neigh_reachable_turns_stale_and_is_probed },
+	{ "test_neigh_lookups_while_the_table_changes",
+		test_neigh_lookups_while_the_table_changes },
+	{ "test_neigh_hold_queues_capped_for_all_neighbors",
+		test_neigh_hold_queues_capped_for_all_neighbors },
 	{ "test_neigh_no_mbuf_leak", test_neigh_no_mbuf_leak },
 	{ NULL, NULL },
 };
