@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +23,7 @@
 static void
 runtime_dir_remove(void)
 {
-	const char *dir = rte_eal_get_runtime_dir();
-	char path[512];
-	struct dirent *de;
-	DIR *d;
-
-	if (dir == NULL || dir[0] == '\0' || (d = opendir(dir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
+	dp_dir_remove_flat(rte_eal_get_runtime_dir());
 }
 
 int

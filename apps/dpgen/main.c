@@ -11,7 +11,6 @@
  * --drain-ms so that packets in flight are not counted lost, then the lcores
  * return and the last interval and the totals are reported.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -151,24 +150,12 @@ eal_args(int argc, char **argv, char **out, int max, char *prefix, size_t prefix
 static void
 runtime_dir_remove(const char *prefix)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d;
+	char dir[PATH_MAX];
 
 	if (prefix[0] == '\0')
 		return;
 	snprintf(dir, sizeof(dir), RUNTIME_DIR "/%s", prefix);
-	d = opendir(dir);
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
+	dp_dir_remove_flat(dir);
 }
 
 static uint32_t

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dp_common.h"
 
@@ -118,4 +121,23 @@ dp_hugepages_free_mb(void)
 	}
 	fclose(f);
 	return pages < 0 ? -1 : pages * kb / 1024;
+}
+
+void
+dp_dir_remove_flat(const char *dir)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	if (dir == NULL || dir[0] == '\0' || (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
 }

@@ -54,6 +54,12 @@ int dp_args_push(char **out, int *n, int max, const char *s);
 /** Free hugepage memory of the default size in MiB, from /proc/meminfo; -1 if unknown. */
 long dp_hugepages_free_mb(void);
 
+/**
+ * Remove folder @p dir and the files in it (not below): an EAL runtime folder,
+ * which EAL leaves behind (its sockets and config). Quiet when it is not there.
+ */
+void dp_dir_remove_flat(const char *dir);
+
 /** Monotonic wall time in seconds (CLOCK_MONOTONIC). */
 double dp_time_mono(void);
 /** Real time in seconds since the epoch (CLOCK_REALTIME). */

@@ -354,23 +354,10 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	return ip4_fwd_burst(graph, node, objs, nb_objs, false, NULL);
 }
 
-/* The worker, and its relay state when the relay is on (for the shortcut). */
-static int
-ip4_fwd_init(const struct rte_graph *graph, struct rte_node *node)
-{
-	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
-	int rc = dp_graph_node_init_worker(graph, node);
-
-	if (rc < 0)
-		return rc;
-	ctx->arg = ctx->w->index < RTE_DIM(relay_workers) ? relay_workers[ctx->w->index] : NULL;
-	return 0;
-}
-
 static struct rte_node_register ip4_fwd_node = {
 	.name = "ip4_fwd",
 	.process = ip4_fwd_process,
-	.init = ip4_fwd_init,
+	.init = dp_relay_node_init, /* the worker, its relay state */
 	.nb_edges = IP4_FWD_NEXT_MAX,
 	.next_nodes = {
 		[IP4_FWD_NEXT_DROP] = "drop",

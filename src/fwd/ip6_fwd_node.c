@@ -272,23 +272,10 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	return ip6_fwd_burst(graph, node, objs, nb_objs, NULL);
 }
 
-/* The worker, and its relay state when the relay is on (for the shortcut). */
-static int
-ip6_fwd_init(const struct rte_graph *graph, struct rte_node *node)
-{
-	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
-	int rc = dp_graph_node_init_worker(graph, node);
-
-	if (rc < 0)
-		return rc;
-	ctx->arg = ctx->w->index < RTE_DIM(relay_workers) ? relay_workers[ctx->w->index] : NULL;
-	return 0;
-}
-
 static struct rte_node_register ip6_fwd_node = {
 	.name = "ip6_fwd",
 	.process = ip6_fwd_process,
-	.init = ip6_fwd_init,
+	.init = dp_relay_node_init, /* the worker, its relay state */
 	.nb_edges = IP6_FWD_NEXT_MAX,
 	.next_nodes = {
 		[IP6_FWD_NEXT_DROP] = "drop",

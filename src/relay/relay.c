@@ -80,33 +80,25 @@ lru_append(struct relay_worker *rw, struct relay_wsvc *ws, uint32_t slot)
 	ws->lru_tail = slot;
 }
 
-/* Take @p k out of the exact-match cache, if it is there. */
+/* Take key @p k (@p k4: the same as the IPv4 table holds it) out of the
+ * exact-match cache of its family, if it is there. */
 static void
-relay_emc_forget(struct relay_worker *rw, const struct relay_key4 *k)
+relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struct relay_key4 *k4)
 {
-	struct relay_emc_entry *e;
+	if (k->ip6 && rw->emc6 != NULL) {
+		struct relay_emc6_entry *e = &rw->emc6[relay_emc6_hash(k) & rw->emc6_mask];
 
-	if (rw->emc == NULL)
-		return;
-	e = &rw->emc[relay_emc_hash(k) & rw->emc_mask];
-	if (relay_key4_eq(&e->key, k)) {
-		memset(&e->key, 0, sizeof(e->key));
-		e->v = RELAY_NIL;
-	}
-}
+		if (relay_key6_eq(&e->key, k)) {
+			memset(&e->key, 0, sizeof(e->key));
+			e->v = RELAY_NIL;
+		}
+	} else if (!k->ip6 && rw->emc != NULL) {
+		struct relay_emc_entry *e = &rw->emc[relay_emc_hash(k4) & rw->emc_mask];
 
-/* The same for an IPv6 key. */
-static void
-relay_emc6_forget(struct relay_worker *rw, const struct relay_key *k)
-{
-	struct relay_emc6_entry *e;
-
-	if (rw->emc6 == NULL)
-		return;
-	e = &rw->emc6[relay_emc6_hash(k) & rw->emc6_mask];
-	if (relay_key6_eq(&e->key, k)) {
-		memset(&e->key, 0, sizeof(e->key));
-		e->v = RELAY_NIL;
+		if (relay_key4_eq(&e->key, k4)) {
+			memset(&e->key, 0, sizeof(e->key));
+			e->v = RELAY_NIL;
+		}
 	}
 }
 
@@ -124,17 +116,11 @@ relay_session_free(struct relay_worker *rw, uint32_t slot)
 	key_of_dir(s, 0, &k);
 	h = relay_table(rw, &k, &k4, &tk);
 	rte_hash_del_key(h, tk);
-	if (!k.ip6)
-		relay_emc_forget(rw, &k4);
-	else
-		relay_emc6_forget(rw, &k);
+	relay_emc_forget(rw, &k, &k4);
 	key_of_dir(s, 1, &k);
 	h = relay_table(rw, &k, &k4, &tk);
 	rte_hash_del_key(h, tk);
-	if (!k.ip6)
-		relay_emc_forget(rw, &k4);
-	else
-		relay_emc6_forget(rw, &k);
+	relay_emc_forget(rw, &k, &k4);
 	if (s->lru_prev != RELAY_NIL)
 		rw->sess[s->lru_prev].lru_next = s->lru_next;
 	else

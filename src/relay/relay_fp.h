@@ -195,4 +195,11 @@ dp_relay_shortcut(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf 
 	return true;
 }
 
+/**
+ * A node's init for the nodes that take the relay's shortcut or are the
+ * relay (ip4_fwd, ip6_fwd, relay4, relay6, relay_handoff): the worker, and
+ * in ctx->arg its relay state (NULL when the relay is off). relay_node.c.
+ */
+int dp_relay_node_init(const struct rte_graph *graph, struct rte_node *node);
+
 #endif /* RELAY_FP_H */

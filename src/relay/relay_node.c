@@ -168,63 +168,49 @@ relay_parse(struct rte_mbuf *m, const bool v6, union relay_anykey *key, struct r
 	return DP_DROP_MAX;
 }
 
-/*
- * The IPv4 keys of a piece: the exact-match cache first (relay_priv.h), the
- * table for what it did not have, each key the table found put in the cache.
- * Same results as rte_hash_lookup_bulk_data() on the whole piece.
- */
-static __rte_always_inline void
-relay_lookup4_cached(struct relay_worker *rw, const union relay_anykey *keys, const uint8_t *bad,
-	uint16_t n, uint64_t *hits, void **data)
+/* The exact-match cache of @p v6's family (relay_priv.h): the slot of a key,
+ * what it holds for that key (its data or RELAY_NIL), and filling it. */
+static __rte_always_inline uint32_t
+relay_emc_slot(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
 {
-	struct relay_emc_entry *const emc = rw->emc;
-	const uint32_t mask = rw->emc_mask;
-	const void *mkp[RELAY_PIECE];
-	void *mdata[RELAY_PIECE];
-	uint32_t slot[RELAY_PIECE];
-	uint8_t midx[RELAY_PIECE];
-	uint64_t h = 0, mh = 0;
-	uint16_t i, nm = 0;
-
-	for (i = 0; i < n; i++) {
-		const struct relay_emc_entry *e;
-
-		if (unlikely(bad[i]))
-			continue;
-		slot[i] = relay_emc_hash(&keys[i].k4) & mask;
-		e = &emc[slot[i]];
-		if (likely(e->v != RELAY_NIL && relay_key4_eq(&e->key, &keys[i].k4))) {
-			data[i] = (void *)(uintptr_t)e->v;
-			h |= UINT64_C(1) << i;
-		} else {
-			midx[nm] = (uint8_t)i;
-			mkp[nm++] = &keys[i].k4;
-		}
-	}
-	if (nm != 0) {
-		rte_hash_lookup_bulk_data(rw->h4, mkp, nm, &mh, mdata);
-		for (i = 0; i < nm; i++) {
-			const uint16_t k = midx[i];
-			struct relay_emc_entry *e = &emc[slot[k]];
-
-			if (!((mh >> i) & 1))
-				continue;
-			data[k] = mdata[i];
-			h |= UINT64_C(1) << k;
-			e->key = keys[k].k4;
-			e->v = (uint32_t)(uintptr_t)mdata[i];
-		}
-	}
-	*hits = h;
+	return v6 ? relay_emc6_hash(&k->k) & rw->emc6_mask : relay_emc_hash(&k->k4) & rw->emc_mask;
 }
 
-/* The same for the IPv6 keys of a piece, with the IPv6 cache. */
-static __rte_always_inline void
-relay_lookup6_cached(struct relay_worker *rw, const union relay_anykey *keys, const uint8_t *bad,
-	uint16_t n, uint64_t *hits, void **data)
+static __rte_always_inline uint32_t
+relay_emc_get(const struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, const bool v6)
 {
-	struct relay_emc6_entry *const emc = rw->emc6;
-	const uint32_t mask = rw->emc6_mask;
+	if (v6) {
+		const struct relay_emc6_entry *e = &rw->emc6[slot];
+
+		return e->v != RELAY_NIL && relay_key6_eq(&e->key, &k->k) ? e->v : RELAY_NIL;
+	}
+	const struct relay_emc_entry *e = &rw->emc[slot];
+
+	return e->v != RELAY_NIL && relay_key4_eq(&e->key, &k->k4) ? e->v : RELAY_NIL;
+}
+
+static __rte_always_inline void
+relay_emc_put(struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, uint32_t v,
+	const bool v6)
+{
+	if (v6) {
+		rw->emc6[slot].key = k->k;
+		rw->emc6[slot].v = v;
+	} else {
+		rw->emc[slot].key = k->k4;
+		rw->emc[slot].v = v;
+	}
+}
+
+/*
+ * The keys of a piece: the exact-match cache first (relay_priv.h), the table
+ * for what it did not have, each key the table found put in the cache. Same
+ * results as rte_hash_lookup_bulk_data() on the whole piece.
+ */
+static __rte_always_inline void
+relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, const uint8_t *bad,
+	uint16_t n, uint64_t *hits, void **data, const bool v6)
+{
 	const void *mkp[RELAY_PIECE];
 	void *mdata[RELAY_PIECE];
 	uint32_t slot[RELAY_PIECE];
@@ -233,32 +219,30 @@ relay_lookup6_cached(struct relay_worker *rw, const union relay_anykey *keys, co
 	uint16_t i, nm = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct relay_emc6_entry *e;
+		uint32_t v;
 
 		if (unlikely(bad[i]))
 			continue;
-		slot[i] = relay_emc6_hash(&keys[i].k) & mask;
-		e = &emc[slot[i]];
-		if (likely(e->v != RELAY_NIL && relay_key6_eq(&e->key, &keys[i].k))) {
-			data[i] = (void *)(uintptr_t)e->v;
+		slot[i] = relay_emc_slot(rw, &keys[i], v6);
+		v = relay_emc_get(rw, slot[i], &keys[i], v6);
+		if (likely(v != RELAY_NIL)) {
+			data[i] = (void *)(uintptr_t)v;
 			h |= UINT64_C(1) << i;
 		} else {
 			midx[nm] = (uint8_t)i;
-			mkp[nm++] = &keys[i].k;
+			mkp[nm++] = v6 ? (const void *)&keys[i].k : (const void *)&keys[i].k4;
 		}
 	}
 	if (nm != 0) {
-		rte_hash_lookup_bulk_data(rw->h6, mkp, nm, &mh, mdata);
+		rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, mkp, nm, &mh, mdata);
 		for (i = 0; i < nm; i++) {
 			const uint16_t k = midx[i];
-			struct relay_emc6_entry *e = &emc[slot[k]];
 
 			if (!((mh >> i) & 1))
 				continue;
 			data[k] = mdata[i];
 			h |= UINT64_C(1) << k;
-			e->key = keys[k].k;
-			e->v = (uint32_t)(uintptr_t)mdata[i];
+			relay_emc_put(rw, slot[k], &keys[k], (uint32_t)(uintptr_t)mdata[i], v6);
 		}
 	}
 	*hits = h;
@@ -366,10 +350,8 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				w->stats.drops[why]++;
 			kp[i] = &keys[i];
 		}
-		if (!v6 && rw->emc != NULL)
-			relay_lookup4_cached(rw, keys, bad, n, &hits, data);
-		else if (v6 && rw->emc6 != NULL)
-			relay_lookup6_cached(rw, keys, bad, n, &hits, data);
+		if (v6 ? rw->emc6 != NULL : rw->emc != NULL)
+			relay_lookup_cached(rw, keys, bad, n, &hits, data, v6);
 		else
 			rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, kp, n, &hits, data);
 		for (i = 0; i < n; i++) {
@@ -512,8 +494,8 @@ relay6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint
 	return relay_burst(graph, node, objs, nb_objs, true);
 }
 
-static int
-relay_node_init(const struct rte_graph *graph, struct rte_node *node)
+int
+dp_relay_node_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	int rc = dp_graph_node_init_worker(graph, node);
@@ -527,7 +509,7 @@ relay_node_init(const struct rte_graph *graph, struct rte_node *node)
 static struct rte_node_register relay4_node = {
 	.name = "relay4",
 	.process = relay4_process,
-	.init = relay_node_init,
+	.init = dp_relay_node_init,
 	.nb_edges = RELAY_NEXT_MAX,
 	.next_nodes =
 		{
@@ -540,7 +522,7 @@ RTE_NODE_REGISTER(relay4_node);
 static struct rte_node_register relay6_node = {
 	.name = "relay6",
 	.process = relay6_process,
-	.init = relay_node_init,
+	.init = dp_relay_node_init,
 	.nb_edges = RELAY_NEXT_MAX,
 	.next_nodes =
 		{
@@ -601,7 +583,7 @@ static struct rte_node_register relay_handoff_node = {
 	.name = "relay_handoff",
 	.flags = RTE_NODE_SOURCE_F,
 	.process = relay_handoff_process,
-	.init = relay_node_init,
+	.init = dp_relay_node_init,
 	.nb_edges = RELAY_HANDOFF_NEXT_MAX,
 	.next_nodes =
 		{
