@@ -39,7 +39,8 @@ ring_rig_setup(struct ring_rig *r)
 	unsigned int i;
 	FILE *f;
 
-	snprintf(r->file_prefix, sizeof(r->file_prefix), "dpfwd-test-%s-%d", r->name, (int)getpid());
+	snprintf(
+		r->file_prefix, sizeof(r->file_prefix), "dpfwd-test-%s-%d", r->name, (int)getpid());
 	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
 		return -1;
 	atexit(runtime_dir_remove); /* also for the fuzz targets, which exit without cleanup */

@@ -32,7 +32,7 @@ struct ring_rig {
 	struct dp_config cfg;
 	char tmpdir[64];
 	char cfg_path[128];
-	char file_prefix[64]; /**< EAL --file-prefix: dpfwd-test-<name>-<pid> */
+	char file_prefix[64];             /**< EAL --file-prefix: dpfwd-test-<name>-<pid> */
 	uint64_t drops_mark[DP_DROP_MAX]; /**< worker 0's drop counters at ring_rig_drops_mark() */
 };
 

@@ -1406,8 +1406,8 @@ source_recv(struct dpsock *ep, unsigned int s, struct dpsock_msg **out, unsigned
 
 	if (pv == NULL)
 		return 0;
-	if (cp != NULL && pv->geo.data_kind == DPSOCK_DATA_SEQ) {
-		/* a channel (ch set): a small datagram is copied from its slot */
+	if (cp != NULL && ch != NULL && pv->geo.data_kind == DPSOCK_DATA_SEQ) {
+		/* a channel's pipe: a small datagram is copied from its slot */
 		const struct dpsock_seq_slot *sl = dpsock_seq_peek(&pv->seq);
 		uint32_t slot;
 

@@ -108,7 +108,7 @@ struct dpsock_pipe_spec {
 	uint32_t count[DPSOCK_NB_CLASSES]; /**< buffers per class (0: none of that class) */
 	unsigned int data_flags;           /**< RING_F_SP_ENQ / RING_F_SC_DEQ for the data ring */
 	unsigned int free_flags;           /**< the same for the free rings */
-	unsigned int data_kind;            /**< DPSOCK_DATA_RING, or _SEQ (then data_flags unused) */
+	unsigned int data_kind; /**< DPSOCK_DATA_RING, or _SEQ (then data_flags unused) */
 };
 
 /** Bytes of a datagram a DPSOCK_DATA_SEQ slot carries itself (the buffer has them too). */

@@ -275,9 +275,9 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		/* the relay's sessions for the datagrams it takes, in a pass of their own */
 		for (i = 0; i < nb_objs; i++)
 			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && !unsure && rw->emc != NULL &&
-					ip4_udp_whole(pkts[i])
-				? dp_relay4_probe(rw, pkts[i])
-				: RELAY_NIL;
+						ip4_udp_whole(pkts[i])
+					? dp_relay4_probe(rw, pkts[i])
+					: RELAY_NIL;
 		now = relay_clock(rw, w->walk_tsc);
 		gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
 	}
@@ -302,8 +302,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 			 * cost forwarded packets ~0.8 cycles) */
 			e = rw != NULL && ok[i] && h == DP_FWD_NH_LOCAL && !unsure
 				    ? ip4_fwd_local(m)
-				    : ip4_fwd_other(w, m, ok[i], hop[i], dst[i], unsure, cksum_check,
-					      meta_off);
+				    : ip4_fwd_other(w, m, ok[i], hop[i], dst[i], unsure,
+					      cksum_check, meta_off);
 			if (e != IP4_FWD_NEXT_OUTPUT) {
 				other[nb_other] = m;
 				other_next[nb_other++] = e;
@@ -333,8 +333,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 /* The loops with the relay's shortcut: a function of their own, so that
  * forwarding's loops and their stack frame stay as they are without it. */
 static __rte_noinline uint16_t
-ip4_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs,
-	uint16_t nb_objs, struct relay_worker *rw)
+ip4_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	struct relay_worker *rw)
 {
 	if (dp_node_worker(node)->ip4_cksum_check)
 		return ip4_fwd_burst(graph, node, objs, nb_objs, true, rw);

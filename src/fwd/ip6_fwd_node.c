@@ -256,8 +256,8 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 
 /* The loop with the relay's shortcut, in a function of its own (as ip4_fwd's). */
 static __rte_noinline uint16_t
-ip6_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs,
-	uint16_t nb_objs, struct relay_worker *rw)
+ip6_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	struct relay_worker *rw)
 {
 	return ip6_fwd_burst(graph, node, objs, nb_objs, rw);
 }

@@ -180,8 +180,8 @@ session_create(struct relay_worker *rw, unsigned int si, const struct relay_key 
 	memcpy(s->d1.dst, k->remote, 16);
 	s->d1.sport = svc->listen_port;
 	s->d1.dport = k->rport;
-	dir_deltas(&s->d1, svc->ip6, svc->backends[b].addr, svc->source, svc->backends[b].port,
-		rport);
+	dir_deltas(
+		&s->d1, svc->ip6, svc->backends[b].addr, svc->source, svc->backends[b].port, rport);
 	s->svc = (uint8_t)si;
 	s->ip6 = svc->ip6;
 	s->backend = (uint8_t)b;

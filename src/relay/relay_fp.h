@@ -90,7 +90,6 @@ relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
 	dp_txq_append(w, w->txq_cfg[nh->port], m, w->burst);
 }
 
-
 /**
  * ip4_fwd's shortcut, first half, for a checked IPv4 datagram to the router
  * itself, UDP, not a fragment, to a relay port: its session in the
@@ -149,8 +148,7 @@ dp_relay6_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 		return RELAY_NIL;
 	memcpy(&plen, l3 + 4, sizeof(plen));
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
-	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) ||
-		     udp->dgram_cksum == 0))
+	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) || udp->dgram_cksum == 0))
 		return RELAY_NIL;
 	/* struct relay_key's first 40 bytes as words, made from the headers in
 	 * registers (a key built in memory field by field, then read back as

@@ -177,7 +177,8 @@ relay_emc_slot(const struct relay_worker *rw, const union relay_anykey *k, const
 }
 
 static __rte_always_inline uint32_t
-relay_emc_get(const struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, const bool v6)
+relay_emc_get(
+	const struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, const bool v6)
 {
 	if (v6) {
 		const struct relay_emc6_entry *e = &rw->emc6[slot];

@@ -233,9 +233,9 @@ _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
 struct relay_session {
 	uint32_t last_seen; /**< relay clock, seconds */
 	uint32_t timeout_s;
-	struct relay_dir d0; /**< to the backend */
+	struct relay_dir d0;         /**< to the backend */
 	uint32_t lru_prev, lru_next; /**< slots; lru_next is the free list link when free */
-	struct relay_dir d1; /**< to the client */
+	struct relay_dir d1;         /**< to the client */
 	uint8_t svc;
 	uint8_t in_use;
 	uint8_t ip6;

@@ -426,7 +426,8 @@ main(void)
 		test_shm_sleep_flag_taken_once_by_producer);
 	CU_add_test(s, "two processes: every datagram, in order",
 		test_shm_two_processes_every_datagram_in_order);
-	CU_add_test(s, "sequence ring: laps in order, a later lap's slot not taken, bad kind refused",
+	CU_add_test(s,
+		"sequence ring: laps in order, a later lap's slot not taken, bad kind refused",
 		test_shm_seq_ring_laps_in_order);
 	CU_add_test(s, "sequence ring: a small datagram in its slot, a large one not",
 		test_shm_seq_small_datagram_in_its_slot);
