@@ -148,27 +148,19 @@ dp_arp_start(void)
 	return 0;
 }
 
-bool
-dp_arp_announce_port(uint16_t port)
-{
-	struct rte_ether_addr bcast;
-	static const struct rte_ether_addr zero;
-
-	/* a request for our own address (RFC 5227 2.3's announcement): neighbors
-	 * that had another MAC for it update */
-	memset(&bcast, 0xff, sizeof(bcast));
-	return port < dp_nb_ports && dp_ports[port].ip4 != 0 &&
-	       arp_send_new(port, RTE_ARP_OP_REQUEST, &bcast, &zero,
-		       rte_cpu_to_be_32(dp_ports[port].ip4)) == 0;
-}
-
 unsigned int
 dp_arp_announce(void)
 {
+	struct rte_ether_addr bcast;
+	static const struct rte_ether_addr zero;
 	unsigned int n = 0;
 	uint16_t i;
 
+	/* announce every address: neighbors that had another MAC for it update */
+	memset(&bcast, 0xff, sizeof(bcast));
 	for (i = 0; i < dp_nb_ports; i++)
-		n += dp_arp_announce_port(i);
+		if (dp_ports[i].ip4 != 0 && arp_send_new(i, RTE_ARP_OP_REQUEST, &bcast, &zero,
+						    rte_cpu_to_be_32(dp_ports[i].ip4)) == 0)
+			n++;
 	return n;
 }

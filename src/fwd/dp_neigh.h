@@ -146,8 +146,6 @@ int dp_neigh_start(void);
 int dp_arp_start(void);
 /** One gratuitous ARP per port address (when ports go live). @return frames queued. */
 unsigned int dp_arp_announce(void);
-/** A gratuitous ARP for config port @p port's address (its link came up). @return queued. */
-bool dp_arp_announce_port(uint16_t port);
 void dp_neigh_fini(void);
 int dp_neigh_telemetry_register(void);
 

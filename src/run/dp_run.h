@@ -66,12 +66,6 @@ int dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errle
 int dp_run_start(void);
 
 /**
- * Control lcore (its link timer; tests): poll the ports' links, and send a
- * gratuitous ARP on each that came up. @return ARP frames queued.
- */
-unsigned int dp_run_link_poll(void);
-
-/**
  * The control loop: every interval take a snapshot, write the JSON file and
  * print the summary line; return on SIGINT/SIGTERM or when the duration ends.
  */

@@ -214,33 +214,12 @@ metrics_start(const struct dp_config *cfg, char *err, size_t errlen)
 /* Link status of every port, from the control lcore: memif has no LSC interrupt. */
 #define DP_RUN_LINK_POLL_MS 10
 
-unsigned int
-dp_run_link_poll(void)
-{
-	const uint16_t nb = RTE_MIN(dp_nb_ports, (uint16_t)DP_CONFIG_MAX_PORTS);
-	bool was_up[DP_CONFIG_MAX_PORTS] = { false };
-	unsigned int n = 0;
-	uint16_t i;
-
-	for (i = 0; i < nb; i++)
-		was_up[i] = __atomic_load_n(&dp_port_up[dp_ports[i].port_id], __ATOMIC_RELAXED);
-	if (dp_port_link_poll() == 0)
-		return 0;
-	/* a link that came back: a gratuitous ARP on it, as when the port started
-	 * (the hosts there may have aged out, or moved, our entry) */
-	for (i = 0; i < nb; i++)
-		if (!was_up[i] &&
-			__atomic_load_n(&dp_port_up[dp_ports[i].port_id], __ATOMIC_RELAXED))
-			n += dp_arp_announce_port(i);
-	return n;
-}
-
 static void
 port_link_tick(uint64_t now_ms, void *arg)
 {
 	RTE_SET_USED(now_ms);
 	RTE_SET_USED(arg);
-	dp_run_link_poll();
+	dp_port_link_poll();
 }
 
 /*

@@ -218,39 +218,6 @@ test_neigh_announces_each_address(void)
 	rte_pktmbuf_free_bulk(out, n);
 }
 
-/*
- * A port whose link goes down and comes back announces its address again
- * (gratuitous ARP, as at start); the other port says nothing, and nothing is
- * sent while the link is down.
- */
-static void
-test_neigh_announces_again_when_a_link_comes_up(void)
-{
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	static const uint8_t zero[6];
-	const uint16_t pid = dp_ports[1].port_id;
-	struct rte_mbuf *out[8];
-	unsigned int n;
-
-	CU_ASSERT_EQUAL(dp_run_link_poll(), 0); /* nothing changed */
-	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_set_link_down(pid), 0);
-	CU_ASSERT_EQUAL(dp_run_link_poll(), 0);
-	CU_ASSERT_FALSE(dp_port_up[pid]);
-	ring_rig_step();
-	CU_ASSERT_EQUAL(drain(0, out, 8), 0);
-	CU_ASSERT_EQUAL(drain(1, out, 8), 0);
-	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_set_link_up(pid), 0);
-	CU_ASSERT_EQUAL(dp_run_link_poll(), 1);
-	CU_ASSERT_TRUE(dp_port_up[pid]);
-	ring_rig_step();
-	CU_ASSERT_EQUAL(drain(0, out, 8), 0);
-	n = drain(1, out, 8);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	assert_arp(out[0], 1, bcast, 1, IP_PORT1, zero, IP_PORT1);
-	rte_pktmbuf_free_bulk(out, n);
-	CU_ASSERT_EQUAL(dp_run_link_poll(), 0); /* once per coming up */
-}
-
 static void
 test_neigh_answers_arp_for_own_address_and_learns_sender(void)
 {
@@ -738,8 +705,6 @@ suite_cleanup(void)
 
 static const struct dp_test tests[] = {
 	{ "test_neigh_announces_each_address", test_neigh_announces_each_address },
-	{ "test_neigh_announces_again_when_a_link_comes_up",
-		test_neigh_announces_again_when_a_link_comes_up },
 	{ "test_neigh_answers_arp_for_own_address_and_learns_sender",
 		test_neigh_answers_arp_for_own_address_and_learns_sender },
 	{ "test_neigh_ignores_and_counts_other_arp", test_neigh_ignores_and_counts_other_arp },
