@@ -1417,18 +1417,15 @@ source_recv(struct dpsock *ep, unsigned int s, struct dpsock_msg **out, unsigned
 		if (len <= DPSOCK_SEQ_INLINE) {
 			const uint64_t off = sl->off;
 
-			/* the slot stays as it is while we hold its buffer */
-			if (dpsock_pipe_buf_check(&pv->geo, off, &slot) < 0) {
-				dpsock_seq_skip(&pv->seq);
+			/* taken; the slot stays as it is while we hold its buffer */
+			dpsock_seq_skip(&pv->seq);
+			if (dpsock_pipe_buf_check(&pv->geo, off, &slot) < 0)
 				goto done; /* not a buffer of this pipe: never touched */
-			}
 			if (ep->connected && !addr_eq(&ch->peer, &ep->conn.dest)) {
-				dpsock_seq_skip(&pv->seq);
 				dpsock_pipe_release(pv->region, &pv->geo, &off, 1);
 				goto done;
 			}
 			memcpy(cp->buf, sl->data, len < cp->len ? len : cp->len);
-			dpsock_seq_skip(&pv->seq);
 			cp->got = len;
 			memcpy(&cp->peer, &ch->peer, sizeof(cp->peer));
 			view_release(pv, off);

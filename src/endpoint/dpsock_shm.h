@@ -383,23 +383,6 @@ dpsock_seq_send(struct dpsock_seq_pos *sp, void *region, const uint64_t *offs, u
 	}
 }
 
-/** Consumer: up to @p n filled buffers. @return how many. */
-static inline unsigned int
-dpsock_seq_recv(struct dpsock_seq_pos *sp, uint64_t *offs, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		const struct dpsock_seq_slot *s = &sp->slots[sp->pos & sp->mask];
-
-		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != sp->pos + 1)
-			break;
-		offs[i] = s->off;
-		sp->pos++;
-	}
-	return i;
-}
-
 /** Consumer: the next filled slot, not taken yet (dpsock_seq_skip() takes it), or NULL. */
 static inline const struct dpsock_seq_slot *
 dpsock_seq_peek(const struct dpsock_seq_pos *sp)
@@ -416,11 +399,25 @@ dpsock_seq_skip(struct dpsock_seq_pos *sp)
 	sp->pos++;
 }
 
+/** Consumer: up to @p n filled buffers. @return how many. */
+static inline unsigned int
+dpsock_seq_recv(struct dpsock_seq_pos *sp, uint64_t *offs, unsigned int n)
+{
+	const struct dpsock_seq_slot *s;
+	unsigned int i = 0;
+
+	while (i < n && (s = dpsock_seq_peek(sp)) != NULL) {
+		offs[i++] = s->off;
+		dpsock_seq_skip(sp);
+	}
+	return i;
+}
+
 /** Consumer: is a filled buffer waiting? */
 static inline bool
 dpsock_seq_pending(const struct dpsock_seq_pos *sp)
 {
-	return __atomic_load_n(&sp->slots[sp->pos & sp->mask].seq, __ATOMIC_ACQUIRE) == sp->pos + 1;
+	return dpsock_seq_peek(sp) != NULL;
 }
 
 /**

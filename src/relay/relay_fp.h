@@ -106,8 +106,7 @@ dp_relay4_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(l3 + ihl);
 	const struct relay_emc_entry *e;
 	uint16_t tlen, ulen;
-	uint64_t k[2];
-	uint32_t w1;
+	struct relay_key4 k;
 
 	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_udp_hdr)))
 		return RELAY_NIL;
@@ -115,13 +114,13 @@ dp_relay4_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(tlen) - ihl))
 		return RELAY_NIL;
-	/* struct relay_key4 as it lays out: the addresses are adjacent in the IP
-	 * header, the ports in the UDP header */
-	memcpy(&k[0], l3 + 12, sizeof(k[0]));
-	memcpy(&w1, udp, sizeof(w1));
-	k[1] = w1;
-	e = &rw->emc[rte_hash_crc_8byte(k[1], rte_hash_crc_8byte(k[0], 0)) & rw->emc_mask];
-	if (!relay_key4_eq(&e->key, (const struct relay_key4 *)(const void *)k))
+	memcpy(&k.remote, l3 + 12, sizeof(k.remote));
+	memcpy(&k.local, l3 + 16, sizeof(k.local));
+	k.rport = udp->src_port;
+	k.lport = udp->dst_port;
+	k.pad = 0;
+	e = &rw->emc[relay_emc_hash(&k) & rw->emc_mask];
+	if (!relay_key4_eq(&e->key, &k))
 		return RELAY_NIL;
 	return e->v; /* RELAY_NIL when the entry is empty */
 }

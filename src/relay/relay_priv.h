@@ -189,14 +189,10 @@ relay_key6_eq_w(const struct relay_key *k, const uint64_t w[5])
 static inline bool
 relay_key6_eq(const struct relay_key *a, const struct relay_key *b)
 {
-	uint64_t x[5], y[5], d = 0;
-	unsigned int i;
+	uint64_t w[5];
 
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	for (i = 0; i < 5; i++)
-		d |= x[i] ^ y[i];
-	return d == 0;
+	memcpy(w, b, sizeof(w));
+	return relay_key6_eq_w(a, w);
 }
 
 /**
