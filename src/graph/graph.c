@@ -102,6 +102,9 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 		l2 = &dp_graph_port_l2[dp_ports[i].port_id];
 		l2->mac = 0;
 		memcpy(&l2->mac, &dp_ports[i].mac, RTE_ETHER_ADDR_LEN);
+		/* a port's MAC is unicast; port_rx's one test for "unicast and
+		 * ours" relies on its group bit being 0 here */
+		l2->mac &= ~UINT64_C(1);
 		l2->mask = dp_ports[i].promisc ? 0 : (UINT64_C(1) << 48) - 1;
 	}
 	for (i = 0; dp_graph_tx_nodes[i].name != NULL; i++) {

@@ -34,7 +34,8 @@ _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_graph_port_l2 is little-
 /*
  * The Ethernet fast check of @p n frames received on one port, without
  * branches: every frame unicast, of ethertype @p type_be, for the port's MAC
- * (@p mask is 0 on a promiscuous port or with the check off); with @p stamp,
+ * (@p mask has bit 0, the group bit, and the address bits unless the port is
+ * promiscuous or the check off: one test for both); with @p stamp,
  * each is stamped with @p now for the delay histogram. The 8-byte load
  * reads 2 bytes past the destination, inside the mbuf's data room even for a
  * frame shorter than that, whose result the length test discards.
@@ -54,7 +55,7 @@ eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, ui
 
 		memcpy(&dst, d, sizeof(dst));
 		memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
-		all &= (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) & ((dst & 1) == 0) &
+		all &= (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) &
 		       (((dst ^ mac) & mask) == 0);
 		/* the delay stamp (dp_delay.h) in the same pass over the mbufs */
 		if (stamp)
@@ -96,7 +97,8 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 			rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
 			sizeof(type));
 		e = type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? PORT_RX_NEXT_IP6 : PORT_RX_NEXT_IP4;
-		if (!eth_fast_run(pkts + n, got, l2->mac, l2->mask & check_mask,
+		/* the group bit is 0 in the port's MAC: one test for unicast and ours */
+		if (!eth_fast_run(pkts + n, got, l2->mac, (l2->mask & check_mask) | 1,
 			    e == PORT_RX_NEXT_IP6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6)
 						  : RTE_BE16(RTE_ETHER_TYPE_IPV4),
 			    stamp, now, meta_off) ||
