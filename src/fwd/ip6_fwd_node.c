@@ -140,11 +140,10 @@ drop:
  * header, unicast and forwardable addresses, in a unicast frame. Anything else
  * takes ip6_fwd_slow(), which checks everything in order and counts the
  * reason. The header is read even when the frame is shorter (inside the
- * mbuf's data room); the length test discards the result. The destination is
- * copied out for the bulk lookup.
+ * mbuf's data room); the length test discards the result.
  */
 static __rte_always_inline bool
-ip6_fast(const struct rte_mbuf *m, uint8_t dst[16])
+ip6_fast(const struct rte_mbuf *m)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *ip = eth + RTE_ETHER_HDR_LEN;
@@ -155,12 +154,18 @@ ip6_fast(const struct rte_mbuf *m, uint8_t dst[16])
 	memcpy(&plen, ip + 4, sizeof(plen));
 	ip6_addr_words(ip + 8, &shi, &slo);
 	ip6_addr_words(ip + 24, &dhi, &dlo);
-	memcpy(dst, &dhi, 8);
-	memcpy(dst + 8, &dlo, 8);
 	/* short-circuit: each test is a well-predicted branch */
 	return m->data_len >= IP6_ETH_HLEN && (ip[0] >> 4) == 6 &&
 	       (int32_t)rte_be_to_cpu_16(plen) <= avail && ip[6] != IPPROTO_HOPOPTS && ip[7] > 1 &&
 	       (eth[0] & 1) == 0 && !(ip6_w_special(shi, slo) | ip6_w_special(dhi, dlo));
+}
+
+/* The destination address for the bulk lookup, checked or not (the lookup
+ * of a packet that fails the checks is not used). */
+static __rte_always_inline void
+ip6_dst(const struct rte_mbuf *m, uint8_t dst[16])
+{
+	memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN + 24), 16);
 }
 
 /*
@@ -196,15 +201,20 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 			rte_node_next_stream_move(graph, node, IP6_FWD_NEXT_DROP);
 		return nb_objs;
 	}
-	/* three passes over the burst, as ip4_fwd: checks, one bulk lookup, verdicts */
+	/* three passes over the burst, as ip4_fwd: the destinations, one bulk
+	 * lookup, then the checks and verdicts (the checks in the pass that
+	 * reads the header for the rewrite anyway) */
 	for (i = 0; i < nb_objs; i++)
-		ok[i] = ip6_fast(pkts[i], dst[i]);
+		ip6_dst(pkts[i], dst[i]);
 	rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
 	if (rw != NULL) {
-		for (i = 0; i < nb_objs; i++)
+		/* with the relay, the checks are in its pass */
+		for (i = 0; i < nb_objs; i++) {
+			ok[i] = ip6_fast(pkts[i]);
 			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && rw->emc6 != NULL
 					? dp_relay6_probe(rw, pkts[i])
 					: RELAY_NIL;
+		}
 		now = relay_clock(rw, w->walk_tsc);
 		gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
 	}
@@ -213,8 +223,9 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		struct rte_mbuf *m = pkts[i];
 		const struct dp_fwd_nh *nh;
 		uint32_t h = (uint32_t)hop[i];
+		const bool ok_i = rw != NULL ? ok[i] : ip6_fast(m);
 
-		if (unlikely(!ok[i] || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
+		if (unlikely(!ok_i || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
 			rte_edge_t e;
 
 			if (rw != NULL && rv[i] != RELAY_NIL &&
@@ -223,7 +234,7 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				relayed++;
 				continue;
 			}
-			if (ok[i] && h == DP_FWD_NH_LOCAL) {
+			if (ok_i && h == DP_FWD_NH_LOCAL) {
 				e = IP6_FWD_NEXT_LOCAL;
 			} else {
 				e = ip6_fwd_slow(w, m, hop[i], meta_off);
