@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include <rte_byteorder.h>
+
 /**
  * Fold a 32-bit one's complement accumulator to 16 bits, end-around carry
  * included (two folds are always enough for a sum of a few 16-bit words).
@@ -48,16 +50,19 @@ dp_cksum_update16(uint16_t cksum, uint16_t old_word, uint16_t new_word)
  * word for any TTL > 0, with fewer operations and without reading that word:
  * the word drops by 0x0100, so the checksum rises by 0x0100 in one's
  * complement (RFC 1624 section 3), and 0xffff is written 0x0000, the value
- * eqn. 3 gives (it never yields 0xffff).
+ * eqn. 3 gives (it never yields 0xffff). The sum is taken on the field as
+ * loaded, without swapping its bytes: one's complement addition does not
+ * depend on byte order (RFC 1071 section 2(B)), and 0x0100 in network order
+ * is 1 in the host's (little-endian) view, where the end-around carry out of
+ * the network-order high byte is the ordinary carry into the next byte.
  */
 static inline uint16_t
 dp_cksum_ttl_dec(uint16_t cksum_be)
 {
-	uint32_t c = (uint32_t)__builtin_bswap16(cksum_be) + 0x0100;
+	uint32_t c = (uint32_t)cksum_be + RTE_BE16(0x0100);
 
 	c = (c & 0xffff) + (c >> 16);
-	c = c == 0xffff ? 0 : c;
-	return __builtin_bswap16((uint16_t)c);
+	return (uint16_t)(c == 0xffff ? 0 : c);
 }
 
 /** Same for a 32-bit field (an address): two 16-bit updates in one fold. */
