@@ -124,7 +124,6 @@ import relaybench  # noqa: E402  (relay, relay-pps: relaybench.py)
 import dpsockbench  # noqa: E402  (dpsock, dpsock-tx: dpsockbench.py)
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
-DPFWD_PCAP_REL = "pcap/fwd-2000flows-64b.pcap"   # ${DPFWD_BUILD}/... in the config
 FWD_LCORE = 1
 MAIN_LCORE = 0
 TX_PORTS = (1, 2)
@@ -1073,6 +1072,18 @@ def fmt_nodes(v) -> List[str]:
     return ["    " + json.dumps(v)]
 
 
+def config_rx_pcap(cfg: Path, build: Path) -> Optional[Path]:
+    """The first rx_pcap= in a dpfwd config's dev lines, ${DPFWD_BUILD} as BUILD; None when none."""
+    try:
+        text = cfg.read_text()
+    except OSError:
+        return None
+    m = re.search(r"^\s*dev\s*=.*\brx_pcap=([^,\s]+)", text, re.M)
+    if m is None:
+        return None
+    return Path(m.group(1).replace("${DPFWD_BUILD}", str(build))).resolve()
+
+
 def cmd_fwd_anchor(args) -> int:
     build = Path(args.build).resolve()
     pcap = Path(args.pcap).resolve()
@@ -1127,9 +1138,9 @@ def cmd_fwd_anchor(args) -> int:
         warn("nothing to run")
         return 1
     if any(p.group == "dpfwd" for p in active):
-        dp = (build / DPFWD_PCAP_REL).resolve()
-        if dp != pcap:
-            log(f"WARNING: dpfwd reads {dp} (from its config, ${{DPFWD_BUILD}}/{DPFWD_PCAP_REL}) "
+        dp = config_rx_pcap(cfg, build)
+        if dp is not None and dp != pcap:
+            log(f"WARNING: dpfwd reads {dp} (its config {cfg.name} says so) "
                 f"but the anchors read {pcap}")
 
     # Keep this script off the forwarding CPU.

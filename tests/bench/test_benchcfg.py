@@ -383,5 +383,27 @@ class TestPreflight(BenchFiles):
         self.assertIn("rfc2544 needs rig = memif", r.stderr)
 
 
+class FwdAnchorPcap(unittest.TestCase):
+    """fwd-anchor warns when dpfwd's config replays another pcap than the anchors: the
+    pcap is read from the config's own dev line, not assumed."""
+
+    def test_config_rx_pcap(self):
+        import dpbench
+        build = Path("/b").resolve()
+        with tempfile.TemporaryDirectory() as d:
+            cfg = Path(d) / "c.ini"
+            cfg.write_text("[port0]\n# dev = net_pcap0,rx_pcap=/not/this\n"
+                           "dev = net_pcap0,rx_pcap=${DPFWD_BUILD}/pcap/x.pcap,infinite_rx=1\n"
+                           "[port1]\ndev = net_pcap1,rx_pcap=/second.pcap\n")
+            self.assertEqual(dpbench.config_rx_pcap(cfg, build), build / "pcap" / "x.pcap")
+            cfg.write_text("[port0]\ndev = net_null0\n")
+            self.assertIsNone(dpbench.config_rx_pcap(cfg, build))
+            self.assertIsNone(dpbench.config_rx_pcap(Path(d) / "missing.ini", build))
+        for name, pcap in (("fwd-2000flows-64b.ini", "fwd-2000flows-64b.pcap"),
+                           ("fwd6-2000flows-78b.ini", "fwd6-2000flows-78b.pcap")):
+            self.assertEqual(dpbench.config_rx_pcap(REPO / "configs" / "bench" / name, build),
+                             build / "pcap" / pcap)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
