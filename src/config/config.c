@@ -1479,7 +1479,9 @@ dp_config_init(struct dp_config *cfg)
 	cfg->tx_drain_us = 100;
 	cfg->tx_flush_idle = true;
 	cfg->node_stats = true;
-	cfg->node_stats_sample = 8;
+	/* one walk in 64 timed: at one in 8 the TSC reads (4 a timed walk) cost
+	 * 0.4 busy cycles/packet more on the 64 B rig (6 rounds side by side) */
+	cfg->node_stats_sample = 64;
 	cfg->delay_stats = true;
 	cfg->avx512 = true;
 	cfg->ip4_cksum_check = true;
