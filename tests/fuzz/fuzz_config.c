@@ -48,6 +48,7 @@
 
 #include "dp_common.h"
 #include "dp_config.h"
+#include "fuzz_tmpdir.h"
 
 #define SET_MARK "--set "
 /* what the buffers hold before a call: a message must overwrite and end it */
@@ -56,9 +57,8 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[256]; /* shorter than the paths in it */
-static char path[PATH_MAX];
-static char routes_path[PATH_MAX];
+static const char *path;
+static const char *routes_path;
 static int fd = -1;
 
 /* A route file next to the config: IPv4, l3fwd's format, IPv6, all on port 0. */
@@ -67,33 +67,6 @@ static const char routes_txt[] = "# for 'file = routes.txt'\n"
 				 "R198.18.11.0/24 0\n"
 				 "2001:db8:10::/48 port 0\n";
 
-static void
-cleanup(void)
-{
-	if (fd >= 0)
-		close(fd);
-	unlink(path);
-	unlink(routes_path);
-	rmdir(dir);
-}
-
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "fuzz_config: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	/* the private folder goes now: abort() runs no atexit() handler */
-	cleanup();
-	abort();
-}
-
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -101,22 +74,16 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	snprintf(dir, sizeof(dir), "/dev/shm/dpfwd-fuzz-config-XXXXXX");
-	if (mkdtemp(dir) == NULL) {
-		snprintf(dir, sizeof(dir), "%s/dpfwd-fuzz-config-XXXXXX",
-			getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-		if (mkdtemp(dir) == NULL)
-			die("mkdtemp %s: %s", dir, strerror(errno));
-	}
-	snprintf(path, sizeof(path), "%s/dpfwd.ini", dir);
-	snprintf(routes_path, sizeof(routes_path), "%s/routes.txt", dir);
+	fuzz_tmp_make("fuzz_config", "config");
+	path = fuzz_tmp_file("dpfwd.ini");
+	routes_path = fuzz_tmp_file("routes.txt");
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
-	atexit(cleanup);
+		fuzz_die("%s: %s", path, strerror(errno));
+	fuzz_tmp.fd = fd;
 	f = fopen(routes_path, "w");
 	if (f == NULL || fputs(routes_txt, f) < 0 || fclose(f) != 0)
-		die("%s: cannot write it", routes_path);
+		fuzz_die("%s: cannot write it", routes_path);
 	return 0;
 }
 
@@ -140,9 +107,9 @@ static const char *
 check_msg(const char *err, size_t len, const char *what)
 {
 	if (memchr(err, '\0', len) == NULL)
-		die("%s: message not terminated", what);
+		fuzz_die("%s: message not terminated", what);
 	if (err[0] == '\0' || (uint8_t)err[0] == ERR_FILL)
-		die("%s: refused without a message", what);
+		fuzz_die("%s: refused without a message", what);
 	return err;
 }
 
@@ -164,10 +131,10 @@ check_file_line(const char *err, unsigned int lines)
 	long line;
 
 	if (rest == NULL)
-		die("error '%s' does not name the file", err);
+		fuzz_die("error '%s' does not name the file", err);
 	line = strtol(rest, &end, 10);
 	if (end == rest || strncmp(end, ": ", 2) != 0 || line < 1 || line > (long)lines)
-		die("error '%s' does not name a line 1..%u", err, lines);
+		fuzz_die("error '%s' does not name a line 1..%u", err, lines);
 }
 
 /* A refused config names a file it read ("<file>:") or an override ("--set:"). */
@@ -181,14 +148,14 @@ check_validate_msg(const struct dp_config *cfg, const char *err)
 	for (i = 0; i < cfg->nb_files; i++)
 		if (after_file(err, cfg->files[i]) != NULL)
 			return;
-	die("validate: error '%s' names no file that was read", err);
+	fuzz_die("validate: error '%s' names no file that was read", err);
 }
 
 static void
 check_prefix(uint32_t prefix, uint8_t plen, const char *what)
 {
 	if (plen > 32 || (plen < 32 && (prefix & (UINT32_MAX >> plen)) != 0))
-		die("%s: route %08x/%u kept", what, prefix, plen);
+		fuzz_die("%s: route %08x/%u kept", what, prefix, plen);
 }
 
 static void
@@ -197,12 +164,12 @@ check_prefix6(const uint8_t prefix[16], uint8_t plen, const char *what)
 	unsigned int i;
 
 	if (plen > 128)
-		die("%s: route /%u kept", what, plen);
+		fuzz_die("%s: route /%u kept", what, plen);
 	for (i = 0; i < 16; i++) {
 		unsigned int bits = plen >= 8 * (i + 1) ? 8 : plen > 8 * i ? plen - 8 * i : 0;
 
 		if ((prefix[i] & (uint8_t) ~(0xff00 >> bits)) != 0)
-			die("%s: route /%u with host bits kept", what, plen);
+			fuzz_die("%s: route /%u with host bits kept", what, plen);
 	}
 }
 
@@ -213,37 +180,37 @@ check_valid(const struct dp_config *cfg)
 	unsigned int i;
 
 	if (cfg->nb_ports == 0 || cfg->nb_ports > DP_CONFIG_MAX_PORTS)
-		die("valid: %u ports", cfg->nb_ports);
+		fuzz_die("valid: %u ports", cfg->nb_ports);
 	for (i = 0; i < cfg->nb_ports; i++)
 		if (!cfg->ports[i].defined || cfg->ports[i].dev[0] == '\0' ||
 			memchr(cfg->ports[i].dev, '\0', sizeof(cfg->ports[i].dev)) == NULL)
-			die("valid: port %u undefined or without a dev", i);
+			fuzz_die("valid: port %u undefined or without a dev", i);
 	if (cfg->nb_rxmap == 0 || cfg->nb_rxmap > DP_CONFIG_MAX_RXMAP)
-		die("valid: %u lcore map entries", cfg->nb_rxmap);
+		fuzz_die("valid: %u lcore map entries", cfg->nb_rxmap);
 	for (i = 0; i < cfg->nb_rxmap; i++)
 		if (cfg->rxmap[i].port >= cfg->nb_ports ||
 			cfg->rxmap[i].queue >= cfg->ports[cfg->rxmap[i].port].rx_queues ||
 			cfg->rxmap[i].lcore == cfg->main_lcore)
-			die("valid: lcore map entry %u (%u,%u,%u)", i, cfg->rxmap[i].port,
+			fuzz_die("valid: lcore map entry %u (%u,%u,%u)", i, cfg->rxmap[i].port,
 				cfg->rxmap[i].queue, cfg->rxmap[i].lcore);
 	if (cfg->burst == 0 || cfg->burst > DP_BURST_MAX)
-		die("valid: burst %u", cfg->burst);
+		fuzz_die("valid: burst %u", cfg->burst);
 	for (i = 0; i < cfg->nb_routes; i++) {
 		if (cfg->routes[i].port >= cfg->nb_ports || cfg->routes[i].loc.file == NULL)
-			die("valid: route %u to port %u", i, cfg->routes[i].port);
+			fuzz_die("valid: route %u to port %u", i, cfg->routes[i].port);
 		check_prefix(cfg->routes[i].prefix, cfg->routes[i].plen, "valid");
 	}
 	for (i = 0; i < cfg->nb_routes6; i++) {
 		if (cfg->routes6[i].port >= cfg->nb_ports || cfg->routes6[i].loc.file == NULL)
-			die("valid: IPv6 route %u to port %u", i, cfg->routes6[i].port);
+			fuzz_die("valid: IPv6 route %u to port %u", i, cfg->routes6[i].port);
 		check_prefix6(cfg->routes6[i].prefix, cfg->routes6[i].plen, "valid");
 	}
 	for (i = 0; i < cfg->nb_neighs; i++)
 		if (cfg->neighs[i].port >= cfg->nb_ports)
-			die("valid: neighbor %u on port %u", i, cfg->neighs[i].port);
+			fuzz_die("valid: neighbor %u on port %u", i, cfg->neighs[i].port);
 	for (i = 0; i < cfg->nb_neighs6; i++)
 		if (cfg->neighs6[i].port >= cfg->nb_ports)
-			die("valid: IPv6 neighbor %u on port %u", i, cfg->neighs6[i].port);
+			fuzz_die("valid: IPv6 neighbor %u on port %u", i, cfg->neighs6[i].port);
 	for (i = 0; i < cfg->nb_relays; i++) {
 		const struct dp_config_relay *r = &cfg->relays[i];
 
@@ -252,7 +219,7 @@ check_valid(const struct dp_config *cfg)
 		if (r->nb_backends == 0 || r->nb_backends > DP_CONFIG_MAX_BACKENDS ||
 			r->port_lo > r->port_hi || r->max_sessions == 0 ||
 			r->max_sessions > (uint32_t)r->port_hi - r->port_lo + 1)
-			die("valid: relay %u: %u backends, ports %u-%u, %u sessions", i,
+			fuzz_die("valid: relay %u: %u backends, ports %u-%u, %u sessions", i,
 				r->nb_backends, r->port_lo, r->port_hi, r->max_sessions);
 	}
 }
@@ -347,7 +314,7 @@ model_build(struct ini_model *m, const uint8_t *data, size_t len, unsigned int l
 	m->text = malloc(len + 1);
 	m->items = malloc((lines + 1) * sizeof(*m->items));
 	if (m->text == NULL || m->items == NULL)
-		die("no memory");
+		fuzz_die("no memory");
 	memcpy(m->text, data, len);
 	m->text[len] = '\0';
 	for (s = m->text; *s != '\0' && !m->fails; s = nl != NULL ? nl + 1 : s + strlen(s)) {
@@ -373,12 +340,12 @@ model_cb(void *arg, const char *section, const char *key, const char *value,
 	(void)err;
 	(void)errlen;
 	if (m->fails || m->next == m->nb)
-		die("ini: [%s] %s = '%s' (line %d) is not in the file", section, key ? key : "",
+		fuzz_die("ini: [%s] %s = '%s' (line %d) is not in the file", section, key ? key : "",
 			value ? value : "", loc->line);
 	if (strcmp(section, it->section) != 0 || (key == NULL) != (it->key == NULL) ||
 		(key != NULL && (strcmp(key, it->key) != 0 || strcmp(value, it->value) != 0)) ||
 		loc->line != it->line || loc->file == NULL || strcmp(loc->file, path) != 0)
-		die("ini: [%s] %s = '%s' at %s:%d, the file has [%s] %s = '%s' at line %d", section,
+		fuzz_die("ini: [%s] %s = '%s' at %s:%d, the file has [%s] %s = '%s' at line %d", section,
 			key ? key : "", value ? value : "", loc->file ? loc->file : "(null)",
 			loc->line, it->section, it->key ? it->key : "", it->value ? it->value : "",
 			it->line);
@@ -398,13 +365,13 @@ check_ini(const uint8_t *data, size_t len, unsigned int lines)
 	memset(err, ERR_FILL, sizeof(err));
 	rc = dp_config_ini_parse(path, model_cb, &m, NULL, err, sizeof(err));
 	if (rc != 0 && rc != -EINVAL)
-		die("ini: rc %d", rc);
+		fuzz_die("ini: rc %d", rc);
 	if (rc != 0)
 		check_file_line(check_msg(err, sizeof(err), "ini"), lines);
 	else if (m.fails)
-		die("ini: accepted a file that rte_cfgfile fails on");
+		fuzz_die("ini: accepted a file that rte_cfgfile fails on");
 	else if (m.next != m.nb)
-		die("ini: %u of the file's %u sections and keys handed over", m.next, m.nb);
+		fuzz_die("ini: %u of the file's %u sections and keys handed over", m.next, m.nb);
 	free(m.items);
 	free(m.text);
 }
@@ -429,11 +396,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i += strlen(SET_MARK);
 		set = strndup((const char *)data + i, size - i);
 		if (set == NULL)
-			die("no memory");
+			fuzz_die("no memory");
 	}
 	if (pwrite(fd, data, file_len, 0) != (ssize_t)file_len ||
 		ftruncate(fd, (off_t)file_len) != 0)
-		die("cannot write %s: %s", path, strerror(errno));
+		fuzz_die("cannot write %s: %s", path, strerror(errno));
 	for (i = 0; i < file_len; i++)
 		lines += data[i] == '\n';
 	lines += file_len > 0 && data[file_len - 1] != '\n';
@@ -445,22 +412,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, ERR_FILL, sizeof(err));
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	if (rc != 0 && rc != -EINVAL)
-		die("load: rc %d", rc);
+		fuzz_die("load: rc %d", rc);
 	if (rc != 0)
 		check_file_line(check_msg(err, sizeof(err), "load"), lines);
 	if (rc == 0 && set != NULL) {
 		memset(err, ERR_FILL, sizeof(err));
 		rc = dp_config_set(&cfg, set, err, sizeof(err));
 		if (rc != 0 && rc != -EINVAL)
-			die("set '%s': rc %d", set, rc);
+			fuzz_die("set '%s': rc %d", set, rc);
 		if (rc != 0 && after_file(check_msg(err, sizeof(err), "set"), "--set") == NULL)
-			die("set '%s': error '%s' does not start with --set:", set, err);
+			fuzz_die("set '%s': error '%s' does not start with --set:", set, err);
 	}
 	if (rc == 0) {
 		memset(err, ERR_FILL, sizeof(err));
 		rc = dp_config_validate(&cfg, err, sizeof(err));
 		if (rc != 0 && rc != -EINVAL)
-			die("validate: rc %d", rc);
+			fuzz_die("validate: rc %d", rc);
 		if (rc != 0)
 			check_validate_msg(&cfg, check_msg(err, sizeof(err), "validate"));
 		else

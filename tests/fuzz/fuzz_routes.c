@@ -38,6 +38,7 @@
 
 #include "dp_common.h"
 #include "dp_config.h"
+#include "fuzz_tmpdir.h"
 
 /* read_lines()'s limit for route files */
 #define ROUTE_LINE_MAX 510
@@ -47,8 +48,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[256]; /* shorter than the paths in it */
-static char path[PATH_MAX];
+static const char *path;
 static int fd = -1;
 /* ports 0..15 and an lcore map: set up once, copied for each input */
 static struct dp_config base;
@@ -61,32 +61,6 @@ struct model_route {
 	struct dp_config_route6 r6;
 };
 
-static void
-cleanup(void)
-{
-	if (fd >= 0)
-		close(fd);
-	unlink(path);
-	rmdir(dir);
-}
-
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "fuzz_routes: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	/* the private folder goes now: abort() runs no atexit() handler */
-	cleanup();
-	abort();
-}
-
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -96,27 +70,21 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	snprintf(dir, sizeof(dir), "/dev/shm/dpfwd-fuzz-routes-XXXXXX");
-	if (mkdtemp(dir) == NULL) {
-		snprintf(dir, sizeof(dir), "%s/dpfwd-fuzz-routes-XXXXXX",
-			getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-		if (mkdtemp(dir) == NULL)
-			die("mkdtemp %s: %s", dir, strerror(errno));
-	}
-	snprintf(path, sizeof(path), "%s/routes.txt", dir);
+	fuzz_tmp_make("fuzz_routes", "routes");
+	path = fuzz_tmp_file("routes.txt");
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
-	atexit(cleanup);
+		fuzz_die("%s: %s", path, strerror(errno));
+	fuzz_tmp.fd = fd;
 
 	dp_config_init(&base);
 	for (p = 0; p < DP_CONFIG_MAX_PORTS; p++) {
 		snprintf(set, sizeof(set), "port%u.dev=net_null%u", p, p);
 		if (dp_config_set(&base, set, err, sizeof(err)) != 0)
-			die("%s: %s", set, err);
+			fuzz_die("%s: %s", set, err);
 	}
 	if (dp_config_set(&base, "lcores.rx=(0,0,1)", err, sizeof(err)) != 0)
-		die("lcores: %s", err);
+		fuzz_die("lcores: %s", err);
 	return 0;
 }
 
@@ -125,9 +93,9 @@ static void
 check_msg(const char *err, size_t len, const char *what, const char *text)
 {
 	if (memchr(err, '\0', len) == NULL)
-		die("%s '%s': message not terminated", what, text);
+		fuzz_die("%s '%s': message not terminated", what, text);
 	if (err[0] == '\0' || (uint8_t)err[0] == ERR_FILL)
-		die("%s '%s': refused without a message", what, text);
+		fuzz_die("%s '%s': refused without a message", what, text);
 }
 
 static uint32_t
@@ -173,9 +141,9 @@ check_route4(const struct dp_config_route *r, const char *text)
 	struct dp_config_route back;
 
 	if (r->plen > 32 || (r->prefix & ~mask4(r->plen)) != 0)
-		die("'%s': accepted prefix %08x/%u", text, r->prefix, r->plen);
+		fuzz_die("'%s': accepted prefix %08x/%u", text, r->prefix, r->plen);
 	if (r->port >= DP_CONFIG_MAX_PORTS || (!r->has_gw && r->gw != 0))
-		die("'%s': accepted port %u, gateway %d %08x", text, r->port, r->has_gw, r->gw);
+		fuzz_die("'%s': accepted port %u, gateway %d %08x", text, r->port, r->has_gw, r->gw);
 	dp_config_ip4_str(r->prefix, a, sizeof(a));
 	if (r->has_gw)
 		snprintf(line, sizeof(line), "%s/%u via %s port %u", a, r->plen,
@@ -183,12 +151,12 @@ check_route4(const struct dp_config_route *r, const char *text)
 	else
 		snprintf(line, sizeof(line), "%s/%u port %u", a, r->plen, r->port);
 	if (dp_config_route_parse(line, &back, err, sizeof(err)) != 0 || !same4(r, &back))
-		die("'%s' read back from '%s' differs (%s)", line, text, err);
+		fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	if (!r->has_gw) {
 		/* l3fwd's rule format */
 		snprintf(line, sizeof(line), "R%s/%u %u", a, r->plen, r->port);
 		if (dp_config_route_parse(line, &back, err, sizeof(err)) != 0 || !same4(r, &back))
-			die("'%s' read back from '%s' differs (%s)", line, text, err);
+			fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	}
 }
 
@@ -201,13 +169,13 @@ check_route6(const struct dp_config_route6 *r, const char *text)
 	struct dp_config_route6 back;
 
 	if (r->plen > 128 || host_bits6(r->prefix, r->plen))
-		die("'%s': accepted prefix length %u with host bits", text, r->plen);
+		fuzz_die("'%s': accepted prefix length %u with host bits", text, r->plen);
 	if (r->port >= DP_CONFIG_MAX_PORTS)
-		die("'%s': accepted port %u", text, r->port);
+		fuzz_die("'%s': accepted port %u", text, r->port);
 	if (r->has_gw && (r->gw[0] == 0xff || (memcmp(r->gw, zero, 15) == 0 && r->gw[15] <= 1)))
-		die("'%s': accepted a gateway that is not unicast", text);
+		fuzz_die("'%s': accepted a gateway that is not unicast", text);
 	if (!r->has_gw && memcmp(r->gw, zero, 16) != 0)
-		die("'%s': a gateway without has_gw", text);
+		fuzz_die("'%s': a gateway without has_gw", text);
 	dp_config_ip6_str(r->prefix, a, sizeof(a));
 	if (r->has_gw)
 		snprintf(line, sizeof(line), "%s/%u via %s port %u", a, r->plen,
@@ -215,11 +183,11 @@ check_route6(const struct dp_config_route6 *r, const char *text)
 	else
 		snprintf(line, sizeof(line), "%s/%u port %u", a, r->plen, r->port);
 	if (dp_config_route6_parse(line, &back, err, sizeof(err)) != 0 || !same6(r, &back))
-		die("'%s' read back from '%s' differs (%s)", line, text, err);
+		fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	if (!r->has_gw) {
 		snprintf(line, sizeof(line), "R%s/%u %u", a, r->plen, r->port);
 		if (dp_config_route6_parse(line, &back, err, sizeof(err)) != 0 || !same6(r, &back))
-			die("'%s' read back from '%s' differs (%s)", line, text, err);
+			fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	}
 }
 
@@ -235,22 +203,22 @@ parse_raw(const char *text)
 	memset(err, ERR_FILL, sizeof(err));
 	rc = dp_config_route_parse(text, &r4, err, sizeof(err));
 	if (rc == 0 && (r4.loc.file != NULL || r4.loc.line != 0))
-		die("'%s': the parser set a location", text);
+		fuzz_die("'%s': the parser set a location", text);
 	if (rc == 0)
 		check_route4(&r4, text);
 	else if (rc != -EINVAL)
-		die("route_parse '%s': rc %d", text, rc);
+		fuzz_die("route_parse '%s': rc %d", text, rc);
 	else
 		check_msg(err, sizeof(err), "route_parse", text);
 
 	memset(err, ERR_FILL, sizeof(err));
 	rc = dp_config_route6_parse(text, &r6, err, sizeof(err));
 	if (rc == 0 && (r6.loc.file != NULL || r6.loc.line != 0))
-		die("'%s': the parser set a location", text);
+		fuzz_die("'%s': the parser set a location", text);
 	if (rc == 0)
 		check_route6(&r6, text);
 	else if (rc != -EINVAL)
-		die("route6_parse '%s': rc %d", text, rc);
+		fuzz_die("route6_parse '%s': rc %d", text, rc);
 	else
 		check_msg(err, sizeof(err), "route6_parse", text);
 }
@@ -343,10 +311,10 @@ check_file_line(const char *err, unsigned int lines)
 	long line;
 
 	if (strncmp(err, path, n) != 0 || err[n] != ':')
-		die("error '%s' does not name the file", err);
+		fuzz_die("error '%s' does not name the file", err);
 	line = strtol(err + n + 1, &end, 10);
 	if (end == err + n + 1 || strncmp(end, ": ", 2) != 0 || line < 1 || line > (long)lines)
-		die("error '%s' does not name a line 1..%u", err, lines);
+		fuzz_die("error '%s' does not name a line 1..%u", err, lines);
 }
 
 int
@@ -361,9 +329,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the shortest route line is 7 bytes ("R::/0 0"): room for every line */
 	model = malloc((size / 4 + 1) * sizeof(*model));
 	if (model == NULL)
-		die("no memory for %zu bytes", size);
+		fuzz_die("no memory for %zu bytes", size);
 	if (pwrite(fd, data, size, 0) != (ssize_t)size || ftruncate(fd, (off_t)size) != 0)
-		die("cannot write %s: %s", path, strerror(errno));
+		fuzz_die("cannot write %s: %s", path, strerror(errno));
 	lines = 0;
 	for (i = 0; i < size; i++)
 		lines += data[i] == '\n';
@@ -374,17 +342,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, ERR_FILL, sizeof(err));
 	rc = dp_config_route_file_load(&cfg, path, err, sizeof(err));
 	if (rc != 0 && rc != -EINVAL)
-		die("load: rc %d", rc);
+		fuzz_die("load: rc %d", rc);
 	if (rc != 0) {
 		check_msg(err, sizeof(err), "load", path);
 		check_file_line(err, lines);
 		if (want_rc == 0 || strcmp(err, want) != 0)
-			die("load: error '%s', the lines alone say '%s'", err,
+			fuzz_die("load: error '%s', the lines alone say '%s'", err,
 				want_rc ? want : "no error");
 	} else if (want_rc != 0) {
-		die("load: no error, the lines alone say '%s'", want);
+		fuzz_die("load: no error, the lines alone say '%s'", want);
 	} else if (cfg.nb_routes + cfg.nb_routes6 != nb_model) {
-		die("load: %u + %u routes, the lines alone %u", cfg.nb_routes, cfg.nb_routes6,
+		fuzz_die("load: %u + %u routes, the lines alone %u", cfg.nb_routes, cfg.nb_routes6,
 			nb_model);
 	}
 	for (i = 0; rc == 0 && i < nb_model; i++) {
@@ -400,9 +368,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			loc = &cfg.routes[k4++].loc;
 		}
 		if (!same)
-			die("load: line %d's route differs from the line's own", m->line);
+			fuzz_die("load: line %d's route differs from the line's own", m->line);
 		if (loc->line != m->line || loc->file == NULL || strcmp(loc->file, path) != 0)
-			die("load: line %d's route says %s:%d", m->line,
+			fuzz_die("load: line %d's route says %s:%d", m->line,
 				loc->file ? loc->file : "(null)", loc->line);
 	}
 	for (i = 0; rc == 0 && i < cfg.nb_routes; i++)
@@ -414,7 +382,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(err, ERR_FILL, sizeof(err));
 		rc = dp_config_validate(&cfg, err, sizeof(err));
 		if (rc != 0)
-			die("validate after a good load: rc %d '%s'", rc,
+			fuzz_die("validate after a good load: rc %d '%s'", rc,
 				memchr(err, '\0', sizeof(err)) ? err : "?");
 	}
 	dp_config_free(&cfg);
