@@ -14,15 +14,26 @@ ssize_t
 dpsock_ctl_sendmsg(
 	int sock, const struct dpsock_ctl *m, const int *fds, unsigned int nfds, int flags)
 {
+	if (nfds > DPSOCK_CTL_MAX_FDS) {
+		errno = EINVAL;
+		return -1;
+	}
+	return dpsock_sendmsg_fds(sock, m, sizeof(*m), fds, nfds, flags);
+}
+
+ssize_t
+dpsock_sendmsg_fds(
+	int sock, const void *buf, size_t len, const int *fds, unsigned int nfds, int flags)
+{
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * DPSOCK_CTL_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int) * DPSOCK_SEND_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)m, .iov_len = sizeof(*m) };
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (nfds > DPSOCK_CTL_MAX_FDS) {
+	if (nfds > DPSOCK_SEND_MAX_FDS) {
 		errno = EINVAL;
 		return -1;
 	}

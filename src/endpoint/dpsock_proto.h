@@ -91,6 +91,17 @@ dpsock_ctl_init(struct dpsock_ctl *m, enum dpsock_op op)
 ssize_t dpsock_ctl_sendmsg(
 	int sock, const struct dpsock_ctl *m, const int *fds, unsigned int nfds, int flags);
 
+/** Most descriptors dpsock_sendmsg_fds() sends: more than a message may carry,
+ * so that a test can see the other side refuse them. */
+#define DPSOCK_SEND_MAX_FDS 4
+
+/**
+ * The same for any @p len bytes at @p buf (the fuzzer's malformed messages):
+ * at most DPSOCK_SEND_MAX_FDS descriptors (EINVAL), retried on EINTR.
+ */
+ssize_t dpsock_sendmsg_fds(
+	int sock, const void *buf, size_t len, const int *fds, unsigned int nfds, int flags);
+
 /**
  * Receive one message into @p m and the descriptors it carries into @p fds
  * (up to DPSOCK_CTL_MAX_FDS; more are closed), their count in @p nfds, the

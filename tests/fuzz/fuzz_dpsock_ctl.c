@@ -376,30 +376,10 @@ fds_close(int *fds, unsigned int n)
 static int
 msg_send(int sock, const void *buf, size_t len, const int *fds, unsigned int n)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 3)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t r;
 
 	last_sock = sock;
-	if (n > 0) {
-		struct cmsghdr *cm;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
-	}
-	do
-		r = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (r < 0 && errno == EINTR);
+	r = dpsock_sendmsg_fds(sock, buf, len, fds, n, MSG_DONTWAIT);
 	if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
 		return -1;
 	if (r != (ssize_t)len)
