@@ -68,6 +68,7 @@ struct dp_worker {
 	uint64_t walk_tsc;    /**< TSC read just before this walk: the RX stamp */
 	uint16_t sample_mask; /**< time the walk when (iteration & mask) == 0 */
 	bool ip4_cksum_check;
+	bool rx_ip4_cksum; /**< a port this worker polls has IPv4 checksum offload on */
 	bool check_dst_mac;
 	struct rte_graph *graph;
 	uint64_t drain_tsc;

@@ -374,6 +374,7 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 			}
 			w->rxq[w->nb_rxq].port_id = dp_ports[m->port].port_id;
 			w->rxq[w->nb_rxq].queue = m->queue;
+			w->rx_ip4_cksum |= dp_ports[m->port].rx_ip4_cksum;
 			w->nb_rxq++;
 		}
 		w->rx_full = (uint32_t)w->nb_rxq * w->burst;

@@ -333,6 +333,93 @@ add_ip_options(uint8_t *frame, size_t len)
 	return len + 4;
 }
 
+/* Put @p frame on port0's RX ring with the RX checksum flag @p ck (net_ring
+ * hands the mbuf over as it is). */
+static void
+inject_flagged(const uint8_t *frame, size_t len, uint64_t ck)
+{
+	struct rte_mbuf *m = ring_rig_mbuf(0, frame, len);
+
+	m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) | ck;
+	CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
+}
+
+/* One frame with checksum flag @p ck: forwarded on port 1, or dropped as a bad checksum. */
+static void
+flagged_case(const uint8_t *frame, size_t len, uint64_t ck, bool forwarded)
+{
+	struct rte_mbuf *out[8];
+	unsigned int n;
+
+	snap_drops();
+	inject_flagged(frame, len, ck);
+	run_graph();
+	dp_graph_worker_flush(worker());
+	n = drain_tx(1, out, 8);
+	CU_ASSERT_EQUAL(n, forwarded ? 1u : 0u);
+	rte_pktmbuf_free_bulk(out, n);
+	if (forwarded) {
+		unsigned int r;
+
+		for (r = 0; r < DP_DROP_MAX; r++)
+			CU_ASSERT_EQUAL(ring_rig_dropped(&rig, r), 0);
+	} else {
+		assert_only_drop(DP_DROP_IP4_CKSUM);
+	}
+}
+
+/*
+ * The NIC's checksum verdict (the mbuf's RX flag) counts only when a port the
+ * worker polls has IPv4 checksum offload on: then "bad" is a drop and "good"
+ * spares the software check; without the offload the flag is not read (no
+ * PMD sets it then) and only the software check decides. Both through the
+ * fast path and, with IP options, the slow one.
+ */
+static void
+test_graph_rx_cksum_flag_counts_with_the_offload_only(void)
+{
+	struct dp_worker *w = worker();
+	const bool check = w->ip4_cksum_check, offload = w->rx_ip4_cksum;
+	uint8_t good[2048], bad[2048];
+	struct dp_pkt_spec s;
+	size_t glen, blen;
+	int opts;
+
+	CU_ASSERT_FALSE(offload); /* net_ring has none */
+	for (opts = 0; opts < 2; opts++) {
+		spec_to(&s, 0xc6120107, 64, 2000);
+		glen = build(&s, good);
+		memcpy(bad, good, glen);
+		blen = glen;
+		CU_ASSERT_FATAL(dp_pkt_corrupt(bad, &blen, DP_PKT_BAD_CKSUM) == 0);
+		if (opts) {
+			glen = add_ip_options(good, glen);
+			blen = add_ip_options(bad, blen);
+			bad[14 + 10] ^= 0x5a; /* add_ip_options() made its sum right again */
+		}
+		/* no offload: the flag is not read */
+		w->ip4_cksum_check = false;
+		flagged_case(good, glen, RTE_MBUF_F_RX_IP_CKSUM_BAD, true);
+		w->ip4_cksum_check = true;
+		flagged_case(good, glen, RTE_MBUF_F_RX_IP_CKSUM_BAD, true);
+		flagged_case(bad, blen, RTE_MBUF_F_RX_IP_CKSUM_GOOD, false);
+		/* with the offload: the NIC's verdict, checked or not */
+		w->rx_ip4_cksum = true;
+		w->ip4_cksum_check = false;
+		flagged_case(good, glen, RTE_MBUF_F_RX_IP_CKSUM_BAD, false);
+		flagged_case(bad, blen, RTE_MBUF_F_RX_IP_CKSUM_GOOD, true);
+		w->ip4_cksum_check = true;
+		flagged_case(good, glen, RTE_MBUF_F_RX_IP_CKSUM_BAD, false);
+		flagged_case(bad, blen, RTE_MBUF_F_RX_IP_CKSUM_GOOD, true);
+		/* unknown: the software check, when it is on */
+		flagged_case(bad, blen, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, false);
+		w->ip4_cksum_check = false;
+		flagged_case(bad, blen, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, true);
+		w->rx_ip4_cksum = offload;
+		w->ip4_cksum_check = check;
+	}
+}
+
 /*
  * Good and bad packets interleaved in one burst, so that every node takes its
  * mixed paths (two edges, and three or more: drop + both ports): each good
@@ -726,6 +813,8 @@ static const struct dp_test tests[] = {
 	{ "test_graph_each_malformed_packet_has_its_drop_reason",
 		test_graph_each_malformed_packet_has_its_drop_reason },
 	{ "test_graph_mixed_bursts_split_exactly", test_graph_mixed_bursts_split_exactly },
+	{ "test_graph_rx_cksum_flag_counts_with_the_offload_only",
+		test_graph_rx_cksum_flag_counts_with_the_offload_only },
 	{ "test_graph_tx_full_is_counted_not_stuck", test_graph_tx_full_is_counted_not_stuck },
 	{ "test_graph_small_batches_wait_for_the_drain_timer",
 		test_graph_small_batches_wait_for_the_drain_timer },
