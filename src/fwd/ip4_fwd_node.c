@@ -333,8 +333,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 			 * cost forwarded packets ~0.8 cycles) */
 			e = rw != NULL && ok_i && h == DP_FWD_NH_LOCAL && !unsure
 				    ? ip4_fwd_local(m)
-				    : ip4_fwd_other(w, m, ok_i, hop[i], dst[i], unsure,
-					      cksum_check, meta_off);
+				    : ip4_fwd_other(w, m, ok_i, hop[i], dst[i], unsure, cksum_check,
+					      meta_off);
 			if (e != IP4_FWD_NEXT_OUTPUT) {
 				other[nb_other] = m;
 				other_next[nb_other++] = e;
@@ -388,8 +388,9 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	if (rw != NULL)
 		return ip4_fwd_relay_process(graph, node, objs, nb_objs, rw);
 	if (w->ip4_cksum_check)
-		return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, true, true, NULL)
-				       : ip4_fwd_burst(graph, node, objs, nb_objs, true, false, NULL);
+		return w->rx_ip4_cksum
+			       ? ip4_fwd_burst(graph, node, objs, nb_objs, true, true, NULL)
+			       : ip4_fwd_burst(graph, node, objs, nb_objs, true, false, NULL);
 	return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, false, true, NULL)
 			       : ip4_fwd_burst(graph, node, objs, nb_objs, false, false, NULL);
 }

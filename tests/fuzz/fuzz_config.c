@@ -340,15 +340,15 @@ model_cb(void *arg, const char *section, const char *key, const char *value,
 	(void)err;
 	(void)errlen;
 	if (m->fails || m->next == m->nb)
-		fuzz_die("ini: [%s] %s = '%s' (line %d) is not in the file", section, key ? key : "",
-			value ? value : "", loc->line);
+		fuzz_die("ini: [%s] %s = '%s' (line %d) is not in the file", section,
+			key ? key : "", value ? value : "", loc->line);
 	if (strcmp(section, it->section) != 0 || (key == NULL) != (it->key == NULL) ||
 		(key != NULL && (strcmp(key, it->key) != 0 || strcmp(value, it->value) != 0)) ||
 		loc->line != it->line || loc->file == NULL || strcmp(loc->file, path) != 0)
-		fuzz_die("ini: [%s] %s = '%s' at %s:%d, the file has [%s] %s = '%s' at line %d", section,
-			key ? key : "", value ? value : "", loc->file ? loc->file : "(null)",
-			loc->line, it->section, it->key ? it->key : "", it->value ? it->value : "",
-			it->line);
+		fuzz_die("ini: [%s] %s = '%s' at %s:%d, the file has [%s] %s = '%s' at line %d",
+			section, key ? key : "", value ? value : "",
+			loc->file ? loc->file : "(null)", loc->line, it->section,
+			it->key ? it->key : "", it->value ? it->value : "", it->line);
 	m->next++;
 	return 0;
 }

@@ -143,7 +143,8 @@ check_route4(const struct dp_config_route *r, const char *text)
 	if (r->plen > 32 || (r->prefix & ~mask4(r->plen)) != 0)
 		fuzz_die("'%s': accepted prefix %08x/%u", text, r->prefix, r->plen);
 	if (r->port >= DP_CONFIG_MAX_PORTS || (!r->has_gw && r->gw != 0))
-		fuzz_die("'%s': accepted port %u, gateway %d %08x", text, r->port, r->has_gw, r->gw);
+		fuzz_die(
+			"'%s': accepted port %u, gateway %d %08x", text, r->port, r->has_gw, r->gw);
 	dp_config_ip4_str(r->prefix, a, sizeof(a));
 	if (r->has_gw)
 		snprintf(line, sizeof(line), "%s/%u via %s port %u", a, r->plen,

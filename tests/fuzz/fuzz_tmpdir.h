@@ -20,8 +20,8 @@
 #define FUZZ_TMP_FILES 2
 
 static struct {
-	const char *who;    /**< the fuzzer's name, before each message */
-	char dir[256];      /**< shorter than the paths in it */
+	const char *who; /**< the fuzzer's name, before each message */
+	char dir[256];   /**< shorter than the paths in it */
 	char file[FUZZ_TMP_FILES][PATH_MAX];
 	unsigned int nb_files;
 	int fd; /**< an open file of the folder, or -1 */
