@@ -290,6 +290,19 @@ addr_copy(uint8_t dst[16], const uint8_t src[16])
 	memcpy(dst, src, 16);
 }
 
+/*
+ * An exact-match cache (zeroed, entries of @p esz bytes) for @p slots
+ * sessions of one family: RELAY_EMC_PER_SLOT entries a slot, a power of two
+ * within RELAY_EMC_MIN..RELAY_EMC_MAX, their count in @p n.
+ */
+static void *
+emc_alloc(const char *name, size_t esz, uint32_t slots, int socket, uint32_t *n)
+{
+	*n = RTE_MIN(
+		RTE_MAX(rte_align32pow2(slots * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN), RELAY_EMC_MAX);
+	return rte_zmalloc_socket(name, esz * *n, RTE_CACHE_LINE_SIZE, socket);
+}
+
 static struct relay_worker *
 worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 {
@@ -344,33 +357,24 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		rw->h6 = rte_hash_create(&hp);
 	}
 	if (slots > slots6) {
-		uint32_t want =
-			RTE_MIN(RTE_MAX(rte_align32pow2((slots - slots6) * RELAY_EMC_PER_SLOT),
-					RELAY_EMC_MIN),
-				RELAY_EMC_MAX);
+		uint32_t n;
 
-		rw->emc = rte_malloc_socket(
-			"relay_emc", sizeof(rw->emc[0]) * want, RTE_CACHE_LINE_SIZE, socket);
+		rw->emc = emc_alloc("relay_emc", sizeof(rw->emc[0]), slots - slots6, socket, &n);
 		if (rw->emc == NULL)
 			goto nomem;
-		memset(rw->emc, 0, sizeof(rw->emc[0]) * want);
-		for (s = 0; s < want; s++)
+		for (s = 0; s < n; s++)
 			rw->emc[s].v = RELAY_NIL;
-		rw->emc_mask = want - 1;
+		rw->emc_mask = n - 1;
 	}
 	if (slots6 > 0) {
-		uint32_t want = RTE_MIN(
-			RTE_MAX(rte_align32pow2(slots6 * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN),
-			RELAY_EMC_MAX);
+		uint32_t n;
 
-		rw->emc6 = rte_malloc_socket(
-			"relay_emc6", sizeof(rw->emc6[0]) * want, RTE_CACHE_LINE_SIZE, socket);
+		rw->emc6 = emc_alloc("relay_emc6", sizeof(rw->emc6[0]), slots6, socket, &n);
 		if (rw->emc6 == NULL)
 			goto nomem;
-		memset(rw->emc6, 0, sizeof(rw->emc6[0]) * want);
-		for (s = 0; s < want; s++)
+		for (s = 0; s < n; s++)
 			rw->emc6[s].v = RELAY_NIL;
-		rw->emc6_mask = want - 1;
+		rw->emc6_mask = n - 1;
 	}
 	if (rw->h4 == NULL || rw->h6 == NULL) {
 		snprintf(err, errlen,

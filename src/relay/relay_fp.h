@@ -164,12 +164,11 @@ dp_relay6_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 
 /**
  * Second half: when session @p v (from dp_relay4_probe() or dp_relay6_probe())
- * was seen already
- * this second (so the LRU list needs no move) and its direction's next hop
- * is resolved under route generation @p gen, the packet is rewritten and put
- * in the TX buffer here, and true is returned. Otherwise (a new second, an
- * idle session, a next hop to look up) false, the packet untouched, for
- * relay4, which does all of it.
+ * was seen already this second (so the LRU list needs no move) and its
+ * direction's next hop is resolved under route generation @p gen, the packet
+ * is rewritten and put in the TX buffer here, and true is returned. Otherwise
+ * (a new second, an idle session, a next hop to look up) false, the packet
+ * untouched, for relay4 or relay6, which do all of it.
  */
 static __rte_always_inline bool
 dp_relay_shortcut(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf *m, uint32_t v,
