@@ -1001,6 +1001,24 @@ client6(uint16_t cport, uint16_t payload)
 	return p;
 }
 
+/* The IPv6 backend answers relay port @p rport (from the relay's source address). */
+static struct pkt
+backend6(uint16_t rport, uint16_t payload, uint32_t seed)
+{
+	struct pkt p = { .port = 1,
+		.v6 = true,
+		.sport = 6000,
+		.dport = rport,
+		.ttl = 2,
+		.payload = payload,
+		.seed = seed,
+		.smac = be6_mac };
+
+	ip6("2001:db8:11::2", p.src6);
+	ip6("2001:db8:11::1", p.dst6);
+	return p;
+}
+
 /* A link-local client gets no session: its answers could not find their way back. */
 static void
 test_relay_ip6_link_local_client_gets_no_session(void)
@@ -1044,16 +1062,7 @@ test_relay_ip6_both_directions(void)
 		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
 		rte_pktmbuf_free(m);
 	}
-	b = (struct pkt){ .port = 1,
-		.v6 = true,
-		.sport = 6000,
-		.dport = rport,
-		.ttl = 2,
-		.payload = 1200,
-		.seed = 5,
-		.smac = be6_mac };
-	memcpy(b.src6, be6, 16);
-	memcpy(b.dst6, src, 16);
+	b = backend6(rport, 1200, 5);
 	m = one_out(&b, 0);
 	if (m != NULL) {
 		check_out(m, &b, client6_mac, 0, listen, client, 5000, 50001);
@@ -1106,16 +1115,7 @@ test_relay_ip6_cached_session_takes_ip6_fwd_shortcut(void)
 	c.zero_cksum = true;
 	nothing_out(&c, DP_DROP_RELAY_UDP6_ZERO_CKSUM); /* (takes a new snapshot) */
 	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 3);
-	b = (struct pkt){ .port = 1,
-		.v6 = true,
-		.sport = 6000,
-		.dport = rport,
-		.ttl = 2,
-		.payload = 300,
-		.seed = 9,
-		.smac = be6_mac };
-	memcpy(b.src6, be6, 16);
-	memcpy(b.dst6, src, 16);
+	b = backend6(rport, 300, 9);
 	for (i = 0; i < 3; i++) {
 		m = one_out(&b, 0);
 		if (m != NULL) {
