@@ -165,7 +165,10 @@ ip6_fast(const struct rte_mbuf *m)
 static __rte_always_inline void
 ip6_dst(const struct rte_mbuf *m, uint8_t dst[16])
 {
-	memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN + 24), 16);
+	memcpy(dst,
+		rte_pktmbuf_mtod_offset(m, const uint8_t *,
+			RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr)),
+		16);
 }
 
 /*
