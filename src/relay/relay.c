@@ -87,10 +87,13 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struc
 {
 	if (k->ip6 && rw->emc6 != NULL) {
 		struct relay_emc6_entry *e = &rw->emc6[relay_emc6_hash(k) & rw->emc6_mask];
+		uint64_t w[5];
 
-		if (relay_key6_eq(&e->key, k)) {
-			memset(&e->key, 0, sizeof(e->key));
+		memcpy(w, k, sizeof(w));
+		if (relay_key6_eq_w(e->key, w)) {
+			memset(e->key, 0, sizeof(e->key));
 			e->v = RELAY_NIL;
+			e->seen = RELAY_NIL;
 		}
 	} else if (!k->ip6 && rw->emc != NULL) {
 		struct relay_emc_entry *e = &rw->emc[relay_emc_hash(k4) & rw->emc_mask];
@@ -98,6 +101,7 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struc
 		if (relay_key4_eq(&e->key, k4)) {
 			memset(&e->key, 0, sizeof(e->key));
 			e->v = RELAY_NIL;
+			e->seen = RELAY_NIL;
 		}
 	}
 }
@@ -363,7 +367,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		if (rw->emc == NULL)
 			goto nomem;
 		for (s = 0; s < n; s++)
-			rw->emc[s].v = RELAY_NIL;
+			rw->emc[s].v = rw->emc[s].seen = RELAY_NIL;
 		rw->emc_mask = n - 1;
 	}
 	if (slots6 > 0) {
@@ -373,7 +377,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		if (rw->emc6 == NULL)
 			goto nomem;
 		for (s = 0; s < n; s++)
-			rw->emc6[s].v = RELAY_NIL;
+			rw->emc6[s].v = rw->emc6[s].seen = RELAY_NIL;
 		rw->emc6_mask = n - 1;
 	}
 	if (rw->h4 == NULL || rw->h6 == NULL) {

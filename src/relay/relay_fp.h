@@ -2,8 +2,10 @@
 /**
  * @file
  * The relay's per-packet rewrite and send (relay_node.c), and the shortcut
- * ip4_fwd and ip6_fwd take for a datagram of a cached session
- * (dp_relay4_probe() / dp_relay6_probe(), then dp_relay_shortcut()).
+ * ip4_fwd and ip6_fwd take for a datagram of a cached session, in three
+ * passes over the burst: dp_relay4_key() / dp_relay6_key() (the cache lines
+ * prefetched), dp_relay4_match() / dp_relay6_match(), then
+ * dp_relay4_shortcut() / dp_relay6_shortcut().
  */
 #ifndef RELAY_FP_H
 #define RELAY_FP_H
@@ -14,6 +16,7 @@
 
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_udp.h>
 
 #include "dp_fwd.h"
@@ -43,14 +46,39 @@ relay_be32(const uint8_t *p)
 	return v;
 }
 
+/* Rewrite one IPv4 packet as direction @p d says. */
+static __rte_always_inline void
+relay_rewrite4(struct rte_mbuf *m, struct rte_udp_hdr *udp, const struct relay_dir4 *d)
+{
+	struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	uint16_t old_w, new_w, ck;
+	uint32_t w32;
+
+	/* TTL, protocol and checksum are one 32-bit word: one load, the new
+	 * word made in registers, one store (a byte store then a wider load of
+	 * it would stall store forwarding) */
+	memcpy(&w32, &ip->time_to_live, sizeof(w32));
+	old_w = (uint16_t)w32; /* TTL and protocol, as the checksum sums them */
+	new_w = (uint16_t)((old_w & 0xff00) | RELAY_TTL);
+	ck = relay_cksum_apply(
+		(uint16_t)(w32 >> 16), (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
+	w32 = new_w | (uint32_t)ck << 16;
+	memcpy(&ip->time_to_live, &w32, sizeof(w32));
+	ip->src_addr = d->src;
+	ip->dst_addr = d->dst;
+	udp->src_port = d->sport;
+	udp->dst_port = d->dport;
+	relay_udp_cksum(udp, d->l4_delta);
+}
+
 /* Rewrite one packet as direction @p d says. */
 static __rte_always_inline void
 relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const struct relay_dir *d)
 {
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
-
 	if (v6) {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+		struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 
 		ip->hop_limits = RELAY_TTL;
 		memcpy(ip->src_addr, d->src, 16);
@@ -59,25 +87,10 @@ relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const 
 		udp->dst_port = d->dport;
 		relay_udp_cksum(udp, d->l4_delta);
 	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-		uint16_t old_w, new_w, ck;
-		uint32_t w32;
+		struct relay_dir4 d4;
 
-		/* TTL, protocol and checksum are one 32-bit word: one load, the
-		 * new word made in registers, one store (a byte store then a
-		 * wider load of it would stall store forwarding) */
-		memcpy(&w32, &ip->time_to_live, sizeof(w32));
-		old_w = (uint16_t)w32; /* TTL and protocol, as the checksum sums them */
-		new_w = (uint16_t)((old_w & 0xff00) | RELAY_TTL);
-		ck = relay_cksum_apply(
-			(uint16_t)(w32 >> 16), (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
-		w32 = new_w | (uint32_t)ck << 16;
-		memcpy(&ip->time_to_live, &w32, sizeof(w32));
-		memcpy(&ip->src_addr, d->src, 4);
-		memcpy(&ip->dst_addr, d->dst, 4);
-		udp->src_port = d->sport;
-		udp->dst_port = d->dport;
-		relay_udp_cksum(udp, d->l4_delta);
+		relay_dir4_of(d, &d4);
+		relay_rewrite4(m, udp, &d4);
 	}
 }
 
@@ -91,22 +104,23 @@ relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
 }
 
 /**
- * ip4_fwd's shortcut, first half, for a checked IPv4 datagram to the router
- * itself, UDP, not a fragment, to a relay port: its session in the
- * exact-match cache (slot << 1 | direction), or RELAY_NIL (a miss, or a UDP
- * header relay4 must look at). Nothing is written. Made for a pass of its own
- * over the burst, so that the cache lines of several packets are fetched at
- * once.
+ * ip4_fwd's shortcut, first step, for a checked IPv4 datagram to the router
+ * itself, UDP, not a fragment, to a relay port: its key (struct relay_key4
+ * as two words, made in registers: a key written field by field and read
+ * back as words stalls store forwarding) in @p k and the exact-match cache
+ * slot it maps to, whose line is prefetched; or RELAY_NIL (a UDP header
+ * relay4 must look at). Made for a pass of its own over the burst, so that
+ * the cache lines of all its packets are on their way before
+ * dp_relay4_match() reads them.
  */
 static __rte_always_inline uint32_t
-dp_relay4_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
+dp_relay4_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t k[2])
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
 	const uint32_t ihl = (uint32_t)(l3[0] & 0xf) * 4;
 	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(l3 + ihl);
-	const struct relay_emc_entry *e;
 	uint16_t tlen, ulen;
-	struct relay_key4 k;
+	uint32_t ports, slot;
 
 	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_udp_hdr)))
 		return RELAY_NIL;
@@ -114,31 +128,64 @@ dp_relay4_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(tlen) - ihl))
 		return RELAY_NIL;
-	memcpy(&k.remote, l3 + 12, sizeof(k.remote));
-	memcpy(&k.local, l3 + 16, sizeof(k.local));
-	k.rport = udp->src_port;
-	k.lport = udp->dst_port;
-	k.pad = 0;
-	e = &rw->emc[relay_emc_hash(&k) & rw->emc_mask];
-	if (!relay_key4_eq(&e->key, &k))
-		return RELAY_NIL;
-	return e->v; /* RELAY_NIL when the entry is empty */
+	/* remote and local are the header's adjacent source and destination,
+	 * rport and lport the UDP header's first word, then the zero pad */
+	memcpy(&k[0], l3 + 12, sizeof(k[0]));
+	memcpy(&ports, udp, sizeof(ports));
+	k[1] = ports;
+	slot = rte_hash_crc_8byte(k[1], rte_hash_crc_8byte(k[0], 0)) & rw->emc_mask;
+	rte_prefetch0(&rw->emc[slot]);
+	return slot;
 }
 
 /**
- * The same for an IPv6 datagram to the router itself whose next header is UDP
- * (relay6's packets): RELAY_NIL also for a zero UDP checksum, which relay6
- * drops (RFC 8200 8.1).
+ * Second step: @p slot when it holds key @p k, ready for the shortcut (sent
+ * by relay4 at @p now, its next hop found under route generation @p gen and
+ * resolved); else RELAY_NIL, for relay4. Nothing is written.
  */
 static __rte_always_inline uint32_t
-dp_relay6_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
+dp_relay4_match(const struct relay_worker *rw, uint32_t slot, const uint64_t k[2], uint32_t now,
+	uint32_t gen, const struct dp_fwd_nh *nh_table)
+{
+	const struct relay_emc_entry *e = &rw->emc[slot];
+	uint64_t x[2];
+
+	memcpy(x, &e->key, sizeof(x));
+	if (((x[0] ^ k[0]) | (x[1] ^ k[1])) != 0 || e->seen != now || e->d.nh_gen != gen ||
+		!(nh_table[e->d.nh].flags & DP_FWD_NH_F_RESOLVED))
+		return RELAY_NIL;
+	return slot;
+}
+
+/**
+ * Third: the packet of a slot dp_relay4_match() accepted, rewritten and put
+ * in the TX buffer. @return the direction (1: to the client).
+ */
+static __rte_always_inline uint32_t
+dp_relay4_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rte_mbuf *m,
+	uint32_t slot, const struct dp_fwd_nh *nh_table)
+{
+	const struct relay_emc_entry *e = &rw->emc[slot];
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+
+	relay_rewrite4(m, (struct rte_udp_hdr *)(l3 + (uint32_t)(l3[0] & 0xf) * 4), &e->d);
+	relay_send(w, m, &nh_table[e->d.nh]);
+	return e->v & 1;
+}
+
+/**
+ * The first step for an IPv6 datagram to the router itself whose next header
+ * is UDP (relay6's packets): its key's first 40 bytes in @p w and its cache
+ * slot, both lines prefetched; RELAY_NIL also for a zero UDP checksum, which
+ * relay6 drops (RFC 8200 8.1).
+ */
+static __rte_always_inline uint32_t
+dp_relay6_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t w[5])
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
 	const struct rte_udp_hdr *udp =
 		(const struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv6_hdr));
-	const struct relay_emc6_entry *e;
-	uint64_t w[5];
-	uint32_t ports;
+	uint32_t ports, slot;
 	uint16_t plen, ulen;
 
 	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) +
@@ -150,45 +197,41 @@ dp_relay6_probe(const struct relay_worker *rw, const struct rte_mbuf *m)
 	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) || udp->dgram_cksum == 0))
 		return RELAY_NIL;
 	/* struct relay_key's first 40 bytes as words, made from the headers in
-	 * registers (a key built in memory field by field, then read back as
-	 * words, stalls store forwarding): source and destination are adjacent
+	 * registers (as dp_relay4_key()): source and destination are adjacent
 	 * in the IPv6 header, the two ports in the UDP header, then ip6 = 1 */
 	memcpy(w, l3 + 8, 32);
 	memcpy(&ports, udp, sizeof(ports));
 	w[4] = ports | UINT64_C(1) << 32;
-	e = &rw->emc6[relay_emc6_hash_w(w) & rw->emc6_mask];
-	if (!relay_key6_eq_w(&e->key, w))
-		return RELAY_NIL;
-	return e->v;
+	slot = relay_emc6_hash_w(w) & rw->emc6_mask;
+	rte_prefetch0(&rw->emc6[slot]);
+	rte_prefetch0((const uint8_t *)&rw->emc6[slot] + RTE_CACHE_LINE_SIZE);
+	return slot;
 }
 
-/**
- * Second half: when session @p v (from dp_relay4_probe() or dp_relay6_probe())
- * was seen already this second (so the LRU list needs no move) and its
- * direction's next hop is resolved under route generation @p gen, the packet
- * is rewritten and put in the TX buffer here, and true is returned. Otherwise
- * (a new second, an idle session, a next hop to look up) false, the packet
- * untouched, for relay4 or relay6, which do all of it.
- */
-static __rte_always_inline bool
-dp_relay_shortcut(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf *m, uint32_t v,
-	uint32_t now, uint32_t gen, const struct dp_fwd_nh *nh_table, const bool v6)
+/** The second step for IPv6, as dp_relay4_match(). */
+static __rte_always_inline uint32_t
+dp_relay6_match(const struct relay_worker *rw, uint32_t slot, const uint64_t w[5], uint32_t now,
+	uint32_t gen, const struct dp_fwd_nh *nh_table)
 {
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
-	uint8_t *l4 = l3 + (v6 ? sizeof(struct rte_ipv6_hdr) : (uint32_t)(l3[0] & 0xf) * 4);
-	struct relay_session *s = &rw->sess[v >> 1];
-	const struct relay_dir *d;
-	const struct dp_fwd_nh *hop;
+	const struct relay_emc6_entry *e = &rw->emc6[slot];
 
-	if (s->last_seen != now)
-		return false;
-	d = relay_sess_dir(s, v & 1);
-	hop = &nh_table[d->nh];
-	if (unlikely(d->nh_gen != gen || !(hop->flags & DP_FWD_NH_F_RESOLVED)))
-		return false;
-	relay_rewrite(m, v6, (struct rte_udp_hdr *)l4, d);
-	relay_send(w, m, hop);
-	return true;
+	if (!relay_key6_eq_w(e->key, w) || e->seen != now || e->d.nh_gen != gen ||
+		!(nh_table[e->d.nh].flags & DP_FWD_NH_F_RESOLVED))
+		return RELAY_NIL;
+	return slot;
+}
+
+/** The third, as dp_relay4_shortcut(). */
+static __rte_always_inline uint32_t
+dp_relay6_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rte_mbuf *m,
+	uint32_t slot, const struct dp_fwd_nh *nh_table)
+{
+	const struct relay_emc6_entry *e = &rw->emc6[slot];
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+
+	relay_rewrite(m, true, (struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv6_hdr)), &e->d);
+	relay_send(w, m, &nh_table[e->d.nh]);
+	return e->v & 1;
 }
 
 /**

@@ -182,8 +182,10 @@ relay_emc_get(
 {
 	if (v6) {
 		const struct relay_emc6_entry *e = &rw->emc6[slot];
+		uint64_t w[5];
 
-		return e->v != RELAY_NIL && relay_key6_eq(&e->key, &k->k) ? e->v : RELAY_NIL;
+		memcpy(w, &k->k, sizeof(w));
+		return e->v != RELAY_NIL && relay_key6_eq_w(e->key, w) ? e->v : RELAY_NIL;
 	}
 	const struct relay_emc_entry *e = &rw->emc[slot];
 
@@ -194,12 +196,45 @@ static __rte_always_inline void
 relay_emc_put(struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, uint32_t v,
 	const bool v6)
 {
+	/* seen: the shortcut waits for relay_emc_sent() */
 	if (v6) {
-		rw->emc6[slot].key = k->k;
+		memcpy(rw->emc6[slot].key, &k->k, sizeof(rw->emc6[slot].key));
 		rw->emc6[slot].v = v;
+		rw->emc6[slot].seen = RELAY_NIL;
 	} else {
 		rw->emc[slot].key = k->k4;
 		rw->emc[slot].v = v;
+		rw->emc[slot].seen = RELAY_NIL;
+	}
+}
+
+/*
+ * The packet of key @p k, session and direction @p v (direction @p d), sent
+ * by relay4 or relay6 at @p now to a resolved next hop: the cache entry of
+ * @p k made ready for ip4_fwd's or ip6_fwd's shortcut, with what the session
+ * holds now. Only right after the session was found or made for the packet
+ * (a later packet of the piece may evict it).
+ */
+static __rte_always_inline void
+relay_emc_sent(struct relay_worker *rw, const union relay_anykey *k, uint32_t v,
+	const struct relay_dir *d, uint32_t now, const bool v6)
+{
+	const uint32_t slot = relay_emc_slot(rw, k, v6);
+
+	if (v6) {
+		struct relay_emc6_entry *e = &rw->emc6[slot];
+
+		memcpy(e->key, &k->k, sizeof(e->key));
+		e->v = v;
+		e->seen = now;
+		e->d = *d;
+	} else {
+		struct relay_emc_entry *e = &rw->emc[slot];
+
+		e->key = k->k4;
+		e->v = v;
+		e->seen = now;
+		relay_dir4_of(d, &e->d);
 	}
 }
 
@@ -406,6 +441,8 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				to_client += (uint32_t)v & 1;
 				relayed++;
 				relay_send(w, m, hop);
+				if (v6 ? rw->emc6 != NULL : rw->emc != NULL)
+					relay_emc_sent(rw, &keys[i], (uint32_t)v, d, now, v6);
 				next[i] = RELAY_NEXT_GONE;
 				gone++;
 				continue;

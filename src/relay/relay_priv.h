@@ -24,6 +24,7 @@
 #define RELAY_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -96,6 +97,58 @@ relay_key_of4(const struct relay_key4 *k4, struct relay_key *k)
 	k->lport = k4->lport;
 }
 
+/**
+ * What one direction of a session makes of a packet; all network order.
+ * The exact-match caches hold a copy for ip4_fwd's and ip6_fwd's shortcut
+ * (IPv4: struct relay_dir4).
+ */
+struct relay_dir {
+	rte_be16_t sport;
+	rte_be16_t dport;
+	/** IPv4 header: sum of ~old + new over the address words, folded (RFC 1624) */
+	uint16_t ip_delta;
+	/** UDP: the same over the pseudo-header addresses and the two ports */
+	uint16_t l4_delta;
+	/**
+	 * The next hop of dst as last found (the route's, or for an on-link
+	 * destination its neighbor's), valid while dp_fwd.route_gen is still
+	 * nh_gen (0: not looked up yet). A resolved one sends the packet with
+	 * no lookup at all; its MAC is read from the next hop, which the
+	 * neighbor code updates in place and never frees.
+	 */
+	uint32_t nh;
+	uint32_t nh_gen;
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+_Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
+
+/** The IPv4 part of a direction, as the IPv4 cache holds it. */
+struct relay_dir4 {
+	rte_be16_t sport;
+	rte_be16_t dport;
+	uint16_t ip_delta; /**< as struct relay_dir's */
+	uint16_t l4_delta;
+	uint32_t nh;
+	uint32_t nh_gen;
+	rte_be32_t src;
+	rte_be32_t dst;
+};
+
+/** The IPv4 part of @p d. */
+static inline void
+relay_dir4_of(const struct relay_dir *d, struct relay_dir4 *d4)
+{
+	d4->sport = d->sport;
+	d4->dport = d->dport;
+	d4->ip_delta = d->ip_delta;
+	d4->l4_delta = d->l4_delta;
+	d4->nh = d->nh;
+	d4->nh_gen = d->nh_gen;
+	memcpy(&d4->src, d->src, 4);
+	memcpy(&d4->dst, d->dst, 4);
+}
+
 /*
  * The exact-match cache in front of the IPv4 table (OVS's EMC, VPP's flow
  * cache): direct-mapped, one entry per hash value, holding a key and its
@@ -108,18 +161,28 @@ relay_key_of4(const struct relay_key4 *k4, struct relay_key *k)
  * session's two keys leave it when the session is freed (relay_emc_forget),
  * so a stale entry can never send a packet to the slot's next session.
  * A collision only costs a table lookup.
+ *
+ * An entry also holds a copy of what its direction makes of a packet
+ * (struct relay_dir4) and the second relay4 last sent a packet with it
+ * (seen; RELAY_NIL: not since the entry was filled). ip4_fwd's shortcut
+ * reads only the entry: seen this second means the session was too (its
+ * last_seen is at least seen, so it is not idle and its LRU place needs no
+ * move), and the copy is the session's (a direction changes only its next
+ * hop, and relay4 copies it again with each packet it sends).
  */
 struct relay_emc_entry {
 	struct relay_key4 key;
-	uint32_t v; /**< slot << 1 | direction, or RELAY_NIL when empty */
-	uint32_t pad[3];
+	uint32_t v;    /**< slot << 1 | direction, or RELAY_NIL when empty */
+	uint32_t seen; /**< relay clock when relay4 last sent with it, or RELAY_NIL */
+	struct relay_dir4 d;
+	uint32_t pad[4];
 };
-_Static_assert(sizeof(struct relay_emc_entry) == 32, "relay_emc_entry: two a cache line");
+_Static_assert(sizeof(struct relay_emc_entry) == 64, "relay_emc_entry: a cache line");
 
 /** Cache entries per IPv4 session slot (two keys, a half-full cache), and the bounds. */
 #define RELAY_EMC_PER_SLOT 4
 #define RELAY_EMC_MIN      256u
-#define RELAY_EMC_MAX      (1u << 18) /* a worker: 8 MiB for IPv4, 16 for IPv6 */
+#define RELAY_EMC_MAX      (1u << 18) /* a worker: 16 MiB for IPv4, 32 for IPv6 */
 
 static inline uint32_t
 relay_emc_hash(const struct relay_key4 *k)
@@ -141,16 +204,23 @@ relay_key4_eq(const struct relay_key4 *a, const struct relay_key4 *b)
 }
 
 /*
- * The same cache in front of the IPv6 table: the full key (its last 8 bytes,
- * ip6 and padding, are the same in every IPv6 key, so the hash and the
- * compare take the first 40), one entry a cache line.
+ * The same cache in front of the IPv6 table, two cache lines an entry: the
+ * key's first 40 bytes as words (its last 8, ip6 and padding, are the same
+ * in every IPv6 key, so the hash and the compare take the first 40), data,
+ * seen and the direction's copy as in the IPv4 cache. The first line holds
+ * all that the shortcut tests (key, seen, next hop and its generation), the
+ * second the addresses it writes.
  */
 struct relay_emc6_entry {
-	struct relay_key key;
-	uint32_t v; /**< slot << 1 | direction, or RELAY_NIL when empty */
-	uint32_t pad[3];
-};
-_Static_assert(sizeof(struct relay_emc6_entry) == 64, "relay_emc6_entry: a cache line");
+	uint64_t key[5];
+	uint32_t v;    /**< slot << 1 | direction, or RELAY_NIL when empty */
+	uint32_t seen; /**< relay clock when relay6 last sent with it, or RELAY_NIL */
+	struct relay_dir d;
+	uint32_t pad[8];
+} __rte_aligned(64);
+_Static_assert(sizeof(struct relay_emc6_entry) == 128, "relay_emc6_entry: two cache lines");
+_Static_assert(
+	offsetof(struct relay_emc6_entry, d.nh_gen) < 64, "relay_emc6_entry: tests in line 0");
 
 /** The hash of an IPv6 key's first 40 bytes, given as 5 words. */
 static inline uint32_t
@@ -173,53 +243,17 @@ relay_emc6_hash(const struct relay_key *k)
 	return relay_emc6_hash_w(w);
 }
 
-/** Is @p k's first 40 bytes the 5 words @p w? */
+/** Are the 5 words of @p a those of @p b? (an IPv6 key in the cache) */
 static inline bool
-relay_key6_eq_w(const struct relay_key *k, const uint64_t w[5])
+relay_key6_eq_w(const uint64_t a[5], const uint64_t b[5])
 {
-	uint64_t x[5], d = 0;
+	uint64_t d = 0;
 	unsigned int i;
 
-	memcpy(x, k, sizeof(x));
 	for (i = 0; i < 5; i++)
-		d |= x[i] ^ w[i];
+		d |= a[i] ^ b[i];
 	return d == 0;
 }
-
-static inline bool
-relay_key6_eq(const struct relay_key *a, const struct relay_key *b)
-{
-	uint64_t w[5];
-
-	memcpy(w, b, sizeof(w));
-	return relay_key6_eq_w(a, w);
-}
-
-/**
- * What one direction of a session makes of a packet; all network order.
- * What an IPv4 packet reads of it (the ports, deltas and next hop, then the
- * first 4 bytes of each address) lies in its first 36 bytes.
- */
-struct relay_dir {
-	rte_be16_t sport;
-	rte_be16_t dport;
-	/** IPv4 header: sum of ~old + new over the address words, folded (RFC 1624) */
-	uint16_t ip_delta;
-	/** UDP: the same over the pseudo-header addresses and the two ports */
-	uint16_t l4_delta;
-	/**
-	 * The next hop of dst as last found (the route's, or for an on-link
-	 * destination its neighbor's), valid while dp_fwd.route_gen is still
-	 * nh_gen (0: not looked up yet). A resolved one sends the packet with
-	 * no lookup at all; its MAC is read from the next hop, which the
-	 * neighbor code updates in place and never frees.
-	 */
-	uint32_t nh;
-	uint32_t nh_gen;
-	uint8_t src[16];
-	uint8_t dst[16];
-};
-_Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
 
 /**
  * A session, one cache line per direction (the array is cache-aligned): a

@@ -551,9 +551,9 @@ node_pkts(const char *name)
 /*
  * ip4_fwd's shortcut (relay_fp.h): a datagram of a cached session that was
  * seen this second is rewritten in ip4_fwd and never reaches relay4; the
- * first of a session (a new one), the second (the cache is filled from the
- * table's answer) and the first of each new second (the LRU list moves) go
- * through relay4. Either way the same bytes leave (checked).
+ * first of a session (a new one, its next hop looked up), the second (sent
+ * by relay4, it readies the cache entry) and the first of each new second
+ * (the LRU list moves) go through relay4. Either way the same bytes leave (checked).
  */
 static void
 test_relay_cached_session_takes_ip4_fwd_shortcut(void)
@@ -1080,7 +1080,7 @@ test_relay_ip6_both_directions(void)
 /*
  * ip6_fwd's shortcut, as ip4_fwd's: a cached IPv6 session seen this second is
  * relayed by ip6_fwd both ways, relay6 takes the first datagram of each
- * direction and the one that fills the cache; a zero UDP checksum of an
+ * direction and the one that readies the cache; a zero UDP checksum of an
  * established session is still relay6's to drop (RFC 8200 8.1).
  */
 static void
@@ -1107,7 +1107,7 @@ test_relay_ip6_cached_session_takes_ip6_fwd_shortcut(void)
 			rport = dp_pkt_get16(rte_pktmbuf_mtod(m, const uint8_t *) + 54);
 		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
 		rte_pktmbuf_free(m);
-		/* relay6: the new session, then the datagram that fills the cache */
+		/* relay6: the new session, then the datagram that readies the cache */
 		CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + (i < 2 ? i + 1 : 2));
 	}
 	CU_ASSERT_EQUAL(moved().created, 1);
@@ -1123,8 +1123,10 @@ test_relay_ip6_cached_session_takes_ip6_fwd_shortcut(void)
 			rte_pktmbuf_free(m);
 		}
 	}
-	/* the answers' first into the cache through relay6, the third by the shortcut */
-	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 4);
+	/* relay6 takes the first answer (its next hop is looked up) and the
+	 * second (sent there, it readies the cache entry); the third is the
+	 * shortcut's */
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 5);
 	CU_ASSERT_EQUAL(moved().created, 0);
 	CU_ASSERT_EQUAL(moved().to_client, 3);
 }
