@@ -85,25 +85,19 @@ lru_append(struct relay_worker *rw, struct relay_wsvc *ws, uint32_t slot)
 static void
 relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struct relay_key4 *k4)
 {
-	if (k->ip6 && rw->emc6 != NULL) {
-		struct relay_emc6_entry *e = &rw->emc6[relay_emc6_hash(k) & rw->emc6_mask];
-		uint64_t w[5];
+	const bool v6 = k->ip6 != 0;
+	union relay_anykey a;
+	uint32_t slot;
 
-		memcpy(w, k, sizeof(w));
-		if (relay_key6_eq_w(e->key, w)) {
-			memset(e->key, 0, sizeof(e->key));
-			e->v = RELAY_NIL;
-			e->seen = RELAY_NIL;
-		}
-	} else if (!k->ip6 && rw->emc != NULL) {
-		struct relay_emc_entry *e = &rw->emc[relay_emc_hash(k4) & rw->emc_mask];
-
-		if (relay_key4_eq(&e->key, k4)) {
-			memset(&e->key, 0, sizeof(e->key));
-			e->v = RELAY_NIL;
-			e->seen = RELAY_NIL;
-		}
-	}
+	if (v6 ? rw->emc6 == NULL : rw->emc == NULL)
+		return;
+	if (v6)
+		a.k = *k;
+	else
+		a.k4 = *k4;
+	slot = relay_emc_slot(rw, &a, v6);
+	if (relay_emc_get(rw, slot, &a, v6) != RELAY_NIL)
+		relay_emc_set(rw, slot, NULL, RELAY_NIL, RELAY_NIL, NULL, v6);
 }
 
 void

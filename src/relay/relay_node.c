@@ -113,11 +113,6 @@ relay_route6_bulk(uint8_t (*dst)[16], uint32_t *nh, bool *ok, unsigned int n)
  * checked by ip4_fwd/ip6_fwd (whole, in the first segment, total length inside
  * the frame); the UDP header is checked here.
  */
-union relay_anykey {
-	struct relay_key k;   /**< IPv6 */
-	struct relay_key4 k4; /**< IPv4 */
-};
-
 static __rte_always_inline enum dp_drop_reason
 relay_parse(struct rte_mbuf *m, const bool v6, union relay_anykey *key, struct rte_udp_hdr **udpp)
 {
@@ -168,76 +163,6 @@ relay_parse(struct rte_mbuf *m, const bool v6, union relay_anykey *key, struct r
 	return DP_DROP_MAX;
 }
 
-/* The exact-match cache of @p v6's family (relay_priv.h): the slot of a key,
- * what it holds for that key (its data or RELAY_NIL), and filling it. */
-static __rte_always_inline uint32_t
-relay_emc_slot(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
-{
-	return v6 ? relay_emc6_hash(&k->k) & rw->emc6_mask : relay_emc_hash(&k->k4) & rw->emc_mask;
-}
-
-static __rte_always_inline uint32_t
-relay_emc_get(
-	const struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, const bool v6)
-{
-	if (v6) {
-		const struct relay_emc6_entry *e = &rw->emc6[slot];
-		uint64_t w[5];
-
-		memcpy(w, &k->k, sizeof(w));
-		return e->v != RELAY_NIL && relay_key6_eq_w(e->key, w) ? e->v : RELAY_NIL;
-	}
-	const struct relay_emc_entry *e = &rw->emc[slot];
-
-	return e->v != RELAY_NIL && relay_key4_eq(&e->key, &k->k4) ? e->v : RELAY_NIL;
-}
-
-static __rte_always_inline void
-relay_emc_put(struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, uint32_t v,
-	const bool v6)
-{
-	/* seen: the shortcut waits for relay_emc_sent() */
-	if (v6) {
-		memcpy(rw->emc6[slot].key, &k->k, sizeof(rw->emc6[slot].key));
-		rw->emc6[slot].v = v;
-		rw->emc6[slot].seen = RELAY_NIL;
-	} else {
-		rw->emc[slot].key = k->k4;
-		rw->emc[slot].v = v;
-		rw->emc[slot].seen = RELAY_NIL;
-	}
-}
-
-/*
- * The packet of key @p k, session and direction @p v (direction @p d), sent
- * by relay4 or relay6 at @p now to a resolved next hop: the cache entry of
- * @p k made ready for ip4_fwd's or ip6_fwd's shortcut, with what the session
- * holds now. Only right after the session was found or made for the packet
- * (a later packet of the piece may evict it).
- */
-static __rte_always_inline void
-relay_emc_sent(struct relay_worker *rw, const union relay_anykey *k, uint32_t v,
-	const struct relay_dir *d, uint32_t now, const bool v6)
-{
-	const uint32_t slot = relay_emc_slot(rw, k, v6);
-
-	if (v6) {
-		struct relay_emc6_entry *e = &rw->emc6[slot];
-
-		memcpy(e->key, &k->k, sizeof(e->key));
-		e->v = v;
-		e->seen = now;
-		e->d = *d;
-	} else {
-		struct relay_emc_entry *e = &rw->emc[slot];
-
-		e->key = k->k4;
-		e->v = v;
-		e->seen = now;
-		relay_dir4_of(d, &e->d);
-	}
-}
-
 /*
  * The keys of a piece: the exact-match cache first (relay_priv.h), the table
  * for what it did not have, each key the table found put in the cache. Same
@@ -278,7 +203,8 @@ relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, con
 				continue;
 			data[k] = mdata[i];
 			h |= UINT64_C(1) << k;
-			relay_emc_put(rw, slot[k], &keys[k], (uint32_t)(uintptr_t)mdata[i], v6);
+			relay_emc_set(rw, slot[k], &keys[k], (uint32_t)(uintptr_t)mdata[i],
+				RELAY_NIL, NULL, v6);
 		}
 	}
 	*hits = h;
@@ -442,7 +368,8 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				relayed++;
 				relay_send(w, m, hop);
 				if (v6 ? rw->emc6 != NULL : rw->emc != NULL)
-					relay_emc_sent(rw, &keys[i], (uint32_t)v, d, now, v6);
+					relay_emc_set(rw, relay_emc_slot(rw, &keys[i], v6),
+						&keys[i], (uint32_t)v, now, d, v6);
 				next[i] = RELAY_NEXT_GONE;
 				gone++;
 				continue;

@@ -135,19 +135,17 @@ struct relay_dir4 {
 	rte_be32_t dst;
 };
 
-/** The IPv4 part of @p d. */
+/** The IPv4 part of @p d: the same first 16 bytes, then the first 4 of each address. */
 static inline void
 relay_dir4_of(const struct relay_dir *d, struct relay_dir4 *d4)
 {
-	d4->sport = d->sport;
-	d4->dport = d->dport;
-	d4->ip_delta = d->ip_delta;
-	d4->l4_delta = d->l4_delta;
-	d4->nh = d->nh;
-	d4->nh_gen = d->nh_gen;
+	memcpy(d4, d, offsetof(struct relay_dir4, src));
 	memcpy(&d4->src, d->src, 4);
 	memcpy(&d4->dst, d->dst, 4);
 }
+_Static_assert(offsetof(struct relay_dir4, src) == offsetof(struct relay_dir, src) &&
+		       offsetof(struct relay_dir4, nh_gen) == offsetof(struct relay_dir, nh_gen),
+	"relay_dir4: relay_dir's first 16 bytes");
 
 /*
  * The exact-match cache in front of the IPv4 table (OVS's EMC, VPP's flow
@@ -324,6 +322,72 @@ struct relay_worker {
 	struct relay_wsvc svc[DP_CONFIG_MAX_RELAYS];
 	struct dp_relay_stats stats;
 } __rte_cache_aligned;
+
+/** A key of either family: the IPv6 table's, or the IPv4 table's. */
+union relay_anykey {
+	struct relay_key k;   /**< IPv6 */
+	struct relay_key4 k4; /**< IPv4 */
+};
+
+/* The exact-match cache of @p v6's family: the slot of a key, what it holds
+ * for that key (its data or RELAY_NIL), and writing an entry. */
+static __rte_always_inline uint32_t
+relay_emc_slot(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+{
+	return v6 ? relay_emc6_hash(&k->k) & rw->emc6_mask : relay_emc_hash(&k->k4) & rw->emc_mask;
+}
+
+static __rte_always_inline uint32_t
+relay_emc_get(
+	const struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, const bool v6)
+{
+	if (v6) {
+		const struct relay_emc6_entry *e = &rw->emc6[slot];
+		uint64_t w[5];
+
+		memcpy(w, &k->k, sizeof(w));
+		return e->v != RELAY_NIL && relay_key6_eq_w(e->key, w) ? e->v : RELAY_NIL;
+	}
+	const struct relay_emc_entry *e = &rw->emc[slot];
+
+	return e->v != RELAY_NIL && relay_key4_eq(&e->key, &k->k4) ? e->v : RELAY_NIL;
+}
+
+/**
+ * Entry @p slot := key @p k (NULL: all zero), data @p v, @p seen and, when
+ * @p d is given, a copy of the direction. Filled from the table: seen
+ * RELAY_NIL, and the shortcut waits until relay4/relay6 send a packet of the
+ * key (seen = that second, with @p d), right after the session was found or
+ * made for it (a later packet of the piece may evict it).
+ */
+static __rte_always_inline void
+relay_emc_set(struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, uint32_t v,
+	uint32_t seen, const struct relay_dir *d, const bool v6)
+{
+	if (v6) {
+		struct relay_emc6_entry *e = &rw->emc6[slot];
+
+		if (k != NULL)
+			memcpy(e->key, &k->k, sizeof(e->key));
+		else
+			memset(e->key, 0, sizeof(e->key));
+		e->v = v;
+		e->seen = seen;
+		if (d != NULL)
+			e->d = *d;
+	} else {
+		struct relay_emc_entry *e = &rw->emc[slot];
+
+		if (k != NULL)
+			e->key = k->k4;
+		else
+			memset(&e->key, 0, sizeof(e->key));
+		e->v = v;
+		e->seen = seen;
+		if (d != NULL)
+			relay_dir4_of(d, &e->d);
+	}
+}
 
 extern struct relay_svc relay_svcs[DP_CONFIG_MAX_RELAYS];
 extern unsigned int relay_nb_svcs;
