@@ -305,8 +305,8 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		/* the relay's sessions for the datagrams it takes, in a pass of their own */
 		for (i = 0; i < nb_objs; i++) {
 			ok[i] = ip4_fast(cksum_check, ck_flags, pkts[i]);
-			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && !unsure && rw->emc != NULL &&
-						ip4_udp_whole(pkts[i])
+			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && !unsure &&
+						relay_emc_on(rw, false) && ip4_udp_whole(pkts[i])
 					? dp_relay4_key(rw, pkts[i], rkey[i])
 					: RELAY_NIL;
 		}

@@ -218,7 +218,7 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 		/* with the relay, the checks are in its pass */
 		for (i = 0; i < nb_objs; i++) {
 			ok[i] = ip6_fast(pkts[i]);
-			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && rw->emc6 != NULL
+			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && relay_emc_on(rw, true)
 					? dp_relay6_key(rw, pkts[i], rkey[i])
 					: RELAY_NIL;
 		}

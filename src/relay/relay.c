@@ -89,7 +89,7 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struc
 	union relay_anykey a;
 	uint32_t slot;
 
-	if (v6 ? rw->emc6 == NULL : rw->emc == NULL)
+	if (!relay_emc_on(rw, v6))
 		return;
 	if (v6)
 		a.k = *k;

@@ -133,7 +133,7 @@ dp_relay4_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t 
 	memcpy(&k[0], l3 + 12, sizeof(k[0]));
 	memcpy(&ports, udp, sizeof(ports));
 	k[1] = ports;
-	slot = rte_hash_crc_8byte(k[1], rte_hash_crc_8byte(k[0], 0)) & rw->emc_mask;
+	slot = relay_emc_hash_w(k) & rw->emc_mask;
 	rte_prefetch0(&rw->emc[slot]);
 	return slot;
 }
@@ -148,10 +148,8 @@ dp_relay4_match(const struct relay_worker *rw, uint32_t slot, const uint64_t k[2
 	uint32_t gen, const struct dp_fwd_nh *nh_table)
 {
 	const struct relay_emc_entry *e = &rw->emc[slot];
-	uint64_t x[2];
 
-	memcpy(x, &e->key, sizeof(x));
-	if (((x[0] ^ k[0]) | (x[1] ^ k[1])) != 0 || e->seen != now || e->d.nh_gen != gen ||
+	if (!relay_key4_eq_w(&e->key, k) || e->seen != now || e->d.nh_gen != gen ||
 		!(nh_table[e->d.nh].flags & DP_FWD_NH_F_RESOLVED))
 		return RELAY_NIL;
 	return slot;

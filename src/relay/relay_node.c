@@ -312,7 +312,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				w->stats.drops[why]++;
 			kp[i] = &keys[i];
 		}
-		if (v6 ? rw->emc6 != NULL : rw->emc != NULL)
+		if (relay_emc_on(rw, v6))
 			relay_lookup_cached(rw, keys, bad, n, &hits, data, v6);
 		else
 			rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, kp, n, &hits, data);
@@ -367,7 +367,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				to_client += (uint32_t)v & 1;
 				relayed++;
 				relay_send(w, m, hop);
-				if (v6 ? rw->emc6 != NULL : rw->emc != NULL)
+				if (relay_emc_on(rw, v6))
 					relay_emc_set(rw, relay_emc_slot(rw, &keys[i], v6),
 						&keys[i], (uint32_t)v, now, d, v6);
 				next[i] = RELAY_NEXT_GONE;

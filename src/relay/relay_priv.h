@@ -182,23 +182,39 @@ _Static_assert(sizeof(struct relay_emc_entry) == 64, "relay_emc_entry: a cache l
 #define RELAY_EMC_MIN      256u
 #define RELAY_EMC_MAX      (1u << 18) /* a worker: 16 MiB for IPv4, 32 for IPv6 */
 
+/** The hash of an IPv4 key, given as its 2 words (as relay_emc6_hash_w()). */
+static inline uint32_t
+relay_emc_hash_w(const uint64_t w[2])
+{
+	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+}
+
 static inline uint32_t
 relay_emc_hash(const struct relay_key4 *k)
 {
 	uint64_t w[2];
 
 	memcpy(w, k, sizeof(w));
-	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+	return relay_emc_hash_w(w);
+}
+
+/** Is @p a the key given as 2 words @p w? */
+static inline bool
+relay_key4_eq_w(const struct relay_key4 *a, const uint64_t w[2])
+{
+	uint64_t x[2];
+
+	memcpy(x, a, sizeof(x));
+	return ((x[0] ^ w[0]) | (x[1] ^ w[1])) == 0;
 }
 
 static inline bool
 relay_key4_eq(const struct relay_key4 *a, const struct relay_key4 *b)
 {
-	uint64_t x[2], y[2];
+	uint64_t w[2];
 
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+	memcpy(w, b, sizeof(w));
+	return relay_key4_eq_w(a, w);
 }
 
 /*
@@ -329,8 +345,15 @@ union relay_anykey {
 	struct relay_key4 k4; /**< IPv4 */
 };
 
-/* The exact-match cache of @p v6's family: the slot of a key, what it holds
- * for that key (its data or RELAY_NIL), and writing an entry. */
+/* The exact-match cache of @p v6's family: whether the worker has one, the
+ * slot of a key, what it holds for that key (its data or RELAY_NIL), and
+ * writing an entry. */
+static __rte_always_inline bool
+relay_emc_on(const struct relay_worker *rw, const bool v6)
+{
+	return v6 ? rw->emc6 != NULL : rw->emc != NULL;
+}
+
 static __rte_always_inline uint32_t
 relay_emc_slot(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
 {
