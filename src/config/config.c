@@ -939,8 +939,10 @@ bad_ports:
 		v);
 }
 
-static bool
-relay_addr_is_port(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
+/* The port whose address @p addr is (IPv4: its first 4 bytes, network
+ * order), or cfg->nb_ports for none. */
+static uint16_t
+port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
 {
 	uint16_t i;
 
@@ -949,12 +951,29 @@ relay_addr_is_port(const struct dp_config *cfg, bool ip6, const uint8_t addr[16]
 		uint32_t a4;
 
 		if (ip6 && p->has_ip6 && memcmp(p->ip6, addr, 16) == 0)
-			return true;
+			return i;
 		memcpy(&a4, addr, 4);
 		if (!ip6 && p->ip4 != 0 && p->ip4 == ntohl(a4))
-			return true;
+			return i;
 	}
-	return false;
+	return cfg->nb_ports;
+}
+
+static bool
+relay_addr_is_port(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
+{
+	return port_of_addr(cfg, ip6, addr) < cfg->nb_ports;
+}
+
+/* The port whose IPv4 address is @p a (host order), or cfg->nb_ports. */
+static uint16_t
+port_of_addr4(const struct dp_config *cfg, uint32_t a)
+{
+	uint8_t b[16] = { 0 };
+	const uint32_t be = htonl(a);
+
+	memcpy(b, &be, 4);
+	return port_of_addr(cfg, false, b);
 }
 
 static const char *
@@ -1618,6 +1637,7 @@ int
 dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 {
 	struct dp_config_loc top = { .file = cfg->path[0] ? cfg->path : "config", .line = 0 };
+	char a[16], a6[INET6_ADDRSTRLEN];
 	uint16_t i, j;
 
 	if (cfg->nb_ports == 0)
@@ -1668,6 +1688,11 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		if (r->port >= cfg->nb_ports)
 			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
 				r->port);
+		if (r->plen == 32 && (j = port_of_addr4(cfg, r->prefix)) < cfg->nb_ports)
+			return fail(err, errlen, &r->loc,
+				"route %s/32 is port%u's own address (its route is the router "
+				"itself)",
+				dp_config_ip4_str(r->prefix, a, sizeof(a)), j);
 	}
 	for (i = 0; i < cfg->nb_neighs; i++) {
 		const struct dp_config_neigh *n = &cfg->neighs[i];
@@ -1682,6 +1707,11 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		if (r->port >= cfg->nb_ports)
 			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
 				r->port);
+		if (r->plen == 128 && (j = port_of_addr(cfg, true, r->prefix)) < cfg->nb_ports)
+			return fail(err, errlen, &r->loc,
+				"route %s/128 is port%u's own address (its route is the router "
+				"itself)",
+				dp_config_ip6_str(r->prefix, a6, sizeof(a6)), j);
 	}
 	for (i = 0; i < cfg->nb_neighs6; i++) {
 		const struct dp_config_neigh6 *n = &cfg->neighs6[i];

@@ -401,6 +401,7 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 	struct rte_fib6 *live = dp_fwd6.fib;
 	struct fib6_copy c = { 0 };
 	struct rte_rib6 *rib;
+	struct rte_rib6_node *n;
 	char a[64];
 	uint64_t old_nh;
 	uint32_t idx = 0;
@@ -414,19 +415,21 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 		return -EINVAL;
 	}
 	rib = rte_fib6_get_rib(live);
+	n = rte_rib6_lookup_exact(rib, r->prefix, r->plen);
+	/* a port's address leads to the router itself for as long as dpfwd runs
+	 * (route.c's reload_keeps_addrs()): neither replaced nor deleted */
+	if (n != NULL && rte_rib6_get_nh(n, &old_nh) == 0 && old_nh == DP_FWD_NH_LOCAL) {
+		snprintf(err, errlen,
+			"%s/%u is a port address (its route is the router itself): change the "
+			"config",
+			dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
+		return -EINVAL;
+	}
 	if (!add) {
-		struct rte_rib6_node *n = rte_rib6_lookup_exact(rib, r->prefix, r->plen);
-
 		if (n == NULL) {
 			snprintf(err, errlen, "no route %s/%u",
 				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
 			return -ENOENT;
-		}
-		rte_rib6_get_nh(n, &old_nh);
-		if (old_nh == DP_FWD_NH_LOCAL) {
-			snprintf(err, errlen, "%s/%u is a port address: change the config",
-				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
-			return -EINVAL;
 		}
 		c.skip = r->prefix;
 		c.skip_plen = r->plen;

@@ -432,6 +432,16 @@ do_change6(bool add, const char *text, char *err, size_t errlen)
 	return 0;
 }
 
+/* @p a (host order) is a port's address: its /32 leads to the router itself. */
+static bool
+is_port_addr4(uint32_t a)
+{
+	const struct rte_rib_node *n = rte_rib_lookup_exact(rte_fib_get_rib(dp_fwd.ip4.fib), a, 32);
+	uint64_t nh;
+
+	return n != NULL && rte_rib_get_nh(n, &nh) == 0 && nh == DP_FWD_NH_LOCAL;
+}
+
 static int
 do_add(void *arg)
 {
@@ -447,6 +457,12 @@ do_add(void *arg)
 		return rc;
 	if (r.port >= dp_nb_ports) {
 		snprintf(q->err, q->errlen, "port %u does not exist", r.port);
+		return -EINVAL;
+	}
+	if (r.plen == 32 && is_port_addr4(r.prefix)) {
+		snprintf(q->err, q->errlen,
+			"%s is a port address (its route is the router itself): change the config",
+			q->text);
 		return -EINVAL;
 	}
 	rc = dp_fwd_route4_nh(&r, &nh);
@@ -520,6 +536,48 @@ struct reload_req {
 	size_t errlen;
 };
 
+/*
+ * A reload keeps the ports' addresses: ARP, ND and the relay answer for the
+ * running ones, and the route to each stays the router itself for as long as
+ * dpfwd runs (the relay's shortcut in ip4_fwd/ip6_fwd skips the route lookup
+ * on that promise, relay_priv.h). Route add and del refuse a port's address
+ * too. @return 0, or -EINVAL with @p err naming the port's line.
+ */
+static int
+reload_keeps_addrs(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_ports; i++) {
+		const struct dp_config_port *p = &cfg->ports[i];
+		const struct dp_fwd6_port *run6 = &dp_fwd6.port[i];
+
+		if (p->ip4 != dp_ports[i].ip4) {
+			snprintf(err, errlen,
+				"%s:%d: port%u's ip4 %s is not the running %s: port addresses "
+				"change only with a restart",
+				p->loc.file, p->loc.line, i,
+				p->ip4 ? dp_config_ip4_str(p->ip4, a, sizeof(a)) : "(none)",
+				dp_ports[i].ip4 ? dp_config_ip4_str(dp_ports[i].ip4, b, sizeof(b))
+						: "(none)");
+			return -EINVAL;
+		}
+		if (p->has_ip6 != run6->has_global ||
+			(p->has_ip6 && memcmp(p->ip6, run6->global, 16) != 0)) {
+			snprintf(err, errlen,
+				"%s:%d: port%u's ip6 %s is not the running %s: port addresses "
+				"change only with a restart",
+				p->loc.file, p->loc.line, i,
+				p->has_ip6 ? dp_config_ip6_str(p->ip6, a, sizeof(a)) : "(none)",
+				run6->has_global ? dp_config_ip6_str(run6->global, b, sizeof(b))
+						 : "(none)");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int
 do_reload(void *arg)
 {
@@ -542,6 +600,8 @@ do_reload(void *arg)
 			cfg.nb_ports, dp_nb_ports);
 		rc = -EINVAL;
 	}
+	if (rc == 0)
+		rc = reload_keeps_addrs(&cfg, q->err, q->errlen);
 	/* both tables made before either is swapped in: an error keeps both old ones */
 	if (rc == 0)
 		rc = dp_fwd6_build(&cfg, &fib6, &nb6, q->err, q->errlen);

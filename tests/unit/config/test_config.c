@@ -641,6 +641,11 @@ static const struct err_case err_cases[] = {
 		"route = 11.0.0.0/8 via 10.0.0.1 port 2\n" /* 9 */
 		"route = 12.0.0.0/8 port 0\n",
 		AT_VALIDATE, 9, "route to port 2, which is not defined" },
+	{ "a route to a port's own address",
+		P0 "ip4 = 10.0.0.1/24\n" LC "[routes]\n"
+		   "route = 10.0.0.0/8 port 0\n"
+		   "route = 10.0.0.1/32 via 10.0.0.2 port 0\n", /* 8 */
+		AT_VALIDATE, 8, "route 10.0.0.1/32 is port0's own address" },
 	{ "neighbor on an undefined port",
 		P0 LC "[neighbors]\n"
 		      "neigh = 10.0.0.2 lladdr 02:00:00:00:00:02 port 3\n", /* 6 */

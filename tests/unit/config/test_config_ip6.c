@@ -232,6 +232,10 @@ static const struct err_case err_cases[] = {
 		      "route = 2001:db8:1::/48 port 0\n"
 		      "route = 2001:db8:2::/48 via fe80::1 port 3\n", /* 7 */
 		AT_VALIDATE, 7, "route to port 3, which is not defined" },
+	{ "a route to a port's own address",
+		P0 "ip6 = 2001:db8::1/64\n" LC "[routes]\n"
+		   "route = 2001:db8::1/128 via 2001:db8::2 port 0\n", /* 7 */
+		AT_VALIDATE, 7, "route 2001:db8::1/128 is port0's own address" },
 	{ "neighbor on an undefined port",
 		P0 LC "[neighbors]\n"
 		      "neigh = 2001:db8::2 lladdr 02:00:00:00:00:02 port 2\n", /* 6 */

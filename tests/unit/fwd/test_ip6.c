@@ -1343,6 +1343,12 @@ test_ip6_route_add_and_del_while_forwarding(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no route"));
 	CU_ASSERT_EQUAL(ring_rig_route(false, "2001:db8:10::1/128", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
+	/* a port's address stays the router's own: not replaced by a route */
+	CU_ASSERT_EQUAL(ring_rig_route(true, "2001:db8:10::1/128 via 2001:db8:101::2 port 1", err,
+				sizeof(err)),
+		-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
+	CU_ASSERT_EQUAL(forwarded_to("2001:db8:10::1"), -1);
 	CU_ASSERT_TRUE(ring_rig_route(true, "2001:db8:9::/48 via 2001:db8:102::2 port 9", err,
 			       sizeof(err)) < 0);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:2::7"), 2);

@@ -285,6 +285,11 @@ test_route_add_del_replace_keep_most_specific_match(void)
 	CU_ASSERT_EQUAL(dp_route_del("198.19.8.0/21", err, sizeof(err)), -ENOENT);
 	CU_ASSERT_EQUAL(dp_route_del("198.18.0.1/32", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
+	/* a port's address stays the router's own: not replaced by a route */
+	CU_ASSERT_EQUAL(
+		dp_route_add("198.18.0.1/32 via 198.18.101.3 port 1", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 18, 0, 1)), DP_FWD_NH_LOCAL);
 	CU_ASSERT_EQUAL(
 		dp_route_add("198.19.8.0/21 via 198.18.101.3 port 9", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(
@@ -376,6 +381,18 @@ test_route_reload_replaces_table_and_bad_file_keeps_it(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.ini:8:"));
 	CU_ASSERT_PTR_EQUAL(dp_fwd.ip4.fib, live);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 5, 1)), gw_nh(8));
+	/* port addresses change only with a restart: a file that moves one is
+	 * refused, naming the port (its first key's line) */
+	f = fopen(bad, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "[port0]\ndev = net_ring_r0\nip4 = 198.18.0.1/24\n[port1]\ndev = net_ring_r1\n"
+		   "ip4 = 198.18.102.1/24\n[lcores]\nrx = (0,0,1),(1,0,1)\n");
+	fclose(f);
+	CU_ASSERT_EQUAL(dp_route_reload(bad, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.ini:5: port1's ip4 198.18.102.1 is not the running "
+					   "198.18.101.1"));
+	CU_ASSERT_PTR_EQUAL(dp_fwd.ip4.fib, live);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 18, 101, 1)), DP_FWD_NH_LOCAL);
 	/* back to the 200k table */
 	t0 = rte_get_tsc_cycles();
 	CU_ASSERT_EQUAL_FATAL(dp_route_reload(rig.cfg_path, err, sizeof(err)), 0);
