@@ -29,15 +29,19 @@
  * second reading cost ~1.5 cycles/packet on the 64 B rig (side by side,
  * 3 rounds, -0.8 to -2.5, with or without the checksum check; also for the
  * relay). The lookup of a packet that fails them is not used.
- * With the relay on, two passes between the lookup and the last one: the
- * first checks the headers and makes the keys of the relay's datagrams, and
- * prefetches their cache entries (dp_relay4_key()); the second finds those
- * ready for the shortcut (dp_relay4_match()); the last pass relays them
- * (dp_relay4_shortcut()), from the cache entry alone (relay_priv.h). The
- * relay's steady state skips relay4: 69.5 -> 64 busy cycles a relayed packet
- * on the 64 B rig, as the node stage (call, stream, second parse) is gone;
- * the prefetching passes and the direction's copy in the cache entry (no
- * session line to read), 59.9 -> 57.6 (side by side, 3 rounds; the match
+ * With the relay on, two passes before the lookup: the first checks the
+ * headers and, for UDP datagrams to an address that may be the relay's
+ * (relay_addr_maybe()), makes their keys and prefetches their cache entries
+ * (dp_relay4_key()); the second finds those ready for the shortcut
+ * (dp_relay4_match()). Only the others are looked up (none at all when the
+ * shortcut takes the whole burst): a cache entry's local address is a relay's,
+ * a port address, which route.c keeps the router's own for as long as dpfwd
+ * runs. The last pass relays them (dp_relay4_shortcut()), from the cache
+ * entry alone (relay_priv.h). The relay's steady state skips relay4: 69.5 ->
+ * 64 busy cycles a relayed packet on the 64 B rig, as the node stage (call,
+ * stream, second parse) is gone; the prefetching passes and the direction's
+ * copy in the cache entry (no session line to read), 59.9 -> 57.6; the cache
+ * before the lookup, 60.4 -> 54.8 (side by side, 3 rounds each; the match
  * pass alone without the prefetch gains nothing). Everything else of the
  * relay (new sessions, misses, expiry, the LRU move once a second, next hops
  * to look up, hand-offs) stays in relay4.
@@ -272,6 +276,35 @@ ip4_fwd_other(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, ui
 	return IP4_FWD_NEXT_OUTPUT;
 }
 
+/*
+ * The lookup for the packets of a burst the relay's shortcut does not take
+ * (@p rv RELAY_NIL; @p nb_rel of @p n it takes): their addresses side by
+ * side, one bulk lookup, the answers back in @p hop. None when it takes them
+ * all, the relay rig's steady state. @return "unsure", as dp_fwd_lookup4_raw().
+ */
+static __rte_noinline bool
+ip4_fwd_lookup_rest(
+	const uint32_t *dst, uint64_t *hop, const uint32_t *rv, uint16_t n, uint16_t nb_rel)
+{
+	uint32_t d[RTE_GRAPH_BURST_SIZE];
+	uint64_t h[RTE_GRAPH_BURST_SIZE];
+	uint16_t idx[RTE_GRAPH_BURST_SIZE];
+	uint16_t i, k = 0;
+	bool unsure;
+
+	if (nb_rel == n)
+		return false;
+	for (i = 0; i < n; i++) {
+		d[k] = dst[i];
+		idx[k] = i;
+		k += rv[i] == RELAY_NIL;
+	}
+	unsure = dp_fwd_lookup4_raw(d, h, k);
+	for (i = 0; i < k; i++)
+		hop[idx[i]] = h[i];
+	return unsure;
+}
+
 static __rte_always_inline uint16_t
 ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
 	const bool cksum_check, const bool ck_flags, struct relay_worker *const rw)
@@ -298,40 +331,50 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	 * the pass that reads the header again anyway for the rewrite */
 	for (i = 0; i < nb_objs; i++)
 		dst[i] = ip4_dst(pkts[i]);
-	/* raw: a LOCAL answer is confirmed in ip4_fwd_other() when a route
-	 * change ran during the lookup */
-	unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
-	if (rw != NULL) {
-		/* the relay's sessions for the datagrams it takes, in a pass of their own */
+	if (rw == NULL) {
+		/* raw: a LOCAL answer is confirmed in ip4_fwd_other() when a route
+		 * change ran during the lookup */
+		unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
+	} else {
+		/* the relay's sessions first, for the datagrams that may be its,
+		 * in passes of their own; then the lookup for the rest */
+		uint16_t nb_rel = 0;
+
 		for (i = 0; i < nb_objs; i++) {
 			ok[i] = ip4_fast(cksum_check, ck_flags, pkts[i]);
-			rv[i] = ok[i] && hop[i] == DP_FWD_NH_LOCAL && !unsure &&
-						relay_emc_on(rw, false) && ip4_udp_whole(pkts[i])
+			rv[i] = ok[i] && relay_addr_maybe(rw->addrs4, dst[i]) &&
+						ip4_udp_whole(pkts[i])
 					? dp_relay4_key(rw, pkts[i], rkey[i])
 					: RELAY_NIL;
 		}
 		now = relay_clock(rw, w->walk_tsc);
 		gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
 		for (i = 0; i < nb_objs; i++)
-			if (rv[i] != RELAY_NIL)
+			if (rv[i] != RELAY_NIL) {
 				rv[i] = dp_relay4_match(rw, rv[i], rkey[i], now, gen, nh_table);
+				nb_rel += rv[i] != RELAY_NIL;
+			}
+		unsure = nb_rel == 0 ? dp_fwd_lookup4_raw(dst, hop, nb_objs)
+				     : ip4_fwd_lookup_rest(dst, hop, rv, nb_objs, nb_rel);
 	}
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct dp_fwd_nh *nh;
-		uint32_t h = (uint32_t)hop[i];
-		/* with the relay, checked in its pass */
-		const bool ok_i = rw != NULL ? ok[i] : ip4_fast(cksum_check, ck_flags, m);
+		uint32_t h;
+		bool ok_i;
 
+		if (rw != NULL && rv[i] != RELAY_NIL) {
+			to_client += dp_relay4_shortcut(w, rw, m, rv[i], nh_table);
+			relayed++;
+			continue;
+		}
+		h = (uint32_t)hop[i];
+		/* with the relay, checked in its pass */
+		ok_i = rw != NULL ? ok[i] : ip4_fast(cksum_check, ck_flags, m);
 		/* forwarded: neither LOCAL (0) nor NO_ROUTE, in one compare */
 		if (unlikely(!ok_i || h - 1 >= NO_ROUTE - 1)) {
 			rte_edge_t e;
 
-			if (rw != NULL && rv[i] != RELAY_NIL) {
-				to_client += dp_relay4_shortcut(w, rw, m, rv[i], nh_table);
-				relayed++;
-				continue;
-			}
 			/* with the relay on, for the router itself, checked and sure:
 			 * the relay's datagrams (those the shortcut left), without the
 			 * call; forwarding alone keeps the loop it had (inlined here, it

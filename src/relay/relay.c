@@ -374,6 +374,16 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			rw->emc6[s].v = rw->emc6[s].seen = RELAY_NIL;
 		rw->emc6_mask = n - 1;
 	}
+	for (i = 0; i < relay_nb_svcs; i++) {
+		const struct relay_svc *svc = &relay_svcs[i];
+
+		if (svc->ip6 && rw->emc6 != NULL)
+			rw->addrs6 |= relay_addr_bit(relay_addr6_tail(svc->listen)) |
+				      relay_addr_bit(relay_addr6_tail(svc->source));
+		else if (!svc->ip6 && rw->emc != NULL)
+			rw->addrs4 |= relay_addr_bit(rte_be_to_cpu_32(relay_be32(svc->listen))) |
+				      relay_addr_bit(rte_be_to_cpu_32(relay_be32(svc->source)));
+	}
 	if (rw->h4 == NULL || rw->h6 == NULL) {
 		snprintf(err, errlen,
 			"relay: cannot create the session table of worker %u (%u "

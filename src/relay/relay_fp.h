@@ -37,15 +37,6 @@ relay_udp_cksum(struct rte_udp_hdr *udp, uint16_t delta)
 	udp->dgram_cksum = c == 0 ? 0xffff : c;
 }
 
-static __rte_always_inline rte_be32_t
-relay_be32(const uint8_t *p)
-{
-	rte_be32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* Rewrite one IPv4 packet as direction @p d says. */
 static __rte_always_inline void
 relay_rewrite4(struct rte_mbuf *m, struct rte_udp_hdr *udp, const struct relay_dir4 *d)
@@ -104,8 +95,10 @@ relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
 }
 
 /**
- * ip4_fwd's shortcut, first step, for a checked IPv4 datagram to the router
- * itself, UDP, not a fragment, to a relay port: its key (struct relay_key4
+ * ip4_fwd's shortcut, first step, for a checked IPv4 datagram, UDP, not a
+ * fragment, to an address that may be the relay's (before the route lookup:
+ * a key the cache holds is the relay's, whose addresses are the router's
+ * own): its key (struct relay_key4
  * as two words, made in registers: a key written field by field and read
  * back as words stalls store forwarding) in @p k and the exact-match cache
  * slot it maps to, whose line is prefetched; or RELAY_NIL (a UDP header
@@ -172,8 +165,8 @@ dp_relay4_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rt
 }
 
 /**
- * The first step for an IPv6 datagram to the router itself whose next header
- * is UDP (relay6's packets): its key's first 40 bytes in @p w and its cache
+ * The first step for a checked IPv6 datagram to an address that may be the
+ * relay's, whose next header is UDP (relay6's packets): its key's first 40 bytes in @p w and its cache
  * slot, both lines prefetched; RELAY_NIL also for a zero UDP checksum, which
  * relay6 drops (RFC 8200 8.1).
  */

@@ -335,9 +335,53 @@ struct relay_worker {
 	struct rte_ring *handoff; /**< packets from other workers (multi-producer) */
 	uint16_t index;
 	uint32_t nb_slots;
+	/** relay_addr_bit() of the IPv4 / IPv6 services' listen and source
+	 * addresses: 0 for a family without a cache */
+	uint64_t addrs4, addrs6;
 	struct relay_wsvc svc[DP_CONFIG_MAX_RELAYS];
 	struct dp_relay_stats stats;
 } __rte_cache_aligned;
+
+/*
+ * A filter of the relay's own addresses, so that ip4_fwd and ip6_fwd try the
+ * cache before the route lookup only for datagrams that may be the relay's:
+ * one bit of 64 for each address (for IPv6 its last 32 bits), chosen by a
+ * multiplicative hash. A datagram to another address that maps to a set bit
+ * costs one probe of the cache, which misses. (Skipping the lookup is right:
+ * a cache entry's local address is a relay's, which is a port address, and
+ * the route to a port address is the router itself for as long as dpfwd runs,
+ * as route.c keeps it.)
+ */
+static __rte_always_inline uint64_t
+relay_addr_bit(uint32_t a)
+{
+	return UINT64_C(1) << ((a * UINT32_C(0x9e3779b1)) >> 26);
+}
+
+static __rte_always_inline rte_be32_t
+relay_be32(const uint8_t *p)
+{
+	rte_be32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* An IPv6 address's last 32 bits, as loaded: what relay_addr_bit() takes of it. */
+static __rte_always_inline uint32_t
+relay_addr6_tail(const uint8_t a[16])
+{
+	uint32_t t;
+
+	memcpy(&t, a + 12, sizeof(t));
+	return t;
+}
+
+static __rte_always_inline bool
+relay_addr_maybe(uint64_t addrs, uint32_t a)
+{
+	return (addrs & relay_addr_bit(a)) != 0;
+}
 
 /** A key of either family: the IPv6 table's, or the IPv4 table's. */
 union relay_anykey {

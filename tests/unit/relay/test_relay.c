@@ -1132,6 +1132,146 @@ test_relay_ip6_cached_session_takes_ip6_fwd_shortcut(void)
 }
 
 /*
+ * A forwarded datagram as it should leave by port 1 to @p dmac: MACs, TTL /
+ * hop limit one less, the IPv4 header checksum a full recompute, addresses,
+ * ports, UDP checksum and payload unchanged.
+ */
+static void
+check_forwarded(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac)
+{
+	static uint8_t want[2048];
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const size_t len = build(want, in);
+
+	CU_ASSERT_EQUAL(m->pkt_len, len);
+	if (m->pkt_len != len)
+		return;
+	CU_ASSERT(memcmp(f, dmac, 6) == 0);
+	CU_ASSERT(memcmp(f + 6, &dp_ports[1].mac, 6) == 0);
+	if (in->v6) {
+		CU_ASSERT_EQUAL(f[14 + 7], in->ttl - 1);
+		want[14 + 7] = f[14 + 7];
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(want + 14);
+
+		ip->time_to_live = (uint8_t)(in->ttl - 1);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	/* everything after the MACs as sent, but for the TTL and its checksum */
+	CU_ASSERT(memcmp(f + 12, want + 12, len - 12) == 0);
+}
+
+/*
+ * ip4_fwd and ip6_fwd try the relay's cache before the route lookup, and look
+ * up only what it did not take: in one burst, datagrams of a cached session
+ * (relayed without relay4/relay6) between forwarded ones (looked up, routed,
+ * rewritten) all leave right, in the order they came.
+ */
+static void
+test_relay_shortcut_beside_forwarding_in_one_burst(void)
+{
+	static uint8_t f[2048];
+	const bool v6s[] = { false, true };
+	unsigned int k;
+
+	for (k = 0; k < DP_ARRAY_SIZE(v6s); k++) {
+		const bool v6 = v6s[k];
+		const char *rnode = v6 ? "relay6" : "relay4";
+		struct pkt c = v6 ? client6(50500, 20) : client4(40500, 20);
+		struct pkt fw[2];
+		struct rte_mbuf *out[8];
+		uint8_t src6[16], be6[16];
+		uint32_t src4 = ip4("198.18.1.1"), dst4 = 0;
+		uint16_t rport = 0;
+		uint64_t r0;
+		unsigned int n, i;
+		int be = 1;
+
+		ip6("2001:db8:11::1", src6);
+		ip6("2001:db8:11::2", be6);
+		/* forwarded: a routed destination and an on-link one */
+		fw[0] = c;
+		fw[1] = c;
+		fw[0].dport = fw[1].dport = 53;
+		if (v6) {
+			ip6("2001:db8:11::2", fw[0].dst6);
+			ip6("2001:db8:11::2", fw[1].dst6);
+			fw[1].dport = 5000; /* the listen port, at another address */
+		} else {
+			fw[0].dst = ip4("198.18.9.5"); /* via 198.18.1.2 */
+			fw[1].dst = ip4("198.18.1.3");
+			fw[1].dport = 5000;
+		}
+		start_empty();
+		/* the session: new, then the datagram that readies the cache */
+		for (i = 0; i < 2; i++) {
+			struct rte_mbuf *m = one_out(&c, 1);
+
+			if (m == NULL)
+				continue;
+			if (i == 0) {
+				const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+
+				rport = dp_pkt_get16(h + (v6 ? 54 : 34));
+				dst4 = dp_pkt_get32(h + 30);
+				be = dst4 == ip4("198.18.1.2") ? 1 : 2;
+			}
+			rte_pktmbuf_free(m);
+		}
+		r0 = node_pkts(rnode);
+		snap();
+		/* relayed, forwarded, relayed, forwarded, relayed */
+		for (i = 0; i < 5; i++) {
+			const struct pkt *p = (i & 1) ? &fw[i / 2] : &c;
+
+			c.payload = (uint16_t)(30 + i);
+			c.seed = 100 + i;
+			ring_rig_inject(&rig, p->port, f, build(f, p));
+		}
+		run_graph();
+		CU_ASSERT_EQUAL(node_pkts(rnode), r0); /* all three by the shortcut */
+		CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
+		n = ring_rig_drain(&rig, 1, out, DP_ARRAY_SIZE(out));
+		CU_ASSERT_EQUAL(n, 5);
+		for (i = 0; i < n && n == 5; i++) {
+			const uint8_t *h = rte_pktmbuf_mtod(out[i], const uint8_t *);
+			const unsigned int l4 = 14 + (v6 ? 40 : 20);
+			const uint16_t dport = dp_pkt_get16(h + l4 + 2);
+			const unsigned int sent = (uint16_t)(dp_pkt_get16(h + l4 + 4) - 8 - 30);
+
+			/* IPv4 in the order sent; IPv6's on-link next hops go through
+			 * ip6_output (no adjacencies), which sends after ip6_fwd */
+			if (!v6)
+				CU_ASSERT_EQUAL(dport, i == 1    ? 53
+						       : i == 3  ? 5000
+						       : be == 1 ? 6000
+								 : 6001);
+			if (dport == 53 || dport == 5000) {
+				check_forwarded(out[i], &fw[dport == 5000],
+					v6            ? be6_mac
+					: dport == 53 ? be1_mac
+						      : be2_mac);
+				continue;
+			}
+			/* relayed: the one of payload 30 + its place in the burst */
+			CU_ASSERT(sent < 5 && sent % 2 == 0);
+			c.payload = (uint16_t)(30 + sent);
+			c.seed = 100 + sent;
+			if (v6)
+				check_out(out[i], &c, be6_mac, 1, src6, be6, rport, 6000);
+			else
+				check_out(out[i], &c, be == 1 ? be1_mac : be2_mac, 1, &src4, &dst4,
+					rport, be == 1 ? 6000 : 6001);
+		}
+		rte_pktmbuf_free_bulk(out, n);
+		CU_ASSERT_EQUAL(moved().to_backend, 3);
+		CU_ASSERT_EQUAL(moved().created, 0);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	}
+}
+
+/*
  * The incremental checksum updates (precomputed per-session deltas, RFC 1624)
  * against a full recompute, on thousands of random packets through the
  * datapath both ways: random clients (via the default route), ports, lengths,
@@ -1294,6 +1434,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
 	T(test_relay_ip6_cached_session_takes_ip6_fwd_shortcut),
+	T(test_relay_shortcut_beside_forwarding_in_one_burst),
 	T(test_relay_ip6_link_local_client_gets_no_session),
 	T(test_relay_cksum_delta_equals_full_recompute_random),
 	T(test_relay_telemetry_section),
