@@ -939,23 +939,32 @@ bad_ports:
 		v);
 }
 
-/* The port whose address @p addr is (IPv4: its first 4 bytes, network
- * order), or cfg->nb_ports for none. */
+/* The port whose IPv4 address is @p a (host order), or cfg->nb_ports for none. */
 static uint16_t
-port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
+port_of_addr4(const struct dp_config *cfg, uint32_t a)
 {
 	uint16_t i;
 
-	for (i = 0; i < cfg->nb_ports; i++) {
-		const struct dp_config_port *p = &cfg->ports[i];
-		uint32_t a4;
+	for (i = 0; i < cfg->nb_ports; i++)
+		if (cfg->ports[i].ip4 != 0 && cfg->ports[i].ip4 == a)
+			return i;
+	return cfg->nb_ports;
+}
 
-		if (ip6 && p->has_ip6 && memcmp(p->ip6, addr, 16) == 0)
-			return i;
+/* The same for @p addr of either family (IPv4: its first 4 bytes, network order). */
+static uint16_t
+port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
+{
+	uint32_t a4;
+	uint16_t i;
+
+	if (!ip6) {
 		memcpy(&a4, addr, 4);
-		if (!ip6 && p->ip4 != 0 && p->ip4 == ntohl(a4))
-			return i;
+		return port_of_addr4(cfg, ntohl(a4));
 	}
+	for (i = 0; i < cfg->nb_ports; i++)
+		if (cfg->ports[i].has_ip6 && memcmp(cfg->ports[i].ip6, addr, 16) == 0)
+			return i;
 	return cfg->nb_ports;
 }
 
@@ -963,17 +972,6 @@ static bool
 relay_addr_is_port(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
 {
 	return port_of_addr(cfg, ip6, addr) < cfg->nb_ports;
-}
-
-/* The port whose IPv4 address is @p a (host order), or cfg->nb_ports. */
-static uint16_t
-port_of_addr4(const struct dp_config *cfg, uint32_t a)
-{
-	uint8_t b[16] = { 0 };
-	const uint32_t be = htonl(a);
-
-	memcpy(b, &be, 4);
-	return port_of_addr(cfg, false, b);
 }
 
 static const char *

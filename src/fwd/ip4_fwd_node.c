@@ -278,13 +278,12 @@ ip4_fwd_other(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, ui
 
 /*
  * The lookup for the packets of a burst the relay's shortcut does not take
- * (@p rv RELAY_NIL; @p nb_rel of @p n it takes): their addresses side by
- * side, one bulk lookup, the answers back in @p hop. None when it takes them
- * all, the relay rig's steady state. @return "unsure", as dp_fwd_lookup4_raw().
+ * (@p rv RELAY_NIL), some of @p n but not all: their addresses side by side,
+ * one bulk lookup, the answers back in @p hop. @return "unsure", as
+ * dp_fwd_lookup4_raw().
  */
 static __rte_noinline bool
-ip4_fwd_lookup_rest(
-	const uint32_t *dst, uint64_t *hop, const uint32_t *rv, uint16_t n, uint16_t nb_rel)
+ip4_fwd_lookup_rest(const uint32_t *dst, uint64_t *hop, const uint32_t *rv, uint16_t n)
 {
 	uint32_t d[RTE_GRAPH_BURST_SIZE];
 	uint64_t h[RTE_GRAPH_BURST_SIZE];
@@ -292,8 +291,6 @@ ip4_fwd_lookup_rest(
 	uint16_t i, k = 0;
 	bool unsure;
 
-	if (nb_rel == n)
-		return false;
 	for (i = 0; i < n; i++) {
 		d[k] = dst[i];
 		idx[k] = i;
@@ -354,8 +351,12 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 				rv[i] = dp_relay4_match(rw, rv[i], rkey[i], now, gen, nh_table);
 				nb_rel += rv[i] != RELAY_NIL;
 			}
-		unsure = nb_rel == 0 ? dp_fwd_lookup4_raw(dst, hop, nb_objs)
-				     : ip4_fwd_lookup_rest(dst, hop, rv, nb_objs, nb_rel);
+		/* none when the shortcut takes the whole burst (the relay rig's
+		 * steady state) */
+		if (nb_rel == 0)
+			unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
+		else
+			unsure = nb_rel != nb_objs && ip4_fwd_lookup_rest(dst, hop, rv, nb_objs);
 	}
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];

@@ -183,7 +183,8 @@ ip6_dst(const struct rte_mbuf *m, uint8_t dst[16])
  * that read the session; 79.0 -> 61.7 with no /128 walk of rte_fib6 for the
  * shortcut's packets.
  */
-/* The lookup for the packets the relay's shortcut does not take, as ip4_fwd's. */
+/* The lookup for the packets the relay's shortcut does not take, some of @p n
+ * but not all, as ip4_fwd's. */
 static __rte_noinline void
 ip6_fwd_lookup_rest(struct rte_fib6 *fib, const uint8_t (*dst)[16], uint64_t *hop,
 	const uint32_t *rv, uint16_t n)

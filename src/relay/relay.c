@@ -288,6 +288,14 @@ addr_copy(uint8_t dst[16], const uint8_t src[16])
 	memcpy(dst, src, 16);
 }
 
+/* The filter bit of a relay address (relay_addr_maybe()), as ip4_fwd and
+ * ip6_fwd take it from a destination: IPv4 in host order, IPv6's last 32 bits. */
+static uint64_t
+addr_filter_bit(bool ip6, const uint8_t a[16])
+{
+	return relay_addr_bit(ip6 ? relay_addr6_tail(a) : rte_be_to_cpu_32(relay_be32(a)));
+}
+
 /*
  * An exact-match cache (zeroed, entries of @p esz bytes) for @p slots
  * sessions of one family: RELAY_EMC_PER_SLOT entries a slot, a power of two
@@ -374,15 +382,14 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			rw->emc6[s].v = rw->emc6[s].seen = RELAY_NIL;
 		rw->emc6_mask = n - 1;
 	}
+	/* the filter of each family with a cache: its services' own addresses */
 	for (i = 0; i < relay_nb_svcs; i++) {
 		const struct relay_svc *svc = &relay_svcs[i];
 
-		if (svc->ip6 && rw->emc6 != NULL)
-			rw->addrs6 |= relay_addr_bit(relay_addr6_tail(svc->listen)) |
-				      relay_addr_bit(relay_addr6_tail(svc->source));
-		else if (!svc->ip6 && rw->emc != NULL)
-			rw->addrs4 |= relay_addr_bit(rte_be_to_cpu_32(relay_be32(svc->listen))) |
-				      relay_addr_bit(rte_be_to_cpu_32(relay_be32(svc->source)));
+		if (relay_emc_on(rw, svc->ip6))
+			*(svc->ip6 ? &rw->addrs6 : &rw->addrs4) |=
+				addr_filter_bit(svc->ip6, svc->listen) |
+				addr_filter_bit(svc->ip6, svc->source);
 	}
 	if (rw->h4 == NULL || rw->h6 == NULL) {
 		snprintf(err, errlen,

@@ -98,13 +98,12 @@ relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
  * ip4_fwd's shortcut, first step, for a checked IPv4 datagram, UDP, not a
  * fragment, to an address that may be the relay's (before the route lookup:
  * a key the cache holds is the relay's, whose addresses are the router's
- * own): its key (struct relay_key4
- * as two words, made in registers: a key written field by field and read
- * back as words stalls store forwarding) in @p k and the exact-match cache
- * slot it maps to, whose line is prefetched; or RELAY_NIL (a UDP header
- * relay4 must look at). Made for a pass of its own over the burst, so that
- * the cache lines of all its packets are on their way before
- * dp_relay4_match() reads them.
+ * own): its key (struct relay_key4 as two words, made in registers: a key
+ * written field by field and read back as words stalls store forwarding) in
+ * @p k and the exact-match cache slot it maps to, whose line is prefetched;
+ * or RELAY_NIL (a UDP header relay4 must look at). Made for a pass of its
+ * own over the burst, so that the cache lines of all its packets are on
+ * their way before dp_relay4_match() reads them.
  */
 static __rte_always_inline uint32_t
 dp_relay4_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t k[2])
@@ -166,9 +165,9 @@ dp_relay4_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rt
 
 /**
  * The first step for a checked IPv6 datagram to an address that may be the
- * relay's, whose next header is UDP (relay6's packets): its key's first 40 bytes in @p w and its cache
- * slot, both lines prefetched; RELAY_NIL also for a zero UDP checksum, which
- * relay6 drops (RFC 8200 8.1).
+ * relay's, whose next header is UDP (relay6's packets): its key's first 40
+ * bytes in @p w and its cache slot, both lines prefetched; RELAY_NIL also for
+ * a zero UDP checksum, which relay6 drops (RFC 8200 8.1).
  */
 static __rte_always_inline uint32_t
 dp_relay6_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t w[5])
