@@ -609,6 +609,58 @@ test_cksum_ip4_hdr_sum_matches_reference(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/*
+ * dp_cksum_ip4_hdr20_ok (the fast paths' test, by divisibility) says yes
+ * exactly when the full sum is 0xffff: valid headers, carries everywhere
+ * (the 64-bit words overflow), every bit of some valid headers flipped, and
+ * random content; any alignment. The first byte is never 0 (the version).
+ */
+static void
+test_cksum_ip4_hdr20_ok_matches_sum(void)
+{
+	unsigned int n, bit, bad = 0, valid = 0, invalid = 0;
+
+	for (n = 0; n < 40000; n++) {
+		uint8_t buf[20 + 7];
+		uint8_t *h = buf + n % 8;
+		unsigned int i, flips = n < 200 ? 160 : 1;
+
+		for (i = 0; i < 20; i++)
+			h[i] = (uint8_t)rnd();
+		h[0] = (uint8_t)(h[0] | 1);
+		if (n % 4 == 1) {
+			memset(h + 1, 0xff, 19); /* carries everywhere */
+			set_cksum(h, 5);
+		} else if (n % 4 == 2) {
+			set_cksum(h, 5);
+		} else if (n % 4 == 3) {
+			memset(h + 2, n % 8 == 3 ? 0 : 0xff, 8);
+			set_cksum(h, 5);
+		}
+		for (bit = 0; bit <= flips; bit++) {
+			/* as is first, then one bit flipped at a time (not the first
+			 * byte's lowest: it keeps the header non-zero) */
+			const unsigned int b = 1 + (n < 200 ? bit : (unsigned int)rnd() % 159);
+			bool want, got;
+
+			if (bit != 0)
+				h[b / 8] ^= (uint8_t)(1u << (b % 8));
+			want = dp_pkt_cksum(h, 20) == 0; /* the folded sum is 0xffff */
+			got = dp_cksum_ip4_hdr20_ok(h);
+			valid += want;
+			invalid += !want;
+			if (got != want && bad++ < MAX_REPORTS)
+				fprintf(stderr, "header %u, bit %u: ok %d, full sum says %d\n", n,
+					bit ? b : 0, got, want);
+			if (bit != 0)
+				h[b / 8] ^= (uint8_t)(1u << (b % 8));
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(valid >= 30000);
+	CU_ASSERT(invalid >= 40000);
+}
+
 static const struct dp_test tests[] = {
 	{ "test_cksum_known_vectors", test_cksum_known_vectors },
 	{ "test_cksum_incremental_matches_recompute_random",
@@ -621,6 +673,7 @@ static const struct dp_test tests[] = {
 	{ "test_cksum_words_0000_ffff", test_cksum_words_0000_ffff },
 	{ "test_cksum_ip4_hdr_sum_valid_and_flipped", test_cksum_ip4_hdr_sum_valid_and_flipped },
 	{ "test_cksum_ip4_hdr_sum_matches_reference", test_cksum_ip4_hdr_sum_matches_reference },
+	{ "test_cksum_ip4_hdr20_ok_matches_sum", test_cksum_ip4_hdr20_ok_matches_sum },
 	{ NULL, NULL },
 };
 
