@@ -29,22 +29,30 @@
  * second reading cost ~1.5 cycles/packet on the 64 B rig (side by side,
  * 3 rounds, -0.8 to -2.5, with or without the checksum check; also for the
  * relay). The lookup of a packet that fails them is not used.
- * With the relay on, two passes before the lookup: the first checks the
- * headers and, for UDP datagrams to an address that may be the relay's
- * (relay_addr_maybe()), makes their keys and prefetches their cache entries
- * (dp_relay4_key()); the second finds those ready for the shortcut
- * (dp_relay4_match()). Only the others are looked up (none at all when the
- * shortcut takes the whole burst): a cache entry's local address is a relay's,
- * a port address, which route.c keeps the router's own for as long as dpfwd
- * runs. The last pass relays them (dp_relay4_shortcut()), from the cache
- * entry alone (relay_priv.h). The relay's steady state skips relay4: 69.5 ->
- * 64 busy cycles a relayed packet on the 64 B rig, as the node stage (call,
+ * With the relay on, the lookup comes after two passes of the relay's: the
+ * first checks the headers and, for UDP datagrams to an address that may be
+ * the relay's (relay_addr_maybe()), prefetches the cache entries their keys
+ * map to (dp_relay4_key()); the second relays those the cache has ready
+ * (dp_relay4_shortcut(), from the cache entry alone: relay_priv.h) and
+ * gathers the others, which alone are looked up (none at all when the
+ * shortcut takes the whole burst) and then forwarded as above. A cache
+ * entry's local address is a relay's, a port address, which route.c keeps
+ * the router's own for as long as dpfwd runs: skipping the lookup is right.
+ * A burst's relayed packets leave before its forwarded ones; each flow's in
+ * the order they came. The relay's steady state skips relay4: 69.5 -> 64
+ * busy cycles a relayed packet on the 64 B rig, as the node stage (call,
  * stream, second parse) is gone; the prefetching passes and the direction's
  * copy in the cache entry (no session line to read), 59.9 -> 57.6; the cache
- * before the lookup, 60.4 -> 54.8 (side by side, 3 rounds each; the match
- * pass alone without the prefetch gains nothing). Everything else of the
- * relay (new sessions, misses, expiry, the LRU move once a second, next hops
- * to look up, hand-offs) stays in relay4.
+ * before the lookup, 60.4 -> 54.8; the match and the relaying in one pass
+ * (the key read again from the packet, not kept), the CRC instruction without
+ * DPDK's per-call choice of code, a known header length and the shorter
+ * header checksum test, 60.1 -> 55.5 (side by side, 3 rounds each, medians;
+ * the whole machine ran slower that day). Without the prefetch, 6 cycles
+ * more. Two things tried that did not help: the relayed packets' sends
+ * gathered and appended by runs of one port (+1.5), and the TX buffer's count
+ * kept in a register across a run (forwarding +0.8 to +3.3). Everything else
+ * of the relay (new sessions, misses, expiry, the LRU move once a second,
+ * next hops to look up, hand-offs) stays in relay4.
  *
  * Why the rewrite and TX are here and not in ip4_output and port_tx: in the
  * common case (next hops resolved) two more nodes would walk the burst again,
@@ -205,8 +213,8 @@ ip4_fast(const bool cksum_check, const bool ck_flags, const struct rte_mbuf *m)
 	     (!ck_flags || ck != RTE_MBUF_F_RX_IP_CKSUM_BAD) && ip[8] > 1 &&
 	     !(ip4_martian_octet[s & 0xff] | ip4_martian_octet[d & 0xff]);
 	if (cksum_check)
-		ok = ok && ((ck_flags && ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD) ||
-				   dp_cksum_ip4_hdr_sum(ip, 5) == 0xffff);
+		ok = ok &&
+		     ((ck_flags && ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD) || dp_cksum_ip4_hdr20_ok(ip));
 	return ok;
 }
 
@@ -277,34 +285,53 @@ ip4_fwd_other(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, ui
 }
 
 /*
- * The lookup for the packets of a burst the relay's shortcut does not take
- * (@p rv RELAY_NIL), some of @p n but not all: their addresses side by side,
- * one bulk lookup, the answers back in @p hop. @return "unsure", as
- * dp_fwd_lookup4_raw().
+ * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
+ * to a resolved next hop, rewritten and put in the TX buffer; else into
+ * @p other with its edge (the reason counted). With @p relay_on, a datagram
+ * for the router itself that is checked and sure is told apart here, without
+ * the call (the relay's datagrams the shortcut left); forwarding alone keeps
+ * the call (inlined, it cost forwarded packets ~0.8 cycles).
  */
-static __rte_noinline bool
-ip4_fwd_lookup_rest(const uint32_t *dst, uint64_t *hop, const uint32_t *rv, uint16_t n)
+static __rte_always_inline void
+ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint32_t dst,
+	bool unsure, const bool cksum_check, const bool relay_on, const struct dp_fwd_nh *nh_table,
+	int meta_off, uint16_t burst, void **other, rte_edge_t *other_next, uint16_t *nb_other)
 {
-	uint32_t d[RTE_GRAPH_BURST_SIZE];
-	uint64_t h[RTE_GRAPH_BURST_SIZE];
-	uint16_t idx[RTE_GRAPH_BURST_SIZE];
-	uint16_t i, k = 0;
-	bool unsure;
+	const struct dp_fwd_nh *nh;
+	uint32_t h = (uint32_t)hop;
 
-	for (i = 0; i < n; i++) {
-		d[k] = dst[i];
-		idx[k] = i;
-		k += rv[i] == RELAY_NIL;
+	/* forwarded: neither LOCAL (0) nor NO_ROUTE, in one compare */
+	if (unlikely(!ok || h - 1 >= NO_ROUTE - 1)) {
+		rte_edge_t e;
+
+		e = relay_on && ok && h == DP_FWD_NH_LOCAL && !unsure
+			    ? ip4_fwd_local(m)
+			    : ip4_fwd_other(w, m, ok, hop, dst, unsure, cksum_check, meta_off);
+		if (e != IP4_FWD_NEXT_OUTPUT) {
+			other[*nb_other] = m;
+			other_next[(*nb_other)++] = e;
+			return;
+		}
+		h = dp_mbuf_meta(m, meta_off)->nh;
 	}
-	unsure = dp_fwd_lookup4_raw(d, h, k);
-	for (i = 0; i < k; i++)
-		hop[idx[i]] = h[i];
-	return unsure;
+	nh = &nh_table[h];
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+		/* held or punted by ip4_output until the neighbor answers */
+		dp_mbuf_meta(m, meta_off)->nh = h;
+		other[*nb_other] = m;
+		other_next[(*nb_other)++] = IP4_FWD_NEXT_OUTPUT;
+		return;
+	}
+	dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+	dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
 }
 
+/* Forwarding: the addresses, one bulk lookup, then per packet the checks and
+ * the rewrite (each pass simple enough to overlap packets; the checks in the
+ * pass that reads the header again anyway for the rewrite). */
 static __rte_always_inline uint16_t
 ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	const bool cksum_check, const bool ck_flags, struct relay_worker *const rw)
+	const bool cksum_check, const bool ck_flags)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
@@ -313,100 +340,93 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	const uint16_t burst = w->burst;
 	uint32_t dst[RTE_GRAPH_BURST_SIZE];
 	uint64_t hop[RTE_GRAPH_BURST_SIZE];
-	bool ok[RTE_GRAPH_BURST_SIZE];
 	void *other[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
 	uint16_t i, nb_other = 0;
-	/* the relay's shortcut (with rw): its clock, the route generation, counts */
-	uint32_t now = 0, gen = 0, relayed = 0, to_client = 0;
-	uint32_t rv[RTE_GRAPH_BURST_SIZE];
-	uint64_t rkey[RTE_GRAPH_BURST_SIZE][2];
 	bool unsure;
 
-	/* the addresses, one bulk lookup, then per packet the checks and the
-	 * rewrite: each pass simple enough to overlap packets, and the checks in
-	 * the pass that reads the header again anyway for the rewrite */
 	for (i = 0; i < nb_objs; i++)
 		dst[i] = ip4_dst(pkts[i]);
-	if (rw == NULL) {
-		/* raw: a LOCAL answer is confirmed in ip4_fwd_other() when a route
-		 * change ran during the lookup */
-		unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
-	} else {
-		/* the relay's sessions first, for the datagrams that may be its,
-		 * in passes of their own; then the lookup for the rest */
-		uint16_t nb_rel = 0;
+	/* raw: a LOCAL answer is confirmed in ip4_fwd_other() when a route
+	 * change ran during the lookup */
+	unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
+	for (i = 0; i < nb_objs; i++)
+		ip4_fwd_one(w, pkts[i], ip4_fast(cksum_check, ck_flags, pkts[i]), hop[i], dst[i],
+			unsure, cksum_check, false, nh_table, meta_off, burst, other, other_next,
+			&nb_other);
+	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
+	return nb_objs;
+}
 
-		for (i = 0; i < nb_objs; i++) {
-			ok[i] = ip4_fast(cksum_check, ck_flags, pkts[i]);
-			rv[i] = ok[i] && relay_addr_maybe(rw->addrs4, dst[i]) &&
-						ip4_udp_whole(pkts[i])
-					? dp_relay4_key(rw, pkts[i], rkey[i])
-					: RELAY_NIL;
-		}
-		now = relay_clock(rw, w->walk_tsc);
-		gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
-		for (i = 0; i < nb_objs; i++)
-			if (rv[i] != RELAY_NIL) {
-				rv[i] = dp_relay4_match(rw, rv[i], rkey[i], now, gen, nh_table);
-				nb_rel += rv[i] != RELAY_NIL;
-			}
-		/* none when the shortcut takes the whole burst (the relay rig's
-		 * steady state) */
-		if (nb_rel == 0)
-			unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
-		else
-			unsure = nb_rel != nb_objs && ip4_fwd_lookup_rest(dst, hop, rv, nb_objs);
-	}
+/*
+ * With the relay on: a pass checks the headers and, for UDP datagrams to an
+ * address that may be the relay's, prefetches the cache entries their keys
+ * map to (dp_relay4_key()); a second relays those the cache has ready
+ * (dp_relay4_shortcut()) and gathers the others, which alone are looked up
+ * (none when the shortcut takes the whole burst, the relay rig's steady
+ * state) and then forwarded as without the relay. So a burst's relayed
+ * packets leave before its forwarded ones; each flow's keep their order.
+ * In the first pass, what is kept per packet is stored after the packet's
+ * last read: a store of a flag or an address may alias the packet's bytes,
+ * which the compiler would then read again.
+ */
+static __rte_always_inline uint16_t
+ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const bool cksum_check, const bool ck_flags, struct relay_worker *rw)
+{
+	struct dp_worker *w = dp_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
+	const int meta_off = dp_mbuf_meta_offset;
+	const uint16_t burst = w->burst;
+	uint32_t dst[RTE_GRAPH_BURST_SIZE], slot[RTE_GRAPH_BURST_SIZE];
+	bool ok[RTE_GRAPH_BURST_SIZE];
+	/* the packets the shortcut left: their places and addresses */
+	uint16_t rest[RTE_GRAPH_BURST_SIZE];
+	uint32_t rest_dst[RTE_GRAPH_BURST_SIZE];
+	uint64_t hop[RTE_GRAPH_BURST_SIZE];
+	void *other[RTE_GRAPH_BURST_SIZE];
+	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
+	uint32_t now, gen, to_client = 0;
+	uint16_t i, nb_rest = 0, nb_other = 0;
+	bool unsure;
+
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const struct dp_fwd_nh *nh;
-		uint32_t h;
-		bool ok_i;
+		const uint32_t d = ip4_dst(m);
+		const bool ok_i = ip4_fast(cksum_check, ck_flags, m);
+		const uint32_t s = ok_i && relay_addr_maybe(rw->addrs4, d) && ip4_udp_whole(m)
+					   ? dp_relay4_key(rw, m)
+					   : RELAY_NIL;
 
-		if (rw != NULL && rv[i] != RELAY_NIL) {
-			to_client += dp_relay4_shortcut(w, rw, m, rv[i], nh_table);
-			relayed++;
-			continue;
-		}
-		h = (uint32_t)hop[i];
-		/* with the relay, checked in its pass */
-		ok_i = rw != NULL ? ok[i] : ip4_fast(cksum_check, ck_flags, m);
-		/* forwarded: neither LOCAL (0) nor NO_ROUTE, in one compare */
-		if (unlikely(!ok_i || h - 1 >= NO_ROUTE - 1)) {
-			rte_edge_t e;
-
-			/* with the relay on, for the router itself, checked and sure:
-			 * the relay's datagrams (those the shortcut left), without the
-			 * call; forwarding alone keeps the loop it had (inlined here, it
-			 * cost forwarded packets ~0.8 cycles) */
-			e = rw != NULL && ok_i && h == DP_FWD_NH_LOCAL && !unsure
-				    ? ip4_fwd_local(m)
-				    : ip4_fwd_other(w, m, ok_i, hop[i], dst[i], unsure, cksum_check,
-					      meta_off);
-			if (e != IP4_FWD_NEXT_OUTPUT) {
-				other[nb_other] = m;
-				other_next[nb_other++] = e;
-				continue;
-			}
-			h = dp_mbuf_meta(m, meta_off)->nh;
-		}
-		nh = &nh_table[h];
-		if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
-			/* held or punted by ip4_output until the neighbor answers */
-			dp_mbuf_meta(m, meta_off)->nh = h;
-			other[nb_other] = m;
-			other_next[nb_other++] = IP4_FWD_NEXT_OUTPUT;
-			continue;
-		}
-		dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
-		dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
+		dst[i] = d;
+		ok[i] = ok_i;
+		slot[i] = s;
 	}
+	now = relay_clock(rw, w->walk_tsc);
+	gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
+	for (i = 0; i < nb_objs; i++) {
+		int dir = -1;
+
+		if (slot[i] != RELAY_NIL)
+			dir = dp_relay4_shortcut(
+				w, rw, pkts[i], slot[i], now, gen, nh_table, burst);
+		if (dir >= 0) {
+			to_client += (uint32_t)dir;
+			continue;
+		}
+		rest[nb_rest] = i;
+		rest_dst[nb_rest++] = dst[i];
+	}
+	rw->stats.to_client += to_client;
+	rw->stats.to_backend += (uint32_t)(nb_objs - nb_rest) - to_client;
+	if (nb_rest == 0)
+		return nb_objs;
+	unsure = dp_fwd_lookup4_raw(rest_dst, hop, nb_rest);
+	for (i = 0; i < nb_rest; i++)
+		ip4_fwd_one(w, pkts[rest[i]], ok[rest[i]], hop[i], rest_dst[i], unsure, cksum_check,
+			true, nh_table, meta_off, burst, other, other_next, &nb_other);
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
-	if (rw != NULL) {
-		rw->stats.to_client += to_client;
-		rw->stats.to_backend += relayed - to_client;
-	}
 	return nb_objs;
 }
 
@@ -418,11 +438,12 @@ ip4_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **obj
 {
 	const struct dp_worker *w = dp_node_worker(node);
 
-	/* the checksum flags' choice read per packet here: the relay's loops are
-	 * not copied twice more for it */
 	if (w->ip4_cksum_check)
-		return ip4_fwd_burst(graph, node, objs, nb_objs, true, w->rx_ip4_cksum, rw);
-	return ip4_fwd_burst(graph, node, objs, nb_objs, false, w->rx_ip4_cksum, rw);
+		return w->rx_ip4_cksum
+			       ? ip4_fwd_relay_burst(graph, node, objs, nb_objs, true, true, rw)
+			       : ip4_fwd_relay_burst(graph, node, objs, nb_objs, true, false, rw);
+	return w->rx_ip4_cksum ? ip4_fwd_relay_burst(graph, node, objs, nb_objs, false, true, rw)
+			       : ip4_fwd_relay_burst(graph, node, objs, nb_objs, false, false, rw);
 }
 
 static uint16_t
@@ -437,11 +458,10 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	if (rw != NULL)
 		return ip4_fwd_relay_process(graph, node, objs, nb_objs, rw);
 	if (w->ip4_cksum_check)
-		return w->rx_ip4_cksum
-			       ? ip4_fwd_burst(graph, node, objs, nb_objs, true, true, NULL)
-			       : ip4_fwd_burst(graph, node, objs, nb_objs, true, false, NULL);
-	return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, false, true, NULL)
-			       : ip4_fwd_burst(graph, node, objs, nb_objs, false, false, NULL);
+		return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, true, true)
+				       : ip4_fwd_burst(graph, node, objs, nb_objs, true, false);
+	return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, false, true)
+			       : ip4_fwd_burst(graph, node, objs, nb_objs, false, false);
 }
 
 static struct rte_node_register ip4_fwd_node = {

@@ -172,47 +172,65 @@ ip6_dst(const struct rte_mbuf *m, uint8_t dst[16])
 }
 
 /*
- * The burst; with @p rw (the relay on), ip4_fwd's relay shortcut for IPv6 as
- * well: before the lookup, a pass makes the keys of the UDP datagrams to an
- * address that may be the relay's and prefetches their entries in the
- * relay's IPv6 cache (dp_relay6_key()), a second finds those ready
- * (dp_relay6_match()), the lookup is made for the others only, and the last
- * pass rewrites and sends them (dp_relay6_shortcut()); the rest go to
- * ip6_local and relay6 as before. Relay6 on the 78 B rig: 80.6 -> 75.1 busy
- * cycles a packet (side by side, 3 rounds) against the single probe pass
- * that read the session; 79.0 -> 61.7 with no /128 walk of rte_fib6 for the
- * shortcut's packets.
+ * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
+ * to a resolved next hop, rewritten and put in the TX buffer; else into
+ * @p other with its edge (the reason counted).
  */
-/* The lookup for the packets the relay's shortcut does not take, some of @p n
- * but not all, as ip4_fwd's. */
-static __rte_noinline void
-ip6_fwd_lookup_rest(struct rte_fib6 *fib, const uint8_t (*dst)[16], uint64_t *hop,
-	const uint32_t *rv, uint16_t n)
+static __rte_always_inline void
+ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int meta_off,
+	uint16_t burst, void **other, rte_edge_t *other_next, uint16_t *nb_other)
 {
-	uint8_t d[RTE_GRAPH_BURST_SIZE][16];
-	uint64_t h[RTE_GRAPH_BURST_SIZE];
-	uint16_t idx[RTE_GRAPH_BURST_SIZE];
-	uint16_t i, k = 0;
+	const struct dp_fwd_nh *nh;
+	uint32_t h = (uint32_t)hop;
 
-	for (i = 0; i < n; i++) {
-		memcpy(d[k], dst[i], 16);
-		idx[k] = i;
-		k += rv[i] == RELAY_NIL;
+	if (unlikely(!ok || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
+		rte_edge_t e;
+
+		if (ok && h == DP_FWD_NH_LOCAL) {
+			e = IP6_FWD_NEXT_LOCAL;
+		} else {
+			e = ip6_fwd_slow(w, m, hop, meta_off);
+			if (e == IP6_FWD_NEXT_OUTPUT)
+				goto forward;
+		}
+		other[*nb_other] = m;
+		other_next[(*nb_other)++] = e;
+		return;
 	}
-	rte_fib6_lookup_bulk(fib, d, h, k);
-	for (i = 0; i < k; i++)
-		hop[idx[i]] = h[i];
+forward:
+	nh = &dp_fwd.nh[h];
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+		/* held or punted by ip6_output until the neighbor answers */
+		dp_mbuf_meta(m, meta_off)->nh = h;
+		other[*nb_other] = m;
+		other_next[(*nb_other)++] = IP6_FWD_NEXT_OUTPUT;
+		return;
+	}
+	dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
+	dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
 }
 
+/* IPv6 is off (nothing configured): the burst dropped, counted. */
+static __rte_noinline uint16_t
+ip6_fwd_off(struct rte_graph *graph, struct rte_node *node, uint16_t nb_objs)
+{
+	dp_node_worker(node)->stats.drops[DP_DROP_IP6_OFF] += nb_objs;
+	if (nb_objs != 0)
+		rte_node_next_stream_move(graph, node, IP6_FWD_NEXT_DROP);
+	return nb_objs;
+}
+
+/* Forwarding: three passes over the burst, as ip4_fwd: the destinations, one
+ * bulk lookup, then the checks and verdicts (the checks in the pass that
+ * reads the header for the rewrite anyway); resolved next hops rewritten and
+ * sent from here, as ip4_fwd does. */
 static __rte_always_inline uint16_t
-ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	struct relay_worker *const rw)
+ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint8_t dst[RTE_GRAPH_BURST_SIZE][16];
 	uint64_t hop[RTE_GRAPH_BURST_SIZE];
-	bool ok[RTE_GRAPH_BURST_SIZE];
 	void *other[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
 	/* swapped by a route reload (route.c), freed after an RCU grace period */
@@ -220,92 +238,89 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint16_t burst = w->burst;
 	uint16_t i, nb_other = 0;
-	uint32_t rv[RTE_GRAPH_BURST_SIZE];
-	uint64_t rkey[RTE_GRAPH_BURST_SIZE][5];
-	uint32_t now = 0, gen = 0, relayed = 0, to_client = 0;
 
-	if (unlikely(fib == NULL)) {
-		/* IPv6 is off: nothing configured */
-		w->stats.drops[DP_DROP_IP6_OFF] += nb_objs;
-		if (nb_objs != 0)
-			rte_node_next_stream_move(graph, node, IP6_FWD_NEXT_DROP);
-		return nb_objs;
-	}
-	/* three passes over the burst, as ip4_fwd: the destinations, one bulk
-	 * lookup, then the checks and verdicts (the checks in the pass that
-	 * reads the header for the rewrite anyway) */
+	if (unlikely(fib == NULL))
+		return ip6_fwd_off(graph, node, nb_objs);
 	for (i = 0; i < nb_objs; i++)
 		ip6_dst(pkts[i], dst[i]);
-	if (rw == NULL) {
-		rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
-	} else {
-		/* the relay's sessions first, for the datagrams that may be its
-		 * (the checks are in this pass), then the lookup for the rest */
-		uint16_t nb_rel = 0;
+	rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
+	for (i = 0; i < nb_objs; i++)
+		ip6_fwd_one(w, pkts[i], ip6_fast(pkts[i]), hop[i], meta_off, burst, other,
+			other_next, &nb_other);
+	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
+	return nb_objs;
+}
 
-		for (i = 0; i < nb_objs; i++) {
-			ok[i] = ip6_fast(pkts[i]);
-			rv[i] = ok[i] && relay_addr_maybe(rw->addrs6, relay_addr6_tail(dst[i]))
-					? dp_relay6_key(rw, pkts[i], rkey[i])
-					: RELAY_NIL;
-		}
-		now = relay_clock(rw, w->walk_tsc);
-		gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
-		for (i = 0; i < nb_objs; i++)
-			if (rv[i] != RELAY_NIL) {
-				rv[i] = dp_relay6_match(rw, rv[i], rkey[i], now, gen, dp_fwd.nh);
-				nb_rel += rv[i] != RELAY_NIL;
-			}
-		if (nb_rel == 0)
-			rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
-		else if (nb_rel != nb_objs)
-			ip6_fwd_lookup_rest(fib, dst, hop, rv, nb_objs);
-	}
-	/* resolved next hops: rewritten and sent from here, as ip4_fwd does */
+/*
+ * With the relay on, ip4_fwd's relay shortcut for IPv6 as well: a pass checks
+ * the headers and, for UDP datagrams to an address that may be the relay's,
+ * prefetches their entries in the relay's IPv6 cache (dp_relay6_key()); a
+ * second relays those the cache has ready (dp_relay6_shortcut()) and gathers
+ * the others, which alone are looked up and then forwarded as without the
+ * relay; the rest go to ip6_local and relay6 as before. Relay6 on the 78 B
+ * rig: 80.6 -> 75.1 busy cycles a packet (side by side, 3 rounds) against the
+ * single probe pass that read the session; 79.0 -> 61.7 with no /128 walk of
+ * rte_fib6 for the shortcut's packets.
+ */
+static __rte_always_inline uint16_t
+ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	struct relay_worker *rw)
+{
+	struct dp_worker *w = dp_node_worker(node);
+	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
+	uint32_t slot[RTE_GRAPH_BURST_SIZE];
+	bool ok[RTE_GRAPH_BURST_SIZE];
+	/* the packets the shortcut left: their places and addresses */
+	uint16_t rest[RTE_GRAPH_BURST_SIZE];
+	uint8_t rest_dst[RTE_GRAPH_BURST_SIZE][16];
+	uint64_t hop[RTE_GRAPH_BURST_SIZE];
+	void *other[RTE_GRAPH_BURST_SIZE];
+	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	const int meta_off = dp_mbuf_meta_offset;
+	const uint16_t burst = w->burst;
+	uint32_t now, gen, to_client = 0;
+	uint16_t i, nb_rest = 0, nb_other = 0;
+
+	if (unlikely(fib == NULL))
+		return ip6_fwd_off(graph, node, nb_objs);
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const struct dp_fwd_nh *nh;
-		uint32_t h;
-		bool ok_i;
+		const bool ok_i = ip6_fast(m);
+		const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+			RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr));
+		const uint32_t s = ok_i && relay_addr_maybe(rw->addrs6, relay_addr6_tail(d))
+					   ? dp_relay6_key(rw, m)
+					   : RELAY_NIL;
 
-		if (rw != NULL && rv[i] != RELAY_NIL) {
-			to_client += dp_relay6_shortcut(w, rw, m, rv[i], dp_fwd.nh);
-			relayed++;
-			continue;
-		}
-		h = (uint32_t)hop[i];
-		ok_i = rw != NULL ? ok[i] : ip6_fast(m);
-		if (unlikely(!ok_i || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
-			rte_edge_t e;
-
-			if (ok_i && h == DP_FWD_NH_LOCAL) {
-				e = IP6_FWD_NEXT_LOCAL;
-			} else {
-				e = ip6_fwd_slow(w, m, hop[i], meta_off);
-				if (e == IP6_FWD_NEXT_OUTPUT)
-					goto forward;
-			}
-			other[nb_other] = m;
-			other_next[nb_other++] = e;
-			continue;
-		}
-	forward:
-		nh = &dp_fwd.nh[h];
-		if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
-			/* held or punted by ip6_output until the neighbor answers */
-			dp_mbuf_meta(m, meta_off)->nh = h;
-			other[nb_other] = m;
-			other_next[nb_other++] = IP6_FWD_NEXT_OUTPUT;
-			continue;
-		}
-		dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));
-		dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
+		ok[i] = ok_i;
+		slot[i] = s;
 	}
+	now = relay_clock(rw, w->walk_tsc);
+	gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
+	for (i = 0; i < nb_objs; i++) {
+		int dir = -1;
+
+		if (slot[i] != RELAY_NIL)
+			dir = dp_relay6_shortcut(
+				w, rw, pkts[i], slot[i], now, gen, nh_table, burst);
+		if (dir >= 0) {
+			to_client += (uint32_t)dir;
+			continue;
+		}
+		rest[nb_rest] = i;
+		ip6_dst(pkts[i], rest_dst[nb_rest++]);
+	}
+	rw->stats.to_client += to_client;
+	rw->stats.to_backend += (uint32_t)(nb_objs - nb_rest) - to_client;
+	if (nb_rest == 0)
+		return nb_objs;
+	rte_fib6_lookup_bulk(fib, rest_dst, hop, nb_rest);
+	for (i = 0; i < nb_rest; i++)
+		ip6_fwd_one(w, pkts[rest[i]], ok[rest[i]], hop[i], meta_off, burst, other,
+			other_next, &nb_other);
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
-	if (rw != NULL) {
-		rw->stats.to_client += to_client;
-		rw->stats.to_backend += relayed - to_client;
-	}
 	return nb_objs;
 }
 
@@ -314,7 +329,7 @@ static __rte_noinline uint16_t
 ip6_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
 	struct relay_worker *rw)
 {
-	return ip6_fwd_burst(graph, node, objs, nb_objs, rw);
+	return ip6_fwd_relay_burst(graph, node, objs, nb_objs, rw);
 }
 
 static uint16_t
@@ -324,7 +339,7 @@ ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 
 	if (rw != NULL)
 		return ip6_fwd_relay_process(graph, node, objs, nb_objs, rw);
-	return ip6_fwd_burst(graph, node, objs, nb_objs, NULL);
+	return ip6_fwd_burst(graph, node, objs, nb_objs);
 }
 
 static struct rte_node_register ip6_fwd_node = {

@@ -37,12 +37,10 @@ relay_udp_cksum(struct rte_udp_hdr *udp, uint16_t delta)
 	udp->dgram_cksum = c == 0 ? 0xffff : c;
 }
 
-/* Rewrite one IPv4 packet as direction @p d says. */
+/* Rewrite the IPv4 packet whose header is @p ip as direction @p d says. */
 static __rte_always_inline void
-relay_rewrite4(struct rte_mbuf *m, struct rte_udp_hdr *udp, const struct relay_dir4 *d)
+relay_rewrite4(struct rte_ipv4_hdr *ip, struct rte_udp_hdr *udp, const struct relay_dir4 *d)
 {
-	struct rte_ipv4_hdr *ip =
-		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 	uint16_t old_w, new_w, ck;
 	uint32_t w32;
 
@@ -63,119 +61,155 @@ relay_rewrite4(struct rte_mbuf *m, struct rte_udp_hdr *udp, const struct relay_d
 	relay_udp_cksum(udp, d->l4_delta);
 }
 
+/* Rewrite the IPv6 packet whose header is @p ip as direction @p d says. */
+static __rte_always_inline void
+relay_rewrite6(struct rte_ipv6_hdr *ip, struct rte_udp_hdr *udp, const struct relay_dir *d)
+{
+	ip->hop_limits = RELAY_TTL;
+	memcpy(ip->src_addr, d->src, 16);
+	memcpy(ip->dst_addr, d->dst, 16);
+	udp->src_port = d->sport;
+	udp->dst_port = d->dport;
+	relay_udp_cksum(udp, d->l4_delta);
+}
+
 /* Rewrite one packet as direction @p d says. */
 static __rte_always_inline void
 relay_rewrite(struct rte_mbuf *m, const bool v6, struct rte_udp_hdr *udp, const struct relay_dir *d)
 {
 	if (v6) {
-		struct rte_ipv6_hdr *ip =
-			rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
-
-		ip->hop_limits = RELAY_TTL;
-		memcpy(ip->src_addr, d->src, 16);
-		memcpy(ip->dst_addr, d->dst, 16);
-		udp->src_port = d->sport;
-		udp->dst_port = d->dport;
-		relay_udp_cksum(udp, d->l4_delta);
+		relay_rewrite6(rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN),
+			udp, d);
 	} else {
 		struct relay_dir4 d4;
 
 		relay_dir4_of(d, &d4);
-		relay_rewrite4(m, udp, &d4);
+		relay_rewrite4(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN),
+			udp, &d4);
 	}
 }
 
-/* A packet for the resolved next hop @p nh: the MACs (the TTL is already
- * RELAY_TTL), into the TX buffer. */
+/* Packet @p m, whose frame starts at @p eth, for the resolved next hop
+ * @p nh: the MACs (the TTL is already RELAY_TTL), into the TX buffer. */
 static __rte_always_inline void
-relay_send(struct dp_worker *w, struct rte_mbuf *m, const struct dp_fwd_nh *nh)
+relay_send(struct dp_worker *w, struct rte_mbuf *m, void *eth, const struct dp_fwd_nh *nh,
+	uint16_t burst)
 {
-	memcpy(rte_pktmbuf_mtod(m, void *), &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	dp_txq_append(w, w->txq_cfg[nh->port], m, w->burst);
+	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
+	dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
+}
+
+/*
+ * A datagram's key in the IPv4 cache (struct relay_key4 as two words), read
+ * from its headers as words (@p l3 option-less): remote and local are the
+ * IPv4 header's adjacent source and destination, rport and lport the UDP
+ * header's first word, then the zero pad. A key written field by field and
+ * read back as words would stall store forwarding.
+ */
+static __rte_always_inline void
+relay_key4_of_pkt(const uint8_t *l3, uint64_t k[2])
+{
+	uint32_t ports;
+
+	memcpy(&k[0], l3 + offsetof(struct rte_ipv4_hdr, src_addr), sizeof(k[0]));
+	memcpy(&ports, l3 + sizeof(struct rte_ipv4_hdr), sizeof(ports));
+	k[1] = ports;
 }
 
 /**
- * ip4_fwd's shortcut, first step, for a checked IPv4 datagram, UDP, not a
- * fragment, to an address that may be the relay's (before the route lookup:
- * a key the cache holds is the relay's, whose addresses are the router's
- * own): its key (struct relay_key4 as two words, made in registers: a key
- * written field by field and read back as words stalls store forwarding) in
- * @p k and the exact-match cache slot it maps to, whose line is prefetched;
- * or RELAY_NIL (a UDP header relay4 must look at). Made for a pass of its
- * own over the burst, so that the cache lines of all its packets are on
- * their way before dp_relay4_match() reads them.
+ * ip4_fwd's shortcut, first step, for a datagram whose option-less header
+ * passed ip4_fwd's fast checks, UDP, not a fragment, to an address that may
+ * be the relay's (before the route lookup: a key the cache holds is the
+ * relay's, whose addresses are the router's own): the exact-match cache slot
+ * its key maps to, whose line is prefetched; or RELAY_NIL (a UDP header relay4
+ * must look at). Made for a pass of its own over the burst, so that the cache
+ * lines of all its packets are on their way before dp_relay4_shortcut() reads
+ * them.
  */
 static __rte_always_inline uint32_t
-dp_relay4_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t k[2])
+dp_relay4_key(const struct relay_worker *rw, const struct rte_mbuf *m)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	const uint32_t ihl = (uint32_t)(l3[0] & 0xf) * 4;
-	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(l3 + ihl);
-	uint16_t tlen, ulen;
-	uint32_t ports, slot;
+	const struct rte_udp_hdr *udp =
+		(const struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv4_hdr));
+	uint64_t k[2];
+	uint32_t slot;
+	uint16_t tlen;
 
-	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_udp_hdr)))
+	if (unlikely(m->data_len <
+		     RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr)))
 		return RELAY_NIL;
-	memcpy(&tlen, l3 + 2, sizeof(tlen));
-	ulen = rte_be_to_cpu_16(udp->dgram_len);
-	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(tlen) - ihl))
+	memcpy(&tlen, l3 + offsetof(struct rte_ipv4_hdr, total_length), sizeof(tlen));
+	/* 8 <= UDP length <= what the IP header leaves it, in one compare: a
+	 * length under 8 wraps to over 2^32 - 9, and the room may be negative */
+	if (unlikely((int64_t)((uint32_t)rte_be_to_cpu_16(udp->dgram_len) - 8) >
+		     (int64_t)rte_be_to_cpu_16(tlen) -
+			     (int64_t)(sizeof(struct rte_ipv4_hdr) + sizeof(*udp))))
 		return RELAY_NIL;
-	/* remote and local are the header's adjacent source and destination,
-	 * rport and lport the UDP header's first word, then the zero pad */
-	memcpy(&k[0], l3 + 12, sizeof(k[0]));
-	memcpy(&ports, udp, sizeof(ports));
-	k[1] = ports;
+	relay_key4_of_pkt(l3, k);
 	slot = relay_emc_hash_w(k) & rw->emc_mask;
 	rte_prefetch0(&rw->emc[slot]);
 	return slot;
 }
 
 /**
- * Second step: @p slot when it holds key @p k, ready for the shortcut (sent
- * by relay4 at @p now, its next hop found under route generation @p gen and
- * resolved); else RELAY_NIL, for relay4. Nothing is written.
+ * Second: the packet of @p slot, when the slot holds its key and is ready
+ * for the shortcut (sent by relay4 at @p now, its next hop found under route
+ * generation @p gen and resolved), rewritten and put in the TX buffer.
+ * @return its direction (1: to the client), or -1 with nothing written (for
+ * relay4).
  */
-static __rte_always_inline uint32_t
-dp_relay4_match(const struct relay_worker *rw, uint32_t slot, const uint64_t k[2], uint32_t now,
-	uint32_t gen, const struct dp_fwd_nh *nh_table)
+static __rte_always_inline int
+dp_relay4_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rte_mbuf *m,
+	uint32_t slot, uint32_t now, uint32_t gen, const struct dp_fwd_nh *nh_table, uint16_t burst)
 {
 	const struct relay_emc_entry *e = &rw->emc[slot];
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *l3 = eth + RTE_ETHER_HDR_LEN;
+	const struct dp_fwd_nh *nh;
+	uint64_t k[2];
 
-	if (!relay_key4_eq_w(&e->key, k) || e->seen != now || e->d.nh_gen != gen ||
-		!(nh_table[e->d.nh].flags & DP_FWD_NH_F_RESOLVED))
-		return RELAY_NIL;
-	return slot;
+	relay_key4_of_pkt(l3, k);
+	if (!relay_key4_eq_w(&e->key, k) || e->seen != now || e->d.nh_gen != gen)
+		return -1;
+	nh = &nh_table[e->d.nh];
+	if (!(nh->flags & DP_FWD_NH_F_RESOLVED))
+		return -1;
+	relay_rewrite4((struct rte_ipv4_hdr *)l3,
+		(struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv4_hdr)), &e->d);
+	relay_send(w, m, eth, nh, burst);
+	return (int)(e->v & 1);
 }
 
-/**
- * Third: the packet of a slot dp_relay4_match() accepted, rewritten and put
- * in the TX buffer. @return the direction (1: to the client).
+/*
+ * The first 40 bytes of a datagram's key in the IPv6 cache (struct
+ * relay_key) as 5 words, read from its headers: source and destination are
+ * adjacent in the IPv6 header, the two ports in the UDP header, then ip6 = 1.
  */
-static __rte_always_inline uint32_t
-dp_relay4_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rte_mbuf *m,
-	uint32_t slot, const struct dp_fwd_nh *nh_table)
+static __rte_always_inline void
+relay_key6_of_pkt(const uint8_t *l3, uint64_t w[5])
 {
-	const struct relay_emc_entry *e = &rw->emc[slot];
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+	uint32_t ports;
 
-	relay_rewrite4(m, (struct rte_udp_hdr *)(l3 + (uint32_t)(l3[0] & 0xf) * 4), &e->d);
-	relay_send(w, m, &nh_table[e->d.nh]);
-	return e->v & 1;
+	memcpy(w, l3 + offsetof(struct rte_ipv6_hdr, src_addr), 32);
+	memcpy(&ports, l3 + sizeof(struct rte_ipv6_hdr), sizeof(ports));
+	w[4] = ports | UINT64_C(1) << 32;
 }
 
 /**
  * The first step for a checked IPv6 datagram to an address that may be the
- * relay's, whose next header is UDP (relay6's packets): its key's first 40
- * bytes in @p w and its cache slot, both lines prefetched; RELAY_NIL also for
- * a zero UDP checksum, which relay6 drops (RFC 8200 8.1).
+ * relay's, whose next header is UDP (relay6's packets): its cache slot, both
+ * lines prefetched; RELAY_NIL also for a zero UDP checksum, which relay6
+ * drops (RFC 8200 8.1).
  */
 static __rte_always_inline uint32_t
-dp_relay6_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t w[5])
+dp_relay6_key(const struct relay_worker *rw, const struct rte_mbuf *m)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
 	const struct rte_udp_hdr *udp =
 		(const struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv6_hdr));
-	uint32_t ports, slot;
+	uint64_t w[5];
+	uint32_t slot;
 	uint16_t plen, ulen;
 
 	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) +
@@ -186,42 +220,34 @@ dp_relay6_key(const struct relay_worker *rw, const struct rte_mbuf *m, uint64_t 
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) || udp->dgram_cksum == 0))
 		return RELAY_NIL;
-	/* struct relay_key's first 40 bytes as words, made from the headers in
-	 * registers (as dp_relay4_key()): source and destination are adjacent
-	 * in the IPv6 header, the two ports in the UDP header, then ip6 = 1 */
-	memcpy(w, l3 + 8, 32);
-	memcpy(&ports, udp, sizeof(ports));
-	w[4] = ports | UINT64_C(1) << 32;
+	relay_key6_of_pkt(l3, w);
 	slot = relay_emc6_hash_w(w) & rw->emc6_mask;
 	rte_prefetch0(&rw->emc6[slot]);
 	rte_prefetch0((const uint8_t *)&rw->emc6[slot] + RTE_CACHE_LINE_SIZE);
 	return slot;
 }
 
-/** The second step for IPv6, as dp_relay4_match(). */
-static __rte_always_inline uint32_t
-dp_relay6_match(const struct relay_worker *rw, uint32_t slot, const uint64_t w[5], uint32_t now,
-	uint32_t gen, const struct dp_fwd_nh *nh_table)
-{
-	const struct relay_emc6_entry *e = &rw->emc6[slot];
-
-	if (!relay_key6_eq_w(e->key, w) || e->seen != now || e->d.nh_gen != gen ||
-		!(nh_table[e->d.nh].flags & DP_FWD_NH_F_RESOLVED))
-		return RELAY_NIL;
-	return slot;
-}
-
-/** The third, as dp_relay4_shortcut(). */
-static __rte_always_inline uint32_t
+/** The second step for IPv6, as dp_relay4_shortcut(). */
+static __rte_always_inline int
 dp_relay6_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rte_mbuf *m,
-	uint32_t slot, const struct dp_fwd_nh *nh_table)
+	uint32_t slot, uint32_t now, uint32_t gen, const struct dp_fwd_nh *nh_table, uint16_t burst)
 {
 	const struct relay_emc6_entry *e = &rw->emc6[slot];
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *l3 = eth + RTE_ETHER_HDR_LEN;
+	const struct dp_fwd_nh *nh;
+	uint64_t k[5];
 
-	relay_rewrite(m, true, (struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv6_hdr)), &e->d);
-	relay_send(w, m, &nh_table[e->d.nh]);
-	return e->v & 1;
+	relay_key6_of_pkt(l3, k);
+	if (!relay_key6_eq_w(e->key, k) || e->seen != now || e->d.nh_gen != gen)
+		return -1;
+	nh = &nh_table[e->d.nh];
+	if (!(nh->flags & DP_FWD_NH_F_RESOLVED))
+		return -1;
+	relay_rewrite6((struct rte_ipv6_hdr *)l3,
+		(struct rte_udp_hdr *)(l3 + sizeof(struct rte_ipv6_hdr)), &e->d);
+	relay_send(w, m, eth, nh, burst);
+	return (int)(e->v & 1);
 }
 
 /**

@@ -366,7 +366,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			if (likely(d->nh_gen == gen && (hop->flags & DP_FWD_NH_F_RESOLVED))) {
 				to_client += (uint32_t)v & 1;
 				relayed++;
-				relay_send(w, m, hop);
+				relay_send(w, m, rte_pktmbuf_mtod(m, void *), hop, w->burst);
 				if (relay_emc_on(rw, v6))
 					relay_emc_set(rw, relay_emc_slot(rw, &keys[i], v6),
 						&keys[i], (uint32_t)v, now, d, v6);
@@ -424,7 +424,9 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 					out_d[i]->nh_gen = gen;
 				}
 				if (nh_table[hop].flags & DP_FWD_NH_F_RESOLVED) {
-					relay_send(w, pkts[base + k], &nh_table[hop]);
+					relay_send(w, pkts[base + k],
+						rte_pktmbuf_mtod(pkts[base + k], void *),
+						&nh_table[hop], w->burst);
 					next[k] = RELAY_NEXT_GONE;
 					gone++;
 				} else {
