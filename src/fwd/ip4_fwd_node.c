@@ -379,7 +379,7 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint16_t burst = w->burst;
-	uint32_t dst[RTE_GRAPH_BURST_SIZE], slot[RTE_GRAPH_BURST_SIZE];
+	uint32_t slot[RTE_GRAPH_BURST_SIZE];
 	bool ok[RTE_GRAPH_BURST_SIZE];
 	/* the packets the shortcut left: their places and addresses */
 	uint16_t rest[RTE_GRAPH_BURST_SIZE];
@@ -399,7 +399,6 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 					   ? dp_relay4_key(rw, m)
 					   : RELAY_NIL;
 
-		dst[i] = d;
 		ok[i] = ok_i;
 		slot[i] = s;
 	}
@@ -416,7 +415,7 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 			continue;
 		}
 		rest[nb_rest] = i;
-		rest_dst[nb_rest++] = dst[i];
+		rest_dst[nb_rest++] = ip4_dst(pkts[i]);
 	}
 	rw->stats.to_client += to_client;
 	rw->stats.to_backend += (uint32_t)(nb_objs - nb_rest) - to_client;

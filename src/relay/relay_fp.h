@@ -41,21 +41,25 @@ relay_udp_cksum(struct rte_udp_hdr *udp, uint16_t delta)
 static __rte_always_inline void
 relay_rewrite4(struct rte_ipv4_hdr *ip, struct rte_udp_hdr *udp, const struct relay_dir4 *d)
 {
-	uint16_t old_w, new_w, ck;
-	uint32_t w32;
+	uint32_t w32, ttl;
+	uint16_t ck;
 
+	_Static_assert(offsetof(struct relay_dir4, dst) == offsetof(struct relay_dir4, src) + 4 &&
+			       offsetof(struct rte_ipv4_hdr, dst_addr) ==
+				       offsetof(struct rte_ipv4_hdr, src_addr) + 4,
+		"addresses side by side");
 	/* TTL, protocol and checksum are one 32-bit word: one load, the new
 	 * word made in registers, one store (a byte store then a wider load of
-	 * it would stall store forwarding) */
+	 * it would stall store forwarding). The (TTL, protocol) word changes by
+	 * RELAY_TTL - TTL in the byte order it is loaded in (the protocol's
+	 * byte cancels): added as 0xffff + RELAY_TTL - TTL, never negative, the
+	 * same in one's complement */
 	memcpy(&w32, &ip->time_to_live, sizeof(w32));
-	old_w = (uint16_t)w32; /* TTL and protocol, as the checksum sums them */
-	new_w = (uint16_t)((old_w & 0xff00) | RELAY_TTL);
-	ck = relay_cksum_apply(
-		(uint16_t)(w32 >> 16), (uint32_t)d->ip_delta + (uint16_t)~old_w + new_w);
-	w32 = new_w | (uint32_t)ck << 16;
+	ttl = w32 & 0xff;
+	ck = relay_cksum_apply((uint16_t)(w32 >> 16), d->ip_delta + 0xffffu + RELAY_TTL - ttl);
+	w32 = (w32 & 0xff00) | RELAY_TTL | (uint32_t)ck << 16;
 	memcpy(&ip->time_to_live, &w32, sizeof(w32));
-	ip->src_addr = d->src;
-	ip->dst_addr = d->dst;
+	memcpy(&ip->src_addr, &d->src, 2 * sizeof(d->src));
 	udp->src_port = d->sport;
 	udp->dst_port = d->dport;
 	relay_udp_cksum(udp, d->l4_delta);
