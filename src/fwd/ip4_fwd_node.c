@@ -326,15 +326,20 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 	dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
 }
 
-/* Forwarding: the addresses, one bulk lookup, then per packet the checks and
- * the rewrite (each pass simple enough to overlap packets; the checks in the
- * pass that reads the header again anyway for the rewrite). */
+/*
+ * The lookup and the verdicts of @p n packets of a burst of @p nb_objs:
+ * pkts[rest[i]] (without @p rest, all of them in order), checked (@p ok, by
+ * place in the burst; without it, here, in the pass that reads the header
+ * again anyway for the rewrite). The addresses, one bulk lookup, then per
+ * packet the rewrite and TX or another node: each pass simple enough to
+ * overlap packets. @p relay_on: with the relay's shortcut (ip4_fwd_one()).
+ */
 static __rte_always_inline uint16_t
-ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	const bool cksum_check, const bool ck_flags)
+ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf **pkts,
+	const uint16_t *rest, const bool *ok, uint16_t n, uint16_t nb_objs, const bool cksum_check,
+	const bool ck_flags, const bool relay_on)
 {
 	struct dp_worker *w = dp_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint16_t burst = w->burst;
@@ -345,17 +350,30 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	uint16_t i, nb_other = 0;
 	bool unsure;
 
-	for (i = 0; i < nb_objs; i++)
-		dst[i] = ip4_dst(pkts[i]);
+	for (i = 0; i < n; i++)
+		dst[i] = ip4_dst(pkts[rest != NULL ? rest[i] : i]);
 	/* raw: a LOCAL answer is confirmed in ip4_fwd_other() when a route
 	 * change ran during the lookup */
-	unsure = dp_fwd_lookup4_raw(dst, hop, nb_objs);
-	for (i = 0; i < nb_objs; i++)
-		ip4_fwd_one(w, pkts[i], ip4_fast(cksum_check, ck_flags, pkts[i]), hop[i], dst[i],
-			unsure, cksum_check, false, nh_table, meta_off, burst, other, other_next,
-			&nb_other);
+	unsure = dp_fwd_lookup4_raw(dst, hop, n);
+	for (i = 0; i < n; i++) {
+		const uint16_t k = rest != NULL ? rest[i] : i;
+
+		ip4_fwd_one(w, pkts[k],
+			ok != NULL ? ok[k] : ip4_fast(cksum_check, ck_flags, pkts[k]), hop[i],
+			dst[i], unsure, cksum_check, relay_on, nh_table, meta_off, burst, other,
+			other_next, &nb_other);
+	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 	return nb_objs;
+}
+
+/* Forwarding: the whole burst to ip4_fwd_lookup_send(). */
+static __rte_always_inline uint16_t
+ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const bool cksum_check, const bool ck_flags)
+{
+	return ip4_fwd_lookup_send(graph, node, (struct rte_mbuf **)objs, NULL, NULL, nb_objs,
+		nb_objs, cksum_check, ck_flags, false);
 }
 
 /*
@@ -376,20 +394,10 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
-	const int meta_off = dp_mbuf_meta_offset;
-	const uint16_t burst = w->burst;
 	uint32_t slot[RTE_GRAPH_BURST_SIZE];
 	bool ok[RTE_GRAPH_BURST_SIZE];
-	/* the packets the shortcut left: their places and addresses */
-	uint16_t rest[RTE_GRAPH_BURST_SIZE];
-	uint32_t rest_dst[RTE_GRAPH_BURST_SIZE];
-	uint64_t hop[RTE_GRAPH_BURST_SIZE];
-	void *other[RTE_GRAPH_BURST_SIZE];
-	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
-	uint32_t now, gen, to_client = 0;
-	uint16_t i, nb_rest = 0, nb_other = 0;
-	bool unsure;
+	uint16_t rest[RTE_GRAPH_BURST_SIZE]; /* the places of the packets the shortcut left */
+	uint16_t i, nb_rest;
 
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -402,31 +410,11 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 		ok[i] = ok_i;
 		slot[i] = s;
 	}
-	now = relay_clock(rw, w->walk_tsc);
-	gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
-	for (i = 0; i < nb_objs; i++) {
-		int dir = -1;
-
-		if (slot[i] != RELAY_NIL)
-			dir = dp_relay4_shortcut(
-				w, rw, pkts[i], slot[i], now, gen, nh_table, burst);
-		if (dir >= 0) {
-			to_client += (uint32_t)dir;
-			continue;
-		}
-		rest[nb_rest] = i;
-		rest_dst[nb_rest++] = ip4_dst(pkts[i]);
-	}
-	rw->stats.to_client += to_client;
-	rw->stats.to_backend += (uint32_t)(nb_objs - nb_rest) - to_client;
+	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, slot, false, rest);
 	if (nb_rest == 0)
 		return nb_objs;
-	unsure = dp_fwd_lookup4_raw(rest_dst, hop, nb_rest);
-	for (i = 0; i < nb_rest; i++)
-		ip4_fwd_one(w, pkts[rest[i]], ok[rest[i]], hop[i], rest_dst[i], unsure, cksum_check,
-			true, nh_table, meta_off, burst, other, other_next, &nb_other);
-	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
-	return nb_objs;
+	return ip4_fwd_lookup_send(
+		graph, node, pkts, rest, ok, nb_rest, nb_objs, cksum_check, ck_flags, true);
 }
 
 /* The loops with the relay's shortcut: a function of their own, so that

@@ -220,35 +220,51 @@ ip6_fwd_off(struct rte_graph *graph, struct rte_node *node, uint16_t nb_objs)
 	return nb_objs;
 }
 
-/* Forwarding: three passes over the burst, as ip4_fwd: the destinations, one
- * bulk lookup, then the checks and verdicts (the checks in the pass that
- * reads the header for the rewrite anyway); resolved next hops rewritten and
- * sent from here, as ip4_fwd does. */
+/*
+ * The lookup and the verdicts of @p n packets of a burst of @p nb_objs:
+ * pkts[rest[i]] (without @p rest, all of them in order), checked (@p ok, by
+ * place in the burst; without it, here). Resolved next hops rewritten and
+ * sent from here, as ip4_fwd does; the others to their next nodes.
+ */
 static __rte_always_inline uint16_t
-ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+ip6_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_fib6 *fib,
+	struct rte_mbuf **pkts, const uint16_t *rest, const bool *ok, uint16_t n, uint16_t nb_objs)
 {
 	struct dp_worker *w = dp_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	uint8_t dst[RTE_GRAPH_BURST_SIZE][16];
 	uint64_t hop[RTE_GRAPH_BURST_SIZE];
 	void *other[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
-	/* swapped by a route reload (route.c), freed after an RCU grace period */
-	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint16_t burst = w->burst;
 	uint16_t i, nb_other = 0;
 
-	if (unlikely(fib == NULL))
-		return ip6_fwd_off(graph, node, nb_objs);
-	for (i = 0; i < nb_objs; i++)
-		ip6_dst(pkts[i], dst[i]);
-	rte_fib6_lookup_bulk(fib, dst, hop, nb_objs);
-	for (i = 0; i < nb_objs; i++)
-		ip6_fwd_one(w, pkts[i], ip6_fast(pkts[i]), hop[i], meta_off, burst, other,
-			other_next, &nb_other);
+	for (i = 0; i < n; i++)
+		ip6_dst(pkts[rest != NULL ? rest[i] : i], dst[i]);
+	rte_fib6_lookup_bulk(fib, dst, hop, n);
+	for (i = 0; i < n; i++) {
+		const uint16_t k = rest != NULL ? rest[i] : i;
+
+		ip6_fwd_one(w, pkts[k], ok != NULL ? ok[k] : ip6_fast(pkts[k]), hop[i], meta_off,
+			burst, other, other_next, &nb_other);
+	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 	return nb_objs;
+}
+
+/* Forwarding: three passes over the burst, as ip4_fwd: the destinations, one
+ * bulk lookup, then the checks and verdicts (the checks in the pass that
+ * reads the header for the rewrite anyway). */
+static __rte_always_inline uint16_t
+ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
+{
+	/* swapped by a route reload (route.c), freed after an RCU grace period */
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+
+	if (unlikely(fib == NULL))
+		return ip6_fwd_off(graph, node, nb_objs);
+	return ip6_fwd_lookup_send(
+		graph, node, fib, (struct rte_mbuf **)objs, NULL, NULL, nb_objs, nb_objs);
 }
 
 /*
@@ -268,20 +284,11 @@ ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	uint32_t slot[RTE_GRAPH_BURST_SIZE];
 	bool ok[RTE_GRAPH_BURST_SIZE];
-	/* the packets the shortcut left: their places and addresses */
-	uint16_t rest[RTE_GRAPH_BURST_SIZE];
-	uint8_t rest_dst[RTE_GRAPH_BURST_SIZE][16];
-	uint64_t hop[RTE_GRAPH_BURST_SIZE];
-	void *other[RTE_GRAPH_BURST_SIZE];
-	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
+	uint16_t rest[RTE_GRAPH_BURST_SIZE]; /* the places of the packets the shortcut left */
 	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
-	const int meta_off = dp_mbuf_meta_offset;
-	const uint16_t burst = w->burst;
-	uint32_t now, gen, to_client = 0;
-	uint16_t i, nb_rest = 0, nb_other = 0;
+	uint16_t i, nb_rest;
 
 	if (unlikely(fib == NULL))
 		return ip6_fwd_off(graph, node, nb_objs);
@@ -297,31 +304,10 @@ ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 		ok[i] = ok_i;
 		slot[i] = s;
 	}
-	now = relay_clock(rw, w->walk_tsc);
-	gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
-	for (i = 0; i < nb_objs; i++) {
-		int dir = -1;
-
-		if (slot[i] != RELAY_NIL)
-			dir = dp_relay6_shortcut(
-				w, rw, pkts[i], slot[i], now, gen, nh_table, burst);
-		if (dir >= 0) {
-			to_client += (uint32_t)dir;
-			continue;
-		}
-		rest[nb_rest] = i;
-		ip6_dst(pkts[i], rest_dst[nb_rest++]);
-	}
-	rw->stats.to_client += to_client;
-	rw->stats.to_backend += (uint32_t)(nb_objs - nb_rest) - to_client;
+	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, slot, true, rest);
 	if (nb_rest == 0)
 		return nb_objs;
-	rte_fib6_lookup_bulk(fib, rest_dst, hop, nb_rest);
-	for (i = 0; i < nb_rest; i++)
-		ip6_fwd_one(w, pkts[rest[i]], ok[rest[i]], hop[i], meta_off, burst, other,
-			other_next, &nb_other);
-	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
-	return nb_objs;
+	return ip6_fwd_lookup_send(graph, node, fib, pkts, rest, ok, nb_rest, nb_objs);
 }
 
 /* The loop with the relay's shortcut, in a function of its own (as ip4_fwd's). */

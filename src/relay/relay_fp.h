@@ -255,6 +255,42 @@ dp_relay6_shortcut(struct dp_worker *w, const struct relay_worker *rw, struct rt
 }
 
 /**
+ * ip4_fwd's and ip6_fwd's second pass with the relay on (@p v6: ip6_fwd's):
+ * each of the @p n packets whose @p slot is not RELAY_NIL relayed by the
+ * shortcut when its cache entry is ready (dp_relay4_shortcut(),
+ * dp_relay6_shortcut()), and counted; the places of the others in @p rest,
+ * in order. @return how many others.
+ */
+static __rte_always_inline uint16_t
+dp_relay_shortcut_pass(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf **pkts,
+	uint16_t n, const uint32_t *slot, const bool v6, uint16_t *rest)
+{
+	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
+	const uint16_t burst = w->burst;
+	const uint32_t now = relay_clock(rw, w->walk_tsc);
+	const uint32_t gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
+	uint32_t to_client = 0;
+	uint16_t i, nb_rest = 0;
+
+	for (i = 0; i < n; i++) {
+		int dir = -1;
+
+		if (slot[i] != RELAY_NIL)
+			dir = v6 ? dp_relay6_shortcut(
+					   w, rw, pkts[i], slot[i], now, gen, nh_table, burst)
+				 : dp_relay4_shortcut(
+					   w, rw, pkts[i], slot[i], now, gen, nh_table, burst);
+		if (dir >= 0)
+			to_client += (uint32_t)dir;
+		else
+			rest[nb_rest++] = i;
+	}
+	rw->stats.to_client += to_client;
+	rw->stats.to_backend += (uint32_t)(n - nb_rest) - to_client;
+	return nb_rest;
+}
+
+/**
  * A node's init for the nodes that take the relay's shortcut or are the
  * relay (ip4_fwd, ip6_fwd, relay4, relay6, relay_handoff): the worker, and
  * in ctx->arg its relay state (NULL when the relay is off). relay_node.c.
