@@ -140,12 +140,14 @@ dp_relay4_key(const struct relay_worker *rw, const struct rte_mbuf *m)
 	uint32_t slot;
 	uint16_t tlen;
 
-	if (unlikely(m->data_len <
-		     RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr)))
-		return RELAY_NIL;
 	memcpy(&tlen, l3 + offsetof(struct rte_ipv4_hdr, total_length), sizeof(tlen));
 	/* 8 <= UDP length <= what the IP header leaves it, in one compare: a
-	 * length under 8 wraps to over 2^32 - 9, and the room may be negative */
+	 * length under 8 wraps to over 2^32 - 9, and the room may be negative.
+	 * It also says the frame holds the UDP header: the fast checks found
+	 * the total length within the frame, and it is at least 28 here. (The
+	 * UDP length is read before that is known, inside the mbuf's data room
+	 * even for a shorter frame, as ip4_fwd's fast checks read the header;
+	 * a short frame's value is not used.) */
 	if (unlikely((int64_t)((uint32_t)rte_be_to_cpu_16(udp->dgram_len) - 8) >
 		     (int64_t)rte_be_to_cpu_16(tlen) -
 			     (int64_t)(sizeof(struct rte_ipv4_hdr) + sizeof(*udp))))

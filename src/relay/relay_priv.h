@@ -373,10 +373,16 @@ struct relay_worker {
  * the route to a port address is the router itself for as long as dpfwd runs,
  * as route.c keeps it.)
  */
+static __rte_always_inline unsigned int
+relay_addr_bit_nr(uint32_t a)
+{
+	return (a * UINT32_C(0x9e3779b1)) >> 26;
+}
+
 static __rte_always_inline uint64_t
 relay_addr_bit(uint32_t a)
 {
-	return UINT64_C(1) << ((a * UINT32_C(0x9e3779b1)) >> 26);
+	return UINT64_C(1) << relay_addr_bit_nr(a);
 }
 
 static __rte_always_inline rte_be32_t
@@ -401,7 +407,9 @@ relay_addr6_tail(const uint8_t a[16])
 static __rte_always_inline bool
 relay_addr_maybe(uint64_t addrs, uint32_t a)
 {
-	return (addrs & relay_addr_bit(a)) != 0;
+	/* the bit's number, then a shift of the set (a bit test), not the
+	 * bit made and masked */
+	return (addrs >> relay_addr_bit_nr(a) & 1) != 0;
 }
 
 /** A key of either family: the IPv6 table's, or the IPv4 table's. */
