@@ -2,10 +2,11 @@
 /**
  * @file
  * The relay's per-packet rewrite and send (relay_node.c), and the shortcut
- * ip4_fwd and ip6_fwd take for a datagram of a cached session, in three
- * passes over the burst: dp_relay4_key() / dp_relay6_key() (the cache lines
- * prefetched), dp_relay4_match() / dp_relay6_match(), then
- * dp_relay4_shortcut() / dp_relay6_shortcut().
+ * ip4_fwd and ip6_fwd take for a datagram of a cached session, in two passes
+ * over the burst before their route lookup: dp_relay4_key() / dp_relay6_key()
+ * (the cache lines prefetched), then dp_relay_shortcut_pass(), which relays
+ * the ready ones (dp_relay4_shortcut() / dp_relay6_shortcut()) and leaves the
+ * others to the lookup.
  */
 #ifndef RELAY_FP_H
 #define RELAY_FP_H
