@@ -327,16 +327,16 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 }
 
 /*
- * The lookup and the verdicts of @p n packets of a burst of @p nb_objs:
+ * The lookup and the verdicts of @p n packets of a burst:
  * pkts[rest[i]] (without @p rest, all of them in order), checked (@p ok, by
  * place in the burst; without it, here, in the pass that reads the header
  * again anyway for the rewrite). The addresses, one bulk lookup, then per
  * packet the rewrite and TX or another node: each pass simple enough to
  * overlap packets. @p relay_on: with the relay's shortcut (ip4_fwd_one()).
  */
-static __rte_always_inline uint16_t
+static __rte_always_inline void
 ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf **pkts,
-	const uint16_t *rest, const bool *ok, uint16_t n, uint16_t nb_objs, const bool cksum_check,
+	const uint16_t *rest, const bool *ok, uint16_t n, const bool cksum_check,
 	const bool ck_flags, const bool relay_on)
 {
 	struct dp_worker *w = dp_node_worker(node);
@@ -364,7 +364,6 @@ ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_m
 			other_next, &nb_other);
 	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
-	return nb_objs;
 }
 
 /* Forwarding: the whole burst to ip4_fwd_lookup_send(). */
@@ -372,8 +371,9 @@ static __rte_always_inline uint16_t
 ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
 	const bool cksum_check, const bool ck_flags)
 {
-	return ip4_fwd_lookup_send(graph, node, (struct rte_mbuf **)objs, NULL, NULL, nb_objs,
-		nb_objs, cksum_check, ck_flags, false);
+	ip4_fwd_lookup_send(graph, node, (struct rte_mbuf **)objs, NULL, NULL, nb_objs, cksum_check,
+		ck_flags, false);
+	return nb_objs;
 }
 
 /*
@@ -413,8 +413,8 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, slot, false, rest);
 	if (nb_rest == 0)
 		return nb_objs;
-	return ip4_fwd_lookup_send(
-		graph, node, pkts, rest, ok, nb_rest, nb_objs, cksum_check, ck_flags, true);
+	ip4_fwd_lookup_send(graph, node, pkts, rest, ok, nb_rest, cksum_check, ck_flags, true);
+	return nb_objs;
 }
 
 /* The loops with the relay's shortcut: a function of their own, so that

@@ -221,14 +221,14 @@ ip6_fwd_off(struct rte_graph *graph, struct rte_node *node, uint16_t nb_objs)
 }
 
 /*
- * The lookup and the verdicts of @p n packets of a burst of @p nb_objs:
+ * The lookup and the verdicts of @p n packets of a burst:
  * pkts[rest[i]] (without @p rest, all of them in order), checked (@p ok, by
  * place in the burst; without it, here). Resolved next hops rewritten and
  * sent from here, as ip4_fwd does; the others to their next nodes.
  */
-static __rte_always_inline uint16_t
+static __rte_always_inline void
 ip6_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_fib6 *fib,
-	struct rte_mbuf **pkts, const uint16_t *rest, const bool *ok, uint16_t n, uint16_t nb_objs)
+	struct rte_mbuf **pkts, const uint16_t *rest, const bool *ok, uint16_t n)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	uint8_t dst[RTE_GRAPH_BURST_SIZE][16];
@@ -249,7 +249,6 @@ ip6_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_f
 			burst, other, other_next, &nb_other);
 	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
-	return nb_objs;
 }
 
 /* Forwarding: three passes over the burst, as ip4_fwd: the destinations, one
@@ -263,8 +262,8 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 
 	if (unlikely(fib == NULL))
 		return ip6_fwd_off(graph, node, nb_objs);
-	return ip6_fwd_lookup_send(
-		graph, node, fib, (struct rte_mbuf **)objs, NULL, NULL, nb_objs, nb_objs);
+	ip6_fwd_lookup_send(graph, node, fib, (struct rte_mbuf **)objs, NULL, NULL, nb_objs);
+	return nb_objs;
 }
 
 /*
@@ -308,7 +307,8 @@ ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, slot, true, rest);
 	if (nb_rest == 0)
 		return nb_objs;
-	return ip6_fwd_lookup_send(graph, node, fib, pkts, rest, ok, nb_rest, nb_objs);
+	ip6_fwd_lookup_send(graph, node, fib, pkts, rest, ok, nb_rest);
+	return nb_objs;
 }
 
 /* The loop with the relay's shortcut, in a function of its own (as ip4_fwd's). */

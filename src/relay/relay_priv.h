@@ -27,6 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE4_2__
+#include <nmmintrin.h>
+#endif
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -38,10 +41,6 @@
 
 #include "dp_cksum.h"
 #include "dp_config.h"
-
-#ifdef __SSE4_2__
-#include <nmmintrin.h>
-#endif
 #include "dp_relay.h"
 
 #define RELAY_NIL UINT32_MAX
