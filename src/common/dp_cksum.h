@@ -28,6 +28,18 @@ dp_cksum_fold(uint32_t sum)
 }
 
 /**
+ * One's complement sum of two 16-bit words: their sum with the carry added
+ * back (at most 0x1fffe, so one fold is enough).
+ */
+static inline uint16_t
+dp_cksum_add16(uint16_t a, uint16_t b)
+{
+	uint32_t sum = (uint32_t)a + b;
+
+	return (uint16_t)(sum + (sum >> 16));
+}
+
+/**
  * RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m').
  *
  * All three values in the same byte order (network order as read from the

@@ -114,9 +114,11 @@ struct dp_fwd_table {
 	 * lookup that saw it odd or moving confirms its LOCAL answers */
 	uint32_t ip4_seq;
 	/** moves on after every route change (IPv4 and IPv6, in place or by a
-	 * swap), never 0: a node that keeps a lookup's answer (the relay, per
-	 * session) keeps it with this and looks again when it has moved */
-	uint32_t route_gen;
+	 * swap) and every change of a next hop's MAC or resolution (neigh.c),
+	 * never 0: a node that keeps a lookup's answer or a copy of the MACs
+	 * (the relay, per session and in its caches) keeps it with this and
+	 * looks again when it has moved. dp_fwd_path_gen_next() */
+	uint32_t path_gen;
 	struct dp_fwd_nh *nh;
 	uint32_t nb_nh;
 	uint32_t max_nh;
@@ -126,6 +128,17 @@ struct dp_fwd_table {
 
 /** The table the workers read. */
 extern struct dp_fwd_table dp_fwd;
+
+/** Control lcore, after a change of routes or next hops is visible: a reader
+ * that sees the new dp_fwd.path_gen sees the change; one that kept an answer
+ * under the old one looks again. */
+static inline void
+dp_fwd_path_gen_next(void)
+{
+	uint32_t g = dp_fwd.path_gen + 1;
+
+	__atomic_store_n(&dp_fwd.path_gen, g == 0 ? 1 : g, __ATOMIC_RELEASE);
+}
 
 /*
  * IPv4 lookups, for every node and the control lcore: use these, never

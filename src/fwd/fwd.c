@@ -457,7 +457,7 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 	/* index 0: the router itself */
 	dp_fwd.nh[DP_FWD_NH_LOCAL].flags = DP_FWD_NH_F_VALID | DP_FWD_NH_F_LOCAL;
 	dp_fwd.nb_nh = 1;
-	dp_fwd.route_gen = 1;
+	dp_fwd.path_gen = 1;
 	t0 = rte_get_tsc_cycles();
 	rc = dp_fwd_fib4_build(cfg, &dp_fwd.ip4, err, errlen);
 	if (rc < 0)

@@ -12,8 +12,9 @@
  *         a fragment) to a port they take, as ip4_local would decide
  *         (dp_fwd_local_udp4_service: one node less on the relay's path);
  *         none for a relay datagram of a session the relay's exact-match
- *         cache holds, seen this second, to a resolved next hop: rewritten
- *         here as relay4 would (relay_fp.h) and put in the TX buffer;
+ *         cache holds ready (relay4 sent with it this second, no route or
+ *         next hop changed since): rewritten here as relay4 would
+ *         (relay_fp.h) and put in the TX buffer;
  *         icmp4_error after counting ip4_no_route or
  *         ip4_ttl_exceeded (the packet is dropped, the error is a new packet
  *         in its mbuf); or drop (ip4_truncated, ip4_bad_version, ip4_bad_ihl,
@@ -394,23 +395,26 @@ ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint32_t slot[RTE_GRAPH_BURST_SIZE];
+	const void *ent[RTE_GRAPH_BURST_SIZE]; /* cache entries, NULL: not the relay's */
 	bool ok[RTE_GRAPH_BURST_SIZE];
 	uint16_t rest[RTE_GRAPH_BURST_SIZE]; /* the places of the packets the shortcut left */
+	const struct relay_emc_entry *emc = rw->emc;
+	const uint32_t mask = rw->emc_mask;
+	const uint64_t addrs4 = rw->addrs4;
 	uint16_t i, nb_rest;
 
 	for (i = 0; i < nb_objs; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint32_t d = ip4_dst(m);
 		const bool ok_i = ip4_fast(cksum_check, ck_flags, m);
-		const uint32_t s = ok_i && relay_addr_maybe(rw->addrs4, d) && ip4_udp_whole(m)
-					   ? dp_relay4_key(rw, m)
-					   : RELAY_NIL;
+		const void *e = ok_i && relay_addr_maybe(addrs4, d) && ip4_udp_whole(m)
+					? dp_relay4_key(emc, mask, m)
+					: NULL;
 
 		ok[i] = ok_i;
-		slot[i] = s;
+		ent[i] = e;
 	}
-	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, slot, false, rest);
+	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, ent, false, rest);
 	if (nb_rest == 0)
 		return nb_objs;
 	ip4_fwd_lookup_send(graph, node, pkts, rest, ok, nb_rest, cksum_check, ck_flags, true);

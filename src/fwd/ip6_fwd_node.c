@@ -6,8 +6,7 @@
  *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
  *         written here and the packet put in the worker's TX buffer for the
  *         port, as ip4_fwd does; none for a relay datagram of a session the
- *         relay's IPv6 cache holds, seen this second, to a resolved next hop
- *         (relay_fp.h, as ip4_fwd); ip6_output for the rest; ip6_local (the
+ *         relay's IPv6 cache holds ready (relay_fp.h, as ip4_fwd); ip6_output for the rest; ip6_local (the
  *         router's addresses, its multicast groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
@@ -284,10 +283,13 @@ ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 {
 	struct dp_worker *w = dp_node_worker(node);
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	uint32_t slot[RTE_GRAPH_BURST_SIZE];
+	const void *ent[RTE_GRAPH_BURST_SIZE]; /* cache entries, NULL: not the relay's */
 	bool ok[RTE_GRAPH_BURST_SIZE];
 	uint16_t rest[RTE_GRAPH_BURST_SIZE]; /* the places of the packets the shortcut left */
 	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	const struct relay_emc6_entry *emc6 = rw->emc6;
+	const uint32_t mask = rw->emc6_mask;
+	const uint64_t addrs6 = rw->addrs6;
 	uint16_t i, nb_rest;
 
 	if (unlikely(fib == NULL))
@@ -297,14 +299,14 @@ ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs,
 		const bool ok_i = ip6_fast(m);
 		const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *,
 			RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr));
-		const uint32_t s = ok_i && relay_addr_maybe(rw->addrs6, relay_addr6_tail(d))
-					   ? dp_relay6_key(rw, m)
-					   : RELAY_NIL;
+		const void *e = ok_i && relay_addr_maybe(addrs6, relay_addr6_tail(d))
+					? dp_relay6_key(emc6, mask, m)
+					: NULL;
 
 		ok[i] = ok_i;
-		slot[i] = s;
+		ent[i] = e;
 	}
-	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, slot, true, rest);
+	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, ent, true, rest);
 	if (nb_rest == 0)
 		return nb_objs;
 	ip6_fwd_lookup_send(graph, node, fib, pkts, rest, ok, nb_rest);

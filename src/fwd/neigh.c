@@ -119,12 +119,15 @@ nh_set_resolved(struct dp_fwd_nh *nh, const struct rte_ether_addr *mac)
 	memcpy(&w, mac, RTE_ETHER_ADDR_LEN);
 	__atomic_store_n((uint64_t *)(void *)&nh->l2, w, __ATOMIC_RELEASE);
 	__atomic_or_fetch(&nh->flags, DP_FWD_NH_F_RESOLVED, __ATOMIC_RELEASE);
+	/* the relay's caches hold copies of the MACs */
+	dp_fwd_path_gen_next();
 }
 
 static void
 nh_set_unresolved(struct dp_fwd_nh *nh)
 {
 	__atomic_and_fetch(&nh->flags, (uint8_t)~DP_FWD_NH_F_RESOLVED, __ATOMIC_RELEASE);
+	dp_fwd_path_gen_next();
 }
 
 int32_t

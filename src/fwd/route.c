@@ -91,16 +91,6 @@ workers_sync(void)
 		rte_rcu_qsbr_synchronize(dp_graph_qsv, RTE_QSBR_THRID_INVALID);
 }
 
-/* After a change is visible: a reader that sees the new generation sees the
- * change; one that kept an answer under the old one looks again. */
-static void
-route_gen_next(void)
-{
-	uint32_t g = dp_fwd.route_gen + 1;
-
-	__atomic_store_n(&dp_fwd.route_gen, g == 0 ? 1 : g, __ATOMIC_RELEASE);
-}
-
 /* The new IPv6 table of a reload (may be NULL: IPv6 off), as fib4_publish(). */
 static void
 fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
@@ -109,7 +99,7 @@ fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
 
 	dp_fwd6.nb_routes = nb_routes;
 	__atomic_store_n(&dp_fwd6.fib, fib, __ATOMIC_RELEASE);
-	route_gen_next();
+	dp_fwd_path_gen_next();
 	workers_sync();
 	rte_fib6_free(old);
 }
@@ -128,7 +118,7 @@ fib4_publish(struct dp_fwd_fib4 *t)
 	dp_fwd.ip4.tbl8_max = t->tbl8_max;
 	dp_fwd.ip4.tbl8_used = t->tbl8_used;
 	__atomic_store_n(&dp_fwd.ip4.fib, t->fib, __ATOMIC_RELEASE);
-	route_gen_next();
+	dp_fwd_path_gen_next();
 	workers_sync();
 	dp_fwd_fib4_free(&old);
 	memset(t, 0, sizeof(*t));
@@ -267,7 +257,7 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 			 : fib4_del(&dp_fwd.ip4, prefix, plen);
 		__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
 		if (rc == 0)
-			route_gen_next();
+			dp_fwd_path_gen_next();
 		/* no later change may take a group this one freed while a worker
 		 * may still read it (3(b)) */
 		if (tbl8)
@@ -315,7 +305,7 @@ adj4_add_live(uint32_t addr, uint32_t idx)
 	if (rc < 0)
 		return rc;
 	dp_fwd.ip4.nb_adj++;
-	route_gen_next();
+	dp_fwd_path_gen_next();
 	if (!has_tbl8(dp_fwd.ip4.fib, NET24(addr)))
 		workers_sync();
 	return 0;

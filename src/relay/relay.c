@@ -52,7 +52,8 @@ key_of_dir(const struct relay_session *s, unsigned int d, struct relay_key *k)
 	k->ip6 = s->ip6;
 }
 
-/* The deltas that turn (osrc, odst, osport, odport) into what @p d says. */
+/* The deltas that turn (osrc, odst, osport, odport) into what @p d says
+ * (IPv4: with the new (TTL, protocol) word, struct relay_dir). */
 static void
 dir_deltas(struct relay_dir *d, bool ip6, const uint8_t *osrc, const uint8_t *odst,
 	rte_be16_t osport, rte_be16_t odport)
@@ -62,7 +63,7 @@ dir_deltas(struct relay_dir *d, bool ip6, const uint8_t *osrc, const uint8_t *od
 			relay_sum16(d->src, alen, false) + relay_sum16(d->dst, alen, false);
 	uint32_t l4 = addr + (uint16_t)~osport + (uint16_t)~odport + d->sport + d->dport;
 
-	d->ip_delta = dp_cksum_fold(addr);
+	d->ip_delta = dp_cksum_fold(addr + RELAY_IP4_TTL_PROTO);
 	d->l4_delta = dp_cksum_fold(l4);
 }
 
@@ -97,7 +98,7 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struc
 		a.k4 = *k4;
 	slot = relay_emc_slot(rw, &a, v6);
 	if (relay_emc_get(rw, slot, &a, v6) != RELAY_NIL)
-		relay_emc_set(rw, slot, NULL, RELAY_NIL, RELAY_NIL, NULL, v6);
+		relay_emc_set(rw, slot, NULL, RELAY_NIL, v6);
 }
 
 void
@@ -369,7 +370,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		if (rw->emc == NULL)
 			goto nomem;
 		for (s = 0; s < n; s++)
-			rw->emc[s].v = rw->emc[s].seen = RELAY_NIL;
+			relay_emc_set(rw, s, NULL, RELAY_NIL, false);
 		rw->emc_mask = n - 1;
 	}
 	if (slots6 > 0) {
@@ -379,7 +380,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		if (rw->emc6 == NULL)
 			goto nomem;
 		for (s = 0; s < n; s++)
-			rw->emc6[s].v = rw->emc6[s].seen = RELAY_NIL;
+			relay_emc_set(rw, s, NULL, RELAY_NIL, true);
 		rw->emc6_mask = n - 1;
 	}
 	/* the filter of each family with a cache: its services' own addresses */

@@ -21,8 +21,9 @@
  *   next: relay4 or relay6, by IP version
  *
  * ip4_fwd relays most datagrams of an established IPv4 session itself
- * (relay_fp.h: the session in the exact-match cache, seen this second, its
- * next hop resolved); what reaches relay4 is the rest.
+ * (relay_fp.h: the session in the exact-match cache, which relay4 readied
+ * this second and no route or next hop changed since); what reaches relay4
+ * is the rest.
  *
  * The per-packet path for a session that exists reads the table (one bulk
  * lookup per burst of up to 64) and writes the packet, the session's last-seen
@@ -203,8 +204,7 @@ relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, con
 				continue;
 			data[k] = mdata[i];
 			h |= UINT64_C(1) << k;
-			relay_emc_set(rw, slot[k], &keys[k], (uint32_t)(uintptr_t)mdata[i],
-				RELAY_NIL, NULL, v6);
+			relay_emc_set(rw, slot[k], &keys[k], (uint32_t)(uintptr_t)mdata[i], v6);
 		}
 	}
 	*hits = h;
@@ -270,7 +270,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	const int meta_off = dp_mbuf_meta_offset;
-	const uint32_t gen = __atomic_load_n(&dp_fwd.route_gen, __ATOMIC_ACQUIRE);
+	const uint32_t gen = __atomic_load_n(&dp_fwd.path_gen, __ATOMIC_ACQUIRE);
 	/* relayed, of them to clients: counted here, added once a burst (a
 	 * counter in memory bumped per packet is a store-to-load chain) */
 	uint32_t relayed = 0, to_client = 0;
@@ -364,12 +364,19 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			relay_rewrite(m, v6, udp[i], d);
 			hop = &nh_table[d->nh];
 			if (likely(d->nh_gen == gen && (hop->flags & DP_FWD_NH_F_RESOLVED))) {
+				struct dp_worker_txq *txq = w->txq_cfg[hop->port];
+
 				to_client += (uint32_t)v & 1;
 				relayed++;
-				relay_send(w, m, rte_pktmbuf_mtod(m, void *), hop, w->burst);
-				if (relay_emc_on(rw, v6))
-					relay_emc_set(rw, relay_emc_slot(rw, &keys[i], v6),
-						&keys[i], (uint32_t)v, now, d, v6);
+				relay_send(
+					w, m, rte_pktmbuf_mtod(m, void *), &hop->l2, txq, w->burst);
+				if (relay_emc_on(rw, v6)) {
+					const uint32_t es = relay_emc_slot(rw, &keys[i], v6);
+
+					relay_emc_set(rw, es, &keys[i], (uint32_t)v, v6);
+					relay_emc_arm(rw, es, relay_emc_ready_word(now, gen), d,
+						hop, txq, v6);
+				}
 				next[i] = RELAY_NEXT_GONE;
 				gone++;
 				continue;
@@ -426,7 +433,8 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				if (nh_table[hop].flags & DP_FWD_NH_F_RESOLVED) {
 					relay_send(w, pkts[base + k],
 						rte_pktmbuf_mtod(pkts[base + k], void *),
-						&nh_table[hop], w->burst);
+						&nh_table[hop].l2, w->txq_cfg[nh_table[hop].port],
+						w->burst);
 					next[k] = RELAY_NEXT_GONE;
 					gone++;
 				} else {

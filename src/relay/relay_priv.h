@@ -33,6 +33,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ether.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -41,7 +42,10 @@
 
 #include "dp_cksum.h"
 #include "dp_config.h"
+#include "dp_fwd.h"
 #include "dp_relay.h"
+
+struct dp_worker_txq;
 
 #define RELAY_NIL UINT32_MAX
 /** TTL / hop limit of relayed packets as they leave: the relay is their new source. */
@@ -100,21 +104,27 @@ relay_key_of4(const struct relay_key4 *k4, struct relay_key *k)
 	k->lport = k4->lport;
 }
 
+/** The IPv4 (TTL, protocol) word of a relayed datagram, as loaded (little-endian). */
+#define RELAY_IP4_TTL_PROTO (RELAY_TTL | IPPROTO_UDP << 8)
+
 /**
  * What one direction of a session makes of a packet; all network order.
- * The exact-match caches hold a copy for ip4_fwd's and ip6_fwd's shortcut
- * (IPv4: struct relay_dir4).
+ * The exact-match caches hold a copy for ip4_fwd's and ip6_fwd's shortcut.
  */
 struct relay_dir {
 	rte_be16_t sport;
 	rte_be16_t dport;
-	/** IPv4 header: sum of ~old + new over the address words, folded (RFC 1624) */
+	/**
+	 * IPv4 header: sum of ~old + new over the address words, plus the new
+	 * (TTL, protocol) word RELAY_IP4_TTL_PROTO, folded (RFC 1624): a packet
+	 * adds its old checksum and its old (TTL, protocol) word, both inverted
+	 */
 	uint16_t ip_delta;
-	/** UDP: the same over the pseudo-header addresses and the two ports */
+	/** UDP: the sum of ~old + new over the pseudo-header addresses and the two ports */
 	uint16_t l4_delta;
 	/**
 	 * The next hop of dst as last found (the route's, or for an on-link
-	 * destination its neighbor's), valid while dp_fwd.route_gen is still
+	 * destination its neighbor's), valid while dp_fwd.path_gen is still
 	 * nh_gen (0: not looked up yet). A resolved one sends the packet with
 	 * no lookup at all; its MAC is read from the next hop, which the
 	 * neighbor code updates in place and never frees.
@@ -125,30 +135,6 @@ struct relay_dir {
 	uint8_t dst[16];
 };
 _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
-
-/** The IPv4 part of a direction, as the IPv4 cache holds it. */
-struct relay_dir4 {
-	rte_be16_t sport;
-	rte_be16_t dport;
-	uint16_t ip_delta; /**< as struct relay_dir's */
-	uint16_t l4_delta;
-	uint32_t nh;
-	uint32_t nh_gen;
-	rte_be32_t src;
-	rte_be32_t dst;
-};
-
-/** The IPv4 part of @p d: the same first 16 bytes, then the first 4 of each address. */
-static inline void
-relay_dir4_of(const struct relay_dir *d, struct relay_dir4 *d4)
-{
-	memcpy(d4, d, offsetof(struct relay_dir4, src));
-	memcpy(&d4->src, d->src, 4);
-	memcpy(&d4->dst, d->dst, 4);
-}
-_Static_assert(offsetof(struct relay_dir4, src) == offsetof(struct relay_dir, src) &&
-		       offsetof(struct relay_dir4, nh_gen) == offsetof(struct relay_dir, nh_gen),
-	"relay_dir4: relay_dir's first 16 bytes");
 
 /*
  * The exact-match cache in front of the IPv4 table (OVS's EMC, VPP's flow
@@ -163,22 +149,42 @@ _Static_assert(offsetof(struct relay_dir4, src) == offsetof(struct relay_dir, sr
  * so a stale entry can never send a packet to the slot's next session.
  * A collision only costs a table lookup.
  *
- * An entry also holds a copy of what its direction makes of a packet
- * (struct relay_dir4) and the second relay4 last sent a packet with it
- * (seen; RELAY_NIL: not since the entry was filled). ip4_fwd's shortcut
- * reads only the entry: seen this second means the session was too (its
- * last_seen is at least seen, so it is not idle and its LRU place needs no
- * move), and the copy is the session's (a direction changes only its next
- * hop, and relay4 copies it again with each packet it sends).
+ * An entry is also all that ip4_fwd's shortcut needs to send a packet of its
+ * key: a copy of what the direction writes (addresses, ports, checksum
+ * deltas), the next hop's MACs and the worker's TX buffer for its port,
+ * made by relay4 as it sends a packet of the key (relay_emc_arm()), with
+ * the second and the path generation it did so in (ready). The shortcut
+ * takes an entry whose ready word is this second's and this generation's:
+ * seen this second means the session was too (its last_seen is at least
+ * that second, so it is not idle and its LRU place needs no move); the same
+ * generation means no route and no next hop's MAC or resolution changed
+ * since (dp_fwd.path_gen), so the copy is still what relay4 would write
+ * (a direction changes only its next hop). One compare for all of it; the
+ * next hop's own line is not read.
  */
 struct relay_emc_entry {
 	struct relay_key4 key;
-	uint32_t v;    /**< slot << 1 | direction, or RELAY_NIL when empty */
-	uint32_t seen; /**< relay clock when relay4 last sent with it, or RELAY_NIL */
-	struct relay_dir4 d;
-	uint32_t pad[4];
+	uint32_t v;        /**< slot << 1 | direction, or RELAY_NIL when empty */
+	uint16_t ip_delta; /**< relay_dir's */
+	uint16_t l4_delta;
+	uint64_t
+		ready; /**< relay_emc_ready_word() when relay4 last sent with it; 0: not since filled */
+	rte_be32_t addrs[2];                /**< source, destination: the IPv4 header's 8 bytes */
+	rte_be16_t ports[2];                /**< source, destination: the UDP header's first 4 */
+	uint8_t l2[2 * RTE_ETHER_ADDR_LEN]; /**< destination and source MAC */
+	struct dp_worker_txq *txq;          /**< the worker's TX buffer for the next hop's port */
 };
 _Static_assert(sizeof(struct relay_emc_entry) == 64, "relay_emc_entry: a cache line");
+_Static_assert(
+	offsetof(struct relay_emc_entry, ports) == offsetof(struct relay_emc_entry, addrs) + 8,
+	"relay_emc_entry: addresses and ports as the option-less headers have them");
+
+/** An entry's ready word for relay clock @p now and path generation @p gen (never 0). */
+static __rte_always_inline uint64_t
+relay_emc_ready_word(uint32_t now, uint32_t gen)
+{
+	return (uint64_t)gen << 32 | now;
+}
 
 /** Cache entries per IPv4 session slot (two keys, a half-full cache), and the bounds. */
 #define RELAY_EMC_PER_SLOT 4
@@ -241,20 +247,24 @@ relay_key4_eq(const struct relay_key4 *a, const struct relay_key4 *b)
  * The same cache in front of the IPv6 table, two cache lines an entry: the
  * key's first 40 bytes as words (its last 8, ip6 and padding, are the same
  * in every IPv6 key, so the hash and the compare take the first 40), data,
- * seen and the direction's copy as in the IPv4 cache. The first line holds
- * all that the shortcut tests (key, seen, next hop and its generation), the
- * second the addresses it writes.
+ * and what ip6_fwd's shortcut needs as in the IPv4 cache. The first line
+ * holds all that the shortcut tests (key, ready), the second what it writes.
  */
 struct relay_emc6_entry {
 	uint64_t key[5];
-	uint32_t v;    /**< slot << 1 | direction, or RELAY_NIL when empty */
-	uint32_t seen; /**< relay clock when relay6 last sent with it, or RELAY_NIL */
-	struct relay_dir d;
-	uint32_t pad[8];
+	uint32_t v; /**< slot << 1 | direction, or RELAY_NIL when empty */
+	uint16_t l4_delta;
+	uint16_t pad0;
+	uint64_t ready; /**< as the IPv4 cache's */
+	struct dp_worker_txq *txq;
+	uint8_t src[16];
+	uint8_t dst[16];
+	rte_be16_t ports[2];
+	uint8_t l2[2 * RTE_ETHER_ADDR_LEN];
+	uint8_t pad[16];
 } __rte_aligned(64);
 _Static_assert(sizeof(struct relay_emc6_entry) == 128, "relay_emc6_entry: two cache lines");
-_Static_assert(
-	offsetof(struct relay_emc6_entry, d.nh_gen) < 64, "relay_emc6_entry: tests in line 0");
+_Static_assert(offsetof(struct relay_emc6_entry, ready) < 64, "relay_emc6_entry: tests in line 0");
 
 /** The hash of an IPv6 key's first 40 bytes, given as 5 words. */
 static inline uint32_t
@@ -449,15 +459,13 @@ relay_emc_get(
 }
 
 /**
- * Entry @p slot := key @p k (NULL: all zero), data @p v, @p seen and, when
- * @p d is given, a copy of the direction. Filled from the table: seen
- * RELAY_NIL, and the shortcut waits until relay4/relay6 send a packet of the
- * key (seen = that second, with @p d), right after the session was found or
- * made for it (a later packet of the piece may evict it).
+ * Entry @p slot := key @p k (NULL: all zero) and data @p v, not ready.
+ * Filled from the table; the shortcut waits until relay4/relay6 send a
+ * packet of the key (relay_emc_arm()).
  */
 static __rte_always_inline void
 relay_emc_set(struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, uint32_t v,
-	uint32_t seen, const struct relay_dir *d, const bool v6)
+	const bool v6)
 {
 	if (v6) {
 		struct relay_emc6_entry *e = &rw->emc6[slot];
@@ -467,9 +475,7 @@ relay_emc_set(struct relay_worker *rw, uint32_t slot, const union relay_anykey *
 		else
 			memset(e->key, 0, sizeof(e->key));
 		e->v = v;
-		e->seen = seen;
-		if (d != NULL)
-			e->d = *d;
+		e->ready = 0;
 	} else {
 		struct relay_emc_entry *e = &rw->emc[slot];
 
@@ -478,9 +484,45 @@ relay_emc_set(struct relay_worker *rw, uint32_t slot, const union relay_anykey *
 		else
 			memset(&e->key, 0, sizeof(e->key));
 		e->v = v;
-		e->seen = seen;
-		if (d != NULL)
-			relay_dir4_of(d, &e->d);
+		e->ready = 0;
+	}
+}
+
+/**
+ * Entry @p slot, just set to a key and its data (relay_emc_set()), ready for
+ * the shortcut: relay4/relay6 sent a packet of the key in direction @p d, to
+ * next hop @p nh, resolved, through TX buffer @p txq, under @p ready
+ * (relay_emc_ready_word() of that second and of the path generation read
+ * before @p d's next hop and @p nh were: a change after it moves the
+ * generation on, and the entry is not taken).
+ */
+static __rte_always_inline void
+relay_emc_arm(struct relay_worker *rw, uint32_t slot, uint64_t ready, const struct relay_dir *d,
+	const struct dp_fwd_nh *nh, struct dp_worker_txq *txq, const bool v6)
+{
+	if (v6) {
+		struct relay_emc6_entry *e = &rw->emc6[slot];
+
+		e->l4_delta = d->l4_delta;
+		memcpy(e->src, d->src, 16);
+		memcpy(e->dst, d->dst, 16);
+		e->ports[0] = d->sport;
+		e->ports[1] = d->dport;
+		memcpy(e->l2, &nh->l2, sizeof(e->l2));
+		e->txq = txq;
+		e->ready = ready;
+	} else {
+		struct relay_emc_entry *e = &rw->emc[slot];
+
+		e->ip_delta = d->ip_delta;
+		e->l4_delta = d->l4_delta;
+		memcpy(&e->addrs[0], d->src, 4);
+		memcpy(&e->addrs[1], d->dst, 4);
+		e->ports[0] = d->sport;
+		e->ports[1] = d->dport;
+		memcpy(e->l2, &nh->l2, sizeof(e->l2));
+		e->txq = txq;
+		e->ready = ready;
 	}
 }
 

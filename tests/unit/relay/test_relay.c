@@ -32,6 +32,7 @@
 #include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_neigh.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
 #include "dp_relay.h"
@@ -130,6 +131,7 @@ struct pkt {
 	uint32_t seed;     /* payload bytes */
 	bool zero_cksum;   /* UDP checksum 0 */
 	uint8_t opt_words; /* IPv4 options (NOPs), 32-bit words */
+	uint8_t ip_pad;    /* IPv4: bytes (0xee) after the UDP datagram, inside the IP packet */
 	const uint8_t *smac;
 };
 
@@ -190,6 +192,16 @@ build(uint8_t *f, const struct pkt *p)
 	if (!p->zero_cksum)
 		udp->dgram_cksum = p->v6 ? rte_ipv6_udptcp_cksum((void *)(eth + 1), udp)
 					 : rte_ipv4_udptcp_cksum((void *)(eth + 1), udp);
+	if (!p->v6 && p->ip_pad != 0) {
+		/* after the UDP checksum, which DPDK takes over the IP payload */
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+
+		memset((uint8_t *)ip + l3len, 0xee, p->ip_pad);
+		l3len += p->ip_pad;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)l3len);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
 	len = 14 + l3len;
 	if (len < 60) {
 		memset(f + len, 0, 60 - len);
@@ -318,7 +330,8 @@ check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out
 		CU_ASSERT_EQUAL(dp_pkt_get16(f + 12), RTE_ETHER_TYPE_IPV4);
 		CU_ASSERT_EQUAL(ip->version_ihl, 0x40 | ihl / 4);
 		CU_ASSERT_EQUAL(ip->type_of_service, in->tos);
-		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->total_length), ihl + 8 + in->payload);
+		CU_ASSERT_EQUAL(
+			rte_be_to_cpu_16(ip->total_length), ihl + 8 + in->payload + in->ip_pad);
 		CU_ASSERT_EQUAL(rte_be_to_cpu_16(ip->packet_id), in->id);
 		CU_ASSERT_EQUAL(ip->fragment_offset, RTE_BE16(RTE_IPV4_HDR_DF_FLAG));
 		CU_ASSERT_EQUAL(ip->time_to_live, 64);
@@ -333,11 +346,13 @@ check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out
 		CU_ASSERT_EQUAL(rte_ipv4_cksum(copy), ip->hdr_checksum);
 		udp = (const struct rte_udp_hdr *)(l3 + ihl);
 		l3len = ihl + 8 + in->payload;
+		for (i = 0; i < in->ip_pad; i++)
+			CU_ASSERT_EQUAL(l3[l3len + i], 0xee);
 	}
 	CU_ASSERT_EQUAL(rte_be_to_cpu_16(udp->src_port), sport);
 	CU_ASSERT_EQUAL(rte_be_to_cpu_16(udp->dst_port), dport);
 	CU_ASSERT_EQUAL(rte_be_to_cpu_16(udp->dgram_len), 8 + in->payload);
-	CU_ASSERT_EQUAL(m->pkt_len, RTE_MAX(14 + l3len, (size_t)60));
+	CU_ASSERT_EQUAL(m->pkt_len, RTE_MAX(14 + l3len + in->ip_pad, (size_t)60));
 	pl = (const uint8_t *)(udp + 1);
 	for (i = 0; i < in->payload; i++)
 		if (pl[i] != payload_byte(in->seed, i)) {
@@ -354,6 +369,10 @@ check_out(struct rte_mbuf *m, const struct pkt *in, const uint8_t *dmac, int out
 		struct rte_udp_hdr *cu;
 
 		memcpy(copy, l3, l3len);
+		/* DPDK sums what the IP header holds: the datagram alone (no padding) */
+		if (!in->v6)
+			((struct rte_ipv4_hdr *)copy)->total_length =
+				rte_cpu_to_be_16((uint16_t)l3len);
 		cu = (struct rte_udp_hdr *)(copy + ((const uint8_t *)udp - l3));
 		cu->dgram_cksum = 0;
 		ck = in->v6 ? rte_ipv6_udptcp_cksum((const void *)copy, cu)
@@ -605,7 +624,7 @@ test_relay_kept_next_hop_follows_route_changes(void)
 {
 	struct pkt c = client4(40100, 20);
 	uint32_t src = ip4("198.18.1.1"), dst;
-	const uint32_t gen0 = dp_fwd.route_gen;
+	const uint32_t gen0 = dp_fwd.path_gen;
 	struct rte_mbuf *m;
 	uint16_t rport;
 	int be, i;
@@ -618,7 +637,7 @@ test_relay_kept_next_hop_follows_route_changes(void)
 		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
 	route(true, be == 1 ? "198.18.1.2/32 via 198.18.0.254 port 0"
 			    : "198.18.1.3/32 via 198.18.0.254 port 0");
-	CU_ASSERT(dp_fwd.route_gen != gen0);
+	CU_ASSERT(dp_fwd.path_gen != gen0);
 	for (i = 0; i < 2; i++) {
 		m = one_out(&c, 0);
 		if (m != NULL) {
@@ -632,6 +651,96 @@ test_relay_kept_next_hop_follows_route_changes(void)
 		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
 	CU_ASSERT_EQUAL(moved().created, 1);
 	CU_ASSERT_EQUAL(moved().to_backend, 8);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
+/*
+ * A datagram followed by padding inside its IP packet (UDP length short of
+ * what the IP header leaves) is not the shortcut's: relay4 relays it, the
+ * padding kept, even when its session is cached and ready; the next datagram
+ * of the session takes the shortcut again. Every byte checked.
+ */
+static void
+test_relay_ip_padding_goes_through_relay4(void)
+{
+	struct pkt c = client4(40210, 24);
+	uint32_t src = ip4("198.18.1.1"), dst;
+	struct rte_mbuf *m;
+	uint64_t r0;
+	uint16_t rport;
+	int be;
+
+	snap();
+	rport = client_to_backend(&c, &be);
+	dst = ip4(be == 1 ? "198.18.1.2" : "198.18.1.3");
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport); /* ready in the cache */
+	r0 = node_pkts("relay4");
+	c.ip_pad = 6;
+	m = one_out(&c, 1);
+	if (m != NULL) {
+		check_out(m, &c, be == 1 ? be1_mac : be2_mac, 1, &src, &dst, rport,
+			be == 1 ? 6000 : 6001);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 1);
+	c.ip_pad = 0;
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 1); /* the shortcut */
+	CU_ASSERT_EQUAL(moved().to_backend, 4);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
+/*
+ * The shortcut sends from its copy of the next hop's MACs, and a change of
+ * them (a learned neighbor's new address) moves dp_fwd.path_gen on: the
+ * session's next packet goes through relay4 again, which copies the new MAC,
+ * and the shortcut sends with it after. The backend reached through a
+ * gateway the router learned (not a static neighbor); every byte checked.
+ */
+static void
+test_relay_shortcut_follows_neighbor_mac(void)
+{
+	static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x77 };
+	static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x78 };
+	const rte_be32_t gw = rte_cpu_to_be_32(ip4("198.18.0.99"));
+	struct pkt c = client4(40220, 28);
+	uint32_t src = ip4("198.18.1.1"), dst;
+	const uint8_t *want = mac_a;
+	struct rte_mbuf *m;
+	uint64_t r0 = 0;
+	uint16_t rport;
+	char rt[64];
+	int be, i;
+
+	dp_neigh_learn(
+		4, (const uint8_t *)&gw, 0, (const struct rte_ether_addr *)mac_a, true, true);
+	snap();
+	rport = client_to_backend(&c, &be);
+	dst = ip4(be == 1 ? "198.18.1.2" : "198.18.1.3");
+	snprintf(rt, sizeof(rt), "%s/32 via 198.18.0.99 port 0",
+		be == 1 ? "198.18.1.2" : "198.18.1.3");
+	route(true, rt);
+	for (i = 0; i < 6; i++) {
+		if (i == 1) /* the route's packet (relay4), then its copy in the cache (relay4) */
+			r0 = node_pkts("relay4");
+		if (i == 3) {
+			CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 1); /* packet 2: the shortcut */
+			dp_neigh_learn(4, (const uint8_t *)&gw, 0,
+				(const struct rte_ether_addr *)mac_b, true, false);
+			want = mac_b;
+		}
+		m = one_out(&c, 0);
+		if (m != NULL) {
+			check_out(m, &c, want, 0, &src, &dst, rport, be == 1 ? 6000 : 6001);
+			rte_pktmbuf_free(m);
+		}
+	}
+	/* packet 3 through relay4 (its next hop looked up again: the new MAC),
+	 * 4 through relay4 (copied into the cache), 5 by the shortcut */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3);
+	snprintf(rt, sizeof(rt), "%s/32", be == 1 ? "198.18.1.2" : "198.18.1.3");
+	route(false, rt);
+	CU_ASSERT_EQUAL(moved().to_backend, 7);
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
@@ -1424,6 +1533,8 @@ static const struct dp_test tests[] = {
 	T(test_relay_config_values),
 	T(test_relay_client_to_backend_and_back),
 	T(test_relay_cached_session_takes_ip4_fwd_shortcut),
+	T(test_relay_ip_padding_goes_through_relay4),
+	T(test_relay_shortcut_follows_neighbor_mac),
 	T(test_relay_kept_next_hop_follows_route_changes),
 	T(test_relay_ip4_zero_udp_cksum_stays_zero_and_options_stay),
 	T(test_relay_backend_by_client_hash_is_stable),
