@@ -239,6 +239,8 @@ class Ctx:
     tx_ports: Tuple[int, ...] = TX_PORTS
     metrics: bool = False      # dpfwd's per-second samples from its Prometheus endpoint
     workers: int = 1           # forwarding lcores (and port 0's RX queues)
+    pcap_set: bool = False     # dpfwd: port 0 replays pcap even with one worker (the config
+                               # names another file)
 
     def pcap_vdev(self) -> str:
         # one rx_pcap per RX queue, each replaying the whole file
@@ -363,6 +365,8 @@ def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None
             # the anchors' port 0 (an RX queue per worker), polled by workers 1..N
             rx = ",".join(f"(0,{q},{q + 1})" for q in range(ctx.workers))
             a += ["--set", f"port0.dev={ctx.pcap_vdev()}", "--set", f"lcores.rx={rx}"]
+        elif ctx.pcap_set:
+            a += ["--set", f"port0.dev={ctx.pcap_vdev()}"]
         return a
 
     def check(ctx: Ctx) -> Optional[str]:

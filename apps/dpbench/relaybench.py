@@ -45,7 +45,11 @@ process are removed (processes by pid) at the end, on an error and on SIGINT/SIG
 forwarding, one worker: dpfwd with configs/bench/relay-2000sessions-64b.ini (2000 client
 flows of 64 B to 198.18.0.1:5000, relayed to a backend on net_null) and with
 configs/bench/fwd-2000flows-64b.ini, alternately, --runs times; prints the pps of
-each, relay/forwarding (target >= 0.9) and cycles per packet per node.
+each, relay/forwarding (target >= 0.9) and cycles per packet per node. A third column,
+relay1, replays a single client (pcap/relay-1session-64b.pcap: 2000 copies of one packet,
+so that net_pcap reads as many buffers as for the others) through the relay config: the
+same work per packet with its session's cache line always in L1, so relay1 - relay in
+cycles is what reaching 2000 sessions' state costs (cache and TLB misses).
 """
 
 import json
@@ -860,10 +864,11 @@ def cmd_relay_pps(args) -> int:
     progs = []
     for name, cfg, pcap in (("relay", args.relay_config,
                              "pcap/relay-2000sessions-64b.pcap"),
-                            ("fwd", args.fwd_config, "pcap/fwd-2000flows-64b.pcap")):
+                            ("fwd", args.fwd_config, "pcap/fwd-2000flows-64b.pcap"),
+                            ("relay1", args.relay_config, "pcap/relay-1session-64b.pcap")):
         cfgp = Path(cfg) if Path(cfg).is_absolute() else REPO / cfg
         ctx = DP.Ctx(build=build, pcap=build / pcap, workdir=workdir, mem=mem,
-                     dpfwd_config=cfgp)
+                     dpfwd_config=cfgp, pcap_set=name == "relay1")
         prog = DP.make_dpfwd("on", "on")
         prog.name = f"dpfwd/{name}"
         why = prog.check(ctx) or (None if (build / pcap).is_file() else f"{build / pcap} missing")
@@ -897,6 +902,10 @@ def cmd_relay_pps(args) -> int:
             f"({', '.join(f'{v:.3f}' for v in ok)})")
     log(f"relay / forwarding pps: {rel:.3f}  (target >= 0.9)" if rel else
         "relay / forwarding pps: n/a")
+    rel1 = ratio(med["relay1"], med["fwd"])
+    if rel1:
+        log(f"relay with 1 session / forwarding pps: {rel1:.3f}  (the session's state always "
+            "in L1: the gap to the line above is what 2000 sessions' state costs)")
     nodes = {}
     for n, v in results.items():
         got = [x["probes"]["/dpfwd/graph/nodes"] for x in v
@@ -912,7 +921,8 @@ def cmd_relay_pps(args) -> int:
             for line in DP.fmt_nodes(v):
                 log(line)
     out = {"schema": "dpbench-relay-pps/1", "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-           "mem_args": mem, "median_pps": med, "relay_over_fwd": rel, "graph_nodes": nodes,
+           "mem_args": mem, "median_pps": med, "relay_over_fwd": rel,
+           "relay1_over_fwd": rel1, "graph_nodes": nodes,
            "runs": results}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

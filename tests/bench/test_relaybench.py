@@ -227,6 +227,19 @@ class TestCommandLine(unittest.TestCase):
         self.assertIn("listen = 198.18.0.1:5000", text)
         self.assertTrue((REPO / rb.FWD_PPS_CONFIG).is_file())
 
+    def test_one_session_column_replays_its_own_pcap(self):
+        # with one worker dpfwd replays the config's pcap unless told otherwise:
+        # relay1 must be told (pcap_set), the others keep the config's
+        prog = dpbench.make_dpfwd("on", "on")
+        for pcap_set in (False, True):
+            ctx = dpbench.Ctx(build=Path("/b"), pcap=Path("/b/pcap/one.pcap"),
+                              workdir=Path("/b/w"), mem=[], dpfwd_config=Path("/c.ini"),
+                              pcap_set=pcap_set)
+            a = prog.argv(ctx, "p")
+            sets = [a[i + 1] for i, x in enumerate(a) if x == "--set"]
+            want = "port0.dev=net_pcap0,rx_pcap=/b/pcap/one.pcap,infinite_rx=1"
+            self.assertEqual(want in sets, pcap_set, sets)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
