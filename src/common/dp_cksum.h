@@ -29,14 +29,26 @@ dp_cksum_fold(uint32_t sum)
 
 /**
  * One's complement sum of two 16-bit words: their sum with the carry added
- * back (at most 0x1fffe, so one fold is enough).
+ * back (an add and an add-with-carry). Never 0 unless both are 0.
  */
 static inline uint16_t
 dp_cksum_add16(uint16_t a, uint16_t b)
 {
-	uint32_t sum = (uint32_t)a + b;
+	uint16_t sum;
+	const bool carry = __builtin_add_overflow(a, b, &sum);
 
-	return (uint16_t)(sum + (sum >> 16));
+	return (uint16_t)(sum + carry);
+}
+
+/**
+ * One's complement sum of the two 16-bit halves of @p x: the high half of
+ * x + (x rotated by 16), whose low half's carry is the end-around one.
+ * Never 0 unless x is.
+ */
+static inline uint16_t
+dp_cksum_add_halves(uint32_t x)
+{
+	return (uint16_t)((x + (x << 16 | x >> 16)) >> 16);
 }
 
 /**

@@ -25,18 +25,19 @@
 #include "graph_fp.h"
 #include "relay_priv.h"
 
-/* A UDP checksum after the session's delta: 0 over IPv4 means "none" and stays
- * 0; a computed 0 is sent as 0xffff (RFC 768). The delta is folded, so one
- * end-around carry is enough (RFC 1624 eqn. 3). */
+/*
+ * A UDP checksum after the session's delta: 0 over IPv4 means "none" and
+ * stays 0. RFC 1624 eqn. 3, ~(~C + delta), is C + ~delta in one's complement,
+ * and that form never gives 0 for a C that is not: where eqn. 3 gives 0, it
+ * gives 0xffff, what RFC 768 sends for a computed 0. One add with carry.
+ */
 static __rte_always_inline void
 relay_udp_cksum(struct rte_udp_hdr *udp, uint16_t delta)
 {
-	uint16_t c = udp->dgram_cksum;
+	const uint16_t c = udp->dgram_cksum;
 
-	if (c == 0)
-		return;
-	c = (uint16_t)~dp_cksum_add16((uint16_t)~c, delta);
-	udp->dgram_cksum = c == 0 ? 0xffff : c;
+	if (c != 0)
+		udp->dgram_cksum = dp_cksum_add16(c, (uint16_t)~delta);
 }
 
 /*
@@ -60,11 +61,10 @@ relay_rewrite4(struct rte_ipv4_hdr *ip, struct rte_udp_hdr *udp, uint64_t addrs,
 	 * word made in registers, one store (a byte store then a wider load of
 	 * it would stall store forwarding). Inverted, it holds ~old (TTL,
 	 * protocol) word in its low half and ~old checksum in its high: their
-	 * sum and the delta, which has the new (TTL, protocol) word in it */
+	 * sum and the delta, which has the new (TTL, protocol) word in it, as
+	 * eqn. 3 of RFC 1624 (never 0xffff) */
 	memcpy(&w32, &ip->time_to_live, sizeof(w32));
-	w32 = ~w32;
-	ck = (uint16_t)~dp_cksum_add16(
-		dp_cksum_add16((uint16_t)w32, (uint16_t)(w32 >> 16)), ip_delta);
+	ck = (uint16_t)~dp_cksum_add16(dp_cksum_add_halves(~w32), ip_delta);
 	w32 = RELAY_IP4_TTL_PROTO | (uint32_t)ck << 16;
 	memcpy(&ip->time_to_live, &w32, sizeof(w32));
 	memcpy(&ip->src_addr, &addrs, sizeof(addrs));

@@ -534,6 +534,42 @@ test_cksum_words_0000_ffff(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/*
+ * The two-word one's complement sums against a fold of the plain sum, over
+ * every first word and a spread of second words (0, 1, 0xfffe, 0xffff among
+ * them); and the relay's UDP form C + ~delta against RFC 1624 eqn. 3,
+ * ~(~C + delta), with 0 sent as 0xffff: the same for every C but 0.
+ */
+static void
+test_cksum_add16_and_halves(void)
+{
+	unsigned long bad = 0, bad_halves = 0, bad_udp = 0;
+	uint32_t a, k;
+
+	for (a = 0; a <= 0xffff; a++)
+		for (k = 0; k < 261; k++) {
+			const uint16_t b = k < 4 ? (uint16_t[]){ 0, 1, 0xfffe, 0xffff }[k]
+						 : (uint16_t)(k * 251u + a * 7u);
+			uint32_t ref = a + b;
+			uint16_t eqn3;
+
+			ref = (ref & 0xffff) + (ref >> 16);
+			bad += dp_cksum_add16((uint16_t)a, b) != ref;
+			bad_halves += dp_cksum_add_halves(a << 16 | b) != ref;
+			if (a == 0)
+				continue;
+			eqn3 = (uint16_t)~dp_cksum_fold((uint32_t)(uint16_t)~a + b);
+			bad_udp += dp_cksum_add16((uint16_t)a, (uint16_t)~b) !=
+				   (eqn3 == 0 ? 0xffff : eqn3);
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(bad_halves, 0);
+	CU_ASSERT_EQUAL(bad_udp, 0);
+	CU_ASSERT_EQUAL(dp_cksum_add16(0, 0), 0);
+	CU_ASSERT_EQUAL(dp_cksum_add16(0xffff, 1), 1);
+	CU_ASSERT_EQUAL(dp_cksum_add_halves(0xffffffff), 0xffff);
+}
+
 /* 0xffff for valid headers of every IHL, at any alignment; never with one bit flipped. */
 static void
 test_cksum_ip4_hdr_sum_valid_and_flipped(void)
@@ -671,6 +707,7 @@ static const struct dp_test tests[] = {
 	{ "test_cksum_ttl_dec_exhaustive", test_cksum_ttl_dec_exhaustive },
 	{ "test_cksum_ttl_1_to_0", test_cksum_ttl_1_to_0 },
 	{ "test_cksum_words_0000_ffff", test_cksum_words_0000_ffff },
+	{ "test_cksum_add16_and_halves", test_cksum_add16_and_halves },
 	{ "test_cksum_ip4_hdr_sum_valid_and_flipped", test_cksum_ip4_hdr_sum_valid_and_flipped },
 	{ "test_cksum_ip4_hdr_sum_matches_reference", test_cksum_ip4_hdr_sum_matches_reference },
 	{ "test_cksum_ip4_hdr20_ok_matches_sum", test_cksum_ip4_hdr20_ok_matches_sum },
