@@ -1309,7 +1309,9 @@ test_relay_shortcut_beside_forwarding_in_one_burst(void)
 			ip6("2001:db8:11::2", fw[1].dst6);
 			fw[1].dport = 5000; /* the listen port, at another address */
 		} else {
-			fw[0].dst = ip4("198.18.9.5"); /* via 198.18.1.2 */
+			/* via 198.18.1.2; its last 6 bits those of the relay's
+			 * addresses: the filter lets it probe the cache, which misses */
+			fw[0].dst = ip4("198.18.9.65");
 			fw[1].dst = ip4("198.18.1.3");
 			fw[1].dport = 5000;
 		}
