@@ -46,8 +46,9 @@ forwarding, one worker: dpfwd with configs/bench/relay-2000sessions-64b.ini (200
 flows of 64 B to 198.18.0.1:5000, relayed to a backend on net_null) and with
 configs/bench/fwd-2000flows-64b.ini, alternately, --runs times; prints the pps of
 each, relay/forwarding (target >= 0.9) and cycles per packet per node. A third column,
-relay1, replays a single client (pcap/relay-1session-64b.pcap: 2000 copies of one packet,
-so that net_pcap reads as many buffers as for the others) through the relay config: the
+relay1, replays a single client (the relay config's pcap with 1session for 2000sessions in
+its name, e.g. pcap/relay-1session-64b.pcap: 2000 copies of one packet, so that net_pcap
+reads as many buffers as for the others) through the relay config: the
 same work per packet with its session's cache line always in L1, so relay1 - relay in
 cycles is what reaching 2000 sessions' state costs (cache and TLB misses).
 """
@@ -856,17 +857,40 @@ def node_table(nodes: Dict[str, dict], min_pkts: int = 1000) -> str:
     return "\n".join(out)
 
 
+def config_pcap(cfg: Path) -> Optional[str]:
+    """The pcap a bench config's port 0 replays, as pcap/NAME (None: not one of BUILD/pcap's)."""
+    m = re.search(r"rx_pcap=\$\{DPFWD_BUILD\}/(pcap/[^,\s]+)", cfg.read_text())
+    return m.group(1) if m else None
+
+
+def one_session_pcap(pcap: Optional[str]) -> Optional[str]:
+    """The one-session twin of a relay rig's pcap (...-2000sessions-... -> ...-1session-...)."""
+    return pcap.replace("-2000sessions-", "-1session-") if pcap and "-2000sessions-" in pcap \
+        else None
+
+
 def cmd_relay_pps(args) -> int:
     build = DP_build(args)
     workdir = build / "dpbench"
     workdir.mkdir(parents=True, exist_ok=True)
     mem = DP.mem_args(args.no_huge)
     progs = []
-    for name, cfg, pcap in (("relay", args.relay_config,
-                             "pcap/relay-2000sessions-64b.pcap"),
-                            ("fwd", args.fwd_config, "pcap/fwd-2000flows-64b.pcap"),
-                            ("relay1", args.relay_config, "pcap/relay-1session-64b.pcap")):
-        cfgp = Path(cfg) if Path(cfg).is_absolute() else REPO / cfg
+    def cfg_path(c: str) -> Path:
+        return Path(c) if Path(c).is_absolute() else REPO / c
+
+    def pcap_of(c: str, default: str) -> str:
+        return (config_pcap(cfg_path(c)) if cfg_path(c).is_file() else None) or default
+
+    relay_pcap = pcap_of(args.relay_config, "pcap/relay-2000sessions-64b.pcap")
+    plan = [("relay", args.relay_config, relay_pcap),
+            ("fwd", args.fwd_config, pcap_of(args.fwd_config, "pcap/fwd-2000flows-64b.pcap"))]
+    if one_session_pcap(relay_pcap):
+        plan.append(("relay1", args.relay_config, one_session_pcap(relay_pcap)))
+    else:
+        log(f"dpbench: {args.relay_config} replays no ...-2000sessions-... pcap: "
+            "no one-session column")
+    for name, cfg, pcap in plan:
+        cfgp = cfg_path(cfg)
         ctx = DP.Ctx(build=build, pcap=build / pcap, workdir=workdir, mem=mem,
                      dpfwd_config=cfgp, pcap_set=name == "relay1")
         prog = DP.make_dpfwd("on", "on")
@@ -902,7 +926,7 @@ def cmd_relay_pps(args) -> int:
             f"({', '.join(f'{v:.3f}' for v in ok)})")
     log(f"relay / forwarding pps: {rel:.3f}  (target >= 0.9)" if rel else
         "relay / forwarding pps: n/a")
-    rel1 = ratio(med["relay1"], med["fwd"])
+    rel1 = ratio(med.get("relay1"), med["fwd"])
     if rel1:
         log(f"relay with 1 session / forwarding pps: {rel1:.3f}  (the session's state always "
             "in L1: the gap to the line above is what 2000 sessions' state costs)")
