@@ -167,8 +167,8 @@ struct relay_emc_entry {
 	uint32_t v;        /**< slot << 1 | direction, or RELAY_NIL when empty */
 	uint16_t ip_delta; /**< relay_dir's */
 	uint16_t l4_delta;
-	uint64_t
-		ready; /**< relay_emc_ready_word() when relay4 last sent with it; 0: not since filled */
+	/** relay_emc_ready_word() when relay4 last sent with it; 0: not since filled */
+	uint64_t ready;
 	rte_be32_t addrs[2];                /**< source, destination: the IPv4 header's 8 bytes */
 	rte_be16_t ports[2];                /**< source, destination: the UDP header's first 4 */
 	uint8_t l2[2 * RTE_ETHER_ADDR_LEN]; /**< destination and source MAC */
