@@ -309,6 +309,20 @@ test_dpgen_loopback_json_no_loss_and_rate(void)
 	json_decref(j);
 }
 
+/*
+ * The rate asked of dpgen on net_null, whose accuracy is checked (1 %): 12 Mpps,
+ * except in the sanitizers' build, whose dpgen cannot always send that much on
+ * the 2-core VM (11.65 and 11.78 Mpps in two runs): there a rate it reaches,
+ * so that what fails is the rate control, not the machine.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define NULL_RATE "6Mpps"
+#define NULL_PPS  6e6
+#else
+#define NULL_RATE "12Mpps"
+#define NULL_PPS  12e6
+#endif
+
 static void
 test_dpgen_12mpps_offered_load_on_net_null(void)
 {
@@ -320,16 +334,16 @@ test_dpgen_12mpps_offered_load_on_net_null(void)
 	snprintf(json, sizeof(json), "%s/null.json", tmpdir);
 	run_dpgen(&r, "null",
 		(const char *const[]){ "--no-huge", "-m", "512", "--vdev", "net_null0", "--",
-			"--tx-port", "0", "--flows", "2000", "--rate", "12Mpps", "--catchup-us",
+			"--tx-port", "0", "--flows", "2000", "--rate", NULL_RATE, "--catchup-us",
 			"100000", "--duration", "2", "--json", json, "--quiet", NULL },
 		0);
 	CU_ASSERT_FATAL(exited(&r, 0));
 	j = json_load(json);
 	CU_ASSERT_FATAL(j != NULL);
 	pps = jnum(j, "total.tx.pps");
-	printf("\n    12Mpps on net_null: %.4f Mpps, %.3f Gbps frame, %.3f Gbps wire", pps / 1e6,
-		jnum(j, "total.tx.gbps_frame"), jnum(j, "total.tx.gbps_wire"));
-	CU_ASSERT(fabs(pps / 12e6 - 1) < 0.01);
+	printf("\n    %s on net_null: %.4f Mpps, %.3f Gbps frame, %.3f Gbps wire", NULL_RATE,
+		pps / 1e6, jnum(j, "total.tx.gbps_frame"), jnum(j, "total.tx.gbps_wire"));
+	CU_ASSERT(fabs(pps / NULL_PPS - 1) < 0.01);
 	/* the port counted what dpgen counted */
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
 				json_array_get(json_object_get(j, "ports"), 0), "opackets")),
