@@ -285,6 +285,13 @@ int32_t dp_fwd_nh_alloc(uint16_t port, bool ip6);
 int dp_fwd_route4_nh(const struct dp_config_route *r, uint32_t *idx);
 
 /**
+ * Control lcore: the refusal of a route change on a port's address (@p route
+ * as the message names it), whose route is the router itself for as long as
+ * dpfwd runs, in both families. @return -EINVAL, the reason in @p err.
+ */
+int dp_fwd_refuse_port_addr(char *err, size_t errlen, const char *route);
+
+/**
  * Routes that change while traffic flows (route.c). All of them run on the
  * control lcore; from other threads they go through dp_ctl_call().
  * Single routes change the live table in place when DPDK 22.11's dir24_8 can

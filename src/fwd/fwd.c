@@ -79,6 +79,14 @@ connected_nh(uint16_t port, uint32_t *idx)
 }
 
 int
+dp_fwd_refuse_port_addr(char *err, size_t errlen, const char *route)
+{
+	snprintf(err, errlen,
+		"%s is a port address (its route is the router itself): change the config", route);
+	return -EINVAL;
+}
+
+int
 dp_fwd_route4_nh(const struct dp_config_route *r, uint32_t *idx)
 {
 	return r->has_gw ? gw_nh(r->gw, r->port, idx) : connected_nh(r->port, idx);

@@ -419,11 +419,11 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 	/* a port's address leads to the router itself for as long as dpfwd runs
 	 * (route.c's reload_keeps_addrs()): neither replaced nor deleted */
 	if (n != NULL && rte_rib6_get_nh(n, &old_nh) == 0 && old_nh == DP_FWD_NH_LOCAL) {
-		snprintf(err, errlen,
-			"%s/%u is a port address (its route is the router itself): change the "
-			"config",
-			dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
-		return -EINVAL;
+		char route[80];
+
+		snprintf(route, sizeof(route), "%s/%u", dp_config_ip6_str(r->prefix, a, sizeof(a)),
+			r->plen);
+		return dp_fwd_refuse_port_addr(err, errlen, route);
 	}
 	if (!add) {
 		if (n == NULL) {

@@ -422,15 +422,6 @@ do_change6(bool add, const char *text, char *err, size_t errlen)
 	return 0;
 }
 
-/* The refusal of a route add or del (@p text as given) on a port's address. */
-static int
-refuse_port_addr(char *err, size_t errlen, const char *text)
-{
-	snprintf(err, errlen,
-		"%s is a port address (its route is the router itself): change the config", text);
-	return -EINVAL;
-}
-
 /* @p a (host order) is a port's address: its /32 leads to the router itself. */
 static bool
 is_port_addr4(uint32_t a)
@@ -459,7 +450,7 @@ do_add(void *arg)
 		return -EINVAL;
 	}
 	if (r.plen == 32 && is_port_addr4(r.prefix))
-		return refuse_port_addr(q->err, q->errlen, q->text);
+		return dp_fwd_refuse_port_addr(q->err, q->errlen, q->text);
 	rc = dp_fwd_route4_nh(&r, &nh);
 	/* a /32 for a neighbor's address is the user's from now on */
 	if (rc == 0 && r.plen == 32 && (adj = adj4_of(r.prefix)) != 0) {
@@ -505,7 +496,7 @@ do_del(void *arg)
 	}
 	rte_rib_get_nh(node, &nh);
 	if (nh == DP_FWD_NH_LOCAL)
-		return refuse_port_addr(q->err, q->errlen, q->text);
+		return dp_fwd_refuse_port_addr(q->err, q->errlen, q->text);
 	if (r.plen == 32 && adj4_is(nh, r.prefix)) {
 		snprintf(q->err, q->errlen,
 			"%s is the adjacency of a neighbor (its host route, which goes with the "
