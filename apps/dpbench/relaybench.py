@@ -875,6 +875,7 @@ def cmd_relay_pps(args) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     mem = DP.mem_args(args.no_huge)
     progs = []
+
     def cfg_path(c: str) -> Path:
         return Path(c) if Path(c).is_absolute() else REPO / c
 
@@ -882,10 +883,11 @@ def cmd_relay_pps(args) -> int:
         return (config_pcap(cfg_path(c)) if cfg_path(c).is_file() else None) or default
 
     relay_pcap = pcap_of(args.relay_config, "pcap/relay-2000sessions-64b.pcap")
+    relay1_pcap = one_session_pcap(relay_pcap)
     plan = [("relay", args.relay_config, relay_pcap),
             ("fwd", args.fwd_config, pcap_of(args.fwd_config, "pcap/fwd-2000flows-64b.pcap"))]
-    if one_session_pcap(relay_pcap):
-        plan.append(("relay1", args.relay_config, one_session_pcap(relay_pcap)))
+    if relay1_pcap:
+        plan.append(("relay1", args.relay_config, relay1_pcap))
     else:
         log(f"dpbench: {args.relay_config} replays no ...-2000sessions-... pcap: "
             "no one-session column")

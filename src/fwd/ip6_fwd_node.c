@@ -6,8 +6,9 @@
  *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
  *         written here and the packet put in the worker's TX buffer for the
  *         port, as ip4_fwd does; none for a relay datagram of a session the
- *         relay's IPv6 cache holds ready (relay_fp.h, as ip4_fwd); ip6_output for the rest; ip6_local (the
- *         router's addresses, its multicast groups);
+ *         relay's IPv6 cache holds ready (relay_fp.h, as ip4_fwd); ip6_output
+ *         for the rest; ip6_local (the router's addresses, its multicast
+ *         groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
  *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,

@@ -273,11 +273,11 @@ dp_relay6_shortcut(struct dp_worker *w, const struct relay_emc6_entry *e, struct
 
 /**
  * ip4_fwd's and ip6_fwd's second pass with the relay on (@p v6: ip6_fwd's):
- * each of the @p n packets whose cache entry @p ent (struct relay_emc_entry,
- * IPv6: relay_emc6_entry) is not NULL relayed by the
- * shortcut when its cache entry is ready (dp_relay4_shortcut(),
- * dp_relay6_shortcut()), and counted; the places of the others in @p rest,
- * in order. @return how many others.
+ * each of the @p n packets with a cache entry in @p ent (struct
+ * relay_emc_entry, IPv6 relay_emc6_entry; NULL: none) relayed by the shortcut
+ * when the entry is ready (dp_relay4_shortcut(), dp_relay6_shortcut()), and
+ * counted; the places of the others in @p rest, in order. @return how many
+ * others.
  */
 static __rte_always_inline uint16_t
 dp_relay_shortcut_pass(struct dp_worker *w, struct relay_worker *rw, struct rte_mbuf **pkts,
