@@ -50,7 +50,11 @@ relay1, replays a single client (the relay config's pcap with 1session for 2000s
 its name, e.g. pcap/relay-1session-64b.pcap: 2000 copies of one packet, so that net_pcap
 reads as many buffers as for the others) through the relay config: the
 same work per packet with its session's cache line always in L1, so relay1 - relay in
-cycles is what reaching 2000 sessions' state costs (cache and TLB misses).
+cycles is what reaching 2000 sessions' state costs (cache and TLB misses). A fourth,
+hosts, replays 2000 sessions from 126 client hosts (...-2000sessions-126hosts-...: a host's
+source ports 126 apart) through the relay config: the relay rig's one client host with
+2000 consecutive ports fills a run of consecutive cache entries (the cache's index adds
+the ports), these keys land anywhere in the cache, as most real clients' do.
 """
 
 import json
@@ -863,10 +867,19 @@ def config_pcap(cfg: Path) -> Optional[str]:
     return m.group(1) if m else None
 
 
+def twin_pcap(pcap: Optional[str], infix: str) -> Optional[str]:
+    """A relay rig pcap's twin: -2000sessions- in its name replaced by @infix (None: no twin)."""
+    return pcap.replace("-2000sessions-", infix) if pcap and "-2000sessions-" in pcap else None
+
+
 def one_session_pcap(pcap: Optional[str]) -> Optional[str]:
     """The one-session twin of a relay rig's pcap (...-2000sessions-... -> ...-1session-...)."""
-    return pcap.replace("-2000sessions-", "-1session-") if pcap and "-2000sessions-" in pcap \
-        else None
+    return twin_pcap(pcap, "-1session-")
+
+
+def hosts_pcap(pcap: Optional[str]) -> Optional[str]:
+    """Its twin from 126 hosts (...-2000sessions-... -> ...-2000sessions-126hosts-...)."""
+    return twin_pcap(pcap, "-2000sessions-126hosts-")
 
 
 def cmd_relay_pps(args) -> int:
@@ -883,18 +896,18 @@ def cmd_relay_pps(args) -> int:
         return (config_pcap(cfg_path(c)) if cfg_path(c).is_file() else None) or default
 
     relay_pcap = pcap_of(args.relay_config, "pcap/relay-2000sessions-64b.pcap")
-    relay1_pcap = one_session_pcap(relay_pcap)
     plan = [("relay", args.relay_config, relay_pcap),
             ("fwd", args.fwd_config, pcap_of(args.fwd_config, "pcap/fwd-2000flows-64b.pcap"))]
-    if relay1_pcap:
-        plan.append(("relay1", args.relay_config, relay1_pcap))
+    if one_session_pcap(relay_pcap):
+        plan.append(("relay1", args.relay_config, one_session_pcap(relay_pcap)))
+        plan.append(("hosts", args.relay_config, hosts_pcap(relay_pcap)))
     else:
         log(f"dpbench: {args.relay_config} replays no ...-2000sessions-... pcap: "
-            "no one-session column")
+            "no one-session and 126-host columns")
     for name, cfg, pcap in plan:
         cfgp = cfg_path(cfg)
         ctx = DP.Ctx(build=build, pcap=build / pcap, workdir=workdir, mem=mem,
-                     dpfwd_config=cfgp, pcap_set=name == "relay1")
+                     dpfwd_config=cfgp, pcap_set=name in ("relay1", "hosts"))
         prog = DP.make_dpfwd("on", "on")
         prog.name = f"dpfwd/{name}"
         why = prog.check(ctx) or (None if (build / pcap).is_file() else f"{build / pcap} missing")
@@ -932,6 +945,10 @@ def cmd_relay_pps(args) -> int:
     if rel1:
         log(f"relay with 1 session / forwarding pps: {rel1:.3f}  (the session's state always "
             "in L1: the gap to the line above is what 2000 sessions' state costs)")
+    relh = ratio(med.get("hosts"), med["fwd"])
+    if relh:
+        log(f"relay with 2000 sessions from 126 hosts / forwarding pps: {relh:.3f}  (keys "
+            "with no run of consecutive ports: their cache entries anywhere in the cache)")
     nodes = {}
     for n, v in results.items():
         got = [x["probes"]["/dpfwd/graph/nodes"] for x in v
@@ -948,7 +965,7 @@ def cmd_relay_pps(args) -> int:
                 log(line)
     out = {"schema": "dpbench-relay-pps/1", "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "mem_args": mem, "median_pps": med, "relay_over_fwd": rel,
-           "relay1_over_fwd": rel1, "graph_nodes": nodes,
+           "relay1_over_fwd": rel1, "hosts_over_fwd": relh, "graph_nodes": nodes,
            "runs": results}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

@@ -88,7 +88,7 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struc
 {
 	const bool v6 = k->ip6 != 0;
 	union relay_anykey a;
-	uint32_t slot;
+	uint32_t i;
 
 	if (!relay_emc_on(rw, v6))
 		return;
@@ -96,9 +96,9 @@ relay_emc_forget(struct relay_worker *rw, const struct relay_key *k, const struc
 		a.k = *k;
 	else
 		a.k4 = *k4;
-	slot = relay_emc_slot(rw, &a, v6);
-	if (relay_emc_get(rw, slot, &a, v6) != RELAY_NIL)
-		relay_emc_set(rw, slot, NULL, RELAY_NIL, v6);
+	i = relay_emc_find(rw, &a, v6);
+	if (i != RELAY_NIL)
+		relay_emc_set(rw, i, NULL, RELAY_NIL, v6);
 }
 
 void
@@ -300,7 +300,8 @@ addr_filter_bit(bool ip6, const uint8_t a[16])
 /*
  * An exact-match cache (zeroed, entries of @p esz bytes) for @p slots
  * sessions of one family: RELAY_EMC_PER_SLOT entries a slot, a power of two
- * within RELAY_EMC_MIN..RELAY_EMC_MAX, their count in @p n.
+ * within RELAY_EMC_MIN..RELAY_EMC_MAX, their count in @p n (in sets of
+ * RELAY_EMC_WAYS).
  */
 static void *
 emc_alloc(const char *name, size_t esz, uint32_t slots, int socket, uint32_t *n)
@@ -371,7 +372,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			goto nomem;
 		for (s = 0; s < n; s++)
 			relay_emc_set(rw, s, NULL, RELAY_NIL, false);
-		rw->emc_mask = n - 1;
+		rw->emc_mask = n / RELAY_EMC_WAYS - 1;
 	}
 	if (slots6 > 0) {
 		uint32_t n;
@@ -381,7 +382,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			goto nomem;
 		for (s = 0; s < n; s++)
 			relay_emc_set(rw, s, NULL, RELAY_NIL, true);
-		rw->emc6_mask = n - 1;
+		rw->emc6_mask = n / RELAY_EMC_WAYS - 1;
 	}
 	/* the filter of each family with a cache: its services' own addresses */
 	for (i = 0; i < relay_nb_svcs; i++) {

@@ -138,11 +138,11 @@ relay_key4_of_pkt(const uint8_t *l3, uint64_t k[2])
  * ip4_fwd's shortcut, first step, for a datagram whose option-less header
  * passed ip4_fwd's fast checks, UDP, not a fragment, to an address that may
  * be the relay's (before the route lookup: a key the cache holds is the
- * relay's, whose addresses are the router's own): the entry of the worker's
- * cache @p emc (@p mask: rw->emc_mask) its key maps to, whose line is
- * prefetched; or NULL (a UDP header relay4 must look at). Made for a pass of
- * its own over the burst, so that the cache lines of all its packets are on
- * their way before dp_relay4_shortcut() reads them.
+ * relay's, whose addresses are the router's own): the first entry of the set
+ * its key maps to in the worker's cache @p emc (@p mask: rw->emc_mask), the
+ * set's lines prefetched; or NULL (a UDP header relay4 must look at). Made for
+ * a pass of its own over the burst, so that the cache lines of all its
+ * packets are on their way before dp_relay4_shortcut() reads them.
  */
 static __rte_always_inline const struct relay_emc_entry *
 dp_relay4_key(const struct relay_emc_entry *emc, uint32_t mask, const struct rte_mbuf *m)
@@ -170,16 +170,18 @@ dp_relay4_key(const struct relay_emc_entry *emc, uint32_t mask, const struct rte
 	if (unlikely((ulen & RTE_BE16(0xfff8)) == 0))
 		return NULL;
 	relay_key4_of_pkt(l3, k);
-	e = &emc[relay_emc_hash_w(k) & mask];
+	e = &emc[(relay_emc_hash_w(k) & mask) * RELAY_EMC_WAYS];
+	_Static_assert(RELAY_EMC_WAYS == 2, "a set: two lines to prefetch");
 	rte_prefetch0(e);
+	rte_prefetch0(e + 1);
 	return e;
 }
 
 /**
- * Second: the packet of cache entry @p e, when it holds its key and is ready
- * for the shortcut (its ready word is @p ready: relay4 sent a packet of the
- * key this second, under this path generation), rewritten and put in the
- * TX buffer, from the entry alone.
+ * Second: the packet of the cache set whose first entry is @p e, when an entry
+ * of the set holds its key and is ready for the shortcut (its ready word is
+ * @p ready: relay4 sent a packet of the key this second, under this path
+ * generation), rewritten and put in the TX buffer, from that entry alone.
  * @return its direction (1: to the client), or -1 with nothing written (for
  * relay4).
  */
@@ -193,7 +195,10 @@ dp_relay4_shortcut(struct dp_worker *w, const struct relay_emc_entry *e, struct 
 	uint32_t ports;
 
 	relay_key4_of_pkt(l3, k);
-	if (!relay_key4_eq_w(&e->key, k) || e->ready != ready)
+	/* the first way holds the key unless its set took two or more */
+	if (!relay_key4_eq_w(&e->key, k) && !relay_key4_eq_w(&(++e)->key, k))
+		return -1;
+	if (e->ready != ready)
 		return -1;
 	memcpy(&addrs, e->addrs, sizeof(addrs));
 	memcpy(&ports, e->ports, sizeof(ports));
@@ -221,9 +226,9 @@ relay_key6_of_pkt(const uint8_t *l3, uint64_t w[5])
 
 /**
  * The first step for a checked IPv6 datagram to an address that may be the
- * relay's, whose next header is UDP (relay6's packets): its cache entry, both
- * lines prefetched; NULL also for a zero UDP checksum, which relay6 drops
- * (RFC 8200 8.1).
+ * relay's, whose next header is UDP (relay6's packets): its cache set, the
+ * first entry's two lines and the second's first (its key) prefetched; NULL
+ * also for a zero UDP checksum, which relay6 drops (RFC 8200 8.1).
  */
 static __rte_always_inline const struct relay_emc6_entry *
 dp_relay6_key(const struct relay_emc6_entry *emc6, uint32_t mask, const struct rte_mbuf *m)
@@ -244,9 +249,10 @@ dp_relay6_key(const struct relay_emc6_entry *emc6, uint32_t mask, const struct r
 	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) || udp->dgram_cksum == 0))
 		return NULL;
 	relay_key6_of_pkt(l3, w);
-	e = &emc6[relay_emc6_hash_w(w) & mask];
+	e = &emc6[(relay_emc6_hash_w(w) & mask) * RELAY_EMC_WAYS];
 	rte_prefetch0(e);
 	rte_prefetch0((const uint8_t *)e + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(e + 1);
 	return e;
 }
 
@@ -261,7 +267,9 @@ dp_relay6_shortcut(struct dp_worker *w, const struct relay_emc6_entry *e, struct
 	uint32_t ports;
 
 	relay_key6_of_pkt(l3, k);
-	if (!relay_key6_eq_w(e->key, k) || e->ready != ready)
+	if (!relay_key6_eq_w(e->key, k) && !relay_key6_eq_w((++e)->key, k))
+		return -1;
+	if (e->ready != ready)
 		return -1;
 	memcpy(&ports, e->ports, sizeof(ports));
 	relay_rewrite6((struct rte_ipv6_hdr *)l3,

@@ -175,20 +175,18 @@ relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, con
 {
 	const void *mkp[RELAY_PIECE];
 	void *mdata[RELAY_PIECE];
-	uint32_t slot[RELAY_PIECE];
 	uint8_t midx[RELAY_PIECE];
 	uint64_t h = 0, mh = 0;
 	uint16_t i, nm = 0;
 
 	for (i = 0; i < n; i++) {
-		uint32_t v;
+		uint32_t e;
 
 		if (unlikely(bad[i]))
 			continue;
-		slot[i] = relay_emc_slot(rw, &keys[i], v6);
-		v = relay_emc_get(rw, slot[i], &keys[i], v6);
-		if (likely(v != RELAY_NIL)) {
-			data[i] = (void *)(uintptr_t)v;
+		e = relay_emc_find(rw, &keys[i], v6);
+		if (likely(e != RELAY_NIL)) {
+			data[i] = (void *)(uintptr_t)relay_emc_data(rw, e, v6);
 			h |= UINT64_C(1) << i;
 		} else {
 			midx[nm] = (uint8_t)i;
@@ -204,7 +202,8 @@ relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, con
 				continue;
 			data[k] = mdata[i];
 			h |= UINT64_C(1) << k;
-			relay_emc_set(rw, slot[k], &keys[k], (uint32_t)(uintptr_t)mdata[i], v6);
+			relay_emc_set(rw, relay_emc_place(rw, &keys[k], v6), &keys[k],
+				(uint32_t)(uintptr_t)mdata[i], v6);
 		}
 	}
 	*hits = h;
@@ -371,7 +370,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				relay_send(
 					w, m, rte_pktmbuf_mtod(m, void *), &hop->l2, txq, w->burst);
 				if (relay_emc_on(rw, v6)) {
-					const uint32_t es = relay_emc_slot(rw, &keys[i], v6);
+					const uint32_t es = relay_emc_place(rw, &keys[i], v6);
 
 					relay_emc_set(rw, es, &keys[i], (uint32_t)v, v6);
 					relay_emc_arm(rw, es, relay_emc_ready_word(now, gen), d,

@@ -138,17 +138,21 @@ _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
 
 /*
  * The exact-match cache in front of the IPv4 table (OVS's EMC, VPP's flow
- * cache): direct-mapped, one entry per hash value, holding a key and its
- * data (slot << 1 | direction). A hit costs one CRC32 hash (of the
- * addresses; the ports are added: relay_emc_index()), one load and a
- * 16-byte compare; rte_hash's bulk lookup walks two buckets, compares
- * signatures and then the key from its key store, ~18 cycles a packet on
- * the 64 B relay rig whatever the table holds. rte_hash has no such cache
- * (its lookups are always the full walk), hence this one. rte_hash stays
- * the table: the cache is filled only from what the table returned, and a
- * session's two keys leave it when the session is freed (relay_emc_forget),
- * so a stale entry can never send a packet to the slot's next session.
- * A collision only costs a table lookup.
+ * cache): 2-way set-associative, a set of RELAY_EMC_WAYS entries side by side
+ * per hash value, each entry holding a key and its data (slot << 1 |
+ * direction). A hit costs one CRC32 hash (of the addresses; the ports are
+ * added: relay_emc_index()), one or two loads and 16-byte compares;
+ * rte_hash's bulk lookup walks two buckets, compares signatures and then the
+ * key from its key store, ~18 cycles a packet on the 64 B relay rig whatever
+ * the table holds. rte_hash has no such cache (its lookups are always the
+ * full walk), hence this one. rte_hash stays the table: the cache is filled
+ * only from what the table returned, and a session's two keys leave it when
+ * the session is freed (relay_emc_forget), so a stale entry can never send a
+ * packet to the slot's next session. A key the cache cannot hold costs a
+ * table lookup, and with it a pass through relay4 (a node of its own, called
+ * for a few packets): ~8 cycles a packet on the relay rig when 3 % of 2000
+ * sessions from 126 hosts collided in a direct-mapped cache (one way) of
+ * 65536 entries. Two ways hold every key of a set but the third.
  *
  * An entry is also all that ip4_fwd's shortcut needs to send a packet of its
  * key: a copy of what the direction writes (addresses, ports, checksum
@@ -187,7 +191,9 @@ relay_emc_ready_word(uint32_t now, uint32_t gen)
 	return (uint64_t)gen << 32 | now;
 }
 
-/** Cache entries per IPv4 session slot (two keys, a half-full cache), and the bounds. */
+/** Entries of a cache set (both in one 128-byte pair of IPv4 lines). */
+#define RELAY_EMC_WAYS 2
+/** Cache entries per session slot (two keys, a half-full cache), and the bounds. */
 #define RELAY_EMC_PER_SLOT 4
 #define RELAY_EMC_MIN      256u
 #define RELAY_EMC_MAX      (1u << 18) /* a worker: 16 MiB for IPv4, 32 for IPv6 */
@@ -216,11 +222,11 @@ relay_crc_8byte(uint64_t w, uint32_t h)
  * port in consecutive entries: every session's key from its backend (the
  * relay ports a worker hands out are a run) and the many source ports of one
  * client host (a NAT, a media server's port range, a traffic generator). Such
- * keys never collide with each other, and share pages: on the 64 B relay rig
- * (one client host, 2000 ports) ~1.3 cycles a packet less than with the
- * ports in the CRC, the cost of the entries' address translations when 2000
- * of them are spread over a 4 MiB cache. Keys of other address pairs land as
- * their CRC puts them, as before.
+ * keys (fewer than the cache's sets) never share a set, and they share pages:
+ * on the 64 B relay rig (one client host, 2000 ports) ~2 cycles a packet less
+ * than with the ports in the CRC, the cost of the entries' address
+ * translations when 2000 of them are spread over a 4 MiB cache. Keys of other
+ * address pairs land as their CRC puts them (relay-pps's "hosts" column).
  */
 static __rte_always_inline uint32_t
 relay_emc_index(uint32_t crc, uint32_t ports)
@@ -375,10 +381,10 @@ struct relay_wsvc {
 
 /** One worker's relay state, written only by that worker (the stats read by telemetry). */
 struct relay_worker {
-	struct rte_hash *h4;         /**< IPv4 sessions, struct relay_key4 */
-	struct rte_hash *h6;         /**< IPv6 sessions, struct relay_key */
-	struct relay_emc_entry *emc; /**< in front of h4 (NULL: none) */
-	uint32_t emc_mask;
+	struct rte_hash *h4;           /**< IPv4 sessions, struct relay_key4 */
+	struct rte_hash *h6;           /**< IPv6 sessions, struct relay_key */
+	struct relay_emc_entry *emc;   /**< in front of h4 (NULL: none) */
+	uint32_t emc_mask;             /**< its sets (of RELAY_EMC_WAYS entries) - 1 */
 	struct relay_emc6_entry *emc6; /**< in front of h6 (NULL: none) */
 	uint32_t emc6_mask;
 	struct relay_session *sess;
@@ -450,38 +456,94 @@ union relay_anykey {
 };
 
 /* The exact-match cache of @p v6's family: whether the worker has one, the
- * slot of a key, what it holds for that key (its data or RELAY_NIL), and
- * writing an entry. */
+ * entries (their index in rw->emc or rw->emc6) that may hold a key, which
+ * one does, which one a key goes into, and writing an entry. */
 static __rte_always_inline bool
 relay_emc_on(const struct relay_worker *rw, const bool v6)
 {
 	return v6 ? rw->emc6 != NULL : rw->emc != NULL;
 }
 
+/** The first entry of @p k's set (the others follow it). */
 static __rte_always_inline uint32_t
-relay_emc_slot(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+relay_emc_set_of(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
 {
-	return v6 ? relay_emc6_hash(&k->k) & rw->emc6_mask : relay_emc_hash(&k->k4) & rw->emc_mask;
+	return (v6 ? relay_emc6_hash(&k->k) & rw->emc6_mask
+		   : relay_emc_hash(&k->k4) & rw->emc_mask) *
+	       RELAY_EMC_WAYS;
 }
 
-static __rte_always_inline uint32_t
-relay_emc_get(
-	const struct relay_worker *rw, uint32_t slot, const union relay_anykey *k, const bool v6)
+/** Does entry @p i hold key @p k? (An empty one holds none.) */
+static __rte_always_inline bool
+relay_emc_holds(
+	const struct relay_worker *rw, uint32_t i, const union relay_anykey *k, const bool v6)
 {
 	if (v6) {
-		const struct relay_emc6_entry *e = &rw->emc6[slot];
+		const struct relay_emc6_entry *e = &rw->emc6[i];
 		uint64_t w[5];
 
 		memcpy(w, &k->k, sizeof(w));
-		return e->v != RELAY_NIL && relay_key6_eq_w(e->key, w) ? e->v : RELAY_NIL;
+		return e->v != RELAY_NIL && relay_key6_eq_w(e->key, w);
 	}
-	const struct relay_emc_entry *e = &rw->emc[slot];
+	const struct relay_emc_entry *e = &rw->emc[i];
 
-	return e->v != RELAY_NIL && relay_key4_eq(&e->key, &k->k4) ? e->v : RELAY_NIL;
+	return e->v != RELAY_NIL && relay_key4_eq(&e->key, &k->k4);
+}
+
+/** The entry holding @p k, or RELAY_NIL. */
+static __rte_always_inline uint32_t
+relay_emc_find(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+{
+	const uint32_t set = relay_emc_set_of(rw, k, v6);
+	uint32_t i;
+
+	for (i = set; i < set + RELAY_EMC_WAYS; i++)
+		if (relay_emc_holds(rw, i, k, v6))
+			return i;
+	return RELAY_NIL;
+}
+
+/** What entry @p i holds: slot << 1 | direction, or RELAY_NIL. */
+static __rte_always_inline uint32_t
+relay_emc_data(const struct relay_worker *rw, uint32_t i, const bool v6)
+{
+	return v6 ? rw->emc6[i].v : rw->emc[i].v;
+}
+
+/**
+ * The entry for @p k to go into: the one holding it, else an empty one of its
+ * set, else the one whose ready word is the oldest (relay_emc_arm() writes it
+ * at least once a second for a key in use: the shortcut takes an entry only
+ * in the second it was armed, and relay4 arms it again after; so that is the
+ * entry least recently used, by the second, and one never armed goes first).
+ */
+static inline uint32_t
+relay_emc_place(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+{
+	const uint32_t set = relay_emc_set_of(rw, k, v6);
+	uint32_t i, victim = relay_emc_find(rw, k, v6);
+	uint64_t oldest = UINT64_MAX;
+
+	/* (a key is in one entry at most: relay_emc_forget() clears the one) */
+	if (victim != RELAY_NIL)
+		return victim;
+	victim = set;
+	for (i = set; i < set + RELAY_EMC_WAYS; i++) {
+		const uint64_t ready = v6 ? rw->emc6[i].ready : rw->emc[i].ready;
+
+		if (relay_emc_data(rw, i, v6) == RELAY_NIL)
+			return i;
+		if (ready < oldest) {
+			oldest = ready;
+			victim = i;
+		}
+	}
+	return victim;
 }
 
 /**
  * Entry @p slot := key @p k (NULL: all zero) and data @p v, not ready.
+ * (@p slot: an entry's index, from relay_emc_place() or relay_emc_find().)
  * Filled from the table; the shortcut waits until relay4/relay6 send a
  * packet of the key (relay_emc_arm()).
  */

@@ -227,13 +227,19 @@ class TestCommandLine(unittest.TestCase):
         self.assertIn("listen = 198.18.0.1:5000", text)
         self.assertTrue((REPO / rb.FWD_PPS_CONFIG).is_file())
 
-    def test_one_session_pcap_of_each_shipped_relay_config(self):
-        for cfg, want in ((rb.RELAY_PPS_CONFIG, "pcap/relay-1session-64b.pcap"),
-                          ("configs/bench/relay6-2000sessions-78b.ini",
-                           "pcap/relay6-1session-78b.pcap")):
-            self.assertEqual(rb.one_session_pcap(rb.config_pcap(REPO / cfg)), want)
-            self.assertIn(f"'{Path(want).name}'", (REPO / "pcap/meson.build").read_text())
+    def test_twin_pcaps_of_each_shipped_relay_config(self):
+        for cfg, one, hosts in (
+                (rb.RELAY_PPS_CONFIG, "pcap/relay-1session-64b.pcap",
+                 "pcap/relay-2000sessions-126hosts-64b.pcap"),
+                ("configs/bench/relay6-2000sessions-78b.ini", "pcap/relay6-1session-78b.pcap",
+                 "pcap/relay6-2000sessions-126hosts-78b.pcap")):
+            pcap = rb.config_pcap(REPO / cfg)
+            self.assertEqual(rb.one_session_pcap(pcap), one)
+            self.assertEqual(rb.hosts_pcap(pcap), hosts)
+            for want in (one, hosts):
+                self.assertIn(f"'{Path(want).name}'", (REPO / "pcap/meson.build").read_text())
         self.assertIsNone(rb.one_session_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
+        self.assertIsNone(rb.hosts_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
 
     def test_one_session_column_replays_its_own_pcap(self):
         # with one worker dpfwd replays the config's pcap unless told otherwise:

@@ -38,6 +38,7 @@
 #include "dp_relay.h"
 #include "dp_telemetry.h"
 #include "dp_test.h"
+#include "relay_priv.h"
 #include "ring_rig.h"
 
 #define NB_PORTS 2
@@ -602,6 +603,94 @@ test_relay_cached_session_takes_ip4_fwd_shortcut(void)
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
+/*
+ * Client ports whose keys share a set of worker 0's cache (@p v6: the IPv6
+ * one): the set's index adds the key's ports to the CRC of its addresses
+ * (relay_emc_index()), so ports a set count apart take one set. Checked
+ * against the cache's own function for @p port and the two after it.
+ */
+static uint16_t
+colliding_port_stride(bool v6, uint16_t port)
+{
+	const struct relay_worker *rw = relay_workers[0];
+	const uint32_t sets = (v6 ? rw->emc6_mask : rw->emc_mask) + 1;
+	union relay_anykey k;
+	uint32_t set0 = 0, i;
+
+	CU_ASSERT_FATAL(port + 2 * sets <= UINT16_MAX);
+	for (i = 0; i < 3; i++) {
+		uint32_t set;
+
+		memset(&k, 0, sizeof(k));
+		if (v6) {
+			ip6("2001:db8:10::2", k.k.remote);
+			ip6("2001:db8:10::1", k.k.local);
+			k.k.rport = rte_cpu_to_be_16((uint16_t)(port + i * sets));
+			k.k.lport = rte_cpu_to_be_16(5000);
+			k.k.ip6 = 1;
+		} else {
+			k.k4.remote = rte_cpu_to_be_32(ip4("198.18.0.2"));
+			k.k4.local = rte_cpu_to_be_32(ip4("198.18.0.1"));
+			k.k4.rport = rte_cpu_to_be_16((uint16_t)(port + i * sets));
+			k.k4.lport = rte_cpu_to_be_16(5000);
+		}
+		set = relay_emc_set_of(rw, &k, v6);
+		if (i == 0)
+			set0 = set;
+		CU_ASSERT_EQUAL_FATAL(set, set0);
+	}
+	return (uint16_t)sets;
+}
+
+/*
+ * The cache is 2-way set-associative: two sessions whose keys share a set
+ * both take ip4_fwd's shortcut, one packet after the other (one way each: a
+ * direct-mapped cache would send every packet through relay4, each key
+ * evicting the other); a third key of the set takes the way armed longest
+ * ago (A's, a second older than B's), so B stays in the cache and A's next
+ * datagram goes through relay4 again, to its own session. Every byte checked.
+ */
+static void
+test_relay_cache_set_holds_two_colliding_keys(void)
+{
+	const uint16_t stride = colliding_port_stride(false, 45000);
+	struct pkt a = client4(45000, 20), b = client4((uint16_t)(45000 + stride), 21),
+		   c = client4((uint16_t)(45000 + 2 * stride), 22);
+	uint16_t ra, rb, rc;
+	uint64_t r0;
+	int be, i;
+
+	start_empty();
+	r0 = node_pkts("relay4");
+	ra = client_to_backend(&a, &be);                 /* new: relay4 */
+	CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra); /* into the cache: relay4 */
+	rb = client_to_backend(&b, &be);
+	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+	CU_ASSERT_NOT_EQUAL(ra, rb);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra);
+		CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+	}
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4); /* all six by the shortcut */
+
+	dp_relay_clock_advance(1);
+	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb); /* a new second: relay4 */
+	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb); /* the shortcut */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 5);
+	rc = client_to_backend(&c, &be);
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* into A's way */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 7);
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc);
+	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 7);
+	CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra); /* out of the cache: relay4 */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 8);
+	CU_ASSERT_EQUAL(moved().created, 3);
+	CU_ASSERT_EQUAL(moved().to_backend, 17);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
 /* A route change that must work. */
 static void
 route(bool add, const char *text)
@@ -1128,6 +1217,52 @@ backend6(uint16_t rport, uint16_t payload, uint32_t seed)
 	return p;
 }
 
+/* An IPv6 client datagram through the relay, checked; its relay port (0: none out). */
+static uint16_t
+client6_to_backend(const struct pkt *c)
+{
+	uint8_t src[16], be6[16];
+	struct rte_mbuf *m = one_out(c, 1);
+	uint16_t rport;
+
+	if (m == NULL)
+		return 0;
+	ip6("2001:db8:11::1", src);
+	ip6("2001:db8:11::2", be6);
+	rport = dp_pkt_get16(rte_pktmbuf_mtod(m, const uint8_t *) + 54);
+	CU_ASSERT(rport >= 30000 && rport <= 30063);
+	check_out(m, c, be6_mac, 1, src, be6, rport, 6000);
+	rte_pktmbuf_free(m);
+	return rport;
+}
+
+/* The IPv6 cache's sets hold two keys too (as the IPv4 one's). */
+static void
+test_relay_ip6_cache_set_holds_two_colliding_keys(void)
+{
+	const uint16_t stride = colliding_port_stride(true, 51000);
+	struct pkt a = client6(51000, 30), b = client6((uint16_t)(51000 + stride), 31);
+	uint16_t ra, rb;
+	uint64_t r0;
+	int i;
+
+	start_empty();
+	r0 = node_pkts("relay6");
+	ra = client6_to_backend(&a);
+	CU_ASSERT_EQUAL(client6_to_backend(&a), ra);
+	rb = client6_to_backend(&b);
+	CU_ASSERT_EQUAL(client6_to_backend(&b), rb);
+	CU_ASSERT(ra != 0 && rb != 0 && ra != rb);
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 4);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(client6_to_backend(&a), ra);
+		CU_ASSERT_EQUAL(client6_to_backend(&b), rb);
+	}
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 4);
+	CU_ASSERT_EQUAL(moved().created, 2);
+	CU_ASSERT_EQUAL(moved().to_backend, 10);
+}
+
 /* A link-local client gets no session: its answers could not find their way back. */
 static void
 test_relay_ip6_link_local_client_gets_no_session(void)
@@ -1535,6 +1670,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_config_values),
 	T(test_relay_client_to_backend_and_back),
 	T(test_relay_cached_session_takes_ip4_fwd_shortcut),
+	T(test_relay_cache_set_holds_two_colliding_keys),
 	T(test_relay_ip_padding_goes_through_relay4),
 	T(test_relay_shortcut_follows_neighbor_mac),
 	T(test_relay_kept_next_hop_follows_route_changes),
@@ -1548,6 +1684,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
 	T(test_relay_ip6_cached_session_takes_ip6_fwd_shortcut),
+	T(test_relay_ip6_cache_set_holds_two_colliding_keys),
 	T(test_relay_shortcut_beside_forwarding_in_one_burst),
 	T(test_relay_ip6_link_local_client_gets_no_session),
 	T(test_relay_cksum_delta_equals_full_recompute_random),
