@@ -308,7 +308,9 @@ emc_alloc(const char *name, size_t esz, uint32_t slots, int socket, uint32_t *n)
 {
 	*n = RTE_MIN(
 		RTE_MAX(rte_align32pow2(slots * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN), RELAY_EMC_MAX);
-	return rte_zmalloc_socket(name, esz * *n, RTE_CACHE_LINE_SIZE, socket);
+	/* a set aligned to its size: an IPv4 one is the pair of lines the L2
+	 * fetches together (dp_relay4_key()) */
+	return rte_zmalloc_socket(name, esz * *n, esz * RELAY_EMC_WAYS, socket);
 }
 
 static struct relay_worker *
