@@ -490,17 +490,24 @@ relay_emc_holds(
 	return e->v != RELAY_NIL && relay_key4_eq(&e->key, &k->k4);
 }
 
-/** The entry holding @p k, or RELAY_NIL. */
+/** The entry of the set starting at @p set that holds @p k, or RELAY_NIL. */
 static __rte_always_inline uint32_t
-relay_emc_find(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+relay_emc_find_in(
+	const struct relay_worker *rw, uint32_t set, const union relay_anykey *k, const bool v6)
 {
-	const uint32_t set = relay_emc_set_of(rw, k, v6);
 	uint32_t i;
 
 	for (i = set; i < set + RELAY_EMC_WAYS; i++)
 		if (relay_emc_holds(rw, i, k, v6))
 			return i;
 	return RELAY_NIL;
+}
+
+/** The entry holding @p k, or RELAY_NIL. */
+static __rte_always_inline uint32_t
+relay_emc_find(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+{
+	return relay_emc_find_in(rw, relay_emc_set_of(rw, k, v6), k, v6);
 }
 
 /** What entry @p i holds: slot << 1 | direction, or RELAY_NIL. */
@@ -521,7 +528,7 @@ static inline uint32_t
 relay_emc_place(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
 {
 	const uint32_t set = relay_emc_set_of(rw, k, v6);
-	uint32_t i, victim = relay_emc_find(rw, k, v6);
+	uint32_t i, victim = relay_emc_find_in(rw, set, k, v6);
 	uint64_t oldest = UINT64_MAX;
 
 	/* (a key is in one entry at most: relay_emc_forget() clears the one) */
