@@ -57,7 +57,10 @@ if [ "$together" = 1 ]; then
 		pa=$!
 		run B "$b" "$lb" &
 		pb=$!
-		wait "$pa" && wait "$pb"
+		# both waited for, either failing ends the script (run said why)
+		wait "$pa" || st=1
+		wait "$pb" || st=1
+		[ "${st:-0}" = 0 ] || exit 1
 		read -r ca ma < <(cycles A)
 		read -r cb mb < <(cycles B)
 		ratio=$(python3 -c "print(f'{$cb / $ca:.3f}')")
