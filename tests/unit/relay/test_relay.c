@@ -1288,24 +1288,14 @@ static void
 test_relay_ip6_both_directions(void)
 {
 	struct pkt c = client6(50001, 77), b;
-	uint8_t src[16], be6[16], listen[16], client[16];
+	uint8_t listen[16], client[16];
 	struct rte_mbuf *m;
-	uint16_t rport = 0;
+	uint16_t rport;
 
-	ip6("2001:db8:11::1", src);
-	ip6("2001:db8:11::2", be6);
 	ip6("2001:db8:10::1", listen);
 	ip6("2001:db8:10::2", client);
 	snap();
-	m = one_out(&c, 1);
-	if (m != NULL) {
-		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-
-		rport = dp_pkt_get16(f + 54);
-		CU_ASSERT(rport >= 30000 && rport <= 30063);
-		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
-		rte_pktmbuf_free(m);
-	}
+	rport = client6_to_backend(&c);
 	b = backend6(rport, 1200, 5);
 	m = one_out(&b, 0);
 	if (m != NULL) {
@@ -1331,26 +1321,23 @@ static void
 test_relay_ip6_cached_session_takes_ip6_fwd_shortcut(void)
 {
 	struct pkt c = client6(50101, 60), b;
-	uint8_t src[16], be6[16], listen[16], client[16];
+	uint8_t listen[16], client[16];
 	uint64_t r0 = node_pkts("relay6");
 	struct rte_mbuf *m;
 	uint16_t rport = 0;
 	int i;
 
-	ip6("2001:db8:11::1", src);
-	ip6("2001:db8:11::2", be6);
 	ip6("2001:db8:10::1", listen);
 	ip6("2001:db8:10::2", client);
 	snap();
 	for (i = 0; i < 5; i++) {
+		uint16_t r;
+
 		c.payload = (uint16_t)(60 + i);
-		m = one_out(&c, 1);
-		if (m == NULL)
-			continue;
+		r = client6_to_backend(&c);
 		if (i == 0)
-			rport = dp_pkt_get16(rte_pktmbuf_mtod(m, const uint8_t *) + 54);
-		check_out(m, &c, be6_mac, 1, src, be6, rport, 6000);
-		rte_pktmbuf_free(m);
+			rport = r;
+		CU_ASSERT_EQUAL(r, rport);
 		/* relay6: the new session, then the datagram that readies the cache */
 		CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + (i < 2 ? i + 1 : 2));
 	}
