@@ -133,6 +133,7 @@ struct pkt {
 	bool zero_cksum;   /* UDP checksum 0 */
 	uint8_t opt_words; /* IPv4 options (NOPs), 32-bit words */
 	uint8_t ip_pad;    /* IPv4: bytes (0xee) after the UDP datagram, inside the IP packet */
+	bool bad_ip_cksum; /* IPv4: the header checksum off by one bit */
 	const uint8_t *smac;
 };
 
@@ -203,6 +204,8 @@ build(uint8_t *f, const struct pkt *p)
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	}
+	if (!p->v6 && p->bad_ip_cksum)
+		((struct rte_ipv4_hdr *)(eth + 1))->hdr_checksum ^= RTE_BE16(0x0100);
 	len = 14 + l3len;
 	if (len < 60) {
 		memset(f + len, 0, 60 - len);
@@ -601,6 +604,43 @@ test_relay_cached_session_takes_ip4_fwd_shortcut(void)
 	CU_ASSERT_EQUAL(moved().created, 1);
 	CU_ASSERT_EQUAL(moved().to_backend, 7);
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
+/*
+ * Before the cache, ip4_fwd checks a datagram only as far as the cache's key
+ * does not vouch for it (ip4_fast_to()): a cached session's datagram with
+ * TTL 1 is relayed by the shortcut (local delivery has no TTL test; it leaves
+ * with the relay's own), one with a bad header checksum is dropped and
+ * counted, and a martian source with the session's ports is dropped as
+ * martian: its key is not the session's, so the cache never vouches for it.
+ */
+static void
+test_relay_shortcut_checks_what_the_key_does_not_say(void)
+{
+	struct pkt c = client4(40300, 30);
+	uint16_t rport;
+	uint64_t r0;
+	int be;
+
+	snap();
+	rport = client_to_backend(&c, &be);
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport); /* the entry ready */
+	r0 = node_pkts("relay4");
+	c.ttl = 1;
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport); /* TTL 64 out: check_out() */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0);
+	c.ttl = 17;
+	c.bad_ip_cksum = true;
+	nothing_out(&c, DP_DROP_IP4_CKSUM);
+	c.bad_ip_cksum = false;
+	c.src = ip4("127.0.0.2");
+	nothing_out(&c, DP_DROP_IP4_MARTIAN);
+	c.src = ip4("0.0.0.2");
+	nothing_out(&c, DP_DROP_IP4_MARTIAN);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0);
+	c = client4(40300, 31);
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0);
 }
 
 /*
@@ -1236,6 +1276,32 @@ client6_to_backend(const struct pkt *c)
 	return rport;
 }
 
+/*
+ * ip6_fwd's checks before the cache, as ip4_fwd's: a cached session's
+ * datagram with hop limit 1 is relayed by the shortcut with the relay's own,
+ * and a loopback source with the session's ports is dropped.
+ */
+static void
+test_relay_ip6_shortcut_checks_what_the_key_does_not_say(void)
+{
+	struct pkt c = client6(50301, 40);
+	uint16_t rport;
+	uint64_t r0;
+
+	snap();
+	rport = client6_to_backend(&c);
+	CU_ASSERT_EQUAL(client6_to_backend(&c), rport);
+	r0 = node_pkts("relay6");
+	c.ttl = 1;
+	CU_ASSERT_EQUAL(client6_to_backend(&c), rport); /* hop limit 64 out: check_out() */
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0);
+	ip6("::1", c.src6);
+	nothing_out(&c, DP_DROP_IP6_BAD_SRC);
+	ip6("ff02::2", c.src6);
+	nothing_out(&c, DP_DROP_IP6_BAD_SRC);
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0);
+}
+
 /* The IPv6 cache's sets hold two keys too (as the IPv4 one's). */
 static void
 test_relay_ip6_cache_set_holds_two_colliding_keys(void)
@@ -1657,6 +1723,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_config_values),
 	T(test_relay_client_to_backend_and_back),
 	T(test_relay_cached_session_takes_ip4_fwd_shortcut),
+	T(test_relay_shortcut_checks_what_the_key_does_not_say),
 	T(test_relay_cache_set_holds_two_colliding_keys),
 	T(test_relay_ip_padding_goes_through_relay4),
 	T(test_relay_shortcut_follows_neighbor_mac),
@@ -1671,6 +1738,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
 	T(test_relay_ip6_cached_session_takes_ip6_fwd_shortcut),
+	T(test_relay_ip6_shortcut_checks_what_the_key_does_not_say),
 	T(test_relay_ip6_cache_set_holds_two_colliding_keys),
 	T(test_relay_shortcut_beside_forwarding_in_one_burst),
 	T(test_relay_ip6_link_local_client_gets_no_session),
