@@ -166,12 +166,13 @@ relay_parse(struct rte_mbuf *m, const bool v6, union relay_anykey *key, struct r
 
 /*
  * The keys of a piece: the exact-match cache first (relay_priv.h), the table
- * for what it did not have, each key the table found put in the cache. Same
- * results as rte_hash_lookup_bulk_data() on the whole piece.
+ * for what it did not have, each key the table found put in the cache where
+ * its set has room (relay_emc_place(), @p ready: this second's ready word).
+ * Same results as rte_hash_lookup_bulk_data() on the whole piece.
  */
 static __rte_always_inline void
 relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, const uint8_t *bad,
-	uint16_t n, uint64_t *hits, void **data, const bool v6)
+	uint16_t n, uint64_t ready, uint64_t *hits, void **data, const bool v6)
 {
 	const void *mkp[RELAY_PIECE];
 	void *mdata[RELAY_PIECE];
@@ -197,13 +198,15 @@ relay_lookup_cached(struct relay_worker *rw, const union relay_anykey *keys, con
 		rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, mkp, nm, &mh, mdata);
 		for (i = 0; i < nm; i++) {
 			const uint16_t k = midx[i];
+			uint32_t es;
 
 			if (!((mh >> i) & 1))
 				continue;
 			data[k] = mdata[i];
 			h |= UINT64_C(1) << k;
-			relay_emc_set(rw, relay_emc_place(rw, &keys[k], v6), &keys[k],
-				(uint32_t)(uintptr_t)mdata[i], v6);
+			es = relay_emc_place(rw, &keys[k], ready, v6);
+			if (es != RELAY_NIL)
+				relay_emc_set(rw, es, &keys[k], (uint32_t)(uintptr_t)mdata[i], v6);
 		}
 	}
 	*hits = h;
@@ -273,6 +276,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 	/* relayed, of them to clients: counted here, added once a burst (a
 	 * counter in memory bumped per packet is a store-to-load chain) */
 	uint32_t relayed = 0, to_client = 0;
+	uint64_t ready; /* the cache's ready word for what is sent now */
 	uint16_t base;
 	uint32_t now;
 
@@ -284,6 +288,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 		return nb_objs;
 	}
 	now = relay_clock(rw, rte_rdtsc());
+	ready = relay_emc_ready_word(now, gen);
 	for (base = 0; base < nb_objs; base += RELAY_PIECE) {
 		const uint16_t n = RTE_MIN(nb_objs - base, RELAY_PIECE);
 		union relay_anykey keys[RELAY_PIECE];
@@ -312,7 +317,7 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			kp[i] = &keys[i];
 		}
 		if (relay_emc_on(rw, v6))
-			relay_lookup_cached(rw, keys, bad, n, &hits, data, v6);
+			relay_lookup_cached(rw, keys, bad, n, ready, &hits, data, v6);
 		else
 			rte_hash_lookup_bulk_data(v6 ? rw->h6 : rw->h4, kp, n, &hits, data);
 		for (i = 0; i < n; i++) {
@@ -370,11 +375,13 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 				relay_send(
 					w, m, rte_pktmbuf_mtod(m, void *), &hop->l2, txq, w->burst);
 				if (relay_emc_on(rw, v6)) {
-					const uint32_t es = relay_emc_place(rw, &keys[i], v6);
+					const uint32_t es =
+						relay_emc_place(rw, &keys[i], ready, v6);
 
-					relay_emc_set(rw, es, &keys[i], (uint32_t)v, v6);
-					relay_emc_arm(rw, es, relay_emc_ready_word(now, gen), d,
-						hop, txq, v6);
+					if (es != RELAY_NIL) {
+						relay_emc_set(rw, es, &keys[i], (uint32_t)v, v6);
+						relay_emc_arm(rw, es, ready, d, hop, txq, v6);
+					}
 				}
 				next[i] = RELAY_NEXT_GONE;
 				gone++;

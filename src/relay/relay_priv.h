@@ -522,10 +522,16 @@ relay_emc_data(const struct relay_worker *rw, uint32_t i, const bool v6)
  * set, else the one whose ready word is the oldest (relay_emc_arm() writes it
  * at least once a second for a key in use: the shortcut takes an entry only
  * in the second it was armed, and relay4 arms it again after; so that is the
- * entry least recently used, by the second, and one never armed goes first).
+ * entry least recently used, by the second, and one never armed goes first);
+ * RELAY_NIL when that one too was armed under @p ready (this second, this path
+ * generation: every way of the set is in use now). The key then stays out,
+ * and relay4 takes its packets: three keys in use in one set would otherwise
+ * evict one another at every packet, and two of them, not one, would miss
+ * the shortcut. In the next second the first two keys to come take the set.
  */
 static inline uint32_t
-relay_emc_place(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
+relay_emc_place(
+	const struct relay_worker *rw, const union relay_anykey *k, uint64_t ready, const bool v6)
 {
 	const uint32_t set = relay_emc_set_of(rw, k, v6);
 	uint32_t i, victim = relay_emc_find_in(rw, set, k, v6);
@@ -536,16 +542,16 @@ relay_emc_place(const struct relay_worker *rw, const union relay_anykey *k, cons
 		return victim;
 	victim = set;
 	for (i = set; i < set + RELAY_EMC_WAYS; i++) {
-		const uint64_t ready = v6 ? rw->emc6[i].ready : rw->emc[i].ready;
+		const uint64_t r = v6 ? rw->emc6[i].ready : rw->emc[i].ready;
 
 		if (relay_emc_data(rw, i, v6) == RELAY_NIL)
 			return i;
-		if (ready < oldest) {
-			oldest = ready;
+		if (r < oldest) {
+			oldest = r;
 			victim = i;
 		}
 	}
-	return victim;
+	return oldest == ready ? RELAY_NIL : victim;
 }
 
 /**

@@ -731,6 +731,48 @@ test_relay_cache_set_holds_two_colliding_keys(void)
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
+/*
+ * A set whose two ways were both armed this second keeps them: a third key
+ * of the set stays out of the cache (relay4 takes its packets) instead of
+ * evicting a way at each of its packets, which would send the evicted key
+ * through relay4 too, and so on round the three. In the next second the
+ * third key takes the way armed longest ago. Every byte checked.
+ */
+static void
+test_relay_cache_set_in_use_this_second_keeps_its_keys(void)
+{
+	const uint16_t stride = colliding_port_stride(false, 46000);
+	struct pkt a = client4(46000, 20), b = client4((uint16_t)(46000 + stride), 21),
+		   c = client4((uint16_t)(46000 + 2 * stride), 22);
+	uint16_t ra, rb, rc;
+	uint64_t r0;
+	int be, i;
+
+	start_empty();
+	r0 = node_pkts("relay4");
+	ra = client_to_backend(&a, &be);
+	CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra);
+	rb = client_to_backend(&b, &be);
+	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4);
+	rc = client_to_backend(&c, &be); /* new: relay4, no room */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* relay4 each */
+		CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra); /* the shortcut */
+		CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+	}
+	CU_ASSERT(ra != rb && rb != rc && ra != rc);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 8);
+
+	dp_relay_clock_advance(1);
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* into a way of last second's */
+	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* the shortcut */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 9);
+	CU_ASSERT_EQUAL(moved().created, 3);
+	CU_ASSERT_EQUAL(moved().to_backend, 16);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
 /* A route change that must work. */
 static void
 route(bool add, const char *text)
@@ -1725,6 +1767,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_cached_session_takes_ip4_fwd_shortcut),
 	T(test_relay_shortcut_checks_what_the_key_does_not_say),
 	T(test_relay_cache_set_holds_two_colliding_keys),
+	T(test_relay_cache_set_in_use_this_second_keeps_its_keys),
 	T(test_relay_ip_padding_goes_through_relay4),
 	T(test_relay_shortcut_follows_neighbor_mac),
 	T(test_relay_kept_next_hop_follows_route_changes),
