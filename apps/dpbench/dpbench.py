@@ -241,6 +241,7 @@ class Ctx:
     workers: int = 1           # forwarding lcores (and port 0's RX queues)
     pcap_set: bool = False     # dpfwd: port 0 replays pcap even with one worker (the config
                                # names another file)
+    sets: Tuple[str, ...] = ()  # dpfwd: more --set SECTION.KEY=VALUE
 
     def pcap_vdev(self) -> str:
         # one rx_pcap per RX queue, each replaying the whole file
@@ -367,6 +368,8 @@ def make_dpfwd(stats: str, cksum: str, routes: Optional[Tuple[int, Path]] = None
             a += ["--set", f"port0.dev={ctx.pcap_vdev()}", "--set", f"lcores.rx={rx}"]
         elif ctx.pcap_set:
             a += ["--set", f"port0.dev={ctx.pcap_vdev()}"]
+        for s in ctx.sets:
+            a += ["--set", s]
         return a
 
     def check(ctx: Ctx) -> Optional[str]:

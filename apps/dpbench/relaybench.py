@@ -54,7 +54,11 @@ cycles is what reaching 2000 sessions' state costs (cache and TLB misses). A fou
 hosts, replays 2000 sessions from 126 client hosts (...-2000sessions-126hosts-...: a host's
 source ports 126 apart) through the relay config: the relay rig's one client host with
 2000 consecutive ports fills a run of consecutive cache entries (the cache's index adds
-the ports), these keys land anywhere in the cache, as most real clients' do.
+the ports), these keys land anywhere in the cache, as most real clients' do. A fifth, full, replays
+10000 sessions from the same 126 hosts (...-10000sessions-126hosts-...): the config's
+10000 relay ports all in use, the table full, and some of the cache's sets (two ways each)
+with a third key in use, whose packets relay4 takes; the pool gets room for net_pcap's
+10000 buffers (mempool.size=32767).
 """
 
 import json
@@ -882,6 +886,15 @@ def hosts_pcap(pcap: Optional[str]) -> Optional[str]:
     return twin_pcap(pcap, "-2000sessions-126hosts-")
 
 
+def full_pcap(pcap: Optional[str]) -> Optional[str]:
+    """Its twin with the table full (...-2000sessions-... -> ...-10000sessions-126hosts-...)."""
+    return twin_pcap(pcap, "-10000sessions-126hosts-")
+
+
+# the columns that replay a pcap of their own, and what else they set
+PCAP_COLUMNS = {"relay1": (), "hosts": (), "full": ("mempool.size=32767",)}
+
+
 def cmd_relay_pps(args) -> int:
     build = DP_build(args)
     workdir = build / "dpbench"
@@ -901,13 +914,15 @@ def cmd_relay_pps(args) -> int:
     if one_session_pcap(relay_pcap):
         plan.append(("relay1", args.relay_config, one_session_pcap(relay_pcap)))
         plan.append(("hosts", args.relay_config, hosts_pcap(relay_pcap)))
+        plan.append(("full", args.relay_config, full_pcap(relay_pcap)))
     else:
         log(f"dpbench: {args.relay_config} replays no ...-2000sessions-... pcap: "
-            "no one-session and 126-host columns")
+            "no one-session, 126-host and full-table columns")
     for name, cfg, pcap in plan:
         cfgp = cfg_path(cfg)
         ctx = DP.Ctx(build=build, pcap=build / pcap, workdir=workdir, mem=mem,
-                     dpfwd_config=cfgp, pcap_set=name in ("relay1", "hosts"))
+                     dpfwd_config=cfgp, pcap_set=name in PCAP_COLUMNS,
+                     sets=PCAP_COLUMNS.get(name, ()))
         prog = DP.make_dpfwd("on", "on")
         prog.name = f"dpfwd/{name}"
         why = prog.check(ctx) or (None if (build / pcap).is_file() else f"{build / pcap} missing")
@@ -949,6 +964,10 @@ def cmd_relay_pps(args) -> int:
     if relh:
         log(f"relay with 2000 sessions from 126 hosts / forwarding pps: {relh:.3f}  (keys "
             "with no run of consecutive ports: their cache entries anywhere in the cache)")
+    relf = ratio(med.get("full"), med["fwd"])
+    if relf:
+        log(f"relay with 10000 sessions from 126 hosts (the table full) / forwarding pps: "
+            f"{relf:.3f}  (a set's third key in use goes through relay4)")
     nodes = {}
     for n, v in results.items():
         got = [x["probes"]["/dpfwd/graph/nodes"] for x in v
@@ -965,7 +984,8 @@ def cmd_relay_pps(args) -> int:
                 log(line)
     out = {"schema": "dpbench-relay-pps/1", "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "mem_args": mem, "median_pps": med, "relay_over_fwd": rel,
-           "relay1_over_fwd": rel1, "hosts_over_fwd": relh, "graph_nodes": nodes,
+           "relay1_over_fwd": rel1, "hosts_over_fwd": relh, "full_over_fwd": relf,
+           "graph_nodes": nodes,
            "runs": results}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

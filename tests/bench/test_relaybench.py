@@ -228,20 +228,24 @@ class TestCommandLine(unittest.TestCase):
         self.assertTrue((REPO / rb.FWD_PPS_CONFIG).is_file())
 
     def test_twin_pcaps_of_each_shipped_relay_config(self):
-        for cfg, one, hosts in (
+        for cfg, one, hosts, full in (
                 (rb.RELAY_PPS_CONFIG, "pcap/relay-1session-64b.pcap",
-                 "pcap/relay-2000sessions-126hosts-64b.pcap"),
+                 "pcap/relay-2000sessions-126hosts-64b.pcap",
+                 "pcap/relay-10000sessions-126hosts-64b.pcap"),
                 ("configs/bench/relay6-2000sessions-78b.ini", "pcap/relay6-1session-78b.pcap",
-                 "pcap/relay6-2000sessions-126hosts-78b.pcap")):
+                 "pcap/relay6-2000sessions-126hosts-78b.pcap",
+                 "pcap/relay6-10000sessions-126hosts-78b.pcap")):
             pcap = rb.config_pcap(REPO / cfg)
             self.assertEqual(rb.one_session_pcap(pcap), one)
             self.assertEqual(rb.hosts_pcap(pcap), hosts)
+            self.assertEqual(rb.full_pcap(pcap), full)
             build = os.environ.get("DPFWD_BUILD")
-            for want in (one, hosts) if build else ():
+            for want in (one, hosts, full) if build else ():
                 # pcap/meson.build makes them by default, as the rig's own
                 self.assertTrue((Path(build) / want).is_file(), want)
         self.assertIsNone(rb.one_session_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
         self.assertIsNone(rb.hosts_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
+        self.assertIsNone(rb.full_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
 
     def test_one_session_column_replays_its_own_pcap(self):
         # with one worker dpfwd replays the config's pcap unless told otherwise:
@@ -255,6 +259,17 @@ class TestCommandLine(unittest.TestCase):
             sets = [a[i + 1] for i, x in enumerate(a) if x == "--set"]
             want = "port0.dev=net_pcap0,rx_pcap=/b/pcap/one.pcap,infinite_rx=1"
             self.assertEqual(want in sets, pcap_set, sets)
+
+    def test_full_table_column_gets_a_pool_for_its_pcap(self):
+        # net_pcap keeps every packet of its file in an mbuf: 10000 need a bigger pool
+        ctx = dpbench.Ctx(build=Path("/b"), pcap=Path("/b/pcap/full.pcap"), workdir=Path("/b/w"),
+                          mem=[], dpfwd_config=Path("/c.ini"), pcap_set=True,
+                          sets=rb.PCAP_COLUMNS["full"])
+        a = dpbench.make_dpfwd("on", "on").argv(ctx, "p")
+        sets = [a[i + 1] for i, x in enumerate(a) if x == "--set"]
+        self.assertIn("mempool.size=32767", sets)
+        self.assertIn("port0.dev=net_pcap0,rx_pcap=/b/pcap/full.pcap,infinite_rx=1", sets)
+        self.assertEqual(rb.PCAP_COLUMNS["hosts"], ())
 
 
 if __name__ == "__main__":
