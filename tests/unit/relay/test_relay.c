@@ -683,6 +683,32 @@ colliding_port_stride(bool v6, uint16_t port)
 }
 
 /*
+ * Three clients whose keys share a set of the IPv4 cache (ports from @p port),
+ * in @p p, after the cache is emptied; the first two's sessions made and
+ * their entries armed (two datagrams each, both through relay4), their relay
+ * ports in @p rp. @return relay4's count before them.
+ */
+static uint64_t
+colliding_three(uint16_t port, struct pkt p[3], uint16_t rp[2])
+{
+	const uint16_t stride = colliding_port_stride(false, port);
+	uint64_t r0;
+	int be, i;
+
+	for (i = 0; i < 3; i++)
+		p[i] = client4((uint16_t)(port + i * stride), (uint16_t)(20 + i));
+	start_empty();
+	r0 = node_pkts("relay4");
+	for (i = 0; i < 2; i++) {
+		rp[i] = client_to_backend(&p[i], &be);                 /* new: relay4 */
+		CU_ASSERT_EQUAL(client_to_backend(&p[i], &be), rp[i]); /* into the cache: relay4 */
+	}
+	CU_ASSERT_NOT_EQUAL(rp[0], rp[1]);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4);
+	return r0;
+}
+
+/*
  * The cache is 2-way set-associative: two sessions whose keys share a set
  * both take ip4_fwd's shortcut, one packet after the other (one way each: a
  * direct-mapped cache would send every packet through relay4, each key
@@ -693,38 +719,28 @@ colliding_port_stride(bool v6, uint16_t port)
 static void
 test_relay_cache_set_holds_two_colliding_keys(void)
 {
-	const uint16_t stride = colliding_port_stride(false, 45000);
-	struct pkt a = client4(45000, 20), b = client4((uint16_t)(45000 + stride), 21),
-		   c = client4((uint16_t)(45000 + 2 * stride), 22);
-	uint16_t ra, rb, rc;
-	uint64_t r0;
+	struct pkt p[3];
+	uint16_t rp[2], rc;
+	const uint64_t r0 = colliding_three(45000, p, rp);
 	int be, i;
 
-	start_empty();
-	r0 = node_pkts("relay4");
-	ra = client_to_backend(&a, &be);                 /* new: relay4 */
-	CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra); /* into the cache: relay4 */
-	rb = client_to_backend(&b, &be);
-	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
-	CU_ASSERT_NOT_EQUAL(ra, rb);
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4);
 	for (i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra);
-		CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+		CU_ASSERT_EQUAL(client_to_backend(&p[0], &be), rp[0]);
+		CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]);
 	}
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4); /* all six by the shortcut */
 
 	dp_relay_clock_advance(1);
-	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb); /* a new second: relay4 */
-	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb); /* the shortcut */
+	CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]); /* a new second: relay4 */
+	CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]); /* the shortcut */
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 5);
-	rc = client_to_backend(&c, &be);
-	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* into A's way */
+	rc = client_to_backend(&p[2], &be);
+	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc); /* into A's way */
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 7);
-	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc);
-	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc);
+	CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]);
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 7);
-	CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra); /* out of the cache: relay4 */
+	CU_ASSERT_EQUAL(client_to_backend(&p[0], &be), rp[0]); /* out of the cache: relay4 */
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 8);
 	CU_ASSERT_EQUAL(moved().created, 3);
 	CU_ASSERT_EQUAL(moved().to_backend, 17);
@@ -741,32 +757,23 @@ test_relay_cache_set_holds_two_colliding_keys(void)
 static void
 test_relay_cache_set_in_use_this_second_keeps_its_keys(void)
 {
-	const uint16_t stride = colliding_port_stride(false, 46000);
-	struct pkt a = client4(46000, 20), b = client4((uint16_t)(46000 + stride), 21),
-		   c = client4((uint16_t)(46000 + 2 * stride), 22);
-	uint16_t ra, rb, rc;
-	uint64_t r0;
+	struct pkt p[3];
+	uint16_t rp[2], rc;
+	const uint64_t r0 = colliding_three(46000, p, rp);
 	int be, i;
 
-	start_empty();
-	r0 = node_pkts("relay4");
-	ra = client_to_backend(&a, &be);
-	CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra);
-	rb = client_to_backend(&b, &be);
-	CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4);
-	rc = client_to_backend(&c, &be); /* new: relay4, no room */
+	rc = client_to_backend(&p[2], &be); /* new: relay4, no room */
 	for (i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* relay4 each */
-		CU_ASSERT_EQUAL(client_to_backend(&a, &be), ra); /* the shortcut */
-		CU_ASSERT_EQUAL(client_to_backend(&b, &be), rb);
+		CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc);    /* relay4 each */
+		CU_ASSERT_EQUAL(client_to_backend(&p[0], &be), rp[0]); /* the shortcut */
+		CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]);
 	}
-	CU_ASSERT(ra != rb && rb != rc && ra != rc);
+	CU_ASSERT(rc != rp[0] && rc != rp[1]);
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 8);
 
 	dp_relay_clock_advance(1);
-	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* into a way of last second's */
-	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rc); /* the shortcut */
+	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc); /* into a way of last second's */
+	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc); /* the shortcut */
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 9);
 	CU_ASSERT_EQUAL(moved().created, 3);
 	CU_ASSERT_EQUAL(moved().to_backend, 16);
