@@ -37,9 +37,9 @@
  * second relays those the cache has ready (dp_relay4_shortcut(), from the
  * cache entry alone: relay_priv.h) and gathers the others, which alone are
  * looked up (none at all when the shortcut takes the whole burst) and then
- * checked and forwarded as above. A cache
- * entry's local address is a relay's, a port address, which route.c keeps
- * the router's own for as long as dpfwd runs: skipping the lookup is right.
+ * checked and forwarded as above. A cache entry's local address is a
+ * relay's, a port address, which route.c keeps the router's own for as long
+ * as dpfwd runs: skipping the lookup is right.
  * A burst's relayed packets leave before its forwarded ones; each flow's in
  * the order they came. The relay's steady state skips relay4: 69.5 -> 64
  * busy cycles a relayed packet on the 64 B rig, as the node stage (call,
@@ -350,7 +350,8 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
  * pkts[rest[i]] (without @p rest, all of them in order), checked here, in the
  * pass that reads the header again anyway for the rewrite. The addresses, one
  * bulk lookup, then per packet the rewrite and TX or another node: each pass
- * simple enough to overlap packets. @p relay_on: with the relay's shortcut (ip4_fwd_one()).
+ * simple enough to overlap packets. @p relay_on: with the relay's shortcut
+ * (ip4_fwd_one()).
  */
 static __rte_always_inline void
 ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf **pkts,

@@ -284,11 +284,12 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
  * needs of them (ip6_fast_to()) and prefetches their entries in the relay's
  * IPv6 cache (dp_relay6_key()); a second relays those the cache has ready
  * (dp_relay6_shortcut()) and gathers the others, which alone are looked up
- * and then checked and forwarded as without the relay; the rest go to ip6_local and relay6 as before. Relay6 on the 78 B
- * rig: 80.6 -> 75.1 busy cycles a packet (side by side, 3 rounds) against the
- * single probe pass that read the session; 79.0 -> 61.7 with no /128 walk of
- * rte_fib6 for the shortcut's packets; 61.5 -> 59.2 with the two passes (the
- * entries compared with the packet's key read again, not a kept one).
+ * and then checked and forwarded as without the relay; the rest go to
+ * ip6_local and relay6 as before. Relay6 on the 78 B rig: 80.6 -> 75.1 busy
+ * cycles a packet (side by side, 3 rounds) against the single probe pass that
+ * read the session; 79.0 -> 61.7 with no /128 walk of rte_fib6 for the
+ * shortcut's packets; 61.5 -> 59.2 with the two passes (the entries compared
+ * with the packet's key read again, not a kept one).
  */
 static __rte_always_inline uint16_t
 ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
