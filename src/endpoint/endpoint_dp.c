@@ -7,9 +7,9 @@
  * Publishing, as the workers see it (endpoint_fp.h has the structures):
  *
  *   attach: endpoint made -> on its worker's send list -> in the port table
- *           -> dp_fwd_local_ep bit -> dp_fwd_local_udp bit (the workers now send
- *           its UDP here); each a release store, no wait
- *   detach: udp bit -> ep bit -> out of the port table -> off the send list
+ *           -> its port claimed for endpoint4_rx/endpoint6_rx (dp_fwd_local.h:
+ *           the workers now send its UDP here); each a release store, no wait
+ *   detach: port released -> out of the port table -> off the send list
  *           -> rte_rcu_qsbr_synchronize(dp_graph_qsv): no worker holds it ->
  *           its unsent offsets back -> freed once no zero-copy mbuf points
  *           into its region (ep_dp_release())
@@ -39,7 +39,7 @@
 #include "dp_graph.h"
 #include "dp_port.h"
 #include "endpoint_fp.h"
-#include "fwd6_priv.h"
+#include "fwd6_fp.h"
 
 /* Ports picked for an endpoint bound to port 0 (the IANA dynamic range, RFC 6335 6). */
 #define EP_EPHEMERAL_LO 49152u
@@ -52,7 +52,8 @@ struct ep_dp *ep_port6[65536];
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 /* the relay's ports, as dp_relay_init() left the maps: never an endpoint's */
-static uint64_t relay_udp4[65536 / 64], relay_udp6[65536 / 64];
+/* Local delivery's number for endpoint4_rx/endpoint6_rx (dp_fwd_local.h), 0 before the first init. */
+static uint8_t ep_local_svc;
 static uint16_t ep_nb_workers;
 static uint32_t ep_max;         /* [endpoint] max */
 static uint32_t ep_count;       /* attached */
@@ -109,10 +110,13 @@ addr_is_wildcard(bool ip6, const uint8_t *addr)
 	return memcmp(addr, zero, ip6 ? 16 : 4) == 0;
 }
 
+/* Is @p port another service's (the relay's)? */
 static bool
-port_is_relay(bool ip6, uint16_t port)
+port_is_other_svc(bool ip6, uint16_t port)
 {
-	return dp_fwd_local_udp_wanted(ip6 ? relay_udp6 : relay_udp4, port);
+	const uint8_t owner = dp_fwd_local_udp_owner(ip6, port);
+
+	return owner != 0 && owner != ep_local_svc;
 }
 
 /* A free port in the ephemeral range for family @p ip6, or 0. */
@@ -126,7 +130,7 @@ port_pick(bool ip6)
 	for (i = 0; i < span; i++) {
 		uint16_t p = (uint16_t)(EP_EPHEMERAL_LO + (ep_cursor[ip6] + i) % span);
 
-		if (table[p] == NULL && !port_is_relay(ip6, p)) {
+		if (table[p] == NULL && !port_is_other_svc(ip6, p)) {
 			ep_cursor[ip6] = (ep_cursor[ip6] + i + 1) % span;
 			return p;
 		}
@@ -227,7 +231,7 @@ ep_dp_attach(struct ep_dp_bind *b, struct ep_dp **out)
 			rc = -ENOSPC;
 			goto out;
 		}
-	} else if (port_is_relay(b->ip6, port) || table[port] != NULL) {
+	} else if (port_is_other_svc(b->ip6, port) || table[port] != NULL) {
 		/* one endpoint per port and family, whatever the address (as a
 		 * socket without SO_REUSEADDR) */
 		rc = -EADDRINUSE;
@@ -261,8 +265,9 @@ ep_dp_attach(struct ep_dp_bind *b, struct ep_dp **out)
 	e->worker = (uint16_t)(ep_next_worker++ % ep_nb_workers);
 	tx_list_add(e->worker, e);
 	__atomic_store_n(&table[port], e, __ATOMIC_RELEASE);
-	dp_fwd_local_udp_set_atomic(b->ip6 ? dp_fwd_local_ep6 : dp_fwd_local_ep4, port, true);
-	dp_fwd_local_udp_set_atomic(b->ip6 ? dp_fwd_local_udp6 : dp_fwd_local_udp4, port, true);
+	/* the port was checked free of other services under ep_lock; only the
+	 * control lcore's relay set-up, before the workers run, claims others */
+	(void)dp_fwd_local_udp_claim(b->ip6, port, port, ep_local_svc);
 	ep_count++;
 	b->port = port;
 	*out = e;
@@ -289,10 +294,7 @@ ep_dp_detach(struct ep_dp *e)
 
 	pthread_mutex_lock(&ep_lock);
 	if (!e->detached) {
-		dp_fwd_local_udp_set_atomic(
-			e->ip6 ? dp_fwd_local_udp6 : dp_fwd_local_udp4, e->port, false);
-		dp_fwd_local_udp_set_atomic(
-			e->ip6 ? dp_fwd_local_ep6 : dp_fwd_local_ep4, e->port, false);
+		dp_fwd_local_udp_release(e->ip6, e->port, e->port, ep_local_svc);
 		if (table[e->port] == e)
 			__atomic_store_n(&table[e->port], NULL, __ATOMIC_RELEASE);
 		tx_list_del(e->worker, e);
@@ -335,9 +337,16 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 	ep_dp_fini();
 	if (!ec->enabled)
 		return 0;
-	/* dp_relay_init() ran: what is set now is the relay's */
-	memcpy(relay_udp4, dp_fwd_local_udp4, sizeof(relay_udp4));
-	memcpy(relay_udp6, dp_fwd_local_udp6, sizeof(relay_udp6));
+	if (ep_local_svc == 0) {
+		int rc = dp_fwd_local_service_add("endpoint4_rx", "endpoint6_rx");
+
+		if (rc < 0) {
+			snprintf(err, errlen, "endpoint: cannot register with local delivery: %s",
+				strerror(-rc));
+			return rc;
+		}
+		ep_local_svc = (uint8_t)rc;
+	}
 	nw = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
 	ep_max = ec->max;
 	ep_params.tsc_hz = rte_get_tsc_hz();
@@ -386,7 +395,14 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 	ep_params.zc_min = ec->zero_copy_min;
 	ep_params.udp4_cksum = ec->udp4_cksum;
 	ep_params.enabled = true;
-	dp_fwd_local_reasm = 1;
+	if (dp_graph_source_add("endpoint_tx") < 0) {
+		snprintf(err, errlen, "endpoint: cannot add endpoint_tx to the graphs");
+		ep_dp_fini();
+		return -ENOSPC;
+	}
+	/* endpoint4_rx and endpoint6_rx reassemble */
+	dp_fwd_local_frag_set(false, ep_local_svc);
+	dp_fwd_local_frag_set(true, ep_local_svc);
 	DP_LOG(INFO, endpoint,
 		"endpoints: up to %u, %u worker(s) send for them, zero copy from %u bytes%s, "
 		"IPv4 UDP checksum %s",
@@ -402,19 +418,21 @@ ep_dp_fini(void)
 	uint16_t i;
 
 	pthread_mutex_lock(&ep_lock);
-	dp_fwd_local_reasm = 0;
+	dp_graph_source_del("endpoint_tx");
+	if (ep_local_svc != 0) {
+		dp_fwd_local_frag_set(false, 0);
+		dp_fwd_local_frag_set(true, 0);
+	}
 	/* endpoints the server did not take back: their ports go, the structures
 	 * stay (a zero-copy mbuf may still point at them) */
 	for (p = 0; p < 65536; p++) {
 		if (ep_port4[p] != NULL)
-			dp_fwd_local_udp_set_atomic(dp_fwd_local_udp4, (uint16_t)p, false);
+			dp_fwd_local_udp_release(false, (uint16_t)p, (uint16_t)p, ep_local_svc);
 		if (ep_port6[p] != NULL)
-			dp_fwd_local_udp_set_atomic(dp_fwd_local_udp6, (uint16_t)p, false);
+			dp_fwd_local_udp_release(true, (uint16_t)p, (uint16_t)p, ep_local_svc);
 	}
 	memset(ep_port4, 0, sizeof(ep_port4));
 	memset(ep_port6, 0, sizeof(ep_port6));
-	memset(dp_fwd_local_ep4, 0, sizeof(dp_fwd_local_ep4));
-	memset(dp_fwd_local_ep6, 0, sizeof(dp_fwd_local_ep6));
 	for (i = 0; i < DP_GRAPH_MAX_WORKERS; i++) {
 		struct ep_worker *ws = &ep_workers[i];
 

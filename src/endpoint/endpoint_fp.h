@@ -6,8 +6,8 @@
  * endpoint looks like to a worker, the per-worker state, and the reassembly
  * table.
  *
- *   ep_port4[port] / ep_port6[port]    struct ep_dp *, RCU-published; a bit in
- *                                      dp_fwd_local_udp4/6 and dp_fwd_local_ep4/6
+ *   ep_port4[port] / ep_port6[port]    struct ep_dp *, RCU-published; the port
+ *                                      claimed in local delivery (dp_fwd_local.h)
  *                                      sends ip4_local / ip6_local's UDP here
  *   ep_workers[w].tx                   the endpoints worker w polls (endpoint_tx),
  *                                      an array swapped whole under RCU

@@ -51,9 +51,9 @@
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "endpoint_fp.h"
-#include "fwd6_priv.h"
+#include "fwd6_fp.h"
 #include "graph_fp.h"
-#include "icmp4_priv.h"
+#include "icmp4_fp.h"
 
 /* Packets looked at together (runs to one endpoint are delivered in one go). */
 #define EP_PIECE 64

@@ -49,8 +49,8 @@ bool ep_dp_addr_is_local(bool ip6, const uint8_t *addr);
 
 /**
  * Make an endpoint visible to the workers: take its port (picking one in
- * [49152, 65535] when b->port is 0, and writing it back to b->port), set its
- * bit in dp_fwd_local_udp4/6, and give its send pipe to a worker.
+ * [49152, 65535] when b->port is 0, and writing it back to b->port), claim it
+ * in local delivery (dp_fwd_local.h), and give its send pipe to a worker.
  * @return 0, or -EADDRINUSE (the port is a relay's or another endpoint's),
  *         -EADDRNOTAVAIL (not an address of dpfwd), -ENOSPC (no free port,
  *         or [endpoint] max reached), -ENOMEM.

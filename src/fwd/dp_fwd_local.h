@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Which UDP destination ports local services take (the UDP relay now, the
- * endpoints later): one bit per port and family, consulted by ip4_local and
- * ip6_local for every UDP packet to one of the router's addresses. A set bit
- * sends the packet to the service's node, which checks the address too; a
- * clear bit keeps the router's rule (no service: dropped as ip4_local or
- * ip6_local). One load and a bit test: no hashing for packets no service wants.
+ * Local delivery: how services above fwd (the UDP relay, the endpoints, any
+ * module) receive datagrams sent to the router's own addresses, without fwd
+ * knowing them. As DPDK's rte_node_udp4_dst_port_add() and grout's
+ * l4_input_register_port():
  *
- * The relay's bits are written by the control lcore before the workers start
- * (and cleared after they stop); endpoints' bits come and go while they run
- * (atomic word updates, below). Read by the workers.
+ *  - a service registers once, by the names of its IPv4 and IPv6 nodes
+ *    (dp_fwd_local_service_add()): they become edges of ip4_fwd, ip4_local
+ *    and ip6_local, before the workers' graphs are made;
+ *  - it then claims UDP destination ports (dp_fwd_local_udp_claim()), before
+ *    or while the workers run: a UDP datagram (not a fragment) to one of the
+ *    router's addresses and a claimed port goes to the service's node, which
+ *    checks the address itself; to an unclaimed port it is a counted drop
+ *    (ip4_local, ip6_local);
+ *  - a service may take the fragments sent to the router
+ *    (dp_fwd_local_frag_set()), to reassemble them;
+ *  - a service may put a fast match in front of the route lookup
+ *    (dp_fwd_fast_match_set()): ip4_fwd and ip6_fwd hand it each burst first.
+ *
+ * The per-port table is one byte a port: the service's number, 0 for none.
  */
 #ifndef DP_FWD_LOCAL_H
 #define DP_FWD_LOCAL_H
@@ -18,80 +27,92 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/** UDP ports (host order) wanted over IPv4, bit p % 64 of word p / 64. */
-extern uint64_t dp_fwd_local_udp4[65536 / 64];
+#include <rte_mbuf.h>
+
+#include "dp_graph.h"
+
+/** Most services local delivery can tell apart (numbers 1..DP_FWD_LOCAL_SVC_MAX). */
+#define DP_FWD_LOCAL_SVC_MAX 8
+
+/** The service of each UDP destination port (host order) over IPv4; 0: none. */
+extern uint8_t dp_fwd_local_udp4[65536];
 /** The same over IPv6. */
-extern uint64_t dp_fwd_local_udp6[65536 / 64];
+extern uint8_t dp_fwd_local_udp6[65536];
+/** The service that takes fragments to the router over IPv4 (0: they are dropped). */
+extern uint8_t dp_fwd_local_frag4;
+/** The same over IPv6. */
+extern uint8_t dp_fwd_local_frag6;
 
 /**
- * Of the ports above, those an endpoint (src/endpoint) has bound: their UDP goes
- * to endpoint4_rx / endpoint6_rx, the other set ports' to the relay. Changed
- * while the workers run, with atomic word updates, by the endpoint server
- * (which publishes the endpoint before it sets the bit and clears the bit
- * before it waits for the workers and frees the endpoint).
+ * Register a service by its nodes: @p node4 takes its IPv4 datagrams,
+ * @p node6 its IPv6 ones. Idempotent by name (the edges stay as long as the
+ * process: rte_graph has no edge removal). Call before the graphs are made.
+ * @return the service's number (1..DP_FWD_LOCAL_SVC_MAX), or -EINVAL (a
+ *   node unknown), -ENOSPC (too many services).
  */
-extern uint64_t dp_fwd_local_ep4[65536 / 64];
-extern uint64_t dp_fwd_local_ep6[65536 / 64];
+int dp_fwd_local_service_add(const char *node4, const char *node6);
 
 /**
- * Non-zero when endpoints are on: fragments to the router's addresses go to
- * endpoint4_rx / endpoint6_rx, which reassemble them, instead of being
- * dropped (ip4_fragment_local). Set before the workers start.
+ * Claim UDP ports @p lo..@p hi (host order, inclusive) of family @p ip6 for
+ * service @p svc; safe while the workers run (each port an atomic store).
+ * @return 0, or -EADDRINUSE (a port of the range held by another service:
+ *   nothing claimed), -EINVAL (@p svc not registered).
  */
-extern uint8_t dp_fwd_local_reasm;
+int dp_fwd_local_udp_claim(bool ip6, uint16_t lo, uint16_t hi, uint8_t svc);
 
-/** Is UDP port @p port (host order) taken in @p map? */
-static inline bool
-dp_fwd_local_udp_wanted(const uint64_t *map, uint16_t port)
+/** Give back the ports of @p lo..@p hi that service @p svc holds. */
+void dp_fwd_local_udp_release(bool ip6, uint16_t lo, uint16_t hi, uint8_t svc);
+
+/** The service holding UDP port @p port (host order) of family @p ip6, 0 for none. */
+static inline uint8_t
+dp_fwd_local_udp_owner(bool ip6, uint16_t port)
 {
-	return (map[port >> 6] >> (port & 63)) & 1;
+	return __atomic_load_n(
+		ip6 ? &dp_fwd_local_udp6[port] : &dp_fwd_local_udp4[port], __ATOMIC_ACQUIRE);
 }
 
-/** Where a local IPv4 UDP datagram (not a fragment) goes, by its destination port. */
-enum dp_fwd_local_udp {
-	DP_FWD_LOCAL_UDP_NONE,     /**< no service: the router's rule (a drop) */
-	DP_FWD_LOCAL_UDP_RELAY,    /**< relay4 (which checks the address) */
-	DP_FWD_LOCAL_UDP_ENDPOINT, /**< endpoint4_rx */
-};
+/** Fragments to the router of family @p ip6 go to service @p svc (0: dropped). */
+void dp_fwd_local_frag_set(bool ip6, uint8_t svc);
 
 /**
- * The service of @p ip's UDP datagram (@p ip: an IPv4 header whose protocol
- * is UDP; the port is read even from a short frame, inside the data room: the
- * services check the UDP header's length). For ip4_local, and for ip4_fwd,
- * which sends the relay's and the endpoints' datagrams to them itself.
+ * The service of IPv4 datagram @p ip's UDP destination port (@p ip: an IPv4
+ * header whose protocol is UDP; the port is read even from a short frame,
+ * inside the data room: the services check the UDP header's length).
  */
-static inline enum dp_fwd_local_udp
+static inline uint8_t
 dp_fwd_local_udp4_service(const uint8_t *ip)
 {
 	const uint8_t *udp = ip + (ip[0] & 0xf) * 4;
-	const uint16_t port = (uint16_t)(udp[2] << 8 | udp[3]);
 
-	if (!dp_fwd_local_udp_wanted(dp_fwd_local_udp4, port))
-		return DP_FWD_LOCAL_UDP_NONE;
-	return dp_fwd_local_udp_wanted(dp_fwd_local_ep4, port) ? DP_FWD_LOCAL_UDP_ENDPOINT
-							       : DP_FWD_LOCAL_UDP_RELAY;
+	return dp_fwd_local_udp4[(uint16_t)(udp[2] << 8 | udp[3])];
 }
 
-/** Mark UDP port @p port taken (or free, @p on false) in @p map while workers read it. */
-static inline void
-dp_fwd_local_udp_set_atomic(uint64_t *map, uint16_t port, bool on)
-{
-	const uint64_t bit = UINT64_C(1) << (port & 63);
+/**
+ * A service's exact match in front of the route lookup: ip4_fwd (ip6_fwd)
+ * calls it first with each burst of @p n packets, none checked yet. It takes
+ * and sends those it recognises as its own, which must be datagrams that the
+ * lookup would deliver to it (the router's own address), checked as far as
+ * its key does not vouch for them (fwd_fp.h, ip4_fast_to() with to_self),
+ * and writes the places of the others, in order, in @p rest.
+ * @return how many others (checked and forwarded as without the fast match).
+ */
+typedef uint16_t (*dp_fwd_fast_match_fn)(
+	void *ctx, struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t *rest);
 
-	if (on)
-		__atomic_fetch_or(&map[port >> 6], bit, __ATOMIC_RELEASE);
-	else
-		__atomic_fetch_and(&map[port >> 6], ~bit, __ATOMIC_RELEASE);
-}
+/** One worker's fast match of one family. */
+struct dp_fwd_fast_match {
+	dp_fwd_fast_match_fn fn; /**< NULL: none */
+	void *ctx;               /**< the service's state for that worker */
+};
 
-/** Mark UDP ports @p lo..@p hi (host order, inclusive) as taken in @p map. */
-static inline void
-dp_fwd_local_udp_set(uint64_t *map, uint16_t lo, uint16_t hi)
-{
-	uint32_t p;
+extern struct dp_fwd_fast_match dp_fwd_fast_match4[DP_GRAPH_MAX_WORKERS];
+extern struct dp_fwd_fast_match dp_fwd_fast_match6[DP_GRAPH_MAX_WORKERS];
 
-	for (p = lo; p <= hi; p++)
-		map[p >> 6] |= UINT64_C(1) << (p & 63);
-}
+/**
+ * Set (@p fn non-NULL) or clear worker @p worker's fast match of family
+ * @p ip6, before its graph is made (ip4_fwd and ip6_fwd read it at their
+ * init). One service a family: the last set wins.
+ */
+void dp_fwd_fast_match_set(bool ip6, uint16_t worker, dp_fwd_fast_match_fn fn, void *ctx);
 
 #endif /* DP_FWD_LOCAL_H */

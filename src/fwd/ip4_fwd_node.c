@@ -1,73 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ip4_fwd
- *   uses: IPv4 header (after a plain Ethernet header), the IPv4 FIB
- *   sets: dp_mbuf_meta.nh (next hop index); icmp_type and icmp_code for
- *         icmp4_error
- *   next: none for packets whose next hop is resolved: the rewrite is done
- *         here (MACs, TTL - 1, checksum) and the packet put in the worker's
- *         TX buffer for the port (dp_txq_append); ip4_output for the rest
- *         (next hop not resolved yet); ip4_local (the route is the router
- *         itself), or straight relay4 / endpoint4_rx for a UDP datagram (not
- *         a fragment) to a port they take, as ip4_local would decide
- *         (dp_fwd_local_udp4_service: one node less on the relay's path);
- *         none for a relay datagram of a session the relay's exact-match
- *         cache holds ready (relay4 sent with it this second, no route or
- *         next hop changed since): rewritten here as relay4 would
- *         (relay_fp.h) and put in the TX buffer;
- *         icmp4_error after counting ip4_no_route or
- *         ip4_ttl_exceeded (the packet is dropped, the error is a new packet
- *         in its mbuf); or drop (ip4_truncated, ip4_bad_version, ip4_bad_ihl,
- *         ip4_bad_length, ip4_bad_cksum, ip4_martian)
+ *   uses: the IPv4 header (after a plain Ethernet header), the IPv4 FIB, the
+ *         worker's fast match (dp_fwd_local.h), the local UDP services
+ *   sets: dp_mbuf_meta.nh; icmp_type and icmp_code for icmp4_error
+ *   next: none for a packet to a resolved next hop (rewritten: MACs, TTL - 1,
+ *         checksum; put in the worker's TX buffer) or one the fast match took;
+ *         ip4_output (next hop not resolved); a local service's node for a
+ *         UDP datagram to the router and a claimed port; ip4_local (the rest
+ *         to the router); icmp4_error (ip4_no_route, ip4_ttl_exceeded); drop
+ *         (ip4_truncated, ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
+ *         ip4_bad_cksum, ip4_martian)
  *
- * Header checks follow RFC 1812 section 5.2.2; the TTL check (5.3.1) applies
- * only to packets being forwarded, so it comes after the lookup. Three passes
- * over the burst: the destination addresses, one bulk lookup, then per packet
- * the fast checks and either the rewrite and TX or, for a packet the fast
- * checks refused or the lookup did not forward, ip4_fwd_other() (the exact
- * reason, counted, or local). The checks are in the last pass, not the first:
- * it reads the mbuf and the header for the rewrite anyway; in the first, the
- * second reading cost ~1.5 cycles/packet on the 64 B rig (side by side,
- * 3 rounds, -0.8 to -2.5, with or without the checksum check; also for the
- * relay). The lookup of a packet that fails them is not used.
- * With the relay on, the lookup comes after two passes of the relay's: the
- * first, for UDP datagrams to an address that may be the relay's
- * (relay_addr_maybe()), checks what the cache needs of the header and
- * prefetches the cache entries their keys map to (dp_relay4_key()); the
- * second relays those the cache has ready (dp_relay4_shortcut(), from the
- * cache entry alone: relay_priv.h) and gathers the others, which alone are
- * looked up (none at all when the shortcut takes the whole burst) and then
- * checked and forwarded as above. A cache entry's local address is a
- * relay's, a port address, which route.c keeps the router's own for as long
- * as dpfwd runs: skipping the lookup is right.
- * A burst's relayed packets leave before its forwarded ones; each flow's in
- * the order they came. The relay's steady state skips relay4: 69.5 -> 64
- * busy cycles a relayed packet on the 64 B rig, as the node stage (call,
- * stream, second parse) is gone; the prefetching passes and the direction's
- * copy in the cache entry (no session line to read), 59.9 -> 57.6; the cache
- * before the lookup, 60.4 -> 54.8; the match and the relaying in one pass
- * (the key read again from the packet, not kept), the CRC instruction without
- * DPDK's per-call choice of code, a known header length and the shorter
- * header checksum test, 60.1 -> 55.5 (side by side, 3 rounds each, medians;
- * the whole machine ran slower that day). Without the prefetch, 6 cycles
- * more. Two things tried that did not help: the relayed packets' sends
- * gathered and appended by runs of one port (+1.5), and the TX buffer's count
- * kept in a register across a run (forwarding +0.8 to +3.3). Everything else
- * of the relay (new sessions, misses, expiry, the LRU move once a second,
- * next hops to look up, hand-offs) stays in relay4.
- *
- * Why the rewrite and TX are here and not in ip4_output and port_tx: in the
- * common case (next hops resolved) two more nodes would walk the burst again,
- * reading back meta.nh, splitting it by port and copying it into the TX
- * buffers; done here, as l3fwd does, each packet is written once into its
- * port's buffer. Measured on the 64 B pcap rig: ~4 cycles/packet for the
- * rewrite (an earlier session), ~3.5 more for TX. So port_tx-<i>'s cycles in
- * the node table are those of the other senders (ip4_output, ICMP, relay,
- * endpoints), and ip4_fwd's include the TX burst of forwarded packets.
- * Packets forwarded after the slow path's closer look (IP options) are
- * appended in the same loop, so a port's packets leave in the order they came.
- * ip4_output stays the rewrite for everything else (unresolved next hops,
- * packets the router makes itself).
+ * Checks follow RFC 1812 5.2.2; the TTL (5.3.1) only for packets forwarded.
+ * Fused for speed, as l3fwd: lookup, rewrite and the TX buffer in one pass, so
+ * each packet is written once; TX bursts are timed and charged to port_tx.
  */
 #include <string.h>
 
@@ -83,8 +30,9 @@
 #include "dp_graph.h"
 #include "dp_icmp4.h"
 #include "dp_mem.h"
+#include "fwd_fp.h"
+#include "fwd_local_priv.h"
 #include "graph_fp.h"
-#include "relay_fp.h"
 
 /* the lookup's result for a miss */
 #define NO_ROUTE DP_FWD_NO_ROUTE
@@ -94,14 +42,12 @@ enum ip4_fwd_next {
 	IP4_FWD_NEXT_OUTPUT,
 	IP4_FWD_NEXT_LOCAL,
 	IP4_FWD_NEXT_ICMP_ERROR,
-	IP4_FWD_NEXT_RELAY,
-	IP4_FWD_NEXT_ENDPOINT,
-	IP4_FWD_NEXT_MAX,
+	IP4_FWD_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
+_Static_assert(IP4_FWD_NEXT_MAX == FWD_LOCAL_IP4_FWD_BASE, "services after the node's edges");
 
-/* RFC 1812 5.3.7 and RFC 6890: never forwarded (multicast: no multicast routing here).
- * By first octet: 0/8, 127/8, 224/4 and 240/4. */
-static const bool ip4_martian_octet[256] = {
+/* RFC 1812 5.3.7 and RFC 6890: never forwarded (multicast: no multicast routing here). */
+const bool dp_fwd_ip4_martian_octet[256] = {
 	[0] = true,
 	[127] = true,
 	[224 ... 255] = true,
@@ -110,7 +56,7 @@ static const bool ip4_martian_octet[256] = {
 static __rte_always_inline bool
 ip4_martian(uint32_t src, uint32_t dst)
 {
-	return ip4_martian_octet[src >> 24] | ip4_martian_octet[dst >> 24];
+	return dp_fwd_ip4_martian_octet[src >> 24] | dp_fwd_ip4_martian_octet[dst >> 24];
 }
 
 /* Validate one header; returns DP_DROP_MAX when it may be forwarded. The
@@ -182,105 +128,20 @@ ip4_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, bool cksum_check, int meta
 }
 
 /*
- * The fast pass over one packet: an option-less IPv4 header that is whole,
- * valid, not martian, with TTL > 1. Anything else (options included) takes
- * ip4_fwd_slow(), which checks everything in RFC order and counts the reason.
- * The header is read even when the frame is shorter than it (inside the mbuf's
- * data room); the length test discards the result.
- *
- * The checksum: with @p ck_flags (a port of the worker has the NIC check it),
- * the mbuf's flag says good, bad (a drop) or unknown; with @p cksum_check, an
- * unknown one is summed here. Without the offload the flag is not read (no
- * PMD sets it then): side by side on the 64 B rig, 6 rounds, 39.3 -> 38.8
- * busy cycles/packet.
- *
- * With @p to_self, the checks a datagram needs before the relay's cache may
- * take it: neither the TTL (it matters only to a packet being forwarded; the
- * relay writes its own) nor the martian test, which depends on the addresses
- * alone, and they are in the cache's key: an entry is ready only after relay4
- * sent a packet of its key, and every packet relay4 gets passed the test
- * (ip4_fwd_slow() or this one without @p to_self). A packet the cache does
- * not take is checked again in full. Side by side on the relay rig, 12
- * rounds: -4.4 % cycles a relayed packet.
- */
-static __rte_always_inline bool
-ip4_fast_to(
-	const bool cksum_check, const bool ck_flags, const bool to_self, const struct rte_mbuf *m)
-{
-	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	const uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-	/* signed: with 20 <= tlen <= avail, the frame holds a whole header */
-	const int32_t avail = (int32_t)m->data_len - RTE_ETHER_HDR_LEN;
-	uint32_t s, d;
-	uint16_t tlen;
-	bool ok;
-
-	memcpy(&tlen, ip + 2, sizeof(tlen));
-	tlen = rte_be_to_cpu_16(tlen);
-	memcpy(&s, ip + 12, sizeof(s));
-	memcpy(&d, ip + 16, sizeof(d));
-	/* short-circuit: each test is a well-predicted branch, cheaper than a
-	 * setcc; the first octets are the low bytes of the addresses as loaded */
-	ok = ip[0] == 0x45 && tlen >= sizeof(struct rte_ipv4_hdr) && (int32_t)tlen <= avail &&
-	     (!ck_flags || ck != RTE_MBUF_F_RX_IP_CKSUM_BAD) &&
-	     (to_self ||
-		     (ip[8] > 1 && !(ip4_martian_octet[s & 0xff] | ip4_martian_octet[d & 0xff])));
-	if (cksum_check)
-		ok = ok &&
-		     ((ck_flags && ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD) || dp_cksum_ip4_hdr20_ok(ip));
-	return ok;
-}
-
-static __rte_always_inline bool
-ip4_fast(const bool cksum_check, const bool ck_flags, const struct rte_mbuf *m)
-{
-	return ip4_fast_to(cksum_check, ck_flags, false, m);
-}
-
-/* The destination address to look up, checked or not (the lookup of a
- * packet that fails the checks is not used). */
-static __rte_always_inline uint32_t
-ip4_dst(const struct rte_mbuf *m)
-{
-	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	uint32_t d;
-
-	memcpy(&d, ip + 16, sizeof(d));
-	return rte_be_to_cpu_32(d);
-}
-
-/* A UDP datagram, not a fragment (the header passed the fast checks). */
-static __rte_always_inline bool
-ip4_udp_whole(const struct rte_mbuf *m)
-{
-	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	uint16_t frag;
-
-	memcpy(&frag, ip + 6, sizeof(frag));
-	return ip[9] == IPPROTO_UDP &&
-	       !(frag & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK));
-}
-
-/*
  * A packet for one of the router's addresses that passed the fast checks
- * (option-less header, whole): a UDP datagram, not a fragment, for the relay
- * or an endpoint goes to it at once; anything else to ip4_local.
+ * (option-less header, whole): a UDP datagram, not a fragment, to a claimed
+ * port goes to its service at once; anything else to ip4_local.
  */
 static __rte_always_inline rte_edge_t
 ip4_fwd_local(const struct rte_mbuf *m)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint8_t svc;
 
 	if (!ip4_udp_whole(m))
 		return IP4_FWD_NEXT_LOCAL;
-	switch (dp_fwd_local_udp4_service(ip)) {
-	case DP_FWD_LOCAL_UDP_RELAY:
-		return IP4_FWD_NEXT_RELAY;
-	case DP_FWD_LOCAL_UDP_ENDPOINT:
-		return IP4_FWD_NEXT_ENDPOINT;
-	default:
-		return IP4_FWD_NEXT_LOCAL;
-	}
+	svc = dp_fwd_local_udp4_service(ip);
+	return svc != 0 ? fwd_local_edge(IP4_FWD_NEXT_MAX, svc) : IP4_FWD_NEXT_LOCAL;
 }
 
 /*
@@ -306,15 +167,16 @@ ip4_fwd_other(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, ui
 /*
  * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
  * to a resolved next hop, rewritten and put in the TX buffer; else into
- * @p other with its edge (the reason counted). With @p relay_on, a datagram
- * for the router itself that is checked and sure is told apart here, without
- * the call (the relay's datagrams the shortcut left); forwarding alone keeps
- * the call (inlined, it cost forwarded packets ~0.8 cycles).
+ * @p other with its edge (the reason counted). With @p local_inline (a fast
+ * match is on: its service's datagrams it left come here), a datagram for the
+ * router that is checked and sure is told apart here, without the call;
+ * forwarding alone keeps the call, out of its loop.
  */
 static __rte_always_inline void
 ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint32_t dst,
-	bool unsure, const bool cksum_check, const bool relay_on, const struct dp_fwd_nh *nh_table,
-	int meta_off, uint16_t burst, void **other, rte_edge_t *other_next, uint16_t *nb_other)
+	bool unsure, const bool cksum_check, const bool local_inline,
+	const struct dp_fwd_nh *nh_table, int meta_off, uint16_t burst, void **other,
+	rte_edge_t *other_next, uint16_t *nb_other)
 {
 	const struct dp_fwd_nh *nh;
 	uint32_t h = (uint32_t)hop;
@@ -323,7 +185,7 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 	if (unlikely(!ok || h - 1 >= NO_ROUTE - 1)) {
 		rte_edge_t e;
 
-		e = relay_on && ok && h == DP_FWD_NH_LOCAL && !unsure
+		e = local_inline && ok && h == DP_FWD_NH_LOCAL && !unsure
 			    ? ip4_fwd_local(m)
 			    : ip4_fwd_other(w, m, ok, hop, dst, unsure, cksum_check, meta_off);
 		if (e != IP4_FWD_NEXT_OUTPUT) {
@@ -350,13 +212,13 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
  * pkts[rest[i]] (without @p rest, all of them in order), checked here, in the
  * pass that reads the header again anyway for the rewrite. The addresses, one
  * bulk lookup, then per packet the rewrite and TX or another node: each pass
- * simple enough to overlap packets. @p relay_on: with the relay's shortcut
+ * simple enough to overlap packets. @p local_inline: after a fast match
  * (ip4_fwd_one()).
  */
 static __rte_always_inline void
 ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_mbuf **pkts,
 	const uint16_t *rest, uint16_t n, const bool cksum_check, const bool ck_flags,
-	const bool relay_on)
+	const bool local_inline)
 {
 	struct dp_worker *w = dp_node_worker(node);
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
@@ -378,8 +240,8 @@ ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_m
 		const uint16_t k = rest != NULL ? rest[i] : i;
 
 		ip4_fwd_one(w, pkts[k], ip4_fast(cksum_check, ck_flags, pkts[k]), hop[i], dst[i],
-			unsure, cksum_check, relay_on, nh_table, meta_off, burst, other, other_next,
-			&nb_other);
+			unsure, cksum_check, local_inline, nh_table, meta_off, burst, other,
+			other_next, &nb_other);
 	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 }
@@ -394,78 +256,50 @@ ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	return nb_objs;
 }
 
-/*
- * With the relay on: a pass picks the UDP datagrams to an address that may be
- * the relay's, checks their headers as far as the cache needs
- * (ip4_fast_to()) and prefetches the cache entries their keys map to
- * (dp_relay4_key()); a second relays those the cache has ready
- * (dp_relay4_shortcut()) and gathers the others, which alone are looked up
- * (none when the shortcut takes the whole burst, the relay rig's steady
- * state) and then checked in full and forwarded as without the relay. So a
- * burst's relayed packets leave before its forwarded ones; each flow's keep
- * their order. The first pass keeps no verdict for the others (a flag per
- * packet kept, and the full checks, cost the relayed packet ~1.8 % and ~4.4 %
- * side by side); in it, the entry is stored after the packet's last read: a
- * store may alias the packet's bytes, which the compiler would then read
- * again.
- */
+/* After the worker's fast match (dp_fwd_local.h): what it left is looked up. */
 static __rte_always_inline uint16_t
-ip4_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	const bool cksum_check, const bool ck_flags, struct relay_worker *rw)
+ip4_fwd_match_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const uint16_t *rest, uint16_t nb_rest, const bool cksum_check, const bool ck_flags)
 {
-	struct dp_worker *w = dp_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const void *ent[RTE_GRAPH_BURST_SIZE]; /* cache entries, NULL: not the relay's */
-	uint16_t rest[RTE_GRAPH_BURST_SIZE];   /* the places of the packets the shortcut left */
-	const struct relay_emc_entry *emc = rw->emc;
-	const uint32_t mask = rw->emc_mask;
-	const uint64_t addrs4 = rw->addrs4;
-	uint16_t i, nb_rest;
-
-	for (i = 0; i < nb_objs; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const void *e = relay_addr_maybe(addrs4, ip4_dst(m)) &&
-						ip4_fast_to(cksum_check, ck_flags, true, m) &&
-						ip4_udp_whole(m)
-					? dp_relay4_key(emc, mask, m)
-					: NULL;
-
-		ent[i] = e;
-	}
-	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, ent, false, rest);
-	if (nb_rest == 0)
-		return nb_objs;
-	ip4_fwd_lookup_send(graph, node, pkts, rest, nb_rest, cksum_check, ck_flags, true);
+	ip4_fwd_lookup_send(
+		graph, node, (struct rte_mbuf **)objs, rest, nb_rest, cksum_check, ck_flags, true);
 	return nb_objs;
 }
 
-/* The loops with the relay's shortcut: a function of their own, so that
- * forwarding's loops and their stack frame stay as they are without it. */
+/* The loops after a fast match: a function of their own, so that forwarding's
+ * loops and their stack frame stay as they are without one. A burst's packets
+ * the fast match took leave before the others; each flow's keep their order. */
 static __rte_noinline uint16_t
-ip4_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	struct relay_worker *rw)
+ip4_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const struct dp_fwd_fast_match *fm)
 {
-	const struct dp_worker *w = dp_node_worker(node);
+	struct dp_worker *w = dp_node_worker(node);
+	uint16_t rest[RTE_GRAPH_BURST_SIZE];
+	uint16_t n;
 
+	n = fm->fn(fm->ctx, w, (struct rte_mbuf **)objs, nb_objs, rest);
+	if (n == 0)
+		return nb_objs;
 	if (w->ip4_cksum_check)
-		return w->rx_ip4_cksum
-			       ? ip4_fwd_relay_burst(graph, node, objs, nb_objs, true, true, rw)
-			       : ip4_fwd_relay_burst(graph, node, objs, nb_objs, true, false, rw);
-	return w->rx_ip4_cksum ? ip4_fwd_relay_burst(graph, node, objs, nb_objs, false, true, rw)
-			       : ip4_fwd_relay_burst(graph, node, objs, nb_objs, false, false, rw);
+		return w->rx_ip4_cksum ? ip4_fwd_match_burst(
+						 graph, node, objs, nb_objs, rest, n, true, true)
+				       : ip4_fwd_match_burst(
+						 graph, node, objs, nb_objs, rest, n, true, false);
+	return w->rx_ip4_cksum
+		       ? ip4_fwd_match_burst(graph, node, objs, nb_objs, rest, n, false, true)
+		       : ip4_fwd_match_burst(graph, node, objs, nb_objs, rest, n, false, false);
 }
 
 static uint16_t
 ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	struct relay_worker *rw = ((struct dp_node_ctx *)node->ctx)->arg;
-
+	const struct dp_fwd_fast_match *fm = ((struct dp_node_ctx *)node->ctx)->arg;
 	struct dp_worker *w = dp_node_worker(node);
 
-	/* copies of the loop, so the checksum and relay choices are not re-read
-	 * per packet */
-	if (rw != NULL)
-		return ip4_fwd_relay_process(graph, node, objs, nb_objs, rw);
+	/* copies of the loop, so the checksum and fast match choices are not
+	 * re-read per packet */
+	if (fm != NULL)
+		return ip4_fwd_match_process(graph, node, objs, nb_objs, fm);
 	if (w->ip4_cksum_check)
 		return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, true, true)
 				       : ip4_fwd_burst(graph, node, objs, nb_objs, true, false);
@@ -473,18 +307,22 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			       : ip4_fwd_burst(graph, node, objs, nb_objs, false, false);
 }
 
+static int
+ip4_fwd_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	return fwd_local_node_init(graph, node, false);
+}
+
 static struct rte_node_register ip4_fwd_node = {
 	.name = "ip4_fwd",
 	.process = ip4_fwd_process,
-	.init = dp_relay_node_init, /* the worker, its relay state */
+	.init = ip4_fwd_init,
 	.nb_edges = IP4_FWD_NEXT_MAX,
 	.next_nodes = {
 		[IP4_FWD_NEXT_DROP] = "drop",
 		[IP4_FWD_NEXT_OUTPUT] = "ip4_output",
 		[IP4_FWD_NEXT_LOCAL] = "ip4_local",
 		[IP4_FWD_NEXT_ICMP_ERROR] = "icmp4_error",
-		[IP4_FWD_NEXT_RELAY] = "relay4",
-		[IP4_FWD_NEXT_ENDPOINT] = "endpoint4_rx",
 	},
 };
 

@@ -4,19 +4,18 @@
  *   uses: the IPv4 header, checked by ip4_fwd (whole, valid, in the first
  *         segment, not martian); the LPM table for the way back
  *   sets: an echo reply in place of an echo request; dp_mbuf_meta.nh (its route)
- *   next: ip4_output (echo replies); relay4 (UDP to a port in
- *         dp_fwd_local_udp4: the UDP relay checks the address); endpoint4_rx
- *         (UDP to a port an endpoint bound, dp_fwd_local_ep4, and with
- *         endpoints on every fragment: it reassembles); or drop
+ *   next: ip4_output (echo replies); a local service's node (UDP to a port
+ *         it claimed, dp_fwd_local.h: the service checks the address; every
+ *         fragment to the service that takes them, to reassemble); or drop
  *         (ip4_fragment_local, ip4_local, icmp_truncated, icmp_bad_cksum,
  *         icmp_unhandled, icmp_bad_addr, icmp_no_route)
  *
  * Packets for one of the router's own addresses (ip4_fwd's lookup found the
  * local next hop). One switch by protocol: ICMP echo requests are answered
- * (RFC 792, RFC 1812 4.3.3.6); the UDP relay and the endpoints take their
- * packets here by destination port; anything else has no service
- * (ip4_local). Fragments go to endpoint4_rx, which reassembles them, when
- * endpoints are on, and are dropped otherwise: nothing else here reassembles.
+ * (RFC 792, RFC 1812 4.3.3.6); local services take their packets here by
+ * destination port; anything else has no service (ip4_local). Fragments go
+ * to the service that reassembles them, when one is set, and are dropped
+ * otherwise.
  */
 #include <string.h>
 
@@ -29,20 +28,16 @@
 
 #include "dp_cksum.h"
 #include "dp_fwd_local.h"
+#include "fwd_local_priv.h"
 #include "graph_fp.h"
 #include "icmp4_priv.h"
 
 enum ip4_local_next {
 	IP4_LOCAL_NEXT_DROP,
 	IP4_LOCAL_NEXT_OUTPUT,
-	IP4_LOCAL_NEXT_RELAY,
-	IP4_LOCAL_NEXT_ENDPOINT,
-	IP4_LOCAL_NEXT_MAX,
+	IP4_LOCAL_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
-
-uint64_t dp_fwd_local_udp4[65536 / 64];
-uint64_t dp_fwd_local_ep4[65536 / 64];
-uint8_t dp_fwd_local_reasm;
+_Static_assert(IP4_LOCAL_NEXT_MAX == FWD_LOCAL_IP4_LOCAL_BASE, "services after the node's edges");
 
 static inline rte_edge_t
 ip4_local_drop(struct dp_worker *w, enum dp_drop_reason why)
@@ -112,22 +107,22 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 
 	/* more fragments, or not the first: part of a datagram */
 	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
-		if (dp_fwd_local_reasm)
-			return IP4_LOCAL_NEXT_ENDPOINT;
+		const uint8_t svc = __atomic_load_n(&dp_fwd_local_frag4, __ATOMIC_RELAXED);
+
+		if (svc != 0)
+			return fwd_local_edge(IP4_LOCAL_NEXT_MAX, svc);
 		return ip4_local_drop(w, DP_DROP_IP4_FRAG_LOCAL);
 	}
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:
 		return ip4_local_icmp(w, st, m, ip, meta_off);
-	case IPPROTO_UDP:
-		switch (dp_fwd_local_udp4_service((const uint8_t *)ip)) {
-		case DP_FWD_LOCAL_UDP_RELAY:
-			return IP4_LOCAL_NEXT_RELAY;
-		case DP_FWD_LOCAL_UDP_ENDPOINT:
-			return IP4_LOCAL_NEXT_ENDPOINT;
-		default:
-			return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
-		}
+	case IPPROTO_UDP: {
+		const uint8_t svc = dp_fwd_local_udp4_service((const uint8_t *)ip);
+
+		if (svc != 0)
+			return fwd_local_edge(IP4_LOCAL_NEXT_MAX, svc);
+		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
+	}
 	default:
 		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
 	}
@@ -157,8 +152,6 @@ static struct rte_node_register ip4_local_node = {
 	.next_nodes = {
 		[IP4_LOCAL_NEXT_DROP] = "drop",
 		[IP4_LOCAL_NEXT_OUTPUT] = "ip4_output",
-		[IP4_LOCAL_NEXT_RELAY] = "relay4",
-		[IP4_LOCAL_NEXT_ENDPOINT] = "endpoint4_rx",
 	},
 };
 

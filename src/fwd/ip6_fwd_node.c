@@ -5,10 +5,9 @@
  *   sets: dp_mbuf_meta.nh (next hop index); icmp_type/icmp_code for icmp6_error
  *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
  *         written here and the packet put in the worker's TX buffer for the
- *         port, as ip4_fwd does; none for a relay datagram of a session the
- *         relay's IPv6 cache holds ready (relay_fp.h, as ip4_fwd); ip6_output
- *         for the rest; ip6_local (the router's addresses, its multicast
- *         groups);
+ *         port, as ip4_fwd does; none for one the worker's fast match took
+ *         (dp_fwd_local.h); ip6_output for the rest; ip6_local (the router's
+ *         addresses, its multicast groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
  *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,
@@ -37,10 +36,12 @@
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_graph.h"
+#include "dp_fwd_local.h"
 #include "dp_mem.h"
+#include "fwd_fp.h"
+#include "fwd_local_priv.h"
 #include "fwd6_priv.h"
 #include "graph_fp.h"
-#include "relay_fp.h"
 
 enum ip6_fwd_next {
 	IP6_FWD_NEXT_DROP,
@@ -132,55 +133,6 @@ ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off
 drop:
 	w->stats.drops[why]++;
 	return IP6_FWD_NEXT_DROP;
-}
-
-/*
- * The fast pass over one packet: a whole IPv6 header in the first segment,
- * version 6, the payload inside the packet, hop limit > 1, no Hop-by-Hop
- * header, unicast and forwardable addresses, in a unicast frame. Anything else
- * takes ip6_fwd_slow(), which checks everything in order and counts the
- * reason. The header is read even when the frame is shorter (inside the
- * mbuf's data room); the length test discards the result.
- * With @p to_self, as ip4_fast_to(): what the relay's cache needs, without
- * the hop limit and the address tests (the addresses are in the cache's key;
- * relay6 only gets packets that passed them). Side by side on the relay6 rig,
- * 12 rounds, with the verdict no longer kept for the packets the cache leaves:
- * -7.4 % cycles a relayed packet.
- */
-static __rte_always_inline bool
-ip6_fast_to(const bool to_self, const struct rte_mbuf *m)
-{
-	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint8_t *ip = eth + RTE_ETHER_HDR_LEN;
-	const int32_t avail = (int32_t)m->pkt_len - (int32_t)IP6_ETH_HLEN;
-	uint64_t shi, slo, dhi, dlo;
-	uint16_t plen;
-
-	memcpy(&plen, ip + 4, sizeof(plen));
-	ip6_addr_words(ip + 8, &shi, &slo);
-	ip6_addr_words(ip + 24, &dhi, &dlo);
-	/* short-circuit: each test is a well-predicted branch */
-	return m->data_len >= IP6_ETH_HLEN && (ip[0] >> 4) == 6 &&
-	       (int32_t)rte_be_to_cpu_16(plen) <= avail && ip[6] != IPPROTO_HOPOPTS &&
-	       (eth[0] & 1) == 0 &&
-	       (to_self || (ip[7] > 1 && !(ip6_w_special(shi, slo) | ip6_w_special(dhi, dlo))));
-}
-
-static __rte_always_inline bool
-ip6_fast(const struct rte_mbuf *m)
-{
-	return ip6_fast_to(false, m);
-}
-
-/* The destination address for the bulk lookup, checked or not (the lookup
- * of a packet that fails the checks is not used). */
-static __rte_always_inline void
-ip6_dst(const struct rte_mbuf *m, uint8_t dst[16])
-{
-	memcpy(dst,
-		rte_pktmbuf_mtod_offset(m, const uint8_t *,
-			RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr)),
-		16);
 }
 
 /*
@@ -278,75 +230,45 @@ ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint1
 	return nb_objs;
 }
 
-/*
- * With the relay on, ip4_fwd's relay shortcut for IPv6 as well: a pass picks
- * the datagrams to an address that may be the relay's, checks what the cache
- * needs of them (ip6_fast_to()) and prefetches their entries in the relay's
- * IPv6 cache (dp_relay6_key()); a second relays those the cache has ready
- * (dp_relay6_shortcut()) and gathers the others, which alone are looked up
- * and then checked and forwarded as without the relay; the rest go to
- * ip6_local and relay6 as before. Relay6 on the 78 B rig: 80.6 -> 75.1 busy
- * cycles a packet (side by side, 3 rounds) against the single probe pass that
- * read the session; 79.0 -> 61.7 with no /128 walk of rte_fib6 for the
- * shortcut's packets; 61.5 -> 59.2 with the two passes (the entries compared
- * with the packet's key read again, not a kept one).
- */
-static __rte_always_inline uint16_t
-ip6_fwd_relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	struct relay_worker *rw)
+/* After the worker's fast match (dp_fwd_local.h), as ip4_fwd: what it left is
+ * looked up; in a function of its own, as ip4_fwd's. */
+static __rte_noinline uint16_t
+ip6_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
+	const struct dp_fwd_fast_match *fm)
 {
-	struct dp_worker *w = dp_node_worker(node);
-	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
-	const void *ent[RTE_GRAPH_BURST_SIZE]; /* cache entries, NULL: not the relay's */
-	uint16_t rest[RTE_GRAPH_BURST_SIZE];   /* the places of the packets the shortcut left */
+	/* swapped by a route reload (route.c), freed after an RCU grace period */
 	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
-	const struct relay_emc6_entry *emc6 = rw->emc6;
-	const uint32_t mask = rw->emc6_mask;
-	const uint64_t addrs6 = rw->addrs6;
-	uint16_t i, nb_rest;
+	uint16_t rest[RTE_GRAPH_BURST_SIZE];
+	uint16_t n;
 
 	if (unlikely(fib == NULL))
 		return ip6_fwd_off(graph, node, nb_objs);
-	for (i = 0; i < nb_objs; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-			RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr));
-		const void *e =
-			relay_addr_maybe(addrs6, relay_addr6_tail(d)) && ip6_fast_to(true, m)
-				? dp_relay6_key(emc6, mask, m)
-				: NULL;
-
-		ent[i] = e;
-	}
-	nb_rest = dp_relay_shortcut_pass(w, rw, pkts, nb_objs, ent, true, rest);
-	if (nb_rest == 0)
-		return nb_objs;
-	ip6_fwd_lookup_send(graph, node, fib, pkts, rest, nb_rest);
+	n = fm->fn(fm->ctx, dp_node_worker(node), (struct rte_mbuf **)objs, nb_objs, rest);
+	if (n != 0)
+		ip6_fwd_lookup_send(graph, node, fib, (struct rte_mbuf **)objs, rest, n);
 	return nb_objs;
-}
-
-/* The loop with the relay's shortcut, in a function of its own (as ip4_fwd's). */
-static __rte_noinline uint16_t
-ip6_fwd_relay_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	struct relay_worker *rw)
-{
-	return ip6_fwd_relay_burst(graph, node, objs, nb_objs, rw);
 }
 
 static uint16_t
 ip6_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	struct relay_worker *rw = ((struct dp_node_ctx *)node->ctx)->arg;
+	const struct dp_fwd_fast_match *fm = ((struct dp_node_ctx *)node->ctx)->arg;
 
-	if (rw != NULL)
-		return ip6_fwd_relay_process(graph, node, objs, nb_objs, rw);
+	if (fm != NULL)
+		return ip6_fwd_match_process(graph, node, objs, nb_objs, fm);
 	return ip6_fwd_burst(graph, node, objs, nb_objs);
+}
+
+static int
+ip6_fwd_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	return fwd_local_node_init(graph, node, true);
 }
 
 static struct rte_node_register ip6_fwd_node = {
 	.name = "ip6_fwd",
 	.process = ip6_fwd_process,
-	.init = dp_relay_node_init, /* the worker, its relay state */
+	.init = ip6_fwd_init,
 	.nb_edges = IP6_FWD_NEXT_MAX,
 	.next_nodes = {
 		[IP6_FWD_NEXT_DROP] = "drop",

@@ -5,9 +5,9 @@
  *   sets: echo request -> echo reply in place (RFC 4443 4.2), dp_mbuf_meta.nh;
  *         neighbor discovery -> dp_mbuf_meta.punt = DP_PUNT_ND
  *   next: ip6_output (echo reply), ctl_punt (NS, NA: nd.c on the control
- *         lcore), relay6 (UDP to a port in dp_fwd_local_udp6), endpoint6_rx (UDP
- *         to a port an endpoint bound, dp_fwd_local_ep6, and with endpoints on
- *         a Fragment header right after the fixed one: it reassembles), or
+ *         lcore), a local service's node (UDP to a port it claimed,
+ *         dp_fwd_local.h; a Fragment header right after the fixed one to the
+ *         service that takes fragments, to reassemble), or
  *         drop (ip6_hbh, ip6_local, icmp6_truncated, icmp6_bad_cksum,
  *         icmp6_unhandled, icmp6_bad_addr, icmp6_no_route, nd_bad_hop_limit)
  *
@@ -29,19 +29,16 @@
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "fwd6_priv.h"
+#include "fwd_local_priv.h"
 #include "graph_fp.h"
 
 enum ip6_local_next {
 	IP6_LOCAL_NEXT_DROP,
 	IP6_LOCAL_NEXT_OUTPUT,
 	IP6_LOCAL_NEXT_PUNT,
-	IP6_LOCAL_NEXT_RELAY,
-	IP6_LOCAL_NEXT_ENDPOINT,
-	IP6_LOCAL_NEXT_MAX,
+	IP6_LOCAL_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
-
-uint64_t dp_fwd_local_udp6[65536 / 64];
-uint64_t dp_fwd_local_ep6[65536 / 64];
+_Static_assert(IP6_LOCAL_NEXT_MAX == FWD_LOCAL_IP6_LOCAL_BASE, "services after the node's edges");
 
 /* The request turned into its reply, in the same buffer. */
 static rte_edge_t
@@ -101,21 +98,24 @@ ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, 
 		why = DP_DROP_IP6_HBH;
 		goto drop;
 	}
-	/* UDP right after the header, to a port a service takes: the relay or the
-	 * endpoint checks the rest (the port is read inside the data room even
-	 * from a short frame) */
+	/* UDP right after the header, to a port a service claimed: the service
+	 * checks the rest (the port is read inside the data room even from a
+	 * short frame) */
 	if (ip->proto == IPPROTO_UDP) {
 		const uint16_t port =
 			rte_be_to_cpu_16(((const struct rte_udp_hdr *)(ip + 1))->dst_port);
+		const uint8_t svc = dp_fwd_local_udp6[port];
 
-		if (dp_fwd_local_udp_wanted(dp_fwd_local_udp6, port))
-			return dp_fwd_local_udp_wanted(dp_fwd_local_ep6, port)
-				       ? IP6_LOCAL_NEXT_ENDPOINT
-				       : IP6_LOCAL_NEXT_RELAY;
+		if (svc != 0)
+			return fwd_local_edge(IP6_LOCAL_NEXT_MAX, svc);
 	}
-	/* a fragment (RFC 8200 4.5): endpoint6_rx reassembles when endpoints are on */
-	if (ip->proto == IPPROTO_FRAGMENT && dp_fwd_local_reasm)
-		return IP6_LOCAL_NEXT_ENDPOINT;
+	/* a fragment (RFC 8200 4.5): to the service that reassembles, if one */
+	if (ip->proto == IPPROTO_FRAGMENT) {
+		const uint8_t svc = __atomic_load_n(&dp_fwd_local_frag6, __ATOMIC_RELAXED);
+
+		if (svc != 0)
+			return fwd_local_edge(IP6_LOCAL_NEXT_MAX, svc);
+	}
 	if (ip->proto != IPPROTO_ICMPV6) {
 		why = DP_DROP_IP6_LOCAL;
 		goto drop;
@@ -173,8 +173,6 @@ static struct rte_node_register ip6_local_node = {
 		[IP6_LOCAL_NEXT_DROP] = "drop",
 		[IP6_LOCAL_NEXT_OUTPUT] = "ip6_output",
 		[IP6_LOCAL_NEXT_PUNT] = "ctl_punt",
-		[IP6_LOCAL_NEXT_RELAY] = "relay6",
-		[IP6_LOCAL_NEXT_ENDPOINT] = "endpoint6_rx",
 	},
 };
 

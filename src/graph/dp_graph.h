@@ -129,6 +129,19 @@ extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
  */
 int dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb);
 
+/** Most source nodes modules may add (dp_graph_source_add()). */
+#define DP_GRAPH_MAX_SOURCES 8
+
+/**
+ * Put source node @p node (a module's: called on every walk) in the worker
+ * graphs made from now on; idempotent.
+ * @return 0, -ENOENT (no such node), -ENOSPC (DP_GRAPH_MAX_SOURCES reached).
+ */
+int dp_graph_source_add(const char *node);
+
+/** Leave source node @p node out of the worker graphs made from now on. */
+void dp_graph_source_del(const char *node);
+
 /** Every worker lcore of the config's [lcores] is enabled in EAL.
  * @return 0 or -EINVAL (the lcore in @p err). */
 int dp_graph_lcores_check(const struct dp_config *cfg, char *err, size_t errlen);

@@ -26,32 +26,62 @@ struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 /* The worker whose graph is being created: node init callbacks read it. */
 static struct dp_worker *creating;
 
-/* Nodes of every worker graph; port_tx clones are matched by pattern. */
+/* Nodes of every worker graph; port_tx clones are matched by pattern. The
+ * nodes other nodes' edges lead to (a local service's, dp_fwd_local.h) come
+ * with those edges. */
 static const char *const graph_patterns[] = { "port_rx", "ctl_inject", "eth_classify", "ip4_fwd",
 	"ip4_local", "icmp4_error", "ip4_output", "ip6_fwd", "ip6_local", "icmp6_error",
-	"ip6_output", "ctl_punt", "port_tx-*", "drop", "relay4", "relay6", "endpoint4_rx",
-	"endpoint6_rx" };
+	"ip6_output", "ctl_punt", "port_tx-*", "drop" };
 
 /*
- * Source nodes of a job that may be off: a source node is called on every walk
- * even when it has nothing to do (the two took 0.7 cycle/packet on the 64 B rig),
- * so it is in the graph only when its job is configured. Their packet nodes
- * (relay4, endpoint4_rx, ...) stay: other nodes' edges lead to them.
+ * Source nodes that modules registered for the graphs made next
+ * (dp_graph_source_add()): a source node is called on every walk even when it
+ * has nothing to do, so a module adds its own only when its job is on.
  */
+static char graph_sources[DP_GRAPH_MAX_SOURCES][RTE_NODE_NAMESIZE];
+static unsigned int graph_nb_sources;
+
+int
+dp_graph_source_add(const char *node)
+{
+	unsigned int i;
+
+	if (rte_node_from_name(node) == RTE_NODE_ID_INVALID)
+		return -ENOENT;
+	for (i = 0; i < graph_nb_sources; i++)
+		if (strcmp(graph_sources[i], node) == 0)
+			return 0;
+	if (graph_nb_sources == DP_GRAPH_MAX_SOURCES)
+		return -ENOSPC;
+	snprintf(graph_sources[graph_nb_sources++], RTE_NODE_NAMESIZE, "%s", node);
+	return 0;
+}
+
+void
+dp_graph_source_del(const char *node)
+{
+	unsigned int i;
+
+	for (i = 0; i < graph_nb_sources; i++) {
+		if (strcmp(graph_sources[i], node) != 0)
+			continue;
+		graph_nb_sources--;
+		memmove(graph_sources[i], graph_sources[i + 1],
+			(graph_nb_sources - i) * sizeof(graph_sources[0]));
+		return;
+	}
+}
+
+/* The node patterns of a worker graph: the fixed ones and the sources registered. */
 static unsigned int
-graph_patterns_for(const struct dp_config *cfg, const char **out)
+graph_patterns_all(const char **out)
 {
 	unsigned int n = 0, i;
-	bool relay = false;
 
 	for (i = 0; i < DP_ARRAY_SIZE(graph_patterns); i++)
 		out[n++] = graph_patterns[i];
-	for (i = 0; i < cfg->nb_relays; i++)
-		relay |= cfg->relays[i].defined;
-	if (relay)
-		out[n++] = "relay_handoff";
-	if (cfg->endpoint.enabled)
-		out[n++] = "endpoint_tx";
+	for (i = 0; i < graph_nb_sources; i++)
+		out[n++] = graph_sources[i];
 	return n;
 }
 
@@ -317,7 +347,7 @@ dp_graph_lcores_check(const struct dp_config *cfg, char *err, size_t errlen)
 int
 dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 {
-	const char *patterns[DP_ARRAY_SIZE(graph_patterns) + 2];
+	const char *patterns[DP_ARRAY_SIZE(graph_patterns) + DP_GRAPH_MAX_SOURCES];
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	unsigned int nb, i, j;
 	int rc;
@@ -387,7 +417,7 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		snprintf(name, sizeof(name), "worker-%u", w->lcore_id);
 		memset(&prm, 0, sizeof(prm));
 		prm.socket_id = (int)rte_lcore_to_socket_id(w->lcore_id);
-		prm.nb_node_patterns = graph_patterns_for(cfg, patterns);
+		prm.nb_node_patterns = graph_patterns_all(patterns);
 		prm.node_patterns = patterns;
 		creating = w;
 		w->graph_id = rte_graph_create(name, &prm);

@@ -23,6 +23,7 @@
 #include "dp_graph.h"
 #include "dp_relay.h"
 #include "dp_telemetry.h"
+#include "relay_fp.h"
 #include "relay_priv.h"
 
 struct relay_svc relay_svcs[DP_CONFIG_MAX_RELAYS];
@@ -428,6 +429,28 @@ fail:
 	return NULL;
 }
 
+/* Local delivery's number for relay4/relay6 (dp_fwd_local.h), 0 before the first init. */
+static uint8_t relay_local_svc;
+
+/* A service's listen port and relay ports, to relay4/relay6. */
+static int
+relay_port_claim(const struct relay_svc *svc)
+{
+	const uint16_t listen = rte_be_to_cpu_16(svc->listen_port);
+	int rc;
+
+	if (relay_local_svc == 0) {
+		rc = dp_fwd_local_service_add("relay4", "relay6");
+		if (rc < 0)
+			return rc;
+		relay_local_svc = (uint8_t)rc;
+	}
+	rc = dp_fwd_local_udp_claim(svc->ip6, listen, listen, relay_local_svc);
+	if (rc == 0)
+		rc = dp_fwd_local_udp_claim(svc->ip6, svc->port_lo, svc->port_hi, relay_local_svc);
+	return rc;
+}
+
 int
 dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -481,14 +504,11 @@ dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		svc->cap = RTE_MIN(svc->per_worker, (max + nw - 1) / RTE_MAX(nw, 1u));
-		if (svc->ip6) {
-			dp_fwd_local_udp_set(dp_fwd_local_udp6, rte_be_to_cpu_16(svc->listen_port),
-				rte_be_to_cpu_16(svc->listen_port));
-			dp_fwd_local_udp_set(dp_fwd_local_udp6, svc->port_lo, svc->port_hi);
-		} else {
-			dp_fwd_local_udp_set(dp_fwd_local_udp4, rte_be_to_cpu_16(svc->listen_port),
-				rte_be_to_cpu_16(svc->listen_port));
-			dp_fwd_local_udp_set(dp_fwd_local_udp4, svc->port_lo, svc->port_hi);
+		if (relay_port_claim(svc) < 0) {
+			dp_config_error(err, errlen, &relay_cfg[i]->ports_loc,
+				"[relay%u]: its ports are another service's", relay_cfg_idx[i]);
+			dp_relay_fini();
+			return -EADDRINUSE;
 		}
 	}
 	relay_tsc_hz = rte_get_tsc_hz();
@@ -499,6 +519,19 @@ dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen)
 			dp_relay_fini();
 			return -ENOMEM;
 		}
+	}
+	if (dp_graph_source_add("relay_handoff") < 0) {
+		snprintf(err, errlen, "relay: cannot add relay_handoff to the graphs");
+		dp_relay_fini();
+		return -ENOSPC;
+	}
+	for (i = 0; i < nw; i++) {
+		struct relay_worker *rw = relay_workers[i];
+
+		if (relay_emc_on(rw, false))
+			dp_fwd_fast_match_set(false, (uint16_t)i, relay4_fast_match, rw);
+		if (relay_emc_on(rw, true))
+			dp_fwd_fast_match_set(true, (uint16_t)i, relay6_fast_match, rw);
 	}
 	DP_LOG(INFO, relay, "%u relay service(s), %u worker table(s)", relay_nb_svcs, nw);
 	return 0;
@@ -551,11 +584,21 @@ dp_relay_fini(void)
 		rte_free(rw);
 		relay_workers[i] = NULL;
 	}
+	for (i = 0; i < relay_nb_svcs; i++) {
+		const struct relay_svc *svc = &relay_svcs[i];
+
+		dp_fwd_local_udp_release(svc->ip6, rte_be_to_cpu_16(svc->listen_port),
+			rte_be_to_cpu_16(svc->listen_port), relay_local_svc);
+		dp_fwd_local_udp_release(svc->ip6, svc->port_lo, svc->port_hi, relay_local_svc);
+	}
+	for (i = 0; i < DP_GRAPH_MAX_WORKERS; i++) {
+		dp_fwd_fast_match_set(false, (uint16_t)i, NULL, NULL);
+		dp_fwd_fast_match_set(true, (uint16_t)i, NULL, NULL);
+	}
+	dp_graph_source_del("relay_handoff");
 	relay_nb_workers = 0;
 	relay_nb_svcs = 0;
 	relay_clock_offset = 0;
-	memset(dp_fwd_local_udp4, 0, sizeof(dp_fwd_local_udp4));
-	memset(dp_fwd_local_udp6, 0, sizeof(dp_fwd_local_udp6));
 }
 
 unsigned int

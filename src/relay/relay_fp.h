@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The relay's per-packet rewrite and send (relay_node.c), and the shortcut
- * ip4_fwd and ip6_fwd take for a datagram of a cached session, in two passes
- * over the burst before their route lookup: dp_relay4_key() / dp_relay6_key()
- * (the cache lines prefetched), then dp_relay_shortcut_pass(), which relays
- * the ready ones (dp_relay4_shortcut() / dp_relay6_shortcut()) and leaves the
- * others to the lookup.
+ * The relay's per-packet rewrite and send (relay_node.c), and its fast match
+ * in front of ip4_fwd's and ip6_fwd's route lookup (dp_fwd_local.h) for a
+ * datagram of a cached session, in two passes over the burst:
+ * dp_relay4_key() / dp_relay6_key() (the cache lines prefetched), then
+ * dp_relay_shortcut_pass(), which relays the ready ones
+ * (dp_relay4_shortcut() / dp_relay6_shortcut()) and leaves the others to the
+ * lookup.
  */
 #ifndef RELAY_FP_H
 #define RELAY_FP_H
@@ -21,6 +22,8 @@
 #include <rte_udp.h>
 
 #include "dp_fwd.h"
+#include "dp_fwd_local.h"
+#include "fwd_fp.h"
 #include "dp_graph.h"
 #include "graph_fp.h"
 #include "relay_priv.h"
@@ -316,10 +319,15 @@ dp_relay_shortcut_pass(struct dp_worker *w, struct relay_worker *rw, struct rte_
 }
 
 /**
- * A node's init for the nodes that take the relay's shortcut or are the
- * relay (ip4_fwd, ip6_fwd, relay4, relay6, relay_handoff): the worker, and
- * in ctx->arg its relay state (NULL when the relay is off). relay_node.c.
+ * The init of relay4, relay6 and relay_handoff: the worker, and in ctx->arg
+ * its relay state (NULL when the relay is off). relay_node.c.
  */
-int dp_relay_node_init(const struct rte_graph *graph, struct rte_node *node);
+int relay_node_init(const struct rte_graph *graph, struct rte_node *node);
+
+/** The relay's fast matches (dp_fwd_fast_match_fn), @p ctx the worker's relay state. */
+uint16_t relay4_fast_match(
+	void *ctx, struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t *rest);
+uint16_t relay6_fast_match(
+	void *ctx, struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t *rest);
 
 #endif /* RELAY_FP_H */

@@ -476,7 +476,7 @@ relay6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint
 }
 
 int
-dp_relay_node_init(const struct rte_graph *graph, struct rte_node *node)
+relay_node_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	int rc = dp_graph_node_init_worker(graph, node);
@@ -487,10 +487,83 @@ dp_relay_node_init(const struct rte_graph *graph, struct rte_node *node)
 	return 0;
 }
 
+/*
+ * The fast match's first pass picks the UDP datagrams to an address that may
+ * be the relay's, checks their headers as far as the cache's key does not
+ * vouch for them (ip4_fast_to() with to_self) and prefetches the cache
+ * entries their keys map to; the second relays those the cache has ready and
+ * leaves the others, with no verdict kept: they are checked in full after the
+ * lookup. In the first pass, the entry is stored after the packet's last
+ * read: a store may alias the packet's bytes, which the compiler would then
+ * read again.
+ */
+static __rte_always_inline uint16_t
+relay4_match_burst(struct relay_worker *rw, struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n,
+	uint16_t *rest, const bool cksum_check, const bool ck_flags)
+{
+	const void *ent[RTE_GRAPH_BURST_SIZE]; /* cache entries, NULL: not the relay's */
+	const struct relay_emc_entry *emc = rw->emc;
+	const uint32_t mask = rw->emc_mask;
+	const uint64_t addrs4 = rw->addrs4;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const void *e = relay_addr_maybe(addrs4, ip4_dst(m)) &&
+						ip4_fast_to(cksum_check, ck_flags, true, m) &&
+						ip4_udp_whole(m)
+					? dp_relay4_key(emc, mask, m)
+					: NULL;
+
+		ent[i] = e;
+	}
+	return dp_relay_shortcut_pass(w, rw, pkts, n, ent, false, rest);
+}
+
+uint16_t
+relay4_fast_match(
+	void *ctx, struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t *rest)
+{
+	struct relay_worker *rw = ctx;
+
+	/* copies of the loop, so the checksum choices are not re-read per packet */
+	if (w->ip4_cksum_check)
+		return w->rx_ip4_cksum ? relay4_match_burst(rw, w, pkts, n, rest, true, true)
+				       : relay4_match_burst(rw, w, pkts, n, rest, true, false);
+	return w->rx_ip4_cksum ? relay4_match_burst(rw, w, pkts, n, rest, false, true)
+			       : relay4_match_burst(rw, w, pkts, n, rest, false, false);
+}
+
+/* As relay4_fast_match(), over the IPv6 cache. */
+uint16_t
+relay6_fast_match(
+	void *ctx, struct dp_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t *rest)
+{
+	const void *ent[RTE_GRAPH_BURST_SIZE];
+	struct relay_worker *rw = ctx;
+	const struct relay_emc6_entry *emc6 = rw->emc6;
+	const uint32_t mask = rw->emc6_mask;
+	const uint64_t addrs6 = rw->addrs6;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+			RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr));
+		const void *e =
+			relay_addr_maybe(addrs6, relay_addr6_tail(d)) && ip6_fast_to(true, m)
+				? dp_relay6_key(emc6, mask, m)
+				: NULL;
+
+		ent[i] = e;
+	}
+	return dp_relay_shortcut_pass(w, rw, pkts, n, ent, true, rest);
+}
+
 static struct rte_node_register relay4_node = {
 	.name = "relay4",
 	.process = relay4_process,
-	.init = dp_relay_node_init,
+	.init = relay_node_init,
 	.nb_edges = RELAY_NEXT_MAX,
 	.next_nodes =
 		{
@@ -503,7 +576,7 @@ RTE_NODE_REGISTER(relay4_node);
 static struct rte_node_register relay6_node = {
 	.name = "relay6",
 	.process = relay6_process,
-	.init = dp_relay_node_init,
+	.init = relay_node_init,
 	.nb_edges = RELAY_NEXT_MAX,
 	.next_nodes =
 		{
@@ -564,7 +637,7 @@ static struct rte_node_register relay_handoff_node = {
 	.name = "relay_handoff",
 	.flags = RTE_NODE_SOURCE_F,
 	.process = relay_handoff_process,
-	.init = dp_relay_node_init,
+	.init = relay_node_init,
 	.nb_edges = RELAY_HANDOFF_NEXT_MAX,
 	.next_nodes =
 		{

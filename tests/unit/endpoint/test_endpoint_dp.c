@@ -47,6 +47,16 @@
 #define PEER_PORT 4444
 #define EP_PORT   7000
 
+/* The endpoints' number in local delivery (registration is idempotent by name). */
+static uint8_t
+ep_svc(void)
+{
+	const int s = dp_fwd_local_service_add("endpoint4_rx", "endpoint6_rx");
+
+	CU_ASSERT_FATAL(s > 0);
+	return (uint8_t)s;
+}
+
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 
 static char config_text[2048];
@@ -530,9 +540,8 @@ test_ep_attach_ports(void)
 	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
 	CU_ASSERT(a.b.port >= 49152);
 	CU_ASSERT_EQUAL(ep_dp_port(a.dp), a.b.port);
-	CU_ASSERT(dp_fwd_local_udp_wanted(dp_fwd_local_udp4, a.b.port));
-	CU_ASSERT(dp_fwd_local_udp_wanted(dp_fwd_local_ep4, a.b.port));
-	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_ep6, a.b.port));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(false, a.b.port), ep_svc());
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(true, a.b.port), 0);
 	/* the relay's ports, and a port taken */
 	app_open(&b, false, "198.18.0.1", 5000);
 	CU_ASSERT_EQUAL(app_attach(&b), -EADDRINUSE);
@@ -548,7 +557,7 @@ test_ep_attach_ports(void)
 	b.dp = NULL;
 	app_close(&b);
 	app_close(&a);
-	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_udp4, a.b.port));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(false, a.b.port), 0);
 }
 
 static void
@@ -953,7 +962,7 @@ test_ep_ip6_both_ways(void)
 
 	app_open(&a, true, "2001:db8:10::1", EP_PORT);
 	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
-	CU_ASSERT(dp_fwd_local_udp_wanted(dp_fwd_local_ep6, EP_PORT));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(true, EP_PORT), ep_svc());
 	snap();
 	/* in */
 	inject_udp(true, "2001:db8:10::2", "2001:db8:10::1", EP_PORT, 500, 50, 0);
@@ -993,7 +1002,7 @@ test_ep_ip6_both_ways(void)
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 	app_recv_check(&a, 3000, 53, "2001:db8:10::2", PEER_PORT);
 	app_close(&a);
-	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_udp6, EP_PORT));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(true, EP_PORT), 0);
 }
 
 static void
@@ -1004,8 +1013,7 @@ test_ep_detach_clears_port(void)
 	app_open(&a, false, "198.18.0.1", EP_PORT);
 	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
 	app_close(&a);
-	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_udp4, EP_PORT));
-	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_ep4, EP_PORT));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(false, EP_PORT), 0);
 	snap();
 	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 10, 1, 0);
 	run_graph();
