@@ -60,8 +60,8 @@
  * producer takes them from its free ring a batch at a time, a consumer gives
  * them back a batch at a time (or once it has had nothing to read for
  * DPSOCK_REL_IDLE_US, or before it sleeps). Each ring operation moves the
- * ring's cache lines from one core to the other; one per message was a third
- * of an 8-byte one-way trip (0.39 -> see README).
+ * ring's cache lines from one core to the other: one per message would be a
+ * large part of a small message's one-way trip.
  */
 #define DPSOCK_REL_BATCH   32
 #define DPSOCK_REL_IDLE_US 5
@@ -154,8 +154,8 @@ struct dpsock {
 	uint64_t next_live;  /* TSC of the next look at the control socket */
 	uint64_t idle_since; /* TSC of the first empty poll in a row (0: the last one found some) */
 	/* TSC as ep_enter() read it at the start of this call: the sender's stamp
-	 * and the idle clock use it, since a read costs ~10 ns, a 30th of an
-	 * 8-byte round trip, and a send or an empty poll would make two */
+	 * and the idle clock use it, since a TSC read is not free next to a small
+	 * message's round trip, and a send or an empty poll would make two */
 	uint64_t now;
 	/* channels */
 	struct dpsock_chan **chans;
@@ -1483,7 +1483,7 @@ sources_poll(struct dpsock *ep, struct dpsock_msg **out, unsigned int n, struct 
 	unsigned int nb_src = ep->nb_slots + 1, got = 0, i;
 	unsigned int s = ep->rr < nb_src ? ep->rr : 0;
 
-	/* no division: two of them were a tenth of an 8-byte one-way trip */
+	/* a compare, not a modulo: divisions are slow next to a small message's trip */
 	for (i = 0; i < nb_src && got < n; i++) {
 		got += source_recv(ep, s, cp != NULL ? NULL : out + got, n - got, cp);
 		if (++s == nb_src)

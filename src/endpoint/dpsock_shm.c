@@ -85,8 +85,8 @@ pipe_layout(void *region, size_t off, const struct dpsock_pipe_spec *spec, unsig
 	*p = geo;
 	/* sequence slots: every sequence 0 (no slot filled for any position), as a
 	 * new memfd reads; not written here, so that a channel's set-up takes no
-	 * page faults for them (64 KiB a pipe by default: writing them doubled the
-	 * time of open + bind + first send, 140 -> 350 us) */
+	 * page faults for them (64 KiB a pipe by default: writing them would put
+	 * those faults on open + bind + the first send) */
 	if (geo.data_kind != DPSOCK_DATA_SEQ) {
 		snprintf(name, sizeof(name), "dpsock_d%u", idx);
 		if (rte_ring_init(dpsock_pipe_data_ring(region, p), name, pow2_above(total),

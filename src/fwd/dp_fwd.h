@@ -6,10 +6,10 @@
  * Ethernet header to write (neighbor MAC, egress port MAC) and the egress port.
  *
  * Why rte_fib and not rte_lpm: rte_lpm keeps its rules in per-depth arrays
- * that an add scans linearly, so a table of 1M prefixes took more than 45 s
- * to load; rte_fib keeps them in a RIB (a binary trie: O(32) per add and
- * delete) beside the same 2^24-entry first table plus 256-entry tbl8 groups,
- * and looks a whole burst up in one call.
+ * that an add scans linearly, so a table's load time grows with the square of
+ * its size (far too long for a million prefixes); rte_fib keeps them in a RIB
+ * (a binary trie: O(32) per add and delete) beside the same 2^24-entry first
+ * table plus 256-entry tbl8 groups, and looks a whole burst up in one call.
  */
 #ifndef DP_FWD_H
 #define DP_FWD_H

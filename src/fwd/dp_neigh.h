@@ -26,8 +26,7 @@
 #include "dp_fwd.h"
 
 /* 32 bytes: rte_hash compares keys of 16, 32, 48... bytes with vector code, any
- * other length with memcmp() (a call per bucket entry, measured 4 % of the relay's
- * cycles with 20-byte keys) */
+ * other length with a memcmp() call per bucket entry */
 struct dp_neigh_key {
 	uint8_t addr[16]; /**< IPv4: the first 4 bytes, network order, rest zero */
 	uint16_t port;    /**< config port index */

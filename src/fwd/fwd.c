@@ -252,12 +252,12 @@ route_err(const struct dp_config_route *r, int rc, char *err, size_t errlen)
 /*
  * The config's routes go in in address order (shorter prefixes first): one
  * add walks the RIB (a binary trie) from its root three times, and in file
- * order each walk is a chain of cache misses (a random 1M-route table took
- * 3.5 s to load; sorted, consecutive adds share their path). Next hops are
- * made first, in file order, so that their indices do not depend on the sort,
- * and the sort is stable, so that a prefix given twice keeps the later line's
- * next hop as before. The sort is a radix sort of 64-bit keys (prefix, length,
- * line index): 16 MiB of scratch for 1M routes, freed at once.
+ * order each walk is a chain of cache misses (sorted, consecutive adds share
+ * their path, which is still in the cache). Next hops are made first, in file
+ * order, so that their indices do not depend on the sort, and the sort is
+ * stable, so that a prefix given twice keeps the later line's next hop as
+ * before. The sort is a radix sort of 64-bit keys (prefix, length, line
+ * index): 16 MiB of scratch for 1M routes, freed at once.
  */
 static int
 fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen)

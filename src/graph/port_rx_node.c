@@ -9,9 +9,9 @@
  *
  * Why the Ethernet check is here and not only in eth_classify: in the common
  * case (a burst of unicast IP for this port) a separate node would be one more
- * call and one more pass over the burst for a yes; measured on the 64 B pcap
- * rig, about 1 cycle/packet. eth_classify stays the per-frame decision
- * (ARP, multicast, VLAN, the drop reasons) for every other burst.
+ * call and one more pass over the burst for a yes. eth_classify stays the
+ * per-frame decision (ARP, multicast, VLAN, the drop reasons) for every other
+ * burst.
  */
 #include <string.h>
 

@@ -225,10 +225,10 @@ port_link_tick(uint64_t now_ms, void *arg)
 /*
  * [dpfwd] avx512: EAL caps DPDK's vector paths at 256 bits unless told
  * otherwise (AVX-512 lowers the clock on some Intel parts). rte_fib's AVX-512
- * lookup is what makes it as fast as rte_lpm's SSE one here (measured: ip4_fwd
- * 17.3 -> 15.6 cycles/packet on the 64 B rig), so allow it before the tables
- * are made, unless the CPU lacks it or EAL's --force-max-simd-bitwidth said
- * otherwise (then EAL refuses, -EPERM, and its choice stands).
+ * lookup is what puts it on a par with rte_lpm's SSE one, so allow it before
+ * the tables are made, unless the CPU lacks it or EAL's
+ * --force-max-simd-bitwidth said otherwise (then EAL refuses, -EPERM, and its
+ * choice stands).
  */
 static void
 simd_setup(const struct dp_config *cfg)

@@ -312,8 +312,8 @@ test_dpgen_loopback_json_no_loss_and_rate(void)
 /*
  * The rate asked of dpgen on net_null, whose accuracy is checked (1 %): 12 Mpps,
  * except in the sanitizers' build, whose dpgen cannot always send that much on
- * the 2-core VM (11.65 and 11.78 Mpps in two runs): there a rate it reaches,
- * so that what fails is the rate control, not the machine.
+ * a 2-core VM: there a rate it reaches, so that what fails is the rate
+ * control, not the machine.
  */
 #ifdef __SANITIZE_ADDRESS__
 #define NULL_RATE "6Mpps"

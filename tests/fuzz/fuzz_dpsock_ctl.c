@@ -1099,7 +1099,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd_leaks(fds0) != 0)
 		fail("%s: %ld descriptors more than before the input", "leak",
 			(long)fd_leaks(fds0));
-	/* 1.4 ms to read (DPDK's and ASan's mappings): the first input and every
+	/* slow to read (DPDK's and ASan's many mappings): the first input and every
 	 * MAPS_CHECK_EVERY-th; the leak of one stays, so it is seen there */
 	if ((++inputs == 1 || inputs % MAPS_CHECK_EVERY == 0) && maps_count() != maps_base)
 		fail("%s: %ld dpsock mappings more than before the inputs", "leak",

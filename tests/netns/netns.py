@@ -64,9 +64,9 @@ STALE_RE = re.compile(r"^dpn(\d+)_\d+(-[abr]|\.[a-z0-9_]+|_dp\d+)$")
 # Devargs added to each port's vdev. net_af_packet's default ring is 512 frames per
 # queue; when the worker does not run for a few ms (this 2-core machine is shared, and
 # dpfwd pins its worker to lcore 1), the kernel drops what does not fit, and the PMD does
-# not count those drops anywhere dpfwd can see (imissed stays 0). Measured here: iperf3
-# TCP at ~2 Gbit/s lost ~3% of its segments in the default ring and none with 4096
-# frames; UDP at 50 Mbit/s lost 3.4% with another run of this suite beside it.
+# not count those drops anywhere dpfwd can see (imissed stays 0). With the default ring
+# iperf3 lost TCP segments (none with 4096 frames) and, with another run of this suite
+# beside it, UDP datagrams.
 DEVARGS = {"net_af_packet": ("framecnt=4096",)}
 # the keys dpfwd will take for IPv6 (issue 4); only written when a topology has ip6=True
 IP6_PORT_KEY = "ip6"
