@@ -88,9 +88,8 @@ dp_delay_add_run(struct dp_delay_hist *h, uint64_t d, unsigned int n, uint64_t *
  * Runs of packets sent but not yet timed (dp_delay_note): the stamp they
  * share and how many. The worker loop times them all with the TSC it reads
  * once per iteration anyway (dp_delay_commit), so the TX side costs no TSC
- * read of its own: a read per TX burst was measured at ~0.8 cycles/packet
- * on the 64 B rig (rdtsc takes ~25 cycles here), half of the histogram's
- * cost. The price: a packet is timed at the end of the walk that sent it,
+ * read of its own (a read per TX burst would be half of the histogram's
+ * cost). The price: a packet is timed at the end of the walk that sent it,
  * not at the send, so a delay is overstated by at most one walk's remaining
  * work (never understated).
  */

@@ -218,8 +218,8 @@ dp_graph_worker_flush(struct dp_worker *w)
 		 * What this sends is timed as it goes to the PMD (dp_delay.h): a
 		 * read before the burst, not after it, since a PMD's TX burst may
 		 * be a system call that runs the receiver's stack (net_af_packet
-		 * on a veth: ~8 us on this kernel, all of it in the peer, which
-		 * the histogram put on dpfwd). A flush runs when RX is idle or
+		 * on a veth, all of it spent in the peer, which the histogram
+		 * would put on dpfwd). A flush runs when RX is idle or
 		 * once per tx_drain_us, so the read costs nothing under load.
 		 */
 		t = w->delay_stats ? rte_rdtsc() : 0;
@@ -245,7 +245,7 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 		 * one before, is also this walk's "now": port_rx stamps packets
 		 * with it (dp_delay.h). It is an upper bound on when they reached
 		 * the RX ring, no further from it than a read after the poll
-		 * would be; a read of its own would cost ~25 cycles per walk. */
+		 * would be; a read of its own would cost an rdtsc per walk. */
 		w->walk_tsc = prev;
 		w->last_rx = 0;
 		if (stats && (st->iterations & w->sample_mask) == 0)

@@ -176,8 +176,8 @@ dp_relay4_key(const struct relay_emc_entry *emc, uint32_t mask, const struct rte
 	e = &emc[(relay_emc_hash_w(k) & mask) * RELAY_EMC_WAYS];
 	/* the first way's line: the second holds a key only when the set took
 	 * two, and the set is a 128-byte aligned pair of lines, which the L2's
-	 * spatial prefetcher fetches together (prefetching both lines was 1.2 %
-	 * slower on the relay rig, side by side, with one host or 126) */
+	 * spatial prefetcher fetches together (prefetching both lines too was
+	 * slower) */
 	rte_prefetch0(e);
 	return e;
 }
@@ -232,8 +232,8 @@ relay_key6_of_pkt(const uint8_t *l3, uint64_t w[5])
 /**
  * The first step for a checked IPv6 datagram to an address that may be the
  * relay's, whose next header is UDP (relay6's packets): its cache set, the
- * first entry's two lines prefetched (as for IPv4, the second entry's too was
- * 0.6 % slower with one client host, 1.5 % with 126); NULL also for a zero
+ * first entry's two lines prefetched (as for IPv4, not the second entry's,
+ * which was slower); NULL also for a zero
  * UDP checksum, which relay6 drops (RFC 8200 8.1).
  */
 static __rte_always_inline const struct relay_emc6_entry *

@@ -71,9 +71,8 @@ _Static_assert(sizeof(struct relay_key) == 48, "relay_key: no hole, a vector-com
 /**
  * The same key as the IPv4 table holds it. IPv4 sessions have a table of
  * their own with 16-byte keys: rte_hash hashes a key in 8-byte CRC32 steps
- * (2 instead of 6) and compares it in one 16-byte vector compare. Measured on
- * the 64 B relay rig: relay4 61 -> 58 cycles a packet; the rest of the
- * lookup (buckets, signatures) is the same for any key size.
+ * (2 instead of 6) and compares it in one 16-byte vector compare; the rest
+ * of the lookup (buckets, signatures) is the same for any key size.
  */
 struct relay_key4 {
 	rte_be32_t remote;
@@ -143,24 +142,18 @@ _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
  * direction). A hit costs one CRC32 hash (of the addresses; the ports are
  * added: relay_emc_index()), one or two loads and 16-byte compares;
  * rte_hash's bulk lookup walks two buckets, compares signatures and then the
- * key from its key store, ~18 cycles a packet on the 64 B relay rig whatever
- * the table holds. rte_hash has no such cache (its lookups are always the
+ * key from its key store, whatever the table holds. rte_hash has no such cache (its lookups are always the
  * full walk), hence this one. rte_hash stays the table: the cache is filled
  * only from what the table returned, and a session's two keys leave it when
  * the session is freed (relay_emc_forget), so a stale entry can never send a
  * packet to the slot's next session. A key the cache cannot hold costs a
  * table lookup, and with it a pass through relay4 (a node of its own, called
- * for a few packets): ~8 cycles a packet on the relay rig when 3 % of 2000
- * sessions from 126 hosts collided in a direct-mapped cache (one way) of
- * 65536 entries. Two ways hold every key of a set but the third, which
+ * for a few packets). Two ways hold every key of a set but the third, which
  * relay4 then takes (relay_emc_place()). The cache has 8 entries a session
  * slot (rounded up to a power of two), 4 a key: keys land in sets as a
  * Poisson count, and with 10000 slots (65536 sets), the table full and both
  * keys of each session in use, 1.3 % of the keys are beyond a set's two
- * ways; with 4 entries a slot, 4.6 %. On the relay rig with 10000 sessions
- * from 126 hosts (one key each), 1.7 % of the packets went through relay4
- * with 4 entries a slot, 0.7 % with 8: 6.7 % fewer cycles a packet, side by
- * side; with 2000 sessions no change.
+ * ways (4.6 % with 4 entries a slot).
  *
  * An entry is also all that ip4_fwd's shortcut needs to send a packet of its
  * key: a copy of what the direction writes (addresses, ports, checksum
@@ -230,10 +223,9 @@ relay_crc_8byte(uint64_t w, uint32_t h)
  * port in consecutive entries: every session's key from its backend (the
  * relay ports a worker hands out are a run) and the many source ports of one
  * client host (a NAT, a media server's port range, a traffic generator). Such
- * keys (fewer than the cache's sets) never share a set, and they share pages:
- * on the 64 B relay rig (one client host, 2000 ports) ~2 cycles a packet less
- * than with the ports in the CRC, the cost of the entries' address
- * translations when 2000 of them are spread over a 4 MiB cache. Keys of other
+ * keys (fewer than the cache's sets) never share a set, and they share pages,
+ * where with the ports in the CRC each entry would cost an address
+ * translation of its own in a cache of several MiB. Keys of other
  * address pairs land as their CRC puts them (relay-pps's "hosts" column).
  */
 static __rte_always_inline uint32_t
@@ -413,8 +405,8 @@ struct relay_worker {
  * A filter of the relay's own addresses, so that ip4_fwd and ip6_fwd try the
  * cache before the route lookup only for datagrams that may be the relay's:
  * one bit of 64 for each address, chosen by its last 6 bits (host numbers
- * differ there first; a bit test takes the number mod 64 itself, where a
- * multiplicative hash cost 4 more instructions a packet). A datagram to
+ * differ there first; a bit test takes the number mod 64 itself, with no
+ * hash to compute). A datagram to
  * another address that maps to a set bit costs one probe of the cache, which
  * misses. (Skipping the lookup is right:
  * a cache entry's local address is a relay's, which is a port address, and

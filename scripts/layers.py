@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Check that dpfwd's modules keep their layers.
+
+The top-level meson.build lists the modules of src/ in order (dp_modules);
+each module's meson.build lists the modules it uses (deps = [...]), all of
+which must come before it. This check fails when:
+  - a module lists a dependency that comes after it, or is not a module;
+  - a file of a module includes a header of a module outside its
+    dependencies (direct or through them), or a private header of another
+    module (public ones are dp_*.h and *_fp.h);
+  - with --build DIR: a module's library (DIR/libdp_<m>.a) uses a symbol
+    that only a module outside its dependencies defines.
+
+  scripts/layers.py [SOURCE_DIR] [--build BUILD_DIR]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def meson_list(text, name):
+    """The strings of `name = [...]` in a meson.build, or None."""
+    m = re.search(r'^\s*' + name + r'\s*=\s*\[([^\]]*)\]', text, re.M)
+    if m is None:
+        return None
+    return re.findall(r"'([^']+)'", m.group(1))
+
+
+def is_public(header):
+    return header.startswith('dp_') or header.endswith('_fp.h')
+
+
+def load(src):
+    """(modules in order, {module: direct deps}, problems)"""
+    problems = []
+    with open(os.path.join(src, 'meson.build')) as f:
+        order = meson_list(f.read(), 'dp_modules')
+    if not order:
+        return [], {}, ['meson.build: no dp_modules list']
+    deps = {}
+    for i, m in enumerate(order):
+        path = os.path.join(src, 'src', m, 'meson.build')
+        with open(path) as f:
+            d = meson_list(f.read(), 'deps')
+        if d is None:
+            problems.append('src/%s/meson.build: no deps = [...] list' % m)
+            d = []
+        for x in d:
+            if x not in order:
+                problems.append('src/%s/meson.build: deps names %s, not a module' % (m, x))
+            elif order.index(x) >= i:
+                problems.append('src/%s/meson.build: deps names %s, which comes after %s '
+                                'in dp_modules' % (m, x, m))
+        deps[m] = [x for x in d if x in order and order.index(x) < i]
+    return order, deps, problems
+
+
+def closure(deps, m):
+    seen, todo = set(), list(deps.get(m, []))
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(deps.get(x, []))
+    return seen
+
+
+def check_includes(src, order, deps):
+    problems = []
+    owner = {}
+    for m in order:
+        for f in os.listdir(os.path.join(src, 'src', m)):
+            if f.endswith('.h'):
+                owner[f] = m
+    for m in order:
+        allowed = closure(deps, m)
+        folder = os.path.join(src, 'src', m)
+        for f in sorted(os.listdir(folder)):
+            if not f.endswith(('.c', '.h')):
+                continue
+            with open(os.path.join(folder, f), errors='replace') as fh:
+                text = fh.read()
+            for h in INCLUDE.findall(text):
+                o = owner.get(os.path.basename(h))
+                if o is None or o == m:
+                    continue
+                line = text[:text.index('"%s"' % h)].count('\n') + 1
+                where = 'src/%s/%s:%d' % (m, f, line)
+                if o not in allowed:
+                    problems.append('%s: includes %s of module %s, which %s does not depend '
+                                    'on (src/%s/meson.build deps)' % (where, h, o, m, m))
+                elif not is_public(os.path.basename(h)):
+                    problems.append('%s: includes %s, private to module %s (public headers '
+                                    'are dp_*.h and *_fp.h)' % (where, h, o))
+    return problems
+
+
+def nm(path, *flags):
+    out = subprocess.run(['nm', '--format=posix', *flags, path], check=True,
+                         capture_output=True, text=True).stdout
+    syms = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and not line.endswith(':'):
+            syms.add(parts[0])
+    return syms
+
+
+def check_symbols(build, order, deps):
+    problems = []
+    defined, undefined = {}, {}
+    for m in order:
+        lib = os.path.join(build, 'libdp_%s.a' % m)
+        if not os.path.exists(lib):
+            return ['%s: not built (run ninja first)' % lib]
+        defined[m] = nm(lib, '--defined-only', '--extern-only')
+        undefined[m] = nm(lib, '--undefined-only')
+    for m in order:
+        allowed = closure(deps, m) | {m}
+        for s in sorted(undefined[m]):
+            owners = [o for o in order if s in defined[o]]
+            if owners and not any(o in allowed for o in owners):
+                problems.append('libdp_%s.a uses %s, defined in module %s, which %s does not '
+                                'depend on' % (m, s, owners[0], m))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('src', nargs='?', default=os.path.join(os.path.dirname(__file__), '..'))
+    ap.add_argument('--build', help='build directory: also check the modules\' symbols')
+    a = ap.parse_args()
+    order, deps, problems = load(a.src)
+    if order:
+        problems += check_includes(a.src, order, deps)
+        if a.build:
+            problems += check_symbols(a.build, order, deps)
+    for p in problems:
+        print('layers: ' + p)
+    if problems:
+        return 1
+    print('layers: %d modules, includes%s within their dependencies' %
+          (len(order), ' and symbols' if a.build else ''))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
