@@ -1216,6 +1216,29 @@ def show_icmp(s, args):
     return "\n".join(out)
 
 
+def show_graph(s, args):
+    """The graph a worker runs: its nodes, their edges and packets; --dot: Graphviz."""
+    reply = s.tel.get("/dpfwd/graph/graph," + str(args.worker))
+    reply = normalize(reply) if reply is not None else None
+    if not isinstance(reply, dict):
+        raise SystemExit(f"{PROG}: show graph: this dpfwd does not know /dpfwd/graph/graph")
+    if not reply.get("ok"):
+        raise SystemExit(f"{PROG}: show graph: {reply.get('error') or 'refused'}")
+    if args.dot:
+        return "\n".join(reply.get("dot") or [])
+    nodes = reply.get("nodes") or []
+    for d in nodes:
+        d.setdefault("edges", [])      # an empty list does not survive rte_telemetry
+    if args.json:
+        return {"worker": reply.get("worker"), "lcore": reply.get("lcore"),
+                "graph": reply.get("graph"), "nodes": nodes}
+    rows = [[d["name"], n(d.get("pkts")), ", ".join(d.get("edges") or []) or "-"]
+            for d in nodes]
+    return "\n".join([f"graph {reply.get('graph')} (worker {reply.get('worker')}, "
+                      f"lcore {reply.get('lcore')}): {len(nodes)} nodes",
+                      table(["Node", "Packets", "Edges (next nodes)"], rows)])
+
+
 SHOWS = {
     # name: (function, aliases, help, source commands)
     "info": (show_info, [], "the running dpfwd: pid, uptime, DPDK, config, options",
@@ -1246,6 +1269,8 @@ SHOWS = {
     "delay": (show_delay, ["latency"],
               "per-packet delay through dpfwd: p50/p90/p99/p99.9/max per lcore and total",
               "/dpfwd/graph/delay"),
+    "graph": (show_graph, [], "the graph a worker runs: nodes, edges, packets "
+              "(--dot: Graphviz)", "/dpfwd/graph/graph"),
     "ctl": (show_ctl, ["control"], "control lcore: punted and injected packets",
             "/dpfwd/ctl/stats"),
     "icmp": (show_icmp, ["icmp4", "icmp6", "nd"], "ICMPv4/ICMPv6 replies and errors, ND",
@@ -1512,6 +1537,11 @@ def build_parser():
         if name in ("runtime", "drops"):
             w.add_argument("-a", "--all", action="store_true",
                            help="also what counted nothing")
+        if name == "graph":
+            w.add_argument("--dot", action="store_true",
+                           help="print the graph as Graphviz dot (rte_graph_export)")
+            w.add_argument("-w", "--worker", type=int, default=0, metavar="N",
+                           help="the worker's index (default 0)")
         if name in ("ports", "lcores"):
             w.add_argument("-i", "--interval", type=float, default=DEFAULT_INTERVAL,
                            metavar="S", help="seconds between the two reads that make "

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_graph.h>
 #include <rte_mbuf.h>
 
 #include "dp_graph.h"
@@ -101,8 +102,10 @@ typedef uint16_t (*dp_fwd_fast_match_fn)(
 
 /** One worker's fast match of one family. */
 struct dp_fwd_fast_match {
-	dp_fwd_fast_match_fn fn; /**< NULL: none */
-	void *ctx;               /**< the service's state for that worker */
+	dp_fwd_fast_match_fn fn;      /**< NULL: none */
+	void *ctx;                    /**< the service's state for that worker */
+	char node[RTE_NODE_NAMESIZE]; /**< the service's node, charged with its work */
+	struct rte_node *charge;      /**< that node in the worker's graph */
 };
 
 extern struct dp_fwd_fast_match dp_fwd_fast_match4[DP_GRAPH_MAX_WORKERS];
@@ -111,8 +114,11 @@ extern struct dp_fwd_fast_match dp_fwd_fast_match6[DP_GRAPH_MAX_WORKERS];
 /**
  * Set (@p fn non-NULL) or clear worker @p worker's fast match of family
  * @p ip6, before its graph is made (ip4_fwd and ip6_fwd read it at their
- * init). One service a family: the last set wins.
+ * init). The cycles it takes and the packets it sends count as node
+ * @p node's (the service's node of that family, a local service's edge), not
+ * ip4_fwd's or ip6_fwd's. One service a family: the last set wins.
  */
-void dp_fwd_fast_match_set(bool ip6, uint16_t worker, dp_fwd_fast_match_fn fn, void *ctx);
+void dp_fwd_fast_match_set(
+	bool ip6, uint16_t worker, dp_fwd_fast_match_fn fn, void *ctx, const char *node);
 
 #endif /* DP_FWD_LOCAL_H */

@@ -12,6 +12,9 @@
 
 #include <rte_graph.h>
 
+#include <rte_cycles.h>
+
+#include "dp_fwd_local.h"
 #include "graph_fp.h"
 
 /* the node's own edges: enum ip4_fwd_next and friends end here */
@@ -24,6 +27,31 @@ static inline rte_edge_t
 fwd_local_edge(rte_edge_t base, uint8_t svc)
 {
 	return (rte_edge_t)(base + svc - 1);
+}
+
+/**
+ * Run fast match @p fm over @p n packets (dp_fwd_fast_match_fn): its cycles
+ * and the packets it took count as its service's node's (dp_node_lend()).
+ */
+static __rte_always_inline uint16_t
+dp_fwd_fast_match_run(struct dp_worker *w, const struct dp_fwd_fast_match *fm,
+	struct rte_mbuf **pkts, uint16_t n, uint16_t *rest)
+{
+	uint64_t t0 = 0, lent0 = 0, cycles = 0;
+	uint16_t left;
+
+	if (!w->node_stats)
+		return fm->fn(fm->ctx, w, pkts, n, rest);
+	if (w->walk_timed) {
+		lent0 = w->lent_cycles;
+		t0 = rte_rdtsc();
+	}
+	left = fm->fn(fm->ctx, w, pkts, n, rest);
+	/* less the TX bursts it sent, already lent to port_tx */
+	if (w->walk_timed)
+		cycles = rte_rdtsc() - t0 - (w->lent_cycles - lent0);
+	dp_node_lend(w, fm->charge, cycles, (uint16_t)(n - left));
+	return left;
 }
 
 /**

@@ -277,7 +277,7 @@ ip4_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **obj
 	uint16_t rest[RTE_GRAPH_BURST_SIZE];
 	uint16_t n;
 
-	n = fm->fn(fm->ctx, w, (struct rte_mbuf **)objs, nb_objs, rest);
+	n = dp_fwd_fast_match_run(w, fm, (struct rte_mbuf **)objs, nb_objs, rest);
 	if (n == 0)
 		return nb_objs;
 	if (w->ip4_cksum_check)

@@ -243,7 +243,8 @@ ip6_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **obj
 
 	if (unlikely(fib == NULL))
 		return ip6_fwd_off(graph, node, nb_objs);
-	n = fm->fn(fm->ctx, dp_node_worker(node), (struct rte_mbuf **)objs, nb_objs, rest);
+	n = dp_fwd_fast_match_run(
+		dp_node_worker(node), fm, (struct rte_mbuf **)objs, nb_objs, rest);
 	if (n != 0)
 		ip6_fwd_lookup_send(graph, node, fib, (struct rte_mbuf **)objs, rest, n);
 	return nb_objs;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <rte_graph.h>
+#include <rte_graph_worker.h>
 
 #include "dp_common.h"
 #include "dp_fwd_local.h"
@@ -106,7 +107,8 @@ dp_fwd_local_frag_set(bool ip6, uint8_t svc)
 }
 
 void
-dp_fwd_fast_match_set(bool ip6, uint16_t worker, dp_fwd_fast_match_fn fn, void *ctx)
+dp_fwd_fast_match_set(
+	bool ip6, uint16_t worker, dp_fwd_fast_match_fn fn, void *ctx, const char *node)
 {
 	struct dp_fwd_fast_match *fm;
 
@@ -115,6 +117,8 @@ dp_fwd_fast_match_set(bool ip6, uint16_t worker, dp_fwd_fast_match_fn fn, void *
 	fm = ip6 ? &dp_fwd_fast_match6[worker] : &dp_fwd_fast_match4[worker];
 	fm->fn = fn;
 	fm->ctx = fn != NULL ? ctx : NULL;
+	snprintf(fm->node, sizeof(fm->node), "%s", fn != NULL && node != NULL ? node : "");
+	fm->charge = NULL;
 }
 
 int
@@ -122,11 +126,27 @@ fwd_local_node_init(const struct rte_graph *graph, struct rte_node *node, bool i
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	struct dp_fwd_fast_match *fm;
+	rte_graph_off_t off;
+	rte_node_t count;
+	struct rte_node *n;
 	int rc = dp_graph_node_init_worker(graph, node);
 
 	if (rc < 0)
 		return rc;
 	fm = ip6 ? &dp_fwd_fast_match6[ctx->w->index] : &dp_fwd_fast_match4[ctx->w->index];
-	ctx->arg = fm->fn != NULL ? fm : NULL;
+	ctx->arg = NULL;
+	if (fm->fn == NULL)
+		return 0;
+	/* the service's node, in the graph being made: its nodes' memory is laid
+	 * out before their inits run */
+	fm->charge = NULL;
+	rte_graph_foreach_node(count, off, graph, n) if (strcmp(n->name, fm->node) == 0)
+		fm->charge = n;
+	if (fm->charge == NULL) {
+		DP_LOG(ERR, fwd, "fast match of %s: node %s is not in graph %s", node->name,
+			fm->node, graph->name);
+		return -ENOENT;
+	}
+	ctx->arg = fm;
 	return 0;
 }

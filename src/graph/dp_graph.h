@@ -53,6 +53,9 @@ struct dp_worker_txq {
 	uint16_t port_id;
 	uint16_t queue;
 	uint16_t len;
+	/** this port's port_tx node in the worker's graph: what other nodes send
+	 * through this buffer is counted as its (dp_txq_append()) */
+	struct rte_node *tx_node;
 	struct rte_mbuf *pkts[2 * DP_BURST_MAX];
 } __rte_cache_aligned;
 
@@ -70,6 +73,8 @@ struct dp_worker {
 	bool ip4_cksum_check;
 	bool rx_ip4_cksum; /**< a port this worker polls has IPv4 checksum offload on */
 	bool check_dst_mac;
+	bool walk_timed;      /**< this walk's node cycles are taken (graph_walk) */
+	uint64_t lent_cycles; /**< of the running node's, spent on another's work */
 	struct rte_graph *graph;
 	uint64_t drain_tsc;
 	struct dp_worker_rxq rxq[DP_WORKER_MAX_RXQ];

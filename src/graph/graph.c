@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_graph_worker.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -173,6 +175,7 @@ graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const
 	uint32_t head = graph->head;
 	uint64_t t0 = 0, t1;
 
+	w->walk_timed = timed;
 	if (timed)
 		t0 = rte_rdtsc();
 	while (likely(head != graph->tail)) {
@@ -191,9 +194,11 @@ graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const
 			 * per lcore; in a node's cycles it would make cycles/packet grow
 			 * without bound as the load falls */
 			if (rc != 0) {
-				node->total_cycles += t1 - t0;
+				/* less what it did for other nodes (dp_node_lend()) */
+				node->total_cycles += t1 - t0 - w->lent_cycles;
 				w->timed_objs[node->id] += rc;
 			}
+			w->lent_cycles = 0;
 			t0 = t1;
 		}
 		node->idx = 0;
@@ -428,6 +433,12 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 			return -rte_errno;
 		}
 		w->graph = rte_graph_lookup(name);
+		for (j = 0; j < dp_nb_ports; j++) {
+			char tx[RTE_NODE_NAMESIZE];
+
+			snprintf(tx, sizeof(tx), "port_tx-%u", j);
+			w->txq_cfg[j]->tx_node = rte_graph_node_get_by_name(name, tx);
+		}
 		DP_LOG(INFO, graph, "worker %u on lcore %u: %u RX queue(s), graph %s", w->index,
 			w->lcore_id, w->nb_rxq, name);
 	}
@@ -660,6 +671,61 @@ drops_fill(void *arg)
 	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_reason", by);
 }
 
+/*
+ * The graph that runs on a worker (params: the worker's index, default 0):
+ * each node with its edges and packets, and the Graphviz text DPDK's
+ * rte_graph_export() writes for it. The graph's shape is fixed once made;
+ * the packet counts are the worker's, read as they are.
+ */
+static int
+graph_show(const char *params, json_t **result, char *err, size_t errlen)
+{
+	unsigned long idx = params != NULL && params[0] != '\0' ? strtoul(params, NULL, 10) : 0;
+	const struct dp_worker *w;
+	char name[RTE_GRAPH_NAMESIZE];
+	struct rte_node *node;
+	rte_graph_off_t off;
+	rte_node_t count;
+	json_t *nodes, *lines;
+	char *dot = NULL, *line, *save = NULL;
+	size_t dot_len = 0;
+	FILE *f;
+
+	if (idx >= dp_nb_workers || dp_workers[idx] == NULL || dp_workers[idx]->graph == NULL) {
+		snprintf(err, errlen, "no worker %lu (there are %u)", idx, dp_nb_workers);
+		return -ENOENT;
+	}
+	w = dp_workers[idx];
+	snprintf(name, sizeof(name), "%s", w->graph->name);
+	nodes = json_array();
+	rte_graph_foreach_node(count, off, w->graph, node)
+	{
+		json_t *edges = json_array();
+		rte_edge_t e;
+
+		for (e = 0; e < node->nb_edges; e++)
+			json_array_append_new(edges, json_string(node->nodes[e]->name));
+		json_array_append_new(nodes, json_pack("{s:s, s:I, s:I, s:o}", "name", node->name,
+						     "calls", (json_int_t)node->total_calls, "pkts",
+						     (json_int_t)node->total_objs, "edges", edges));
+	}
+	/* the dot text a line a string: rte_telemetry cuts longer strings */
+	lines = json_array();
+	f = open_memstream(&dot, &dot_len);
+	if (f != NULL) {
+		int rc = rte_graph_export(name, f);
+
+		fclose(f);
+		for (line = rc == 0 ? strtok_r(dot, "\n", &save) : NULL; line != NULL;
+			line = strtok_r(NULL, "\n", &save))
+			json_array_append_new(lines, json_string(line));
+	}
+	free(dot);
+	*result = json_pack("{s:i, s:i, s:s, s:o, s:o}", "worker", (int)idx, "lcore",
+		(int)w->lcore_id, "graph", name, "nodes", nodes, "dot", lines);
+	return 0;
+}
+
 int
 dp_graph_telemetry_register(void)
 {
@@ -676,6 +742,11 @@ dp_graph_telemetry_register(void)
 	if (rc == 0)
 		rc = dp_telemetry_section_register("drops", "/dpfwd/graph/drops",
 			"Dropped packets: total and by reason", drops_fill, NULL);
+	if (rc == 0)
+		rc = dp_telemetry_action_register("/dpfwd/graph/graph",
+			"The graph a worker runs (param: worker index, default 0): nodes, "
+			"edges, packets, Graphviz dot",
+			graph_show);
 	if (rc == 0)
 		rc = dp_delay_telemetry_register();
 	return rc;

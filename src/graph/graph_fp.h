@@ -217,14 +217,52 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
  * the one port_tx fills, so a port's packets leave in the order they were
  * appended, whichever node appended them.
  */
+/**
+ * Work of another node's, done by the running one (a fused TX burst, a
+ * service's fast match): @p pkts packets that took @p cycles, counted as
+ * node @p to's and not as the running node's. @p cycles counts only in a
+ * timed walk (w->walk_timed); the packets and the call in every walk with
+ * node stats on, as graph_walk() counts the nodes it calls.
+ */
+static __rte_always_inline void
+dp_node_lend(struct dp_worker *w, struct rte_node *to, uint64_t cycles, uint16_t pkts)
+{
+	if (w->walk_timed) {
+		to->total_cycles += cycles;
+		w->timed_objs[to->id] += pkts;
+		w->lent_cycles += cycles;
+	}
+	to->total_calls++;
+	to->total_objs += pkts;
+}
+
+/* A sender's full TX buffer out, timed as its port_tx node's work. */
+static __rte_noinline void
+dp_txq_send_lent(struct dp_worker *w, struct dp_worker_txq *q)
+{
+	const uint16_t n = q->len;
+	uint64_t t0 = 0;
+
+	if (w->walk_timed)
+		t0 = rte_rdtsc();
+	dp_txq_send(w, q, q->pkts, n);
+	q->len = 0;
+	if (w->node_stats && q->tx_node != NULL)
+		dp_node_lend(w, q->tx_node, w->walk_timed ? rte_rdtsc() - t0 : 0, n);
+}
+
+/**
+ * Put @p m in TX buffer @p q, sent once @p burst are there: for nodes that
+ * rewrite and send in one pass (ip4_fwd, ip6_fwd, the relay). The burst's
+ * cycles and packets count as the port's port_tx node's, so that the node
+ * table tells the sender's work from TX.
+ */
 static __rte_always_inline void
 dp_txq_append(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *m, uint16_t burst)
 {
 	q->pkts[q->len++] = m;
-	if (unlikely(q->len >= burst)) {
-		dp_txq_send(w, q, q->pkts, q->len);
-		q->len = 0;
-	}
+	if (unlikely(q->len >= burst))
+		dp_txq_send_lent(w, q);
 }
 
 #endif /* DP_GRAPH_FP_H */

@@ -224,6 +224,25 @@ class TestDpctl(unittest.TestCase):
         self.assertRegex(out, r"\nip4_fwd\s+[\d,]+\s+[\d,]+\s+[\d,]+\.\d\d\s+32\.00")
         self.assertIn("--all shows them", out)
 
+    def test_16_graph_shows_what_runs(self):
+        data = self.dpctl_json(["show", "graph"])
+        nodes = {d["name"]: d for d in data["nodes"]}
+        self.assertEqual(data["worker"], 0)
+        self.assertIn("ip4_fwd", nodes["port_rx"]["edges"])
+        self.assertGreater(nodes["ip4_fwd"]["pkts"], 0)
+        self.assertTrue(any(k.startswith("port_tx-") for k in nodes))
+        # DPDK's own export of the same graph has every edge the node walk listed
+        dot = self.run_dpctl(["show", "graph", "--dot"]).stdout
+        self.assertRegex(dot, r"^[Dd]igraph ")
+        for name, d in nodes.items():
+            for e in d["edges"]:
+                self.assertIn('"%s"->"%s"' % (name, e), dot)
+        out = self.run_dpctl(["show", "graph"]).stdout
+        self.assertRegex(out, r"\nip4_fwd\s+[\d,]+\s+drop, ip4_output, ip4_local")
+        r = self.run_dpctl(["show", "graph", "--worker", "7"], check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no worker 7", r.stderr)
+
     def test_12_ports_grow(self):
         a = self.dpctl_json(["show", "ports", "-i", "0"])
         time.sleep(0.3)

@@ -582,7 +582,7 @@ static void
 test_relay_cached_session_takes_ip4_fwd_shortcut(void)
 {
 	struct pkt c = client4(40200, 50);
-	uint64_t r0 = node_pkts("relay4");
+	uint64_t r0 = node_pkts("relay4"), s0 = node_pkts("relay4_shortcut");
 	uint16_t rport;
 	int be, i;
 
@@ -596,11 +596,14 @@ test_relay_cached_session_takes_ip4_fwd_shortcut(void)
 		CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport);
 	}
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 2); /* all three by the shortcut */
+	/* ip4_fwd's fast match counts them in its own row */
+	CU_ASSERT_EQUAL(node_pkts("relay4_shortcut"), s0 + 3);
 	dp_relay_clock_advance(1);
 	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport); /* a new second: relay4 */
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3);
 	CU_ASSERT_EQUAL(client_to_backend(&c, &be), rport); /* then the shortcut again */
 	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3);
+	CU_ASSERT_EQUAL(node_pkts("relay4_shortcut"), s0 + 4);
 	CU_ASSERT_EQUAL(moved().created, 1);
 	CU_ASSERT_EQUAL(moved().to_backend, 7);
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
