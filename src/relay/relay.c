@@ -529,9 +529,11 @@ dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen)
 		struct relay_worker *rw = relay_workers[i];
 
 		if (relay_emc_on(rw, false))
-			dp_fwd_fast_match_set(false, (uint16_t)i, relay4_fast_match, rw, "relay4_shortcut");
+			dp_fwd_fast_match_set(
+				false, (uint16_t)i, relay4_fast_match, rw, "relay4_shortcut");
 		if (relay_emc_on(rw, true))
-			dp_fwd_fast_match_set(true, (uint16_t)i, relay6_fast_match, rw, "relay6_shortcut");
+			dp_fwd_fast_match_set(
+				true, (uint16_t)i, relay6_fast_match, rw, "relay6_shortcut");
 	}
 	DP_LOG(INFO, relay, "%u relay service(s), %u worker table(s)", relay_nb_svcs, nw);
 	return 0;
