@@ -307,6 +307,7 @@ enum {
 	F_ZERO_CKSUM = 2,
 	F_SHORT_ULEN = 4, /* UDP length 4 */
 	F_LONG_ULEN = 8,  /* UDP length beyond the IP payload */
+	F_IP_PAD = 16,    /* 3 bytes after the UDP datagram in the IP payload */
 };
 
 static void
@@ -321,7 +322,7 @@ static size_t
 datagram_of(uint8_t *d, bool ip6, const char *src, const char *dst, uint16_t sport, uint16_t dport,
 	size_t len, uint32_t seed, const uint8_t *bytes, int flags)
 {
-	const size_t l3 = ip6 ? 40 : 20;
+	const size_t l3 = ip6 ? 40 : 20, pad = flags & F_IP_PAD ? 3 : 0;
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + l3);
 	uint8_t *pl = (uint8_t *)(udp + 1);
 	size_t i;
@@ -331,7 +332,7 @@ datagram_of(uint8_t *d, bool ip6, const char *src, const char *dst, uint16_t spo
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)d;
 
 		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len + pad));
 		ip->proto = IPPROTO_UDP;
 		ip->hop_limits = 64;
 		addr(true, src, ip->src_addr);
@@ -340,7 +341,7 @@ datagram_of(uint8_t *d, bool ip6, const char *src, const char *dst, uint16_t spo
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)d;
 
 		ip->version_ihl = 0x45;
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + 8 + len));
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + 8 + len + pad));
 		ip->packet_id = rte_cpu_to_be_16(0x1234);
 		ip->time_to_live = 64;
 		ip->next_proto_id = IPPROTO_UDP;
@@ -354,6 +355,7 @@ datagram_of(uint8_t *d, bool ip6, const char *src, const char *dst, uint16_t spo
 	udp->dgram_cksum = 0;
 	for (i = 0; i < len; i++)
 		pl[i] = bytes != NULL ? bytes[i] : pl_byte(seed, i);
+	memset(pl + len, 0xa5, pad);
 	if (!(flags & F_ZERO_CKSUM))
 		udp->dgram_cksum = rte_cpu_to_be_16(ref_udp_cksum(d + (ip6 ? 8 : 12),
 			d + (ip6 ? 24 : 16), ip6 ? 16 : 4, (const uint8_t *)udp, 8 + len));
@@ -363,7 +365,7 @@ datagram_of(uint8_t *d, bool ip6, const char *src, const char *dst, uint16_t spo
 		udp->dgram_len = rte_cpu_to_be_16(4);
 	if (flags & F_LONG_ULEN)
 		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + len + 2));
-	return l3 + 8 + len;
+	return l3 + 8 + len + pad;
 }
 
 static size_t
@@ -689,30 +691,66 @@ test_ep_rx_pipe_full_counts_drops(void)
 	app_close(&a);
 }
 
-/* ip4_fwd takes IPv4 only whole in the first segment; IPv6 may span segments */
+/*
+ * ip4_fwd takes IPv4 only whole in the first segment; IPv6 may span segments. The second
+ * segment starts at an even offset of the UDP datagram (100 payload bytes in the first), or at
+ * an odd one (101): the checksum is right both ways, and a wrong one is seen both ways.
+ */
 static void
 test_ep_rx_multiseg_mbuf_ip6(void)
 {
 	static uint8_t d[2048], f[2048];
-	const size_t hdrs = 14 + 48 + 100;
 	struct rte_mbuf *m, *m2;
 	struct app a;
-	size_t n, len;
+	size_t n, len, first;
+	int bad;
 
 	app_open(&a, true, NULL, EP_PORT);
 	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
-	snap();
-	n = datagram(d, true, "2001:db8:10::2", "2001:db8:10::1", PEER_PORT, EP_PORT, 1000, 7, 0);
-	len = frame(f, 0, true, d, n);
-	/* headers and 100 bytes in one segment, the rest in another */
-	m = ring_rig_mbuf(0, f, hdrs);
-	m2 = ring_rig_mbuf(0, f + hdrs, len - hdrs);
-	CU_ASSERT_FATAL(rte_pktmbuf_chain(m, m2) == 0);
-	CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
-	run_graph();
-	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
-	app_recv_check(&a, 1000, 7, "2001:db8:10::2", PEER_PORT);
+	for (first = 100; first <= 101; first++) {
+		const size_t hdrs = 14 + 48 + first;
+
+		snap();
+		for (bad = 0; bad <= 1; bad++) {
+			n = datagram(d, true, "2001:db8:10::2", "2001:db8:10::1", PEER_PORT,
+				EP_PORT, 1000, 7, bad ? F_BAD_CKSUM : 0);
+			len = frame(f, 0, true, d, n);
+			/* headers and the first bytes in one segment, the rest in another */
+			m = ring_rig_mbuf(0, f, hdrs);
+			m2 = ring_rig_mbuf(0, f + hdrs, len - hdrs);
+			CU_ASSERT_FATAL(rte_pktmbuf_chain(m, m2) == 0);
+			CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
+		}
+		run_graph();
+		CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_CKSUM), 1);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+		app_recv_check(&a, 1000, 7, "2001:db8:10::2", PEER_PORT);
+	}
 	app_close(&a);
+}
+
+/* RFC 768: the UDP length says where the datagram ends; the rest of the IP payload is not in
+ * its checksum (nor in the pseudo-header's length). */
+static void
+test_ep_rx_udp_shorter_than_ip_payload(void)
+{
+	static const char *const peer[2] = { "198.18.0.2", "2001:db8:10::2" };
+	static const char *const own[2] = { "198.18.0.1", "2001:db8:10::1" };
+	struct app a;
+	int v6;
+
+	for (v6 = 0; v6 <= 1; v6++) {
+		app_open(&a, v6, NULL, EP_PORT);
+		CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+		snap();
+		inject_udp(v6, peer[v6], own[v6], EP_PORT, 101, 60, F_IP_PAD);
+		inject_udp(v6, peer[v6], own[v6], EP_PORT, 101, 61, F_IP_PAD | F_BAD_CKSUM);
+		run_graph();
+		CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_CKSUM), 1);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+		app_recv_check(&a, 101, 60, peer[v6], PEER_PORT);
+		app_close(&a);
+	}
 }
 
 static void
@@ -1066,6 +1104,57 @@ test_ep_ip6_both_ways(void)
 	CU_ASSERT(!dp_fwd_local_udp_wanted(dp_fwd_local_udp6, EP_PORT));
 }
 
+/*
+ * A [mempool] data_room of any size is allowed: a datagram copied into mbufs of an odd room has
+ * a segment that starts at an odd offset of it, and its checksum is still right.
+ */
+static void
+test_ep_tx_odd_segments_cksum(void)
+{
+	static const char *const peer[2] = { "198.18.0.2", "2001:db8:10::2" };
+	static const char *const own[2] = { "198.18.0.1", "2001:db8:10::1" };
+	static uint8_t fr[4][2048], pl[2048];
+	struct ep_worker *ws = &ep_workers[0];
+	struct rte_mempool *pool, *saved_pool = ws->pool;
+	const uint16_t saved_room = ws->seg_room;
+	const uint32_t saved_zc_min = ep_params.zc_min;
+	struct rte_mbuf *keep[4];
+	size_t lens[4];
+	unsigned int n;
+	struct app a;
+	int v6;
+
+	pool = rte_pktmbuf_pool_create(
+		"ep_odd_room", 63, 0, 0, RTE_PKTMBUF_HEADROOM + 1001, SOCKET_ID_ANY);
+	CU_ASSERT_FATAL(pool != NULL);
+	ws->pool = pool;
+	ws->seg_room = 1001;
+	ep_params.zc_min = 65536;
+	for (v6 = 0; v6 <= 1; v6++) {
+		app_open(&a, v6, own[v6], EP_PORT);
+		CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+		snap();
+		app_send(&a, peer[v6], PEER_PORT, 1400, 70 + v6);
+		run_graph();
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+		n = drain_flat(fr, lens, 4, keep);
+		CU_ASSERT_EQUAL(n, 1);
+		if (n == 1) {
+			CU_ASSERT_EQUAL(keep[0]->nb_segs, 2);
+			CU_ASSERT_EQUAL(keep[0]->data_len, 1001);
+			CU_ASSERT_EQUAL(
+				check_sent(v6, fr, lens, n, own[v6], EP_PORT, peer[v6], pl), 1400);
+			CU_ASSERT(payload_ok(pl, 1400, 70 + v6));
+		}
+		rte_pktmbuf_free_bulk(keep, n);
+		app_close(&a);
+	}
+	ws->pool = saved_pool;
+	ws->seg_room = saved_room;
+	ep_params.zc_min = saved_zc_min;
+	rte_mempool_free(pool);
+}
+
 /* Datagrams with their UDP checksums, worked out once in Python and found good by tshark
  * (udp.check_checksum). A checksum does not change when source and destination swap. */
 static const struct ref_vector {
@@ -1159,6 +1248,32 @@ test_ep_udp_cksum_known_answers_both_ways(void)
 		app_close(&a);
 	}
 	ep_params.zc_min = saved_zc_min;
+}
+
+/* [endpoint] udp4_cksum = off: IPv4 datagrams go without a checksum (0, RFC 768); IPv6 ones
+ * always have one (RFC 8200 8.1). */
+static void
+test_ep_tx_udp4_cksum_off_sends_zero(void)
+{
+	static const char *const peer[2] = { "198.18.0.2", "2001:db8:10::2" };
+	static const char *const own[2] = { "198.18.0.1", "2001:db8:10::1" };
+	static uint8_t fr[4][2048], pl[2048];
+	size_t lens[4];
+	struct app a;
+	int v6;
+
+	ep_params.udp4_cksum = false;
+	for (v6 = 0; v6 <= 1; v6++) {
+		app_open(&a, v6, own[v6], EP_PORT);
+		CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+		app_send(&a, peer[v6], PEER_PORT, 200, 80);
+		run_graph();
+		CU_ASSERT_EQUAL_FATAL(drain_flat(fr, lens, 4, NULL), 1);
+		/* check_sent wants 0 for IPv4 (udp4_cksum off), the reference's for IPv6 */
+		CU_ASSERT_EQUAL(check_sent(v6, fr, lens, 1, own[v6], EP_PORT, peer[v6], pl), 200);
+		app_close(&a);
+	}
+	ep_params.udp4_cksum = true;
 }
 
 static void
@@ -1285,6 +1400,7 @@ static const struct dp_test tests[] = {
 	{ "test_ep_rx_drop_reasons", test_ep_rx_drop_reasons },
 	{ "test_ep_rx_pipe_full_counts_drops", test_ep_rx_pipe_full_counts_drops },
 	{ "test_ep_rx_multiseg_mbuf_ip6", test_ep_rx_multiseg_mbuf_ip6 },
+	{ "test_ep_rx_udp_shorter_than_ip_payload", test_ep_rx_udp_shorter_than_ip_payload },
 	{ "test_ep_tx_copy_exact_frame", test_ep_tx_copy_exact_frame },
 	{ "test_ep_tx_wildcard_source_is_port_address",
 		test_ep_tx_wildcard_source_is_port_address },
@@ -1295,8 +1411,10 @@ static const struct dp_test tests[] = {
 	{ "test_ep_tx_bad_dest_and_no_route", test_ep_tx_bad_dest_and_no_route },
 	{ "test_ep_hairpin_to_own_address", test_ep_hairpin_to_own_address },
 	{ "test_ep_ip6_both_ways", test_ep_ip6_both_ways },
+	{ "test_ep_tx_odd_segments_cksum", test_ep_tx_odd_segments_cksum },
 	{ "test_ep_cksum_reference_known_answers", test_ep_cksum_reference_known_answers },
 	{ "test_ep_udp_cksum_known_answers_both_ways", test_ep_udp_cksum_known_answers_both_ways },
+	{ "test_ep_tx_udp4_cksum_off_sends_zero", test_ep_tx_udp4_cksum_off_sends_zero },
 	{ "test_ep_detach_clears_port", test_ep_detach_clears_port },
 	{ "test_ep_stats_json", test_ep_stats_json },
 	{ "test_ep_server_closes_on_another_version", test_ep_server_closes_on_another_version },
