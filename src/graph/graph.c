@@ -717,8 +717,15 @@ graph_show(const char *params, json_t **result, char *err, size_t errlen)
 
 		fclose(f);
 		for (line = rc == 0 ? strtok_r(dot, "\n", &save) : NULL; line != NULL;
-			line = strtok_r(NULL, "\n", &save))
-			json_array_append_new(lines, json_string(line));
+			line = strtok_r(NULL, "\n", &save)) {
+			/* rte_graph_export() writes the name bare ("Digraph worker-1 {"),
+			 * which Graphviz cannot parse for a name with a '-': quoted */
+			if (json_array_size(lines) == 0 && strncmp(line, "Digraph ", 8) == 0)
+				json_array_append_new(
+					lines, json_sprintf("digraph \"%s\" {", name));
+			else
+				json_array_append_new(lines, json_string(line));
+		}
 	}
 	free(dot);
 	*result = json_pack("{s:i, s:i, s:s, s:o, s:o}", "worker", (int)idx, "lcore",
