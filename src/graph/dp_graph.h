@@ -39,6 +39,9 @@ struct dp_worker_stats {
 	uint64_t busy_cycles; /**< iterations that received packets */
 	uint64_t idle_cycles;
 	uint64_t empty_polls;
+	/** in timed walks: cycles of node calls that moved nothing (a source node's
+	 * empty poll), which no node's row counts */
+	uint64_t timed_empty_cycles;
 	uint64_t drops[DP_DROP_MAX];
 	uint64_t rx_burst_hist[DP_BURST_MAX + 1]; /**< by packets per rx_burst call */
 } __rte_cache_aligned;

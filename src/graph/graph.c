@@ -197,6 +197,8 @@ graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const
 				/* less what it did for other nodes (dp_node_lend()) */
 				node->total_cycles += t1 - t0 - w->lent_cycles;
 				w->timed_objs[node->id] += rc;
+			} else {
+				w->stats.timed_empty_cycles += t1 - t0;
 			}
 			w->lent_cycles = 0;
 			t0 = t1;
@@ -588,6 +590,8 @@ lcores_fill(void *arg)
 			json_object_set_new(o, "instructions_unavailable",
 				json_string(w->insn_why[0] ? w->insn_why : "counter not open"));
 		}
+		json_object_set_new(o, "timed_empty_call_cycles",
+			json_integer((json_int_t)st->timed_empty_cycles));
 		json_object_set_new(o, "punted", json_integer((json_int_t)st->punted));
 		json_object_set_new(o, "injected", json_integer((json_int_t)st->injected));
 		json_object_set_new(o, "rx_burst_hist", hist);

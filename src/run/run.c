@@ -18,7 +18,7 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_ctl.h"
-#include "dp_endpoint.h"
+#include "dp_module.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_icmp4.h"
@@ -26,7 +26,6 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
-#include "dp_relay.h"
 #include "dp_run.h"
 #include "dp_telemetry.h"
 
@@ -182,11 +181,10 @@ teardown_all(void)
 	dp_telemetry_sections_clear();
 	dp_ctl_fini();
 	dp_graph_workers_free();
-	dp_relay_fini();
-	dp_fwd_fini();
 	dp_port_close_all();
-	/* after the ports: mbufs they held may point into endpoint regions */
-	dp_endpoint_fini();
+	/* after the ports: mbufs they held may point into a module's memory (an
+	 * endpoint's region) */
+	dp_modules_fini();
 	dp_mem_pools_free();
 }
 
@@ -272,7 +270,7 @@ pool_size_for(const struct dp_config *cfg, unsigned int nb_workers, const struct
 
 	d.lcores = nb_workers + 1;
 	d.burst = cfg->burst;
-	d.held = dp_endpoint_mbuf_demand(cfg, nb_workers);
+	d.held = dp_modules_mbuf_demand(cfg, nb_workers);
 	size = dp_mem_pool_size(&d, cfg->pool_cache, why, len);
 	return cfg->pool_size != 0 ? cfg->pool_size : size;
 }
@@ -441,15 +439,8 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot prepare TX nodes: %s", strerror(-rc));
 		goto fail;
 	}
-	rc = dp_fwd_init(cfg, err, errlen);
-	if (rc < 0)
-		goto fail;
-	/* the relay's per-worker tables, before the graphs whose nodes use them */
-	rc = dp_relay_init(cfg, err, errlen);
-	if (rc < 0)
-		goto fail;
-	/* the endpoint port table and the control socket, before the graphs too */
-	rc = dp_endpoint_init(cfg, err, errlen);
+	/* the modules' tables and registrations (dp_module.h), before the graphs */
+	rc = dp_modules_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
 	rc = dp_graph_workers_create(cfg, err, errlen);
@@ -457,23 +448,14 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		goto fail;
 	rc = dp_ctl_init();
 	if (rc == 0)
-		rc = dp_neigh_start();
-	if (rc == 0)
-		rc = dp_arp_start();
-	if (rc == 0)
-		rc = dp_nd_start();
-	if (rc == 0)
-		rc = dp_icmp4_init(cfg);
-	if (rc == 0)
-		rc = dp_route_start();
-	if (rc == 0)
 		rc = dp_ctl_timer_register("port_link", DP_RUN_LINK_POLL_MS, port_link_tick, NULL);
-	if (rc == 0)
-		rc = dp_relay_start();
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot start the control path: %s", strerror(-rc));
 		goto fail;
 	}
+	rc = dp_modules_start(cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
 
 	dp_telemetry_sections_clear();
 	if ((rc = dp_telemetry_section_register("run", "/dpfwd/run/info",
@@ -481,16 +463,13 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 		     run_fill, NULL)) < 0 ||
 		(rc = dp_graph_telemetry_register()) < 0 ||
 		(rc = dp_port_telemetry_register()) < 0 || (rc = dp_mem_telemetry_register()) < 0 ||
-		(rc = dp_fwd_telemetry_register()) < 0 || (rc = dp_ctl_telemetry_register()) < 0 ||
-		(rc = dp_neigh_telemetry_register()) < 0 ||
-		(rc = dp_route_start_cmds(cfg->path)) < 0 ||
-		(rc = dp_icmp4_telemetry_register()) < 0 ||
-		(rc = dp_fwd6_telemetry_register()) < 0 ||
-		(rc = dp_relay_telemetry_register()) < 0 ||
-		(rc = dp_endpoint_telemetry_register()) < 0) {
+		(rc = dp_ctl_telemetry_register()) < 0) {
 		snprintf(err, errlen, "cannot register telemetry: %s", strerror(-rc));
 		goto fail;
 	}
+	rc = dp_modules_telemetry(cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
 	/* what the ports hold now (RX rings, pcap replay buffers) is the baseline */
 	dp_mem_baseline_mark();
 	return 0;
@@ -512,9 +491,13 @@ dp_run_start(void)
 	/* from now on a memif peer that goes away unmaps rings under the workers */
 	if (rc == 0 && dp_port_needs_unmap_guard())
 		dp_port_unmap_guard(dp_graph_qsv);
-	/* applications attach once the workers can carry their datagrams */
-	if (rc == 0)
-		rc = dp_endpoint_start();
+	if (rc == 0) {
+		char err[DP_CONFIG_ERR_LEN];
+
+		rc = dp_modules_run(err, sizeof(err));
+		if (rc < 0)
+			DP_LOG(ERR, common, "%s", err);
+	}
 	return rc;
 }
 
@@ -592,8 +575,8 @@ dp_run_teardown(const struct dp_run_opts *opts, int64_t *leak)
 {
 	int rc;
 
-	/* while the workers run: detaching an endpoint waits for them (RCU) */
-	dp_endpoint_stop();
+	/* while the workers run: a module's stop may wait for them (RCU) */
+	dp_modules_stop();
 	dp_graph_workers_stop();
 	dp_port_unmap_guard(NULL);
 	dp_ctl_stop();

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The endpoints (dpsock) as a module (dp_module.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "dp_config.h"
+#include "dp_endpoint.h"
+#include "dp_module.h"
+
+static int
+endpoint_telemetry(const struct dp_config *cfg)
+{
+	RTE_SET_USED(cfg);
+	return dp_endpoint_telemetry_register();
+}
+
+static struct dp_module endpoint_module = {
+	.name = "endpoint",
+	.deps = { "fwd" },
+	.mbuf_demand = dp_endpoint_mbuf_demand,
+	/* the port table and the control socket, before the graphs */
+	.init = dp_endpoint_init,
+	.telemetry = endpoint_telemetry,
+	/* applications attach once the workers can carry their datagrams */
+	.run = dp_endpoint_start,
+	/* while the workers run: detaching an endpoint waits for them (RCU) */
+	.stop = dp_endpoint_stop,
+	/* after the ports: mbufs they held may point into endpoint regions */
+	.fini = dp_endpoint_fini,
+};
+DP_MODULE_REGISTER(endpoint_module);
