@@ -58,6 +58,9 @@ struct dp_module {
 /** Add @p m to the registry (from a constructor: DP_MODULE_REGISTER()). */
 void dp_module_register(struct dp_module *m);
 
+/** Take @p m out of the registry (a module registered for a while: tests). */
+void dp_module_unregister(struct dp_module *m);
+
 /** Register module @p m at load time. */
 #define DP_MODULE_REGISTER(m)                                                                      \
 	RTE_INIT(dp_module_register_##m)                                                           \

@@ -15,6 +15,18 @@ dp_module_register(struct dp_module *m)
 	STAILQ_INSERT_TAIL(&modules, m, next);
 }
 
+void
+dp_module_unregister(struct dp_module *m)
+{
+	struct dp_module *x;
+
+	STAILQ_FOREACH(x, &modules, next)
+	if (x == m) {
+		STAILQ_REMOVE(&modules, m, dp_module, next);
+		return;
+	}
+}
+
 static struct dp_module *
 module_find(const char *name)
 {

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The module registry (src/common/dp_module.h) with two small modules of this
+ * test's own, on the ring rig: tm_high depends on tm_low and on fwd and is
+ * registered first; its init registers a local service (nodes tm_svc4 and
+ * tm_svc6) and claims a UDP port. The runner must init and start tm_low
+ * before tm_high (and fwd before both), stop and fini them in reverse, and a
+ * datagram to tm_high's port must reach its node. A dependency that is not
+ * registered and a cycle are refused by name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_mbuf.h>
+
+#include "dp_config.h"
+#include "dp_fwd_local.h"
+#include "dp_graph.h"
+#include "dp_module.h"
+#include "dp_pkt_craft.h"
+#include "dp_port.h"
+#include "dp_test.h"
+#include "ring_rig.h"
+
+static const char config_text[] = "[dpfwd]\n"
+				  "burst = 32\n"
+				  "[mempool]\n"
+				  "cache = 32\n"
+				  "[port0]\n"
+				  "dev = net_ring_m0\n"
+				  "ip4 = 198.18.0.1/24\n"
+				  "[lcores]\n"
+				  "rx = (0,0,1)\n";
+
+static struct ring_rig rig = {
+	.name = "module",
+	.prefix = 'm',
+	.nb_ports = 1,
+	.config_text = config_text,
+};
+
+#define TM_PORT 6666
+
+/* What the hooks did, in order: "low.init", "high.init", ... */
+static char hooks[32][16];
+static unsigned int nb_hooks;
+static unsigned int svc_pkts;
+static bool rig_up;
+
+static void
+hook(const char *what)
+{
+	if (nb_hooks < RTE_DIM(hooks))
+		snprintf(hooks[nb_hooks++], sizeof(hooks[0]), "%s", what);
+}
+
+/* Where @p what is in the hook log, or -1. */
+static int
+hook_at(const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < nb_hooks; i++)
+		if (strcmp(hooks[i], what) == 0)
+			return (int)i;
+	return -1;
+}
+
+static uint16_t
+tm_svc_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
+{
+	RTE_SET_USED(graph);
+	RTE_SET_USED(node);
+	svc_pkts += n;
+	rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
+	return n;
+}
+
+static struct rte_node_register tm_svc4_node = {
+	.name = "tm_svc4",
+	.process = tm_svc_process,
+};
+RTE_NODE_REGISTER(tm_svc4_node);
+
+static struct rte_node_register tm_svc6_node = {
+	.name = "tm_svc6",
+	.process = tm_svc_process,
+};
+RTE_NODE_REGISTER(tm_svc6_node);
+
+static int tm_svc;
+
+static int
+high_init(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	int rc;
+
+	RTE_SET_USED(cfg);
+	hook("high.init");
+	rc = dp_fwd_local_service_add("tm_svc4", "tm_svc6");
+	if (rc < 0) {
+		snprintf(err, errlen, "tm_high: %s", strerror(-rc));
+		return rc;
+	}
+	tm_svc = rc;
+	return dp_fwd_local_udp_claim(false, TM_PORT, TM_PORT, (uint8_t)tm_svc);
+}
+
+static int
+high_start(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	RTE_SET_USED(cfg);
+	RTE_SET_USED(err);
+	RTE_SET_USED(errlen);
+	hook("high.start");
+	return 0;
+}
+
+static int
+high_telemetry(const struct dp_config *cfg)
+{
+	RTE_SET_USED(cfg);
+	hook("high.telemetry");
+	return 0;
+}
+
+static void
+high_stop(void)
+{
+	hook("high.stop");
+}
+
+static void
+high_fini(void)
+{
+	hook("high.fini");
+	dp_fwd_local_udp_release(false, TM_PORT, TM_PORT, (uint8_t)tm_svc);
+}
+
+static int
+low_init(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	RTE_SET_USED(cfg);
+	RTE_SET_USED(err);
+	RTE_SET_USED(errlen);
+	hook("low.init");
+	return 0;
+}
+
+static int
+low_start(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	RTE_SET_USED(cfg);
+	RTE_SET_USED(err);
+	RTE_SET_USED(errlen);
+	hook("low.start");
+	return 0;
+}
+
+static void
+low_stop(void)
+{
+	hook("low.stop");
+}
+
+static void
+low_fini(void)
+{
+	hook("low.fini");
+}
+
+/* registered before tm_low on purpose: the order comes from deps */
+static struct dp_module tm_high = {
+	.name = "tm_high",
+	.deps = { "tm_low", "fwd" },
+	.init = high_init,
+	.start = high_start,
+	.telemetry = high_telemetry,
+	.stop = high_stop,
+	.fini = high_fini,
+};
+DP_MODULE_REGISTER(tm_high);
+
+static struct dp_module tm_low = {
+	.name = "tm_low",
+	.init = low_init,
+	.start = low_start,
+	.stop = low_stop,
+	.fini = low_fini,
+};
+DP_MODULE_REGISTER(tm_low);
+
+static int
+order_of(const char *name)
+{
+	struct dp_module *order[DP_MODULE_MAX];
+	char err[128];
+	int n = dp_module_order(order, DP_MODULE_MAX, err, sizeof(err)), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(order[i]->name, name) == 0)
+			return i;
+	return -1;
+}
+
+static void
+test_module_started_after_its_dependencies(void)
+{
+	CU_ASSERT(order_of("fwd") >= 0);
+	CU_ASSERT(order_of("fwd") < order_of("tm_high"));
+	CU_ASSERT(order_of("tm_low") < order_of("tm_high"));
+	CU_ASSERT(order_of("fwd") < order_of("relay"));
+	CU_ASSERT(order_of("fwd") < order_of("endpoint"));
+	CU_ASSERT(hook_at("low.init") >= 0);
+	CU_ASSERT(hook_at("low.init") < hook_at("high.init"));
+	CU_ASSERT(hook_at("high.init") < hook_at("low.start"));
+	CU_ASSERT(hook_at("low.start") < hook_at("high.start"));
+	CU_ASSERT(hook_at("high.start") < hook_at("high.telemetry"));
+	CU_ASSERT_EQUAL(hook_at("high.stop"), -1);
+}
+
+static void
+test_module_datagram_to_its_port_reaches_its_node(void)
+{
+	struct dp_pkt_spec s;
+	uint8_t f[128];
+	size_t len = 0;
+
+	dp_pkt_spec_init(&s);
+	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
+	s.src_ip4 = 0xc6120002;
+	s.dst_ip4 = 0xc6120001;
+	s.dport = TM_PORT;
+	CU_ASSERT_FATAL(dp_pkt_build(&s, f, sizeof(f), &len) == 0);
+	svc_pkts = 0;
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, f, len);
+	dp_graph_worker_run(dp_workers[0], 4);
+	CU_ASSERT_EQUAL(svc_pkts, 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	/* the next port is nobody's: ip4_local's drop */
+	s.dport = TM_PORT + 1;
+	CU_ASSERT_FATAL(dp_pkt_build(&s, f, sizeof(f), &len) == 0);
+	ring_rig_inject(&rig, 0, f, len);
+	dp_graph_worker_run(dp_workers[0], 4);
+	CU_ASSERT_EQUAL(svc_pkts, 1);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_IP4_LOCAL), 1);
+}
+
+static void
+test_module_missing_dependency_and_cycle_refused(void)
+{
+	static struct dp_module lone = { .name = "tm_lone", .deps = { "tm_nowhere" } };
+	static struct dp_module a = { .name = "tm_a", .deps = { "tm_b" } };
+	static struct dp_module b = { .name = "tm_b", .deps = { "tm_a" } };
+	struct dp_module *order[DP_MODULE_MAX];
+	char err[128] = "";
+
+	dp_module_register(&lone);
+	CU_ASSERT_EQUAL(dp_module_order(order, DP_MODULE_MAX, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(
+		err, "module tm_lone needs module tm_nowhere, which is not registered");
+	dp_module_unregister(&lone);
+	dp_module_register(&a);
+	dp_module_register(&b);
+	CU_ASSERT_EQUAL(dp_module_order(order, DP_MODULE_MAX, err, sizeof(err)), -ELOOP);
+	CU_ASSERT(strstr(err, "dependency cycle") != NULL);
+	dp_module_unregister(&a);
+	dp_module_unregister(&b);
+	CU_ASSERT(dp_module_order(order, DP_MODULE_MAX, err, sizeof(err)) > 0);
+}
+
+static void
+test_module_stopped_before_its_dependencies(void)
+{
+	ring_rig_cleanup(&rig);
+	rig_up = false;
+	CU_ASSERT(hook_at("high.stop") >= 0);
+	CU_ASSERT(hook_at("high.stop") < hook_at("low.stop"));
+	CU_ASSERT(hook_at("low.stop") < hook_at("high.fini"));
+	CU_ASSERT(hook_at("high.fini") < hook_at("low.fini"));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(false, TM_PORT), 0);
+}
+
+static int
+suite_init(void)
+{
+	int rc = ring_rig_setup(&rig);
+
+	rig_up = rc == 0;
+	return rc;
+}
+
+static int
+suite_cleanup(void)
+{
+	if (rig_up)
+		ring_rig_cleanup(&rig);
+	return 0;
+}
+
+static const struct dp_test tests[] = {
+	{ "test_module_started_after_its_dependencies",
+		test_module_started_after_its_dependencies },
+	{ "test_module_datagram_to_its_port_reaches_its_node",
+		test_module_datagram_to_its_port_reaches_its_node },
+	{ "test_module_missing_dependency_and_cycle_refused",
+		test_module_missing_dependency_and_cycle_refused },
+	{ "test_module_stopped_before_its_dependencies",
+		test_module_stopped_before_its_dependencies },
+	{ NULL, NULL },
+};
+
+int
+main(void)
+{
+	return dp_test_run("module", tests, suite_init, suite_cleanup);
+}
