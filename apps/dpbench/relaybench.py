@@ -150,7 +150,7 @@ def buckets_diff(cur, prev) -> List[List[int]]:
 
 
 def bucket_quantile(buckets: List[List[int]], q: float) -> Optional[float]:
-    """The quantile of a bucket histogram, as dpfwd's dp_telemetry_quantile (linear in
+    """The quantile of a bucket histogram, as dpfwd's dp_hist_bucket_quantile (linear in
     the bucket)."""
     total = sum(b[2] for b in buckets)
     if total == 0:
