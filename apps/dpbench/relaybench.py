@@ -24,7 +24,8 @@ Relays run alternately, --reps times each (round robin). Per run: a warm-up (the
 request opens the session), then two cases measured by udprtt in the client namespace:
 `pingpong` (one request in flight, --count requests of --size bytes) and `rate` (--rate
 requests/s, at most --inflight in flight, --rate-count requests). Per case: udprtt's
-exact RTT quantiles (every reply's bytes checked), and the relay process's CPU time
+RTT quantiles (every reply's bytes checked; nearest rank, at most 1/128 above the exact
+value, from its histogram), and the relay process's CPU time
 (utime+stime of the process, its threads and children, from /proc/PID/stat; and the
 run time in ns from /proc/PID/task/*/schedstat) over the case. For dpfwd, the relay's
 own added delay per packet over the case (the "delay" section of its telemetry JSON: the
@@ -102,7 +103,8 @@ def log(msg: str) -> None:
 # --------------------------------------------------------------------------
 
 def quantile_nr(sorted_vals: List[float], q10k: int):
-    """Nearest-rank quantile, as udprtt computes it: sorted[ceil(q * n) - 1], q in 1/10000."""
+    """Exact nearest-rank quantile: sorted[ceil(q * n) - 1], q in 1/10000 (udprtt reports
+    the top of this value's histogram bucket: never below it, less than 1/128 above)."""
     n = len(sorted_vals)
     if n == 0:
         return None
@@ -111,7 +113,8 @@ def quantile_nr(sorted_vals: List[float], q10k: int):
 
 
 def rtt_summary(samples_ns: List[int]) -> Optional[dict]:
-    """udprtt's rtt_us object from raw samples (ns): the same exact quantiles."""
+    """udprtt's rtt_us object from raw samples (ns), with the exact quantiles (udprtt's
+    own are at most 1/128 above them; min, max, mean and stddev are the same)."""
     if not samples_ns:
         return None
     s = sorted(samples_ns)
@@ -150,7 +153,7 @@ def buckets_diff(cur, prev) -> List[List[int]]:
 
 
 def bucket_quantile(buckets: List[List[int]], q: float) -> Optional[float]:
-    """The quantile of a bucket histogram, as dpfwd's dp_telemetry_quantile (linear in
+    """The quantile of a bucket histogram, as dpfwd's dp_hist_bucket_quantile (linear in
     the bucket)."""
     total = sum(b[2] for b in buckets)
     if total == 0:

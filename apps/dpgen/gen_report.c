@@ -10,7 +10,7 @@
 
 static const struct {
 	const char *key;
-	uint32_t pcm; /* thousandths of a percent, see gen_hist_percentile() */
+	uint32_t pcm; /* thousandths of a percent, see dp_hist_percentile() */
 } percentiles[] = {
 	{ "p50", 50000 },
 	{ "p90", 90000 },
@@ -29,15 +29,13 @@ gen_report_init(struct gen_report *r, double hz, uint64_t t0, bool has_tx, bool 
 	r->quiet = quiet;
 	r->prev_tx.tsc = t0;
 	r->prev_rx.tsc = t0;
-	r->total = malloc(sizeof(*r->total));
-	r->measured = malloc(sizeof(*r->measured));
+	r->total = dp_hist_create(GEN_HIST_SUB_BITS);
+	r->measured = dp_hist_create(GEN_HIST_SUB_BITS);
 	r->samples = json_array();
 	if (r->total == NULL || r->measured == NULL || r->samples == NULL) {
 		gen_report_free(r);
 		return -ENOMEM;
 	}
-	gen_hist_reset(r->total);
-	gen_hist_reset(r->measured);
 	r->measuring = true;
 	r->m_tsc = t0;
 	r->m_tx.tsc = t0;
@@ -55,9 +53,9 @@ gen_report_set_warmup(struct gen_report *r, double secs)
 void
 gen_report_free(struct gen_report *r)
 {
-	free(r->total);
+	dp_hist_free(r->total);
 	r->total = NULL;
-	free(r->measured);
+	dp_hist_free(r->measured);
 	r->measured = NULL;
 	json_decref(r->samples);
 	r->samples = NULL;
@@ -80,7 +78,7 @@ ns(const struct gen_report *r, uint64_t cycles)
 }
 
 json_t *
-gen_report_latency_json(const struct gen_hist *h, double hz)
+gen_report_latency_json(const struct dp_hist *h, double hz)
 {
 	json_t *o;
 	unsigned int i;
@@ -92,10 +90,10 @@ gen_report_latency_json(const struct gen_hist *h, double hz)
 		return NULL;
 	json_object_set_new(o, "count", json_integer((json_int_t)h->count));
 	json_object_set_new(o, "min", json_real((double)h->min * 1e9 / hz));
-	json_object_set_new(o, "mean", json_real(gen_hist_mean(h) * 1e9 / hz));
+	json_object_set_new(o, "mean", json_real(dp_hist_mean(h) * 1e9 / hz));
 	for (i = 0; i < sizeof(percentiles) / sizeof(percentiles[0]); i++)
 		json_object_set_new(o, percentiles[i].key,
-			json_real((double)gen_hist_percentile(h, percentiles[i].pcm) * 1e9 / hz));
+			json_real((double)dp_hist_percentile(h, percentiles[i].pcm) * 1e9 / hz));
 	json_object_set_new(o, "max", json_real((double)h->max * 1e9 / hz));
 	return o;
 }
@@ -152,7 +150,7 @@ stretch_end(const struct gen_counters *tx, uint64_t tsc, uint64_t start)
 
 void
 gen_report_interval(struct gen_report *r, const struct gen_counters *tx,
-	const struct gen_counters *rx, const struct gen_hist *h)
+	const struct gen_counters *rx, const struct dp_hist *h)
 {
 	const struct gen_counters *end = tx != NULL ? tx : rx;
 	char line[512];
@@ -206,13 +204,13 @@ gen_report_interval(struct gen_report *r, const struct gen_counters *tx,
 		if (h->count != 0 && len < sizeof(line))
 			snprintf(line + len, sizeof(line) - len,
 				" | lat p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f",
-				ns(r, gen_hist_percentile(h, 50000)) / 1e3,
-				ns(r, gen_hist_percentile(h, 90000)) / 1e3,
-				ns(r, gen_hist_percentile(h, 99000)) / 1e3,
-				ns(r, gen_hist_percentile(h, 99900)) / 1e3, ns(r, h->max) / 1e3);
-		gen_hist_merge(r->total, h);
+				ns(r, dp_hist_percentile(h, 50000)) / 1e3,
+				ns(r, dp_hist_percentile(h, 90000)) / 1e3,
+				ns(r, dp_hist_percentile(h, 99000)) / 1e3,
+				ns(r, dp_hist_percentile(h, 99900)) / 1e3, ns(r, h->max) / 1e3);
+		dp_hist_merge(r->total, h);
 		if (r->measuring)
-			gen_hist_merge(r->measured, h);
+			dp_hist_merge(r->measured, h);
 		r->prev_rx = *rx;
 	}
 	json_array_append_new(r->samples, s);
@@ -321,11 +319,11 @@ gen_report_total(struct gen_report *r, const struct gen_counters *tx, const stru
 			printf("dpgen: latency us: min %.2f p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f "
 			       "max %.2f mean %.2f jitter %.2f\n",
 				ns(r, r->total->min) / 1e3,
-				ns(r, gen_hist_percentile(r->total, 50000)) / 1e3,
-				ns(r, gen_hist_percentile(r->total, 90000)) / 1e3,
-				ns(r, gen_hist_percentile(r->total, 99000)) / 1e3,
-				ns(r, gen_hist_percentile(r->total, 99900)) / 1e3,
-				ns(r, r->total->max) / 1e3, gen_hist_mean(r->total) * 1e6 / r->hz,
+				ns(r, dp_hist_percentile(r->total, 50000)) / 1e3,
+				ns(r, dp_hist_percentile(r->total, 90000)) / 1e3,
+				ns(r, dp_hist_percentile(r->total, 99000)) / 1e3,
+				ns(r, dp_hist_percentile(r->total, 99900)) / 1e3,
+				ns(r, r->total->max) / 1e3, dp_hist_mean(r->total) * 1e6 / r->hz,
 				rx->jitter_n ? ns(r, rx->jitter_sum) / (double)rx->jitter_n / 1e3
 					     : 0.0);
 	}
@@ -408,12 +406,13 @@ gen_report_measured(
 		json_object_set_new(m, "latency_ns", o);
 
 		hist = json_array();
-		for (i = 0; hist != NULL && i < GEN_HIST_BUCKETS; i++)
-			if (r->measured->bucket[i] != 0)
-				json_array_append_new(
-					hist, json_pack("[f, f, I]", ns(r, gen_hist_bucket_low(i)),
-						      ns(r, gen_hist_bucket_high(i)),
-						      (json_int_t)r->measured->bucket[i]));
+		for (i = 0; hist != NULL && i < r->measured->nb_buckets; i++)
+			if (dp_hist_counts(r->measured)[i] != 0)
+				json_array_append_new(hist,
+					json_pack("[f, f, I]",
+						ns(r, dp_hist_bucket_low(i, GEN_HIST_SUB_BITS)),
+						ns(r, dp_hist_bucket_high(i, GEN_HIST_SUB_BITS)),
+						(json_int_t)dp_hist_counts(r->measured)[i]));
 		json_object_set_new(m, "latency_hist_ns", hist ? hist : json_null());
 	}
 	return m;

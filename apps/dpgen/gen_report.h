@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "gen_hist.h"
+#include "dp_hist.h"
 #include "gen_worker.h"
 
 #define GEN_FCS_BYTES        4
@@ -32,7 +32,7 @@ struct gen_report {
 	bool has_rx;
 	struct gen_counters prev_tx; /**< last sample's TX counters */
 	struct gen_counters prev_rx;
-	struct gen_hist *total; /**< every latency of the run */
+	struct dp_hist *total; /**< every latency of the run */
 	json_t *samples;
 	unsigned int n;
 	uint64_t t0; /**< TSC at launch */
@@ -44,7 +44,7 @@ struct gen_report {
 	uint64_t m_tsc;           /**< TSC where it began */
 	struct gen_counters m_tx; /**< counters where it began */
 	struct gen_counters m_rx;
-	struct gen_hist *measured; /**< its latencies */
+	struct dp_hist *measured; /**< its latencies */
 };
 
 /** @return 0 or -ENOMEM. */
@@ -68,7 +68,7 @@ void gen_report_legend(const struct gen_report *r);
  * @p h to the run's histogram.
  */
 void gen_report_interval(struct gen_report *r, const struct gen_counters *tx,
-	const struct gen_counters *rx, const struct gen_hist *h);
+	const struct gen_counters *rx, const struct dp_hist *h);
 
 /**
  * Totals of the run from the workers' final counters (@p rx's sequence counts
@@ -89,7 +89,7 @@ json_t *gen_report_measured(
 	struct gen_report *r, const struct gen_counters *tx, const struct gen_counters *rx);
 
 /** Latency summary of @p h as JSON, in ns: count min mean p50 p90 p99 p99_9 max; null if empty. */
-json_t *gen_report_latency_json(const struct gen_hist *h, double hz);
+json_t *gen_report_latency_json(const struct dp_hist *h, double hz);
 
 /** Write @p root to @p path atomically (temporary file, then rename). @return 0 or -errno. */
 int gen_report_write(json_t *root, const char *path);

@@ -38,13 +38,13 @@ gen_worker_init(struct gen_worker *w, uint64_t seq_window)
 
 	/* 58 KiB each, zeroed by main after each interval: plain heap, on the worker's socket */
 	for (i = 0; i < 2; i++) {
-		w->hist[i] = rte_malloc_socket("gen_hist", sizeof(struct gen_hist),
+		w->hist[i] = rte_malloc_socket("gen_hist", dp_hist_size(GEN_HIST_SUB_BITS),
 			RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(w->lcore));
 		if (w->hist[i] == NULL) {
 			rc = -ENOMEM;
 			goto free_hist;
 		}
-		gen_hist_reset(w->hist[i]);
+		dp_hist_init(w->hist[i], GEN_HIST_SUB_BITS);
 	}
 	w->cur_hist = w->hist[0];
 	rc = gen_seq_init(&w->seq, seq_window);
@@ -238,7 +238,7 @@ rx_step(struct gen_worker *w)
 {
 	const struct gen_traffic *tr = w->traffic;
 	struct rte_mbuf *pkts[GEN_BURST_MAX];
-	struct gen_hist *h = w->cur_hist;
+	struct dp_hist *h = w->cur_hist;
 	uint64_t now, bytes = 0;
 	uint16_t n, i;
 
@@ -266,7 +266,7 @@ rx_step(struct gen_worker *w)
 		w->c.rx_stamped++;
 		gen_seq_rx(&w->seq, st.seq);
 		lat = (now - st.tsc) & GEN_STAMP_MASK;
-		gen_hist_record(h, lat);
+		dp_hist_record(h, lat);
 		/* delay variation between consecutive packets (RFC 5481 "IPDV"), mean of |d| */
 		if (w->have_prev_lat) {
 			w->c.jitter_sum +=

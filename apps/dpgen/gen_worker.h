@@ -27,12 +27,15 @@
 #include <rte_common.h>
 #include <rte_mempool.h>
 
-#include "gen_hist.h"
+#include "dp_hist.h"
 #include "gen_pkt.h"
 #include "gen_rate.h"
 #include "gen_seq.h"
 
 #define GEN_BURST_MAX 64
+
+/** Latency histograms: 128 buckets per power of two, percentiles < 1/128 high (dp_hist.h). */
+#define GEN_HIST_SUB_BITS 7
 
 /** What to send; built before launch, read-only afterwards. */
 struct gen_traffic {
@@ -93,7 +96,7 @@ struct gen_worker {
 	/* worker state (hot first) */
 	struct gen_counters c __rte_cache_aligned;
 	uint32_t epoch;
-	struct gen_hist *cur_hist;
+	struct dp_hist *cur_hist;
 	struct gen_seq seq;
 	struct gen_rate bucket;
 	uint64_t fixed_cost; /**< units per packet when all cost the same, else 0 */
@@ -109,7 +112,7 @@ struct gen_worker {
 	struct rte_mbuf *tx_mbufs[GEN_BURST_MAX];
 
 	/* shared with the main lcore, see the file comment */
-	struct gen_hist *hist[2];
+	struct dp_hist *hist[2];
 	struct gen_counters pub[2] __rte_cache_aligned;
 	struct gen_counters fin; /**< at exit, valid once `finished` */
 	uint32_t ack __rte_cache_aligned;

@@ -252,7 +252,7 @@ run_until_stop(const struct gen_opts *o, struct gen_ctl *ctl, struct gen_worker 
 		gen_report_interval(rep, published(txw, epoch), published(rxw, epoch),
 			rxw ? rxw->hist[(epoch - 1) & 1] : NULL);
 		if (rxw != NULL)
-			gen_hist_reset(rxw->hist[(epoch - 1) & 1]);
+			dp_hist_reset(rxw->hist[(epoch - 1) & 1]);
 	}
 
 	/* TX first; RX goes on for the drain time so that packets in flight are not lost */

@@ -8,10 +8,11 @@
  *               [--sndbuf BYTES] [--breakdown] [--quick] [--timeout S] [--json FILE]
  *   dpsock-perf --tx-stream ADDR:PORT [--tx-size BYTES] [--duration S] [--zc] ...
  *
- * For each transport (perf_transport.c) and message size: ping-pong RTT (exact
- * p50/p99 over the measured round trips) and streaming throughput (msgs/s and
- * Gbps of payload at the receiver), in two processes pinned to two CPUs. Every
- * received byte is checked; a message that fails the check fails the run.
+ * For each transport (perf_transport.c) and message size: ping-pong RTT (p50/p99
+ * over the measured round trips, less than 1/128 high: perf.h) and streaming
+ * throughput (msgs/s and Gbps of payload at the receiver), in two processes
+ * pinned to two CPUs. Every received byte is checked; a message that fails the
+ * check fails the run.
  *
  * dpsock transports need a dpfwd with an [endpoint] section (dpsock-perf does
  * not start one: dpbench.py dpsock does); without one they are skipped with a note.

@@ -3,7 +3,7 @@
  * dpsock-perf: what its parts share.
  *
  *   main.c            options, the run, the output
- *   perf_msg.c        clock (TSC), message pattern and its check, exact quantiles
+ *   perf_msg.c        clock (TSC), message pattern and its check, RTT figures
  *   perf_transport.c  the transports behind one table of operations
  *   perf_run.c        one test: two forked processes, ping-pong then streaming
  *   perf_breakdown.c  per-operation costs (--breakdown)
@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+
+#include "dp_hist.h"
 
 #define PERF_MIN_SIZE    8u
 #define PERF_MAX_SIZE    (1024u * 1024u)
@@ -103,18 +105,23 @@ struct perf_rx {
 /** Check one received message; @return true when it was a good data message. */
 bool perf_rx_check(struct perf_rx *rx, const uint8_t *buf, size_t len);
 
-/* ---- quantiles ---- */
+/* ---- RTT figures ---- */
+
+/**
+ * Timings are recorded in a dp_hist of 128 buckets per power of two: a
+ * percentile is the nearest-rank value sorted[ceil(q n) - 1] reported as the
+ * top of its bucket, so never below it and less than 1/128 (0.78 %) above it;
+ * exact below 256 ticks. min, max and mean are exact.
+ */
+#define PERF_HIST_SUB_BITS 7
 
 struct perf_rtt {
 	uint64_t n;
 	double min, p50, p90, p99, p999, max, mean; /**< microseconds */
 };
 
-/** Sort @p ticks and take the nearest-rank quantiles sorted[ceil(q n) - 1]. */
-void perf_rtt_summary(uint64_t *ticks, uint64_t n, struct perf_rtt *out);
-
-/** Nearest-rank quantile of sorted values, @p q10k in 1/10000. */
-uint64_t perf_quantile(const uint64_t *sorted, uint64_t n, unsigned int q10k);
+/** The figures of @p ticks, in microseconds (all zero when it is empty). */
+void perf_rtt_summary(const struct dp_hist *ticks, struct perf_rtt *out);
 
 /* ---- transports ---- */
 

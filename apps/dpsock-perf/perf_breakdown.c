@@ -37,23 +37,15 @@
 
 static const size_t slope_sizes[] = { 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
+/* the median of timings in ticks (PERF_HIST_SUB_BITS: < 1/128 high), less the clock's cost */
 static double
-median_ns(uint64_t *v, uint64_t n)
+median_ns(const struct dp_hist *ticks)
 {
 	uint64_t m;
 
-	if (n == 0)
+	if (ticks->count == 0)
 		return -1;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	m = perf_quantile(v, n, 5000);
+	m = dp_hist_percentile(ticks, 50000);
 	return perf_ticks_ns(m > perf_tick_overhead ? m - perf_tick_overhead : 0);
 }
 
@@ -63,7 +55,8 @@ static int
 ops_a(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void *arg)
 {
 	const struct perf_transport *t = pt->t;
-	uint64_t *s = malloc(BD_K * BD_ROUNDS * sizeof(*s)), n = 0, seq = 0;
+	struct dp_hist *s = dp_hist_create(PERF_HIST_SUB_BITS);
+	uint64_t seq = 0;
 	unsigned int r, i;
 
 	(void)arg;
@@ -76,23 +69,23 @@ ops_a(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void
 
 			t1 = perf_ticks();
 			if (rc == 1) {
-				s[n++] = t1 - t0;
+				dp_hist_record(s, t1 - t0);
 				seq++;
 			} else if (rc != -EAGAIN) {
-				free(s);
+				dp_hist_free(s);
 				return perf_fail(ctl, 0, "%s: send: %s", t->name, strerror(-rc));
 			}
 		}
 		ctl->res[0].sent = seq; /* read by B after the barrier */
 		if (perf_barrier(ctl, 0, 100 + 2 * r) < 0 ||
 			perf_barrier(ctl, 0, 101 + 2 * r) < 0) {
-			free(s);
+			dp_hist_free(s);
 			return -1;
 		}
 	}
-	ctl->res[0].vals[0] = median_ns(s, n);
+	ctl->res[0].vals[0] = median_ns(s);
 	ctl->res[0].sent = seq;
-	free(s);
+	dp_hist_free(s);
 	return 0;
 }
 
@@ -101,7 +94,7 @@ ops_b(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void
 {
 	const struct perf_transport *t = pt->t;
 	struct perf_rx rx = { .size = pt->size, .lossy = t->lossy };
-	uint64_t *s = malloc(BD_K * BD_ROUNDS * sizeof(*s)), n = 0;
+	struct dp_hist *s = dp_hist_create(PERF_HIST_SUB_BITS);
 	unsigned int r;
 
 	(void)arg;
@@ -119,7 +112,7 @@ ops_b(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void
 
 			t1 = perf_ticks();
 			if (rc == 1) {
-				s[n++] = t1 - t0;
+				dp_hist_record(s, t1 - t0);
 			} else if (rc == -EAGAIN) {
 				if (t->lossy)
 					break; /* the sender's EAGAINs: fewer than K came */
@@ -131,12 +124,12 @@ ops_b(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void
 		if (perf_barrier(ctl, 1, 101 + 2 * r) < 0)
 			goto fail;
 	}
-	ctl->res[1].vals[0] = median_ns(s, n);
+	ctl->res[1].vals[0] = median_ns(s);
 	ctl->res[1].chk = rx.chk;
-	free(s);
+	dp_hist_free(s);
 	return 0;
 fail:
-	free(s);
+	dp_hist_free(s);
 	return -1;
 }
 
@@ -208,12 +201,15 @@ static int
 setup_a(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void *arg)
 {
 	struct perf_pair *pp = ep->pp;
-	uint64_t s[BD_SETUP_REPS], lost = 0;
+	struct dp_hist *s = dp_hist_create(PERF_HIST_SUB_BITS);
+	uint64_t lost = 0;
 	char why[PERF_NOTE_LEN];
 	unsigned int i;
 
 	(void)pt;
 	(void)arg;
+	if (s == NULL)
+		return perf_fail(ctl, 0, "out of memory");
 	for (i = 0; i < BD_SETUP_REPS; i++) {
 		struct fresh h;
 		uint64_t t0, wait;
@@ -223,9 +219,10 @@ setup_a(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, vo
 		t0 = perf_ticks();
 		rc = fresh_send(ep, (const struct sockaddr *)&pp->addr[1], pp->addr_len[1], &h, why,
 			sizeof(why));
-		s[i] = perf_ticks() - t0;
+		dp_hist_record(s, perf_ticks() - t0);
 		if (rc < 0) {
 			fresh_close(&h);
+			dp_hist_free(s);
 			return perf_fail(ctl, 0, "%s", why);
 		}
 		/* closed once B has it: a close may take back what is still in flight */
@@ -239,8 +236,9 @@ setup_a(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, vo
 		}
 		fresh_close(&h);
 	}
-	ctl->res[0].vals[0] = median_ns(s, BD_SETUP_REPS);
+	ctl->res[0].vals[0] = median_ns(s);
 	ctl->res[0].vals[1] = (double)lost;
+	dp_hist_free(s);
 	return perf_barrier(ctl, 0, 200);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The clock, the message pattern and its check, exact quantiles (no DPDK).
+ * The clock, the message pattern and its check, the RTT figures (no DPDK).
  */
 #include <errno.h>
 #include <sched.h>
@@ -180,39 +180,18 @@ perf_rx_check(struct perf_rx *rx, const uint8_t *buf, size_t len)
 	return good;
 }
 
-uint64_t
-perf_quantile(const uint64_t *sorted, uint64_t n, unsigned int q10k)
-{
-	uint64_t rank;
-
-	if (n == 0)
-		return 0;
-	rank = ((uint64_t)q10k * n + 9999) / 10000;
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return sorted[rank - 1];
-}
-
 void
-perf_rtt_summary(uint64_t *ticks, uint64_t n, struct perf_rtt *out)
+perf_rtt_summary(const struct dp_hist *ticks, struct perf_rtt *out)
 {
-	double sum = 0;
-	uint64_t i;
-
 	memset(out, 0, sizeof(*out));
-	if (n == 0)
+	if (ticks->count == 0)
 		return;
-	qsort(ticks, n, sizeof(ticks[0]), cmp_u64);
-	for (i = 0; i < n; i++)
-		sum += (double)ticks[i];
-	out->n = n;
-	out->min = perf_ticks_ns(ticks[0]) / 1e3;
-	out->p50 = perf_ticks_ns(perf_quantile(ticks, n, 5000)) / 1e3;
-	out->p90 = perf_ticks_ns(perf_quantile(ticks, n, 9000)) / 1e3;
-	out->p99 = perf_ticks_ns(perf_quantile(ticks, n, 9900)) / 1e3;
-	out->p999 = perf_ticks_ns(perf_quantile(ticks, n, 9990)) / 1e3;
-	out->max = perf_ticks_ns(ticks[n - 1]) / 1e3;
-	out->mean = perf_ticks_ns((uint64_t)(sum / (double)n)) / 1e3;
+	out->n = ticks->count;
+	out->min = perf_ticks_ns(ticks->min) / 1e3;
+	out->p50 = perf_ticks_ns(dp_hist_percentile(ticks, 50000)) / 1e3;
+	out->p90 = perf_ticks_ns(dp_hist_percentile(ticks, 90000)) / 1e3;
+	out->p99 = perf_ticks_ns(dp_hist_percentile(ticks, 99000)) / 1e3;
+	out->p999 = perf_ticks_ns(dp_hist_percentile(ticks, 99900)) / 1e3;
+	out->max = perf_ticks_ns(ticks->max) / 1e3;
+	out->mean = perf_ticks_ns((uint64_t)dp_hist_mean(ticks)) / 1e3;
 }

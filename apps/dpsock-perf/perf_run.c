@@ -117,8 +117,8 @@ send_one(struct perf_ep *ep, struct perf_ctl *ctl, uint64_t seq, size_t len)
 }
 
 int
-perf_pingpong_client(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt,
-	uint64_t *samples, uint64_t *nsamples)
+perf_pingpong_client(
+	struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, struct dp_hist *rtt)
 {
 	const struct perf_transport *t = ep->pp->t;
 	const char *name = pt->remote ? "dpsock-remote" : t->name;
@@ -126,7 +126,7 @@ perf_pingpong_client(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf
 	bool lossy = t->lossy || pt->remote;
 	struct perf_rx rx = { .size = pt->size, .lossy = lossy };
 	uint64_t tmo = (uint64_t)((lossy ? REPLY_TIMEOUT_LOSSY_S : REPLY_TIMEOUT_S) * perf_hz);
-	uint64_t total = pt->warmup + pt->iters, cap = UINT64_MAX, i, k = 0;
+	uint64_t total = pt->warmup + pt->iters, cap = UINT64_MAX, i;
 
 	for (i = 0; i < total; i++) {
 		uint64_t t0, t1;
@@ -176,9 +176,8 @@ perf_pingpong_client(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf
 		}
 		t1 = perf_ticks();
 		if (t0 != 0 && i >= pt->warmup)
-			samples[k++] = t1 - t0;
+			dp_hist_record(rtt, t1 - t0);
 	}
-	*nsamples = k;
 	chk_add(&res->chk, &rx.chk);
 	if (!pt->remote && send_one(ep, ctl, PERF_SEQ_END, 8) < 0)
 		return -1;
@@ -327,17 +326,17 @@ static int
 role_a(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, void *arg)
 {
 	struct perf_side_res *res = &ctl->res[0];
-	uint64_t *samples, n = 0;
+	struct dp_hist *rtt;
 	int rc;
 
 	(void)arg;
-	samples = malloc((pt->iters ? pt->iters : 1) * sizeof(*samples));
-	if (samples == NULL)
-		return perf_fail(ctl, 0, "out of memory for %" PRIu64 " samples", pt->iters);
-	rc = perf_pingpong_client(ep, ctl, pt, samples, &n);
+	rtt = dp_hist_create(PERF_HIST_SUB_BITS);
+	if (rtt == NULL)
+		return perf_fail(ctl, 0, "out of memory for the RTT histogram");
+	rc = perf_pingpong_client(ep, ctl, pt, rtt);
 	if (rc == 0)
-		perf_rtt_summary(samples, n, &res->rtt);
-	free(samples);
+		perf_rtt_summary(rtt, &res->rtt);
+	dp_hist_free(rtt);
 	if (rc < 0 || pt->remote)
 		return rc;
 	if (perf_barrier(ctl, 0, 10) < 0)

@@ -98,9 +98,9 @@ void perf_test_run(const struct perf_test *pt, const struct perf_opts *o, struct
 /** Barrier between the two children: announce @p k, wait for the other. 0, or -1 on abort. */
 int perf_barrier(struct perf_ctl *ctl, int side, uint32_t k);
 
-/** Side A's ping-pong of @p n round trips after @p warmup (samples in ticks). */
-int perf_pingpong_client(struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt,
-	uint64_t *samples, uint64_t *nsamples);
+/** Side A's ping-pong of @p n round trips after @p warmup, recorded in @p rtt (ticks). */
+int perf_pingpong_client(
+	struct perf_ep *ep, struct perf_ctl *ctl, const struct perf_test *pt, struct dp_hist *rtt);
 /** Side B's echo until PERF_SEQ_END (or side A reached @p done_phase). */
 int perf_pingpong_server(struct perf_ep *ep, struct perf_ctl *ctl, uint32_t done_phase);
 

@@ -23,8 +23,10 @@
  * sends on a fixed schedule of R per second with at most --inflight outstanding (a
  * send held back by a full window is counted in "window_full").
  *
- * RTT quantiles are exact: the samples are sorted and pQ is the nearest-rank value
- * sorted[ceil(Q * n) - 1] (integer arithmetic, Q in units of 1/10000).
+ * RTT quantiles come from a histogram of 128 buckets per power of two (dp_hist,
+ * src/common/dp_hist.h): pQ is the nearest-rank value sorted[ceil(Q * n) - 1],
+ * reported as the top of its bucket, so never below it and less than 1/128
+ * (0.78 %) above it; exact below 256 ns. min, max, mean and stddev are exact.
  *
  * Exit status: 0 ran (whatever was lost), 1 runtime error, 2 bad command line.
  */
@@ -44,6 +46,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "dp_hist.h"
 #include "udp_common.h"
 
 #define RTT_MAGIC    0x54545255u /* "URTT" little-endian */
@@ -51,6 +54,9 @@
 #define RTT_MAX_SIZE 65507u
 #define RTT_BATCH    32u
 #define EXIT_USAGE   2
+
+/* the RTT histogram: 128 buckets per power of two, quantiles less than 1/128 high */
+#define RTT_HIST_SUB_BITS 7
 
 enum req_state {
 	REQ_UNSENT = 0,
@@ -141,31 +147,6 @@ payload_fill(uint8_t *buf, uint32_t size, uint64_t seq, uint64_t send_ns)
 	memcpy(buf + 16, &send_ns, 8);
 	for (off = RTT_HDR; off < size; off++)
 		buf[off] = pattern_byte(seq, off);
-}
-
-/* ---- statistics ---- */
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* nearest rank: sorted[ceil(q/10000 * n) - 1] */
-static uint64_t
-quantile(const uint64_t *sorted, uint64_t n, uint64_t q10k)
-{
-	uint64_t rank = (q10k * n + 9999u) / 10000u;
-
-	if (n == 0)
-		return 0;
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return sorted[rank - 1];
 }
 
 /* ---- client ---- */
@@ -468,22 +449,31 @@ wait_for(struct client *cl, uint64_t now, uint64_t until)
 		drain(cl);
 }
 
+/* the sample standard deviation of the measured RTTs, around their @p mean */
+static double
+rtt_stddev(const struct client *cl, double mean)
+{
+	double var = 0;
+	uint64_t i, n = 0;
+
+	for (i = cl->o->warmup; i < cl->total; i++) {
+		const struct req *r = &cl->reqs[i];
+
+		if (r->state != REQ_ANSWERED)
+			continue;
+		var += ((double)r->rtt_ns - mean) * ((double)r->rtt_ns - mean);
+		n++;
+	}
+	return n > 1 ? sqrt(var / (double)(n - 1)) : 0;
+}
+
 static void
-print_summary(const struct client *cl, double elapsed_s, const uint64_t *sorted, uint64_t n)
+print_summary(const struct client *cl, double elapsed_s, const struct dp_hist *h)
 {
 	const struct client_opts *o = cl->o;
 	const struct counters *c = &cl->c;
-	double mean = 0, var = 0;
-	uint64_t i;
+	const double mean = dp_hist_mean(h);
 
-	for (i = 0; i < n; i++)
-		mean += (double)sorted[i];
-	if (n)
-		mean /= (double)n;
-	for (i = 0; i < n; i++)
-		var += ((double)sorted[i] - mean) * ((double)sorted[i] - mean);
-	if (n > 1)
-		var /= (double)(n - 1);
 	printf("{\"tool\": \"udprtt\", \"target\": \"%s\", \"size\": %u, \"requests\": %" PRIu64
 	       ", \"warmup\": %" PRIu64 ", \"mode\": \"%s\", \"rate\": %.1f, \"inflight_max\": %u, "
 	       "\"timeout_ms\": %" PRIu64 ",\n",
@@ -501,23 +491,24 @@ print_summary(const struct client *cl, double elapsed_s, const uint64_t *sorted,
 		c->window_full);
 	printf(" \"elapsed_s\": %.6f, \"achieved_rate\": %.1f,\n", elapsed_s,
 		elapsed_s > 0 ? (double)c->sent / elapsed_s : 0.0);
-	if (n == 0) {
+	if (h->count == 0) {
 		printf(" \"rtt_us\": null}\n");
 		return;
 	}
 	printf(" \"rtt_us\": {\"n\": %" PRIu64 ", \"min\": %.3f, \"p50\": %.3f, \"p90\": %.3f, "
 	       "\"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f, \"mean\": %.3f, \"stddev\": %.3f}}\n",
-		n, sorted[0] / 1e3, quantile(sorted, n, 5000) / 1e3,
-		quantile(sorted, n, 9000) / 1e3, quantile(sorted, n, 9900) / 1e3,
-		quantile(sorted, n, 9990) / 1e3, sorted[n - 1] / 1e3, mean / 1e3, sqrt(var) / 1e3);
+		h->count, h->min / 1e3, dp_hist_percentile(h, 50000) / 1e3,
+		dp_hist_percentile(h, 90000) / 1e3, dp_hist_percentile(h, 99000) / 1e3,
+		dp_hist_percentile(h, 99900) / 1e3, h->max / 1e3, mean / 1e3,
+		rtt_stddev(cl, mean) / 1e3);
 }
 
 static int
 run_client(const struct client_opts *o)
 {
 	struct client cl;
-	uint64_t t0, t_end, now, interval = 0, i, n = 0;
-	uint64_t *sorted = NULL;
+	uint64_t t0, t_end, now, interval = 0, i;
+	struct dp_hist *h = NULL;
 	FILE *sf = NULL;
 	int rc = 1;
 
@@ -531,8 +522,8 @@ run_client(const struct client_opts *o)
 	cl.sendbuf = malloc(RTT_MAX_SIZE);
 	cl.expect = malloc(RTT_MAX_SIZE);
 	cl.rbufs = malloc(sizeof(*cl.rbufs) * RTT_BATCH);
-	sorted = malloc(sizeof(*sorted) * o->count);
-	if (!cl.reqs || !cl.sendbuf || !cl.expect || !cl.rbufs || !sorted) {
+	h = dp_hist_create(RTT_HIST_SUB_BITS);
+	if (!cl.reqs || !cl.sendbuf || !cl.expect || !cl.rbufs || !h) {
 		fprintf(stderr, "udprtt: out of memory for %" PRIu64 " requests\n", cl.total);
 		goto out;
 	}
@@ -590,13 +581,12 @@ run_client(const struct client_opts *o)
 		if (r->state == REQ_PENDING || r->state == REQ_EXPIRED)
 			cl.c.lost++;
 		if (r->state == REQ_ANSWERED) {
-			sorted[n++] = r->rtt_ns;
+			dp_hist_record(h, r->rtt_ns);
 			if (sf)
 				fprintf(sf, "%" PRIu64 " %" PRIu64 "\n", i - o->warmup, r->rtt_ns);
 		}
 	}
-	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	print_summary(&cl, (double)(t_end - t0) / 1e9, sorted, n);
+	print_summary(&cl, (double)(t_end - t0) / 1e9, h);
 	fflush(stdout);
 	rc = 0;
 	if (sf && fclose(sf) != 0) {
@@ -607,7 +597,7 @@ run_client(const struct client_opts *o)
 out:
 	if (sf)
 		fclose(sf);
-	free(sorted);
+	dp_hist_free(h);
 	free(cl.rbufs);
 	free(cl.expect);
 	free(cl.sendbuf);

@@ -8,7 +8,6 @@
  * (the per-second line does).
  */
 #include <math.h>
-#include <string.h>
 
 #include <rte_cycles.h>
 
@@ -18,31 +17,25 @@
 
 /* the figures of one histogram; @p h may be the sum of several */
 static json_t *
-delay_json(const struct dp_delay_hist *h, double jitter_cycles, bool with_buckets)
+delay_json(const struct dp_hist *h, double jitter_cycles, bool with_buckets)
 {
-	struct dp_telemetry_bucket b[DP_DELAY_BUCKETS];
+	struct dp_hist_bucket b[DP_DELAY_BUCKETS];
 	const double ns = 1e9 / (double)rte_get_tsc_hz();
 	json_t *o = json_object(), *arr = json_array();
 	double mean = 0, var = 0;
 	uint64_t count = 0;
-	size_t n = 0;
-	unsigned int i;
+	size_t n, i;
 
 	/*
 	 * The count is the buckets' sum, not h->count: @p h is read while a worker
 	 * writes it, and the two are added at different moments; published, they
 	 * must agree (a reader checks the histogram against the count).
 	 */
-	for (i = 0; i < DP_DELAY_BUCKETS; i++) {
-		count += h->bucket[i];
-		if (h->bucket[i] == 0)
-			continue;
-		b[n].low = i < 4 ? i : dp_delay_bucket_low(i);
-		b[n].width = i < 4 ? 1 : dp_delay_bucket_width(i);
-		b[n].count = h->bucket[i];
-		json_array_append_new(arr, json_pack("[I, I, I]", (json_int_t)b[n].low,
-						   (json_int_t)b[n].width, (json_int_t)b[n].count));
-		n++;
+	n = dp_hist_buckets(h, b, DP_DELAY_BUCKETS);
+	for (i = 0; i < n; i++) {
+		count += b[i].count;
+		json_array_append_new(arr, json_pack("[I, I, I]", (json_int_t)b[i].low,
+						   (json_int_t)b[i].width, (json_int_t)b[i].count));
 	}
 	if (count != 0) {
 		mean = (double)h->sum / (double)count;
@@ -54,7 +47,7 @@ delay_json(const struct dp_delay_hist *h, double jitter_cycles, bool with_bucket
 		}
 		var /= (double)count;
 	}
-#define Q(q) (n ? json_real(dp_telemetry_quantile(b, n, q) * ns) : json_null())
+#define Q(q) (n ? json_real(dp_hist_bucket_quantile(b, n, q) * ns) : json_null())
 	json_object_set_new(o, "count", json_integer((json_int_t)count));
 	json_object_set_new(o, "mean_ns", count ? json_real(mean * ns) : json_null());
 	json_object_set_new(o, "stddev_ns", count ? json_real(sqrt(var) * ns) : json_null());
@@ -80,10 +73,9 @@ delay_fill(void *arg)
 	double jitter = 0;
 	bool enabled = false;
 	uint16_t i;
-	unsigned int b;
 
 	RTE_SET_USED(arg);
-	memset(&total, 0, sizeof(total));
+	dp_delay_init(&total);
 	for (i = 0; i < dp_nb_workers; i++) {
 		const struct dp_worker *w = dp_workers[i];
 		/* a copy: the worker keeps writing; a torn figure is off by a burst at most */
@@ -91,21 +83,18 @@ delay_fill(void *arg)
 		json_t *o;
 
 		enabled |= w->delay_stats;
-		o = delay_json(&h, (double)h.jitter_16 / 16, false);
+		o = delay_json(&h.hist, (double)h.jitter_16 / 16, false);
 		json_object_set_new(o, "lcore", json_integer(w->lcore_id));
 		json_array_append_new(lcores, o);
-		total.count += h.count;
-		total.sum += h.sum;
-		total.max = RTE_MAX(total.max, h.max);
-		for (b = 0; b < DP_DELAY_BUCKETS; b++)
-			total.bucket[b] += h.bucket[b];
+		dp_hist_merge(&total.hist, &h.hist);
 		/* the workers' jitters, weighted by their packets */
-		jitter += (double)h.jitter_16 / 16 * (double)h.count;
+		jitter += (double)h.jitter_16 / 16 * (double)h.hist.count;
 	}
 	json_object_set_new(root, "enabled", json_boolean(enabled));
 	json_object_set_new(root, "from", json_string("rx burst to tx burst, TSC"));
 	json_object_set_new(root, "total",
-		delay_json(&total, total.count ? jitter / (double)total.count : 0, true));
+		delay_json(&total.hist, total.hist.count ? jitter / (double)total.hist.count : 0,
+			true));
 	json_object_set_new(root, "lcores", lcores);
 	return root;
 }

@@ -6,8 +6,8 @@
  * what a walk sends is timed with the loop's next read (dp_delay_commit). So
  * the delay runs from the poll that received a packet to the end of the walk
  * that sent it, and includes any wait in a TX buffer. Each worker keeps a
- * log-linear histogram (four buckets per power of two: a value is known to
- * within 25 %), the sum and the maximum, and the RFC 3550 (section 6.4.1)
+ * dp_hist (dp_hist.h) of four buckets per power of two (a value is known to
+ * within 25 %) with its count, sum and maximum, and the RFC 3550 (section 6.4.1)
  * interarrival jitter estimator J += (|D| - J) / 16 over the first packets of
  * consecutive TX bursts. Quantiles, mean and standard deviation are computed
  * from these on the control side (delay.c).
@@ -24,45 +24,31 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
+#include "dp_hist.h"
 #include "dp_mem.h"
 
-/* 4 sub-buckets per power of two, values up to 2^64: 4 * 63 buckets */
+/* 4 buckets per power of two, values up to 2^64: 4 * 63 buckets */
 #define DP_DELAY_SUB_BITS 2
-#define DP_DELAY_BUCKETS  252
+#define DP_DELAY_BUCKETS  DP_HIST_NB_BUCKETS(DP_DELAY_SUB_BITS)
 
+/*
+ * The jitter's two words and the histogram's count, sum and maximum share the
+ * first cache line. The histogram's minimum is not kept (it would take a
+ * compare per run): it stays UINT64_MAX, and nothing reads it.
+ */
 struct dp_delay_hist {
-	uint64_t count;
-	uint64_t sum;       /**< cycles */
-	uint64_t max;       /**< cycles */
-	uint64_t prev;      /**< the last packet's delay, for the jitter */
-	uint64_t jitter_16; /**< RFC 3550 J, in 1/16 cycles */
-	uint64_t bucket[DP_DELAY_BUCKETS];
+	uint64_t prev;                           /**< the last packet's delay, for the jitter */
+	uint64_t jitter_16;                      /**< RFC 3550 J, in 1/16 cycles */
+	DP_HIST_MEMBER(hist, DP_DELAY_SUB_BITS); /**< cycles */
 } __rte_cache_aligned;
 
-/** Histogram bucket of @p cycles: exact from 4 to 7, then 4 per power of two. */
-static __rte_always_inline unsigned int
-dp_delay_bucket(uint64_t cycles)
+/** Empty @p d (control side, before its worker runs). */
+static inline void
+dp_delay_init(struct dp_delay_hist *d)
 {
-	/* below 4 counts as 4: never seen in practice (a cmov, not a branch) */
-	const uint64_t x = cycles > 4 ? cycles : 4;
-	const unsigned int msb = 63 - (unsigned int)__builtin_clzll(x);
-
-	return ((msb - 1) << DP_DELAY_SUB_BITS) | (unsigned int)((x >> (msb - 2)) & 3);
-}
-
-/** Lowest value in bucket @p b (b >= 4); the bucket holds [low, low + width). */
-static inline uint64_t
-dp_delay_bucket_low(unsigned int b)
-{
-	const unsigned int msb = (b >> DP_DELAY_SUB_BITS) + 1;
-
-	return (uint64_t)(4 + (b & 3)) << (msb - 2);
-}
-
-static inline uint64_t
-dp_delay_bucket_width(unsigned int b)
-{
-	return UINT64_C(1) << ((b >> DP_DELAY_SUB_BITS) - 1);
+	d->prev = 0;
+	d->jitter_16 = 0;
+	(void)dp_hist_init(&d->hist, DP_DELAY_SUB_BITS); /* a valid sub_bits: no error */
 }
 
 /** Stamp a received burst with @p now (one TSC read per burst). */
@@ -79,7 +65,8 @@ dp_delay_stamp(struct rte_mbuf **pkts, uint16_t n, uint64_t now, int meta_off)
 static __rte_always_inline void
 dp_delay_add_run(struct dp_delay_hist *h, uint64_t d, unsigned int n, uint64_t *sum, uint64_t *max)
 {
-	h->bucket[dp_delay_bucket(d)] += n;
+	/* hist_room is dp_hist_counts(&h->hist), indexed as the array member it is */
+	h->hist_room[dp_hist_index(d, DP_DELAY_SUB_BITS)] += n;
 	*sum += d * n;
 	*max = d > *max ? d : *max;
 }
@@ -105,14 +92,16 @@ struct dp_delay_pend {
 };
 
 /**
- * Time the pending runs at @p now: histogram, sum, max and the RFC 3550
- * jitter J(i) = J(i-1) + (|D| - J(i-1)) / 16 over the first packets of
- * consecutive TX bursts, kept as 16 J in integers.
+ * Time the pending runs at @p now: the histogram (what dp_hist_record() of
+ * each packet would give, but the minimum; count, sum and maximum added up
+ * over the runs first and stored once) and the RFC 3550 jitter
+ * J(i) = J(i-1) + (|D| - J(i-1)) / 16 over the first packets of consecutive
+ * TX bursts, kept as 16 J in integers.
  */
 static inline void
 dp_delay_commit(struct dp_delay_hist *h, struct dp_delay_pend *p, uint64_t now)
 {
-	uint64_t sum = 0, max = h->max, count = 0;
+	uint64_t sum = 0, max = h->hist.max, count = 0;
 	uint16_t i;
 
 	for (i = 0; i < p->n; i++) {
@@ -129,9 +118,9 @@ dp_delay_commit(struct dp_delay_hist *h, struct dp_delay_pend *p, uint64_t now)
 		count += p->run[i].count;
 	}
 	p->n = 0;
-	h->count += count;
-	h->sum += sum;
-	h->max = max;
+	h->hist.count += count;
+	h->hist.sum += sum;
+	h->hist.max = max;
 }
 
 static __rte_always_inline void

@@ -390,6 +390,7 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		w->burst = cfg->burst;
 		w->node_stats = cfg->node_stats;
 		w->delay_stats = cfg->delay_stats;
+		dp_delay_init(&w->delay);
 		/* a power of two, for a mask */
 		w->sample_mask = (uint16_t)(rte_align32pow2(cfg->node_stats_sample) - 1);
 		w->ip4_cksum_check = cfg->ip4_cksum_check;

@@ -20,6 +20,8 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "dp_hist.h"
+
 #define DP_TELEMETRY_SCHEMA_VERSION 1
 
 /** Returns a new JSON value (object or array) for a section; NULL on error. */
@@ -70,31 +72,18 @@ int dp_telemetry_json_write(const char *path, const json_t *snap);
 void dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen);
 
 /**
+ * Fill @p out (room for @p max) with the buckets of a "buckets_cycles" array
+ * ([[low, width, count], ...]) of @p cur minus those of @p prev (may be NULL):
+ * what was recorded between two snapshots (its quantiles:
+ * dp_hist_bucket_quantile()). @return the number of buckets.
+ */
+size_t dp_telemetry_buckets_diff(
+	const json_t *cur, const json_t *prev, struct dp_hist_bucket *out, size_t max);
+
+/**
  * Hardware instruction counter for one thread (perf_event_open).
  * @return a file descriptor, or -errno with a reason in @p why (e.g. no PMU in a VM).
  */
-/** One bucket of a histogram: values in [low, low + width). */
-struct dp_telemetry_bucket {
-	uint64_t low;
-	uint64_t width;
-	uint64_t count;
-};
-
-/**
- * The @p q quantile (0..1) of a histogram given as its non-empty buckets in
- * ascending order, interpolated linearly inside the bucket that holds it.
- * @return the value, or -1 when the histogram is empty.
- */
-double dp_telemetry_quantile(const struct dp_telemetry_bucket *b, size_t n, double q);
-
-/**
- * Fill @p out (room for @p max) with the buckets of a "buckets_cycles" array
- * ([[low, width, count], ...]) of @p cur minus those of @p prev (may be NULL):
- * what was recorded between two snapshots. @return the number of buckets.
- */
-size_t dp_telemetry_buckets_diff(
-	const json_t *cur, const json_t *prev, struct dp_telemetry_bucket *out, size_t max);
-
 int dp_telemetry_insn_open(pid_t tid, char *why, size_t whylen);
 /** Read a counter opened above. @return 0 or -errno. */
 int dp_telemetry_insn_read(int fd, uint64_t *count);

@@ -501,31 +501,9 @@ find_lcore(const json_t *snap, uint64_t lcore)
 	return NULL;
 }
 
-double
-dp_telemetry_quantile(const struct dp_telemetry_bucket *b, size_t n, double q)
-{
-	uint64_t total = 0, seen = 0;
-	double rank;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		total += b[i].count;
-	if (total == 0)
-		return -1;
-	/* the value below which a fraction q of the samples lie */
-	rank = q * (double)total;
-	for (i = 0; i < n; i++) {
-		if ((double)(seen + b[i].count) >= rank && b[i].count != 0)
-			return (double)b[i].low +
-			       (double)b[i].width * (rank - (double)seen) / (double)b[i].count;
-		seen += b[i].count;
-	}
-	return (double)(b[n - 1].low + b[n - 1].width);
-}
-
 size_t
 dp_telemetry_buckets_diff(
-	const json_t *cur, const json_t *prev, struct dp_telemetry_bucket *out, size_t max)
+	const json_t *cur, const json_t *prev, struct dp_hist_bucket *out, size_t max)
 {
 	const json_t *e;
 	size_t i, j = 0, n = 0;
@@ -533,7 +511,7 @@ dp_telemetry_buckets_diff(
 	/* both arrays are sorted by low, and prev's buckets are a subset of cur's */
 	json_array_foreach(cur, i, e)
 	{
-		struct dp_telemetry_bucket b = {
+		struct dp_hist_bucket b = {
 			.low = (uint64_t)json_integer_value(json_array_get(e, 0)),
 			.width = (uint64_t)json_integer_value(json_array_get(e, 1)),
 			.count = (uint64_t)json_integer_value(json_array_get(e, 2)),
@@ -624,7 +602,7 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 	json_object_set_new(cur, "interval", iv);
 	/* the delay of the packets sent in this interval, from the histogram's growth */
 	{
-		struct dp_telemetry_bucket b[256];
+		struct dp_hist_bucket b[256];
 		const json_t *dc = json_object_get(json_object_get(cur, "delay"), "total");
 		const json_t *dp =
 			prev ? json_object_get(json_object_get(prev, "delay"), "total") : NULL;
@@ -632,8 +610,8 @@ dp_telemetry_rates(json_t *cur, const json_t *prev, char *line, size_t linelen)
 		size_t nb = dp_telemetry_buckets_diff(json_object_get(dc, "buckets_cycles"),
 			json_object_get(dp, "buckets_cycles"), b, sizeof(b) / sizeof(b[0]));
 
-		p50 = dp_telemetry_quantile(b, nb, 0.5) * ns;
-		p99 = dp_telemetry_quantile(b, nb, 0.99) * ns;
+		p50 = dp_hist_bucket_quantile(b, nb, 0.5) * ns;
+		p99 = dp_hist_bucket_quantile(b, nb, 0.99) * ns;
 		json_object_set_new(iv, "delay_p50_ns", nb ? json_real(p50) : json_null());
 		json_object_set_new(iv, "delay_p99_ns", nb ? json_real(p99) : json_null());
 	}

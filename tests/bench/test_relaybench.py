@@ -79,7 +79,7 @@ class TestDelayWindow(unittest.TestCase):
         cur = [[0, 1, 5], [100, 25, 30], [200, 50, 20]]
         d = rb.buckets_diff(cur, prev)
         self.assertEqual(d, [[100, 25, 20], [200, 50, 20]])
-        # dp_telemetry_quantile: linear inside the bucket
+        # dp_hist_bucket_quantile: linear inside the bucket
         self.assertAlmostEqual(rb.bucket_quantile(d, 0.5), 125.0)
         self.assertAlmostEqual(rb.bucket_quantile(d, 0.75), 225.0)
         self.assertIsNone(rb.bucket_quantile([], 0.5))

@@ -2,10 +2,10 @@
 /*
  * dpgen's core without EAL: the token bucket on a fake clock, sequence
  * accounting fed with sequences dropped, reordered and duplicated on purpose,
- * histogram percentiles against known values, frame templates and stamps
- * against dp_pkt_craft's frames, pcap loading, option parsing (with --warmup and
- * --hold at and beyond their limits), and the report's measured part after a
- * warm-up on a fake clock.
+ * frame templates and stamps against dp_pkt_craft's frames, pcap loading,
+ * option parsing (with --warmup and --hold at and beyond their limits), and
+ * the report's measured part after a warm-up on a fake clock (the latency
+ * histogram itself: tests/unit/common/test_hist.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,6 @@
 #include "dp_pkt_craft.h"
 #include "dp_test.h"
 #include "gen_args.h"
-#include "gen_hist.h"
 #include "gen_pcap.h"
 #include "gen_pkt.h"
 #include "gen_rate.h"
@@ -321,121 +320,6 @@ test_gen_seq_jump_and_tail_loss(void)
 	gen_seq_free(&s);
 	CU_ASSERT_EQUAL(gen_seq_init(&s, 100), -EINVAL);
 	CU_ASSERT_EQUAL(gen_seq_init(&s, 32), -EINVAL);
-}
-
-/* ---- latency histogram ---- */
-
-static void
-test_gen_hist_buckets_tile_the_range(void)
-{
-	unsigned int i;
-	uint64_t v;
-
-	CU_ASSERT_EQUAL(gen_hist_bucket_low(0), 0);
-	for (i = 0; i + 1 < GEN_HIST_BUCKETS; i++)
-		if (gen_hist_bucket_high(i) + 1 != gen_hist_bucket_low(i + 1)) {
-			CU_FAIL("bucket gap");
-			break;
-		}
-	CU_ASSERT_EQUAL(gen_hist_index(UINT64_MAX), GEN_HIST_BUCKETS - 1);
-	CU_ASSERT_EQUAL(gen_hist_bucket_high(GEN_HIST_BUCKETS - 1), UINT64_MAX);
-	for (i = 0; i < 100000; i++) {
-		unsigned int idx;
-
-		v = rng() >> (rng() % 64);
-		idx = gen_hist_index(v);
-		if (gen_hist_bucket_low(idx) > v || gen_hist_bucket_high(idx) < v ||
-			/* width <= value / 128: the error bound the percentiles rely on */
-			(gen_hist_bucket_high(idx) - gen_hist_bucket_low(idx)) * 128 > v) {
-			CU_FAIL("value outside its bucket or bucket too wide");
-			break;
-		}
-	}
-}
-
-static void
-test_gen_hist_percentiles_exact_for_small_values(void)
-{
-	struct gen_hist *h = malloc(sizeof(*h));
-	uint64_t v;
-
-	CU_ASSERT_FATAL(h != NULL);
-	gen_hist_reset(h);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 50000), 0);
-	for (v = 1; v <= 200; v++)
-		gen_hist_record(h, v);
-	/* nearest rank over 1..200: p50 = 100, p90 = 180, p99 = 198, p99.9 = 200 */
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 50000), 100);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 90000), 180);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 99000), 198);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 99900), 200);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 100000), 200);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 0), 1);
-	CU_ASSERT_EQUAL(h->min, 1);
-	CU_ASSERT_EQUAL(h->max, 200);
-	CU_ASSERT_DOUBLE_EQUAL(gen_hist_mean(h), 100.5, 1e-9);
-	free(h);
-}
-
-static void
-test_gen_hist_percentiles_known_distribution(void)
-{
-	struct gen_hist *h = malloc(sizeof(*h)), *h2 = malloc(sizeof(*h2));
-	unsigned int i;
-
-	CU_ASSERT_FATAL(h != NULL && h2 != NULL);
-	gen_hist_reset(h);
-	/* 1000 samples: 900 x 1000, 90 x 20000, 9 x 300000, 1 x 5000000 (cycles) */
-	for (i = 0; i < 900; i++)
-		gen_hist_record(h, 1000);
-	for (i = 0; i < 90; i++)
-		gen_hist_record(h, 20000);
-	for (i = 0; i < 9; i++)
-		gen_hist_record(h, 300000);
-	gen_hist_record(h, 5000000);
-	/* reported as the top of the value's bucket: >= the value, < 1/128 above */
-	CU_ASSERT(gen_hist_percentile(h, 50000) >= 1000 && gen_hist_percentile(h, 50000) < 1008);
-	CU_ASSERT(gen_hist_percentile(h, 90000) >= 1000 && gen_hist_percentile(h, 90000) < 1008);
-	CU_ASSERT(gen_hist_percentile(h, 99000) >= 20000 &&
-		  gen_hist_percentile(h, 99000) < 20000 + 20000 / 128);
-	CU_ASSERT(gen_hist_percentile(h, 99900) >= 300000 &&
-		  gen_hist_percentile(h, 99900) < 300000 + 300000 / 128);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h, 100000), 5000000);
-	CU_ASSERT_EQUAL(h->count, 1000);
-
-	/* the same split over two histograms, merged, gives the same answers */
-	gen_hist_reset(h2);
-	gen_hist_merge(h2, h);
-	gen_hist_merge(h2, h);
-	CU_ASSERT_EQUAL(h2->count, 2000);
-	CU_ASSERT_EQUAL(gen_hist_percentile(h2, 99000), gen_hist_percentile(h, 99000));
-	CU_ASSERT_EQUAL(gen_hist_percentile(h2, 99900), gen_hist_percentile(h, 99900));
-	CU_ASSERT_EQUAL(h2->min, 1000);
-	CU_ASSERT_EQUAL(h2->max, 5000000);
-	free(h);
-	free(h2);
-}
-
-static void
-test_gen_hist_percentiles_uniform_large_values(void)
-{
-	struct gen_hist *h = malloc(sizeof(*h));
-	uint64_t v;
-
-	CU_ASSERT_FATAL(h != NULL);
-	gen_hist_reset(h);
-	for (v = 1; v <= 1000000; v++)
-		gen_hist_record(h, v);
-	/* true values 500000, 900000, 990000, 999000; reported within 1/128 above */
-	CU_ASSERT(gen_hist_percentile(h, 50000) >= 500000 &&
-		  gen_hist_percentile(h, 50000) <= 500000 + 500000 / 128);
-	CU_ASSERT(gen_hist_percentile(h, 90000) >= 900000 &&
-		  gen_hist_percentile(h, 90000) <= 900000 + 900000 / 128);
-	CU_ASSERT(gen_hist_percentile(h, 99000) >= 990000 &&
-		  gen_hist_percentile(h, 99000) <= 990000 + 990000 / 128);
-	CU_ASSERT(gen_hist_percentile(h, 99900) >= 999000 &&
-		  gen_hist_percentile(h, 99900) <= 1000000);
-	free(h);
 }
 
 /* ---- frames and stamps ---- */
@@ -856,7 +740,7 @@ rep_run(double warmup, unsigned int secs, json_t **total)
 {
 	struct gen_report r;
 	struct gen_counters tx, rx;
-	struct gen_hist *h = malloc(sizeof(*h));
+	struct dp_hist *h = dp_hist_create(GEN_HIST_SUB_BITS);
 	json_t *m;
 	unsigned int s, k;
 
@@ -864,9 +748,9 @@ rep_run(double warmup, unsigned int secs, json_t **total)
 	CU_ASSERT_EQUAL_FATAL(gen_report_init(&r, (double)FAKE_HZ, REP_T0, true, true, true), 0);
 	gen_report_set_warmup(&r, warmup);
 	for (s = 1; s <= secs; s++) {
-		gen_hist_reset(h);
+		dp_hist_reset(h);
 		for (k = 0; k < REP_PPS - REP_LOST; k++)
-			gen_hist_record(h, s <= 3 ? REP_FAST : REP_SLOW);
+			dp_hist_record(h, s <= 3 ? REP_FAST : REP_SLOW);
 		rep_counters(s, &tx, &rx);
 		gen_report_interval(&r, &tx, &rx, h);
 	}
@@ -875,7 +759,7 @@ rep_run(double warmup, unsigned int secs, json_t **total)
 		*total = gen_report_total(&r, &tx, &rx);
 	CU_ASSERT_EQUAL(json_array_size(r.samples), secs);
 	gen_report_free(&r);
-	free(h);
+	dp_hist_free(h);
 	return m;
 }
 
@@ -969,13 +853,12 @@ test_gen_report_measured_needs_tx_or_rx(void)
 {
 	struct gen_report r;
 	struct gen_counters tx, rx;
-	struct gen_hist *h = malloc(sizeof(*h));
+	struct dp_hist *h = dp_hist_create(GEN_HIST_SUB_BITS);
 	json_t *m;
 
 	CU_ASSERT_FATAL(h != NULL);
 	CU_ASSERT_EQUAL_FATAL(gen_report_init(&r, (double)FAKE_HZ, REP_T0, true, true, true), 0);
-	gen_hist_reset(h);
-	gen_hist_record(h, REP_FAST);
+	dp_hist_record(h, REP_FAST);
 	rep_counters(1, &tx, &rx);
 	gen_report_interval(&r, &tx, &rx, h);
 	m = gen_report_measured(&r, NULL, NULL);
@@ -988,7 +871,7 @@ test_gen_report_measured_needs_tx_or_rx(void)
 	CU_ASSERT_DOUBLE_EQUAL(jnum(m, "rx.pkts"), REP_PPS - REP_LOST, 0);
 	json_decref(m);
 	gen_report_free(&r);
-	free(h);
+	dp_hist_free(h);
 }
 
 static const struct dp_test tests[] = {
@@ -1008,13 +891,6 @@ static const struct dp_test tests[] = {
 	{ "test_gen_seq_loss_declared_when_leaving_window",
 		test_gen_seq_loss_declared_when_leaving_window },
 	{ "test_gen_seq_jump_and_tail_loss", test_gen_seq_jump_and_tail_loss },
-	{ "test_gen_hist_buckets_tile_the_range", test_gen_hist_buckets_tile_the_range },
-	{ "test_gen_hist_percentiles_exact_for_small_values",
-		test_gen_hist_percentiles_exact_for_small_values },
-	{ "test_gen_hist_percentiles_known_distribution",
-		test_gen_hist_percentiles_known_distribution },
-	{ "test_gen_hist_percentiles_uniform_large_values",
-		test_gen_hist_percentiles_uniform_large_values },
 	{ "test_gen_pkt_synth_flows_match_dp_pkt_craft",
 		test_gen_pkt_synth_flows_match_dp_pkt_craft },
 	{ "test_gen_pkt_no_room_for_stamp_is_refused", test_gen_pkt_no_room_for_stamp_is_refused },

@@ -682,7 +682,7 @@ test_graph_telemetry_counts_add_up_and_json_is_valid(void)
 static void
 test_graph_delay_histogram_times_every_sent_packet(void)
 {
-	struct dp_delay_hist *h = &worker()->delay;
+	struct dp_hist *h = &worker()->delay.hist;
 	const uint64_t hz = rte_get_tsc_hz();
 	uint64_t count0 = h->count, max0 = h->max, tx0;
 	struct rte_mbuf *out[64];
@@ -756,7 +756,7 @@ test_graph_delay_runs_are_counted_once_each(void)
 	uint64_t bytes = 0, noted_bytes = 0, low = 0, total = 0;
 	unsigned int i, b;
 
-	memset(&h, 0, sizeof(h));
+	dp_delay_init(&h);
 	memset(&p, 0, sizeof(p));
 	CU_ASSERT_EQUAL_FATAL(rte_pktmbuf_alloc_bulk(dp_mem_pool_get(0), m, N), 0);
 	/* run r: stamp base - 1000 r, so its delay at commit is >= 1000 r + 1e6 */
@@ -771,19 +771,19 @@ test_graph_delay_runs_are_counted_once_each(void)
 	dp_delay_note(&h, &p, m + N / 2 + 1, N - N / 2 - 1, dp_mbuf_meta_offset, &noted_bytes);
 	CU_ASSERT_EQUAL(noted_bytes, bytes);
 	CU_ASSERT(p.n <= DP_DELAY_PEND);
-	CU_ASSERT(h.count < N); /* some were timed early, the rest wait */
+	CU_ASSERT(h.hist.count < N); /* some were timed early, the rest wait */
 	dp_delay_commit(&h, &p, rte_rdtsc());
 	CU_ASSERT_EQUAL(p.n, 0);
-	CU_ASSERT_EQUAL(h.count, N);
-	CU_ASSERT(h.sum >= low);
-	CU_ASSERT(h.max >= 1000000 + 1000 * (RUNS - 1));
-	CU_ASSERT(h.max < rte_get_tsc_hz()); /* well under a second here */
+	CU_ASSERT_EQUAL(h.hist.count, N);
+	CU_ASSERT(h.hist.sum >= low);
+	CU_ASSERT(h.hist.max >= 1000000 + 1000 * (RUNS - 1));
+	CU_ASSERT(h.hist.max < rte_get_tsc_hz()); /* well under a second here */
 	for (b = 0; b < DP_DELAY_BUCKETS; b++)
-		total += h.bucket[b];
+		total += dp_hist_counts(&h.hist)[b];
 	CU_ASSERT_EQUAL(total, N);
 	/* nothing below the smallest delay */
-	for (b = 0; b < dp_delay_bucket(1000000); b++)
-		CU_ASSERT_EQUAL(h.bucket[b], 0);
+	for (b = 0; b < dp_hist_index(1000000, DP_DELAY_SUB_BITS); b++)
+		CU_ASSERT_EQUAL(dp_hist_counts(&h.hist)[b], 0);
 	rte_pktmbuf_free_bulk(m, N);
 }
 

@@ -20,7 +20,6 @@
 
 #include "dp_build_config.h"
 #include "dp_config.h"
-#include "dp_delay.h"
 #include "dp_telemetry.h"
 #include "dp_test.h"
 
@@ -568,54 +567,13 @@ test_metrics_config_values(void)
 	}
 }
 
-/* Every value lands in a bucket that holds it; buckets are in order and at most 25 % wide. */
-static void
-test_delay_buckets_hold_their_values_in_order(void)
-{
-	unsigned int prev = 0, b;
-	uint64_t v;
-	int k;
-
-	for (v = 4; v < (UINT64_C(1) << 40); v += v / 7 + 1) {
-		b = dp_delay_bucket(v);
-		CU_ASSERT_FATAL(b < DP_DELAY_BUCKETS);
-		CU_ASSERT(dp_delay_bucket_low(b) <= v);
-		CU_ASSERT(v < dp_delay_bucket_low(b) + dp_delay_bucket_width(b));
-		CU_ASSERT(dp_delay_bucket_width(b) * 4 <= dp_delay_bucket_low(b));
-		CU_ASSERT(b >= prev);
-		prev = b;
-	}
-	/* the edges: each power of two starts a bucket, the value below ends one */
-	for (k = 3; k < 64; k++) {
-		uint64_t p2 = UINT64_C(1) << k;
-
-		CU_ASSERT_EQUAL(dp_delay_bucket_low(dp_delay_bucket(p2)), p2);
-		CU_ASSERT_EQUAL(dp_delay_bucket(p2 - 1) + 1, dp_delay_bucket(p2));
-	}
-	CU_ASSERT_EQUAL(dp_delay_bucket(UINT64_MAX), DP_DELAY_BUCKETS - 1);
-}
-
-static void
-test_quantile_interpolates_inside_the_bucket(void)
-{
-	/* 100 samples spread evenly over [100, 200), 100 over [200, 400) */
-	const struct dp_telemetry_bucket b[] = { { 100, 100, 100 }, { 200, 200, 100 } };
-
-	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 0.25), 150, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 0.5), 200, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 0.75), 300, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 0.99), 396, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 2, 1.0), 400, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dp_telemetry_quantile(b, 0, 0.5), -1, 1e-9);
-}
-
 /* The interval's histogram: cur minus prev, bucket by bucket, empty ones left out. */
 static void
 test_buckets_diff_is_what_came_between_snapshots(void)
 {
 	json_t *prev = json_pack("[[I,I,I],[I,I,I]]", 8, 2, 5, 64, 16, 7);
 	json_t *cur = json_pack("[[I,I,I],[I,I,I],[I,I,I]]", 8, 2, 5, 32, 8, 3, 64, 16, 10);
-	struct dp_telemetry_bucket out[8];
+	struct dp_hist_bucket out[8];
 	size_t n = dp_telemetry_buckets_diff(cur, prev, out, 8);
 
 	CU_ASSERT_EQUAL_FATAL(n, 2);
@@ -647,10 +605,6 @@ main(void)
 		{ "test_metrics_busy_port_says_address_and_reason",
 			test_metrics_busy_port_says_address_and_reason },
 		{ "test_metrics_config_values", test_metrics_config_values },
-		{ "test_delay_buckets_hold_their_values_in_order",
-			test_delay_buckets_hold_their_values_in_order },
-		{ "test_quantile_interpolates_inside_the_bucket",
-			test_quantile_interpolates_inside_the_bucket },
 		{ "test_buckets_diff_is_what_came_between_snapshots",
 			test_buckets_diff_is_what_came_between_snapshots },
 		{ NULL, NULL },
