@@ -4,6 +4,7 @@
  *
  *   dpfwd [EAL options] -- -c FILE [--duration S] [--telemetry-json FILE]
  *         [--telemetry-interval MS] [--stats] [--set section.key=value]... [--check]
+ *   dpfwd --config-reference      (docs/config-reference.md)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,6 +52,8 @@ usage(FILE *f)
 		"                               the EAL arguments, lcores (enabled, their queues),\n"
 		"                               ports (present, driver, profile, offloads), the\n"
 		"                               packet pool and route table (made and freed)\n"
+		"      --config-reference       print every config key (Markdown: type, range,\n"
+		"                               default) and exit\n"
 		"  -h, --help                   this text\n"
 		"  -V, --version                print the version\n"
 		"\n"
@@ -69,6 +72,7 @@ struct app_args {
 	const char *sets[MAX_SETS];
 	int nb_sets;
 	bool check;
+	bool reference;
 };
 
 static int
@@ -82,6 +86,7 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 		{ "stats", no_argument, NULL, 's' },
 		{ "set", required_argument, NULL, 'S' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "config-reference", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -124,6 +129,9 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 		case 'C':
 			a->check = true;
 			break;
+		case 'R':
+			a->reference = true;
+			break;
 		case 'S':
 			if (a->nb_sets == MAX_SETS) {
 				fprintf(stderr, "dpfwd: more than %d --set\n", MAX_SETS);
@@ -146,7 +154,7 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 		fprintf(stderr, "dpfwd: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (a->config == NULL) {
+	if (a->config == NULL && !a->reference) {
 		fprintf(stderr, "dpfwd: no config: give -c FILE after '--' (try --help)\n");
 		return -EINVAL;
 	}
@@ -185,6 +193,8 @@ main(int argc, char **argv)
 	}
 	if (rc < 0)
 		return 2;
+	if (a.reference)
+		return dp_config_reference_print(stdout) == 0 ? 0 : 1;
 
 	dp_config_init(&cfg);
 	rc = dp_config_load(&cfg, a.config, err, sizeof(err));

@@ -134,26 +134,6 @@ parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 }
 
 static int
-parse_bool(const char *v, bool *out)
-{
-	static const char *const yes[] = { "on", "yes", "true", "1" };
-	static const char *const no[] = { "off", "no", "false", "0" };
-	unsigned int i;
-
-	for (i = 0; i < DP_ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcasecmp(v, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int
 parse_ip4(const char *v, uint32_t *out)
 {
 	struct in_addr a;
@@ -204,18 +184,19 @@ parse_ip4_plen(const char *v, uint32_t *ip, uint8_t *plen)
  * numeric IPv4 address or "localhost", "[ADDR6]:PORT". Port 0 = any free port.
  */
 static int
-parse_metrics(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
-	size_t errlen)
+metrics_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
 {
 	static const char *const expected =
 		"expected off, on (= 127.0.0.1:9108), PORT, ADDR:PORT or [ADDR6]:PORT";
+	const struct dp_config_loc *loc = at->loc;
+	struct dp_config *cfg = base;
 	unsigned char bin[sizeof(struct in6_addr)];
 	char buf[64];
 	const char *host = "127.0.0.1", *port = buf;
 	char *sep;
 	uint64_t u;
 
-	cfg->metrics_loc = *loc;
 	if (strcasecmp(v, "off") == 0) {
 		cfg->metrics = false;
 		return 0;
@@ -327,20 +308,6 @@ expand_vars(const char *in, char *out, size_t outlen, const struct dp_config *cf
 	}
 	out[o] = '\0';
 	return 0;
-}
-
-/* A relative path in a value is relative to the config file's folder. */
-static void
-resolve_path(const struct dp_config *cfg, const char *v, char *out, size_t outlen)
-{
-	char dirbuf[PATH_MAX];
-
-	if (v[0] == '/' || cfg->path[0] == '\0') {
-		dp_strlcpy(out, v, outlen);
-		return;
-	}
-	dp_strlcpy(dirbuf, cfg->path, sizeof(dirbuf));
-	snprintf(out, outlen, "%s/%s", dirname(dirbuf), v);
 }
 
 /* ---- routes ---- */
@@ -665,25 +632,15 @@ dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, si
 	return read_lines(path, "route file", loc, 510, "", false, route_line, cfg, err, errlen);
 }
 
-/* ---- one key of one section ---- */
+/* ---- [lcores], [neighbors] ---- */
 
+/* [lcores] rx: the whole map, "(port,queue,lcore),..." */
 static int
-port_index(const char *section)
+rxmap_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
 {
-	uint64_t idx;
-
-	if (strncmp(section, "port", 4) != 0)
-		return -1;
-	if (parse_u64(section + 4, 0, DP_CONFIG_MAX_PORTS - 1, &idx) < 0 ||
-		!isdigit((unsigned char)section[4]))
-		return -2;
-	return (int)idx;
-}
-
-static int
-parse_rxmap(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
-	size_t errlen)
-{
+	const struct dp_config_loc *loc = at->loc;
+	struct dp_config *cfg = base;
 	const char *p = v;
 
 	cfg->nb_rxmap = 0;
@@ -745,10 +702,13 @@ parse_neigh6(struct dp_config *cfg, const char *ip, const char *mac, const char 
 	return 0;
 }
 
+/* [neighbors] neigh: "ADDR lladdr MAC port N", IPv4 or IPv6 */
 static int
-parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *loc, char *err,
-	size_t errlen)
+neigh_parse(void *base, const struct dp_config_key *key __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
 {
+	const struct dp_config_loc *loc = at->loc;
+	struct dp_config *cfg = base;
 	struct dp_config_neigh *n;
 	char ip[64], w1[32], mac[64], w2[32], port[32], extra[8];
 	const char *why;
@@ -783,19 +743,6 @@ parse_neigh(struct dp_config *cfg, const char *v, const struct dp_config_loc *lo
 }
 
 /* ---- [relayN]: UDP relay services ---- */
-
-static int
-relay_index(const char *section)
-{
-	uint64_t idx;
-
-	if (strncmp(section, "relay", 5) != 0)
-		return -1;
-	if (!isdigit((unsigned char)section[5]) ||
-		parse_u64(section + 5, 0, DP_CONFIG_MAX_RELAYS - 1, &idx) < 0)
-		return -2;
-	return (int)idx;
-}
 
 /* "a.b.c.d:port" or "[ipv6]:port" -> family, address (network order), port */
 static int
@@ -836,107 +783,103 @@ parse_udp_addr(const char *v, bool *ip6, uint8_t addr[16], uint16_t *port)
 static const char relay_addr_expected[] = "expected a.b.c.d:port or [ipv6]:port, port 1..65535";
 
 static int
-relay_key(struct dp_config *cfg, int ri, const char *section, const char *key, const char *v,
-	const struct dp_config_loc *loc, char *err, size_t errlen)
+relay_listen_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
 {
-	struct dp_config_relay *r = &cfg->relays[ri];
-	uint64_t u;
+	struct dp_config_relay *r = base;
 
-	if (!r->defined) {
-		r->defined = true;
-		r->loc = *loc;
-		r->timeout_s = DP_CONFIG_RELAY_TIMEOUT;
-		r->port_lo = 20000;
-		r->port_hi = 29999;
-		r->ports_loc = *loc;
-		if (ri + 1 > cfg->nb_relays)
-			cfg->nb_relays = (uint16_t)(ri + 1);
-	}
-	if (strcmp(key, "listen") == 0) {
-		if (parse_udp_addr(v, &r->listen.ip6, r->listen.addr, &r->listen.port) < 0)
-			return fail(err, errlen, loc, "bad listen address '%s' (%s)", v,
-				relay_addr_expected);
-		r->ip6 = r->listen.ip6;
-		r->listen.loc = *loc;
-	} else if (strcmp(key, "backend") == 0) {
-		struct dp_config_udp_addr *b;
+	if (parse_udp_addr(v, &r->listen.ip6, r->listen.addr, &r->listen.port) < 0)
+		return fail(err, errlen, at->loc, "bad listen address '%s' (%s)", v,
+			relay_addr_expected);
+	r->ip6 = r->listen.ip6;
+	return 0;
+}
 
-		if (r->nb_backends == DP_CONFIG_MAX_BACKENDS)
-			return fail(err, errlen, loc, "more than %d backends in [%s]",
-				DP_CONFIG_MAX_BACKENDS, section);
-		b = &r->backends[r->nb_backends];
-		if (parse_udp_addr(v, &b->ip6, b->addr, &b->port) < 0)
-			return fail(
-				err, errlen, loc, "bad backend '%s' (%s)", v, relay_addr_expected);
-		/* the family is checked against listen's in dp_config_validate() */
-		b->loc = *loc;
-		r->nb_backends++;
-	} else if (strcmp(key, "source") == 0) {
-		struct in_addr a4;
+static int
+relay_backend_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_relay *r = base;
+	struct dp_config_udp_addr *b;
 
-		memset(r->source, 0, sizeof(r->source));
-		r->source_ip6 = strchr(v, ':') != NULL;
-		if (!r->source_ip6 && inet_pton(AF_INET, v, &a4) == 1)
-			memcpy(r->source, &a4, 4);
-		else if (!r->source_ip6 || parse_ip6(v, r->source) < 0)
-			return fail(err, errlen, loc,
-				"bad source address '%s' (expected an address of a port, IPv4 or IPv6, "
-				"no port)",
-				v);
-		r->has_source = true;
-		r->source_loc = *loc;
-	} else if (strcmp(key, "ports") == 0) {
-		char buf[32];
-		char *dash;
-		uint64_t lo, hi;
+	if (r->nb_backends == DP_CONFIG_MAX_BACKENDS)
+		return fail(err, errlen, at->loc, "more than %d backends in [%s]",
+			DP_CONFIG_MAX_BACKENDS, at->section);
+	b = &r->backends[r->nb_backends];
+	if (parse_udp_addr(v, &b->ip6, b->addr, &b->port) < 0)
+		return fail(err, errlen, at->loc, "bad backend '%s' (%s)", v, relay_addr_expected);
+	/* the family is checked against listen's in dp_config_validate() */
+	b->loc = *at->loc;
+	r->nb_backends++;
+	return 0;
+}
 
-		if (dp_strlcpy(buf, v, sizeof(buf)) < 0 || (dash = strchr(buf, '-')) == NULL)
-			goto bad_ports;
-		*dash = '\0';
-		if (parse_u64(trim(buf), 1024, 65535, &lo) < 0 ||
-			parse_u64(trim(dash + 1), 1024, 65535, &hi) < 0 || hi < lo)
-			goto bad_ports;
-		r->port_lo = (uint16_t)lo;
-		r->port_hi = (uint16_t)hi;
-		r->ports_loc = *loc;
-	} else if (strcmp(key, "timeout") == 0) {
-		if (parse_u64(v, 1, 86400, &u) < 0)
-			return fail(err, errlen, loc,
-				"timeout '%s' must be 1..86400 (seconds a session may stay idle)",
-				v);
-		r->timeout_s = (uint32_t)u;
-		r->timeout_set = true;
-	} else if (strcmp(key, "profile") == 0) {
-		if (strcmp(v, "media") == 0) {
-			if (!r->timeout_set)
-				r->timeout_s = DP_CONFIG_RELAY_TIMEOUT_MEDIA;
-		} else if (strcmp(v, "default") == 0) {
-			if (!r->timeout_set)
-				r->timeout_s = DP_CONFIG_RELAY_TIMEOUT;
-		} else {
-			return fail(err, errlen, loc,
-				"profile '%s' unknown (expected default (timeout %d s) or media "
-				"(timeout %d s))",
-				v, DP_CONFIG_RELAY_TIMEOUT, DP_CONFIG_RELAY_TIMEOUT_MEDIA);
-		}
-	} else if (strcmp(key, "max_sessions") == 0) {
-		if (parse_u64(v, 1, 1u << 24, &u) < 0)
-			return fail(
-				err, errlen, loc, "max_sessions '%s' must be 1..%u", v, 1u << 24);
-		r->max_sessions = (uint32_t)u;
-		r->max_loc = *loc;
-	} else {
-		return fail(err, errlen, loc,
-			"unknown key '%s' in [%s] (expected listen, backend, source, ports, "
-			"timeout, profile, max_sessions)",
-			key, section);
-	}
+static int
+relay_source_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_relay *r = base;
+	struct in_addr a4;
+
+	memset(r->source, 0, sizeof(r->source));
+	r->source_ip6 = strchr(v, ':') != NULL;
+	if (!r->source_ip6 && inet_pton(AF_INET, v, &a4) == 1)
+		memcpy(r->source, &a4, 4);
+	else if (!r->source_ip6 || parse_ip6(v, r->source) < 0)
+		return fail(err, errlen, at->loc,
+			"bad source address '%s' (expected an address of a port, IPv4 or IPv6, "
+			"no port)",
+			v);
+	return 0;
+}
+
+/* Also applied as the default when the section first appears: ports_loc is then its line. */
+static int
+relay_ports_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_relay *r = base;
+	char buf[32];
+	char *dash;
+	uint64_t lo, hi;
+
+	if (dp_strlcpy(buf, v, sizeof(buf)) < 0 || (dash = strchr(buf, '-')) == NULL)
+		goto bad_ports;
+	*dash = '\0';
+	if (parse_u64(trim(buf), 1024, 65535, &lo) < 0 ||
+		parse_u64(trim(dash + 1), 1024, 65535, &hi) < 0 || hi < lo)
+		goto bad_ports;
+	r->port_lo = (uint16_t)lo;
+	r->port_hi = (uint16_t)hi;
+	r->ports_loc = *at->loc;
 	return 0;
 bad_ports:
-	return fail(err, errlen, loc,
+	return fail(err, errlen, at->loc,
 		"ports '%s' must be LOW-HIGH within 1024..65535 (the relay's source ports, e.g. "
 		"20000-29999)",
 		v);
+}
+
+/* A profile sets the timeout, unless "timeout =" was given (before or after it). */
+static int
+relay_profile_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_relay *r = base;
+
+	if (strcmp(v, "media") == 0) {
+		if (!r->timeout_set)
+			r->timeout_s = DP_CONFIG_RELAY_TIMEOUT_MEDIA;
+	} else if (strcmp(v, "default") == 0) {
+		if (!r->timeout_set)
+			r->timeout_s = DP_CONFIG_RELAY_TIMEOUT;
+	} else {
+		return fail(err, errlen, at->loc,
+			"profile '%s' unknown (expected default (timeout %d s) or media "
+			"(timeout %d s))",
+			v, DP_CONFIG_RELAY_TIMEOUT, DP_CONFIG_RELAY_TIMEOUT_MEDIA);
+	}
+	return 0;
 }
 
 /* The port whose IPv4 address is @p a (host order), or cfg->nb_ports for none. */
@@ -1074,111 +1017,711 @@ relay_validate(struct dp_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-#define KEY(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
+/* ---- [portN] ---- */
 
-/* [endpoint]: dpsock endpoints; numbers bounded so that a region stays below 2^32 bytes */
 static int
-endpoint_key(struct dp_config *cfg, const char *key, const char *v, const struct dp_config_loc *loc,
-	char *err, size_t errlen)
+port_mac_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
 {
-	static const struct {
-		const char *key;
-		uint32_t min, max;
-		size_t off;
-	} nums[] = {
-		{ "max", 1, 65536, offsetof(struct dp_config_endpoint, max) },
-		{ "tx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, tx_bufs) },
-		{ "rx_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, rx_bufs) },
-		{ "large_bufs", 0, 1024, offsetof(struct dp_config_endpoint, large_bufs) },
-		{ "chan_bufs", 16, 1u << 16, offsetof(struct dp_config_endpoint, chan_bufs) },
-		{ "zero_copy_min", 64, 1u << 20,
-			offsetof(struct dp_config_endpoint, zero_copy_min) },
-	};
-	struct dp_config_endpoint *e = &cfg->endpoint;
-	uint64_t u;
-	size_t i;
+	struct dp_config_port *p = base;
 
-	if (!e->enabled) {
-		e->enabled = true;
-		e->loc = *loc;
-	}
-	if (strcmp(key, "socket") == 0) {
-		if (v[0] != '/' || dp_strlcpy(e->socket, v, sizeof(e->socket)) < 0)
-			return fail(err, errlen, loc,
-				"socket '%s' must be an absolute path shorter than %zu bytes", v,
-				sizeof(e->socket));
-		return 0;
-	}
-	if (strcmp(key, "mode") == 0) {
-		char *end;
-		unsigned long m = strtoul(v, &end, 8);
-
-		if (*v == '\0' || *end != '\0' || m > 0777)
-			return fail(err, errlen, loc,
-				"mode '%s' must be octal permissions, e.g. 0660", v);
-		e->mode = (uint32_t)m;
-		return 0;
-	}
-	if (strcmp(key, "group") == 0) {
-		if (dp_strlcpy(e->group, v, sizeof(e->group)) < 0)
-			return fail(err, errlen, loc, "group name '%s' too long", v);
-		return 0;
-	}
-	if (strcmp(key, "udp4_cksum") == 0) {
-		if (parse_bool(v, &e->udp4_cksum) < 0)
-			return fail(err, errlen, loc, "udp4_cksum '%s' must be on or off", v);
-		return 0;
-	}
-	for (i = 0; i < DP_ARRAY_SIZE(nums); i++) {
-		if (strcmp(key, nums[i].key) != 0)
-			continue;
-		if (parse_u64(v, nums[i].min, nums[i].max, &u) < 0)
-			return fail(err, errlen, loc, "%s '%s' must be %u..%u", key, v, nums[i].min,
-				nums[i].max);
-		*(uint32_t *)((char *)e + nums[i].off) = (uint32_t)u;
-		return 0;
-	}
-	return fail(err, errlen, loc,
-		"unknown key '%s' in [endpoint] (expected socket, mode, group, max, tx_bufs, "
-		"rx_bufs, large_bufs, chan_bufs, zero_copy_min, udp4_cksum)",
-		key);
+	if (rte_ether_unformat_addr(v, &p->mac) < 0)
+		return fail(err, errlen, at->loc, "bad MAC address '%s'", v);
+	return 0;
 }
 
-/* [dpfwd] neigh_*: the neighbor table (ARP, ND) */
 static int
-neigh_key(struct dp_config *cfg, const char *key, const char *v, const struct dp_config_loc *loc,
-	char *err, size_t errlen)
+port_ip4_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
 {
-	static const struct {
-		const char *key;
-		uint32_t min, max;
-		size_t off;
-	} keys[] = {
-		{ "neigh_max", 16, 1u << 20, offsetof(struct dp_config, neigh_max) },
-		{ "neigh_hold", 0, DP_CONFIG_NEIGH_HOLD_MAX,
-			offsetof(struct dp_config, neigh_hold) },
-		{ "neigh_reachable_ms", 1000, 3600000,
-			offsetof(struct dp_config, neigh_reachable_ms) },
-		{ "neigh_retrans_ms", 100, 60000, offsetof(struct dp_config, neigh_retrans_ms) },
-		{ "neigh_probes", 1, 10, offsetof(struct dp_config, neigh_probes) },
-		{ "neigh_failed_ms", 0, 600000, offsetof(struct dp_config, neigh_failed_ms) },
-	};
-	uint64_t u;
-	size_t i;
+	struct dp_config_port *p = base;
 
-	for (i = 0; i < DP_ARRAY_SIZE(keys); i++) {
-		if (strcmp(key, keys[i].key) != 0)
+	if (parse_ip4_plen(v, &p->ip4, &p->ip4_plen) < 0 || p->ip4_plen == 0 || p->ip4_plen > 31)
+		return fail(err, errlen, at->loc,
+			"bad interface address '%s' (expected a.b.c.d/len, len 1..31)", v);
+	return 0;
+}
+
+static int
+port_ip6_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_port *p = base;
+	const char *why;
+
+	if (parse_ip6_plen(v, p->ip6, &p->ip6_pfxlen) < 0 || p->ip6_pfxlen == 0 ||
+		p->ip6_pfxlen > 127)
+		return fail(err, errlen, at->loc,
+			"bad interface address '%s' (expected an IPv6 address/len, len 1..127)", v);
+	why = ip6_not_unicast(p->ip6);
+	if (why == NULL && p->ip6[0] == 0xfe && (p->ip6[1] & 0xc0) == 0x80)
+		why = "link-local (the port's link-local address is made from its MAC)";
+	if (why != NULL)
+		return fail(err, errlen, at->loc, "interface address '%s' is %s", v, why);
+	return 0;
+}
+
+/* ---- [routes] ---- */
+
+static int
+route_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	return route_add_text(base, v, at->loc, err, errlen);
+}
+
+/* file: relative to the config file's folder, as a DP_CONFIG_PATH */
+static int
+route_file_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	char why[DP_CONFIG_ERR_LEN];
+
+	if (v[0] == '/' || at->dir[0] == '\0')
+		dp_strlcpy(path, v, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s/%s", at->dir, v);
+	if (dp_config_route_file_load(base, path, why, sizeof(why)) < 0)
+		return fail(err, errlen, at->loc, "in route file: %s", why);
+	return 0;
+}
+
+/* ---- [endpoint] ---- */
+
+static int
+endpoint_socket_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_endpoint *e = base;
+
+	if (v[0] != '/' || dp_strlcpy(e->socket, v, sizeof(e->socket)) < 0)
+		return fail(err, errlen, at->loc,
+			"socket '%s' must be an absolute path shorter than %zu bytes", v,
+			sizeof(e->socket));
+	return 0;
+}
+
+static int
+endpoint_mode_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
+	const struct dp_config_at *at, char *err, size_t errlen)
+{
+	struct dp_config_endpoint *e = base;
+	char *end;
+	unsigned long m = strtoul(v, &end, 8);
+
+	if (*v == '\0' || *end != '\0' || m > 0777)
+		return fail(
+			err, errlen, at->loc, "mode '%s' must be octal permissions, e.g. 0660", v);
+	e->mode = (uint32_t)m;
+	return 0;
+}
+
+/* ---- the key tables, one per kind of section ---- */
+
+#define CFG_FIELD(member)   DP_CONFIG_FIELD(struct dp_config, member)
+#define PORT_FIELD(member)  DP_CONFIG_FIELD(struct dp_config_port, member)
+#define RELAY_FIELD(member) DP_CONFIG_FIELD(struct dp_config_relay, member)
+#define EP_FIELD(member)    DP_CONFIG_FIELD(struct dp_config_endpoint, member)
+
+static const char *const mode_names[] = { "forward", NULL };
+
+/*
+ * ICMP errors: the defaults of Linux's icmp_msgs_per_sec and icmp_msgs_burst, per worker.
+ * Neighbors: the timers of Linux and RFC 4861 (REACHABLE_TIME, RETRANS_TIMER,
+ * MAX_MULTICAST_SOLICIT) and Linux's hold queue of a few packets; neigh_hold's 64 holds a
+ * 63 KB datagram's 44 fragments (Linux holds by bytes, about a hundred full frames), and all
+ * neighbors together hold at most DP_NEIGH_HELD_MAX (src/fwd/neigh.c). node_stats_sample:
+ * a timed walk reads the TSC at every node boundary, so only one walk in 64 is timed.
+ */
+static const struct dp_config_key dpfwd_keys[] = {
+	{ .name = "mode",
+		.type = DP_CONFIG_ENUM,
+		CFG_FIELD(mode),
+		.names = mode_names,
+		.def = "forward",
+		.doc = "what dpfwd does; the relay and endpoints are turned on by their sections" },
+	{ .name = "main_lcore",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(main_lcore),
+		.min = 0,
+		.max = RTE_MAX_LCORE - 1,
+		.def = "0",
+		.doc = "the control lcore, for ARP, ND, timers and telemetry; it polls no queue" },
+	{ .name = "burst",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(burst),
+		.min = 1,
+		.max = DP_BURST_MAX,
+		.def = "32",
+		.doc = "packets taken from an RX queue at once" },
+	{ .name = "tx_drain_us",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(tx_drain_us),
+		.min = 1,
+		.max = 1000000,
+		.def = "100",
+		.doc = "microseconds: partial TX buffers are sent at least this often" },
+	{ .name = "tx_flush_idle",
+		.type = DP_CONFIG_BOOL,
+		CFG_FIELD(tx_flush_idle),
+		.def = "on",
+		.doc = "also send partial TX buffers after a walk whose RX was not full (low delay "
+		       "when idle)" },
+	{ .name = "node_stats",
+		.type = DP_CONFIG_BOOL,
+		CFG_FIELD(node_stats),
+		.def = "on",
+		.doc = "cycles per graph node (one TSC read per node boundary)" },
+	{ .name = "node_stats_sample",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(node_stats_sample),
+		.min = 1,
+		.max = 1024,
+		.def = "64",
+		.doc = "time one graph walk in this many; 1 = every walk" },
+	{ .name = "delay_stats",
+		.type = DP_CONFIG_BOOL,
+		CFG_FIELD(delay_stats),
+		.def = "on",
+		.doc = "per-packet delay from RX burst to TX burst: histogram, quantiles, jitter" },
+	{ .name = "avx512",
+		.type = DP_CONFIG_BOOL,
+		CFG_FIELD(avx512),
+		.def = "on",
+		.doc = "let DPDK's libraries use AVX-512 where the CPU has it (EAL's "
+		       "--force-max-simd-bitwidth still wins)" },
+	{ .name = "ip4_cksum_check",
+		.type = DP_CONFIG_BOOL,
+		CFG_FIELD(ip4_cksum_check),
+		.def = "on",
+		.doc = "verify IPv4 header checksums in software when the NIC did not" },
+	{ .name = "check_dst_mac",
+		.type = DP_CONFIG_BOOL,
+		CFG_FIELD(check_dst_mac),
+		.def = "on",
+		.doc = "drop unicast frames for another MAC (promiscuous ports excepted)" },
+	{ .name = "icmp_rate",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(icmp_rate),
+		.min = 0,
+		.max = 10000000,
+		.def = "1000",
+		.doc = "ICMP errors per second per worker; 0 = none sent" },
+	{ .name = "icmp_burst",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(icmp_burst),
+		.min = 1,
+		.max = 1000000,
+		.def = "50",
+		.doc = "ICMP errors sent at once: the token bucket's depth" },
+	{ .name = "neigh_max",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(neigh_max),
+		.min = 16,
+		.max = 1u << 20,
+		.def = "4096",
+		.doc = "neighbors at most, ARP and ND, dynamic and static" },
+	{ .name = "neigh_hold",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(neigh_hold),
+		.min = 0,
+		.max = DP_CONFIG_NEIGH_HOLD_MAX,
+		.def = "64",
+		.doc = "packets held per unresolved neighbor, the oldest dropped first" },
+	{ .name = "neigh_reachable_ms",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(neigh_reachable_ms),
+		.min = 1000,
+		.max = 3600000,
+		.def = "30000",
+		.doc = "milliseconds a confirmed neighbor stays reachable; then it is probed" },
+	{ .name = "neigh_retrans_ms",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(neigh_retrans_ms),
+		.min = 100,
+		.max = 60000,
+		.def = "1000",
+		.doc = "milliseconds between two ARP requests or neighbor solicitations" },
+	{ .name = "neigh_probes",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(neigh_probes),
+		.min = 1,
+		.max = 10,
+		.def = "3",
+		.doc = "unanswered solicitations before a neighbor is failed" },
+	{ .name = "neigh_failed_ms",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(neigh_failed_ms),
+		.min = 0,
+		.max = 600000,
+		.def = "3000",
+		.doc = "milliseconds a failed neighbor is not asked again; its packets are dropped" },
+	{ .name = "drivers_cfg",
+		.type = DP_CONFIG_PATH,
+		CFG_FIELD(drivers_cfg),
+		.unset = "drivers-cfg/ of the source tree",
+		.doc = "the folder of driver profiles (NAME.ini)" },
+	{ .name = "metrics",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = metrics_parse,
+		.syntax = "off, on (127.0.0.1:9108), PORT, ADDR:PORT or [ADDR6]:PORT",
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config, metrics_loc),
+		.def = "off",
+		.doc = "serve Prometheus metrics over HTTP; port 0 = any free port" },
+};
+
+static const char *const pool_ops_names[] = { "ring_mp_mc", "ring_sp_sc", "ring_mp_sc",
+	"ring_sp_mc", "stack", "lf_stack", "ring_mt_rts", "ring_mt_hts", NULL };
+
+static const struct dp_config_key mempool_keys[] = {
+	{ .name = "size",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(pool_size),
+		.zero = "auto",
+		.min = 1024,
+		.max = 1u << 26,
+		.def = "auto",
+		.doc = "packets per pool; auto = sized from ports, queues, descriptors and lcores" },
+	{ .name = "cache",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(pool_cache),
+		.min = 0,
+		.max = RTE_MEMPOOL_CACHE_MAX_SIZE,
+		.def = "256",
+		.doc = "per-lcore cache of free packets; 0 = every packet through the ops" },
+	{ .name = "ops",
+		.type = DP_CONFIG_STRING,
+		CFG_FIELD(pool_ops),
+		.names = pool_ops_names,
+		.def = "ring_mp_mc",
+		.doc = "the mempool ops (the allocator) that hold free packets" },
+	{ .name = "data_room",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(pool_data_room),
+		.min = 256 + RTE_PKTMBUF_HEADROOM,
+		.max = 65535,
+		.unset = "RTE_MBUF_DEFAULT_BUF_SIZE (2048 bytes and the headroom)",
+		.doc = "bytes of a packet buffer, headroom included" },
+};
+
+static const struct dp_config_key port_keys[] = {
+	{ .name = "dev",
+		.type = DP_CONFIG_STRING,
+		PORT_FIELD(dev),
+		.unset = "required",
+		.doc = "a vdev string (net_null0,size=64) or a PCI address (0000:3b:00.0)" },
+	{ .name = "profile",
+		.type = DP_CONFIG_STRING,
+		PORT_FIELD(profile),
+		.unset = "by driver name",
+		.doc = "the driver profile to use (drivers_cfg/NAME.ini)" },
+	{ .name = "rx_queues",
+		.type = DP_CONFIG_UINT,
+		PORT_FIELD(rx_queues),
+		.min = 1,
+		.max = 1024,
+		.unset = "as many as [lcores] polls",
+		.doc = "RX queues" },
+	{ .name = "rx_desc",
+		.type = DP_CONFIG_UINT,
+		PORT_FIELD(rx_desc),
+		.min = 32,
+		.max = 32768,
+		.unset = "the driver profile's",
+		.doc = "RX descriptors per queue" },
+	{ .name = "tx_desc",
+		.type = DP_CONFIG_UINT,
+		PORT_FIELD(tx_desc),
+		.min = 32,
+		.max = 32768,
+		.unset = "the driver profile's",
+		.doc = "TX descriptors per queue" },
+	{ .name = "mac",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = port_mac_parse,
+		.syntax = "xx:xx:xx:xx:xx:xx",
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config_port, has_mac),
+		.unset = "the device's",
+		.doc = "the port's MAC address" },
+	{ .name = "ip4",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = port_ip4_parse,
+		.syntax = "a.b.c.d/len, len 1..31",
+		.unset = "none",
+		.doc = "interface address: a local /32 and a connected route" },
+	{ .name = "ip6",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = port_ip6_parse,
+		.syntax = "IPv6 address/len, len 1..127",
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config_port, has_ip6),
+		.unset = "none",
+		.doc = "global IPv6 address: a local /128 and a connected route (the link-local one "
+		       "is made from the MAC)" },
+	{ .name = "promisc",
+		.type = DP_CONFIG_BOOL,
+		PORT_FIELD(promisc),
+		.def = "off",
+		.doc = "promiscuous mode" },
+};
+
+static const struct dp_config_key lcores_keys[] = {
+	{ .name = "rx",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = rxmap_parse,
+		.syntax = "(port,queue,lcore),...",
+		.unset = "required",
+		.doc = "the RX queues each lcore polls; every lcore named is a worker" },
+};
+
+static const struct dp_config_key routes_keys[] = {
+	{ .name = "route",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = route_parse,
+		.flags = DP_CONFIG_KEY_REPEAT,
+		.syntax = "PREFIX/len via GW port N, PREFIX/len port N (on-link), or l3fwd's "
+			  "RPREFIX/len N",
+		.unset = "none",
+		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route)" },
+	{ .name = "file",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = route_file_parse,
+		.flags = DP_CONFIG_KEY_REPEAT,
+		.syntax = "path",
+		.unset = "none",
+		.doc = "a route file: one route a line in the formats of route, # comments" },
+	{ .name = "ip4_max",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(routes_ip4_max),
+		.min = 0,
+		.max = 1u << 28,
+		.def = "0",
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config, routes_size_loc),
+		.doc = "IPv4 prefixes the table has room for; 0 = from the routes" },
+	{ .name = "ip4_tbl8",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(routes_ip4_tbl8),
+		.min = 0,
+		.max = 1u << 22,
+		.def = "0",
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config, routes_size_loc),
+		.doc = "256-entry groups for /24s with longer prefixes; 0 = from the routes" },
+};
+
+static const struct dp_config_key neighbors_keys[] = {
+	{ .name = "neigh",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = neigh_parse,
+		.flags = DP_CONFIG_KEY_REPEAT,
+		.syntax = "ADDR lladdr xx:xx:xx:xx:xx:xx port N",
+		.unset = "none",
+		.doc = "a static neighbor, IPv4 or IPv6" },
+};
+
+#define RELAY_PROFILE_DOC                                                                          \
+	"media: timeout " RTE_STR(DP_CONFIG_RELAY_TIMEOUT_MEDIA) " s unless timeout is given"
+
+static const struct dp_config_key relay_keys[] = {
+	{ .name = "listen",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = relay_listen_parse,
+		.syntax = "a.b.c.d:port or [ipv6]:port",
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_relay, listen.loc),
+		.unset = "required",
+		.doc = "where clients send: an ip4 or ip6 address of a [portN]" },
+	{ .name = "backend",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = relay_backend_parse,
+		.flags = DP_CONFIG_KEY_REPEAT,
+		.syntax = "a.b.c.d:port or [ipv6]:port",
+		.unset = "required (1 to " RTE_STR(DP_CONFIG_MAX_BACKENDS) ")",
+		.doc = "a backend, of listen's family" },
+	{ .name = "source",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = relay_source_parse,
+		.syntax = "an IPv4 or IPv6 address",
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config_relay, has_source),
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_relay, source_loc),
+		.unset = "listen's address",
+		.doc = "the address backends see (a [portN]'s)" },
+	{ .name = "ports",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = relay_ports_parse,
+		.syntax = "LOW-HIGH within 1024..65535",
+		.def = "20000-29999",
+		.doc = "relay ports on source, split evenly between the workers" },
+	{ .name = "timeout",
+		.type = DP_CONFIG_UINT,
+		RELAY_FIELD(timeout_s),
+		.min = 1,
+		.max = 86400,
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config_relay, timeout_set),
+		.def = RTE_STR(DP_CONFIG_RELAY_TIMEOUT),
+		.doc = "seconds a session may stay idle" },
+	{ .name = "profile",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = relay_profile_parse,
+		.syntax = "default or media",
+		.def = "default",
+		.doc = RELAY_PROFILE_DOC },
+	{ .name = "max_sessions",
+		.type = DP_CONFIG_UINT,
+		RELAY_FIELD(max_sessions),
+		.min = 1,
+		.max = 1u << 24,
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_relay, max_loc),
+		.unset = "one per relay port",
+		.doc = "sessions at once, shared evenly by the workers" },
+};
+
+/* numbers bounded so that an endpoint's shared region stays below 2^32 bytes */
+static const struct dp_config_key endpoint_keys[] = {
+	{ .name = "socket",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = endpoint_socket_parse,
+		.syntax = "an absolute path",
+		.def = "/run/dpfwd/dpsock.sock",
+		.doc = "the Unix control socket applications attach to (its folder is made)" },
+	{ .name = "mode",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = endpoint_mode_parse,
+		.syntax = "octal permissions",
+		.def = "0660",
+		.doc = "the socket's permissions: who may attach" },
+	{ .name = "group",
+		.type = DP_CONFIG_STRING,
+		EP_FIELD(group),
+		.unset = "dpfwd's",
+		.doc = "the socket's group" },
+	{ .name = "max",
+		.type = DP_CONFIG_UINT,
+		EP_FIELD(max),
+		.min = 1,
+		.max = 65536,
+		.def = "256",
+		.doc = "endpoints at once" },
+	{ .name = "tx_bufs",
+		.type = DP_CONFIG_UINT,
+		EP_FIELD(tx_bufs),
+		.min = 16,
+		.max = 1u << 16,
+		.def = "1024",
+		.doc = "per endpoint: 2 KiB buffers to send" },
+	{ .name = "rx_bufs",
+		.type = DP_CONFIG_UINT,
+		EP_FIELD(rx_bufs),
+		.min = 16,
+		.max = 1u << 16,
+		.def = "1024",
+		.doc = "per endpoint: 2 KiB buffers to receive into" },
+	{ .name = "large_bufs",
+		.type = DP_CONFIG_UINT,
+		EP_FIELD(large_bufs),
+		.min = 0,
+		.max = 1024,
+		.def = "32",
+		.doc = "per endpoint and direction: 64 KiB buffers" },
+	{ .name = "chan_bufs",
+		.type = DP_CONFIG_UINT,
+		EP_FIELD(chan_bufs),
+		.min = 16,
+		.max = 1u << 16,
+		.def = "512",
+		.doc = "per direction of a channel between two local endpoints" },
+	{ .name = "zero_copy_min",
+		.type = DP_CONFIG_UINT,
+		EP_FIELD(zero_copy_min),
+		.min = 64,
+		.max = 1u << 20,
+		.def = "16384",
+		.doc = "bytes: sends at least this long leave without a copy" },
+	{ .name = "udp4_cksum",
+		.type = DP_CONFIG_BOOL,
+		EP_FIELD(udp4_cksum),
+		.def = "on",
+		.doc = "compute UDP checksums over IPv4 (off: 0, which RFC 768 allows)" },
+};
+
+/* ---- sections: where their structs are, and what their first key does ---- */
+
+static bool
+port_open(struct dp_config *cfg, void *base, unsigned int idx, const struct dp_config_loc *loc)
+{
+	struct dp_config_port *p = base;
+
+	if (p->defined)
+		return false;
+	p->defined = true;
+	p->loc = *loc;
+	if (idx + 1 > cfg->nb_ports)
+		cfg->nb_ports = (uint16_t)(idx + 1);
+	return true;
+}
+
+static bool
+relay_open(struct dp_config *cfg, void *base, unsigned int idx, const struct dp_config_loc *loc)
+{
+	struct dp_config_relay *r = base;
+
+	if (r->defined)
+		return false;
+	r->defined = true;
+	r->loc = *loc;
+	if (idx + 1 > cfg->nb_relays)
+		cfg->nb_relays = (uint16_t)(idx + 1);
+	return true;
+}
+
+static bool
+endpoint_open(struct dp_config *cfg __rte_unused, void *base, unsigned int idx __rte_unused,
+	const struct dp_config_loc *loc)
+{
+	struct dp_config_endpoint *e = base;
+
+	if (e->enabled)
+		return false;
+	e->enabled = true;
+	e->loc = *loc;
+	return true;
+}
+
+static const struct dp_config_section dpfwd_section = {
+	.name = "dpfwd",
+	.doc = "The datapath: lcores, bursts, counters, ICMP errors, the neighbor table, metrics.",
+	.keys = dpfwd_keys,
+	.nb_keys = DP_ARRAY_SIZE(dpfwd_keys),
+};
+
+static const struct dp_config_section mempool_section = {
+	.name = "mempool",
+	.label = "mempool ",
+	.doc = "The packet pools, one per NUMA socket.",
+	.keys = mempool_keys,
+	.nb_keys = DP_ARRAY_SIZE(mempool_keys),
+};
+
+static const struct dp_config_section port_section = {
+	.name = "port",
+	.count = DP_CONFIG_MAX_PORTS,
+	.doc = "A DPDK port: its device, queues and addresses. Ports are numbered from 0 without "
+	       "gaps.",
+	.keys = port_keys,
+	.nb_keys = DP_ARRAY_SIZE(port_keys),
+	.off = offsetof(struct dp_config, ports),
+	.stride = sizeof(struct dp_config_port),
+	.open = port_open,
+};
+
+static const struct dp_config_section lcores_section = {
+	.name = "lcores",
+	.doc = "Which lcore polls which RX queue, as DPDK l3fwd's --config.",
+	.keys = lcores_keys,
+	.nb_keys = DP_ARRAY_SIZE(lcores_keys),
+};
+
+static const struct dp_config_section routes_section = {
+	.name = "routes",
+	.doc = "Static routes, IPv4 and IPv6, and the room of the IPv4 table. A route without "
+	       "via is on-link: the destination is its own next hop.",
+	.keys = routes_keys,
+	.nb_keys = DP_ARRAY_SIZE(routes_keys),
+};
+
+static const struct dp_config_section neighbors_section = {
+	.name = "neighbors",
+	.doc = "Static neighbors: next hops whose MAC address is known and never asked for.",
+	.keys = neighbors_keys,
+	.nb_keys = DP_ARRAY_SIZE(neighbors_keys),
+};
+
+static const struct dp_config_section relay_section = {
+	.name = "relay",
+	.count = DP_CONFIG_MAX_RELAYS,
+	.doc = "A UDP relay service: a client sending to listen gets a session with one backend; "
+	       "its datagrams go on from source and a relay port, and the backend's answers to "
+	       "that port go back to the client from listen.",
+	.keys = relay_keys,
+	.nb_keys = DP_ARRAY_SIZE(relay_keys),
+	.off = offsetof(struct dp_config, relays),
+	.stride = sizeof(struct dp_config_relay),
+	.open = relay_open,
+};
+
+static const struct dp_config_section endpoint_section = {
+	.name = "endpoint",
+	.doc = "Socket-like endpoints (dpsock) for applications. The section, even empty, opens "
+	       "the control socket they attach to.",
+	.keys = endpoint_keys,
+	.nb_keys = DP_ARRAY_SIZE(endpoint_keys),
+	.off = offsetof(struct dp_config, endpoint),
+	.open = endpoint_open,
+	.presence = true,
+};
+
+/* In this order in messages and in the reference. */
+static const struct dp_config_section *const sections[] = {
+	&dpfwd_section,
+	&mempool_section,
+	&port_section,
+	&lcores_section,
+	&routes_section,
+	&neighbors_section,
+	&relay_section,
+	&endpoint_section,
+};
+
+const struct dp_config_section *
+dp_config_section_at(unsigned int i)
+{
+	return i < DP_ARRAY_SIZE(sections) ? sections[i] : NULL;
+}
+
+/* The kind of section @p name and its number ([port3]: 3). @return 0 or -EINVAL. */
+static int
+section_find(const char *name, const struct dp_config_section **sp, unsigned int *idx,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	char known[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
+		if (sections[i]->count == 0 && strcmp(name, sections[i]->name) == 0) {
+			*sp = sections[i];
+			*idx = 0;
+			return 0;
+		}
+	}
+	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
+		const struct dp_config_section *s = sections[i];
+		size_t len = strlen(s->name);
+		uint64_t u;
+
+		if (s->count == 0 || strncmp(name, s->name, len) != 0)
 			continue;
-		if (parse_u64(v, keys[i].min, keys[i].max, &u) < 0)
-			return fail(err, errlen, loc, "%s '%s' must be %u..%u", key, v, keys[i].min,
-				keys[i].max);
-		*(uint32_t *)((char *)cfg + keys[i].off) = (uint32_t)u;
+		if (!isdigit((unsigned char)name[len]) ||
+			parse_u64(name + len, 0, s->count - 1, &u) < 0)
+			return fail(err, errlen, loc,
+				"bad %s section [%s] (expected [%s0]..[%s%u])", s->name, name,
+				s->name, s->name, s->count - 1);
+		*sp = s;
+		*idx = (unsigned int)u;
 		return 0;
 	}
-	return fail(err, errlen, loc,
-		"unknown key '%s' in [dpfwd] (neighbor keys: neigh_max, neigh_hold, "
-		"neigh_reachable_ms, neigh_retrans_ms, neigh_probes, neigh_failed_ms)",
-		key);
+	for (i = 0; i < DP_ARRAY_SIZE(sections); i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s%s",
+			i > 0 ? ", " : "", sections[i]->name, sections[i]->count > 0 ? "N" : "");
+	return fail(err, errlen, loc, "unknown section [%s] (expected %s)", name, known);
+}
+
+/* @p *base: the struct of section @p s number @p idx; a numbered one's defaults when new. */
+static int
+section_open(struct dp_config *cfg, const struct dp_config_section *s, unsigned int idx,
+	const struct dp_config_at *at, void **base, char *err, size_t errlen)
+{
+	*base = (char *)cfg + s->off + (size_t)idx * s->stride;
+	if (s->open != NULL && s->open(cfg, *base, idx, at->loc) && s->count > 0)
+		return dp_config_section_defaults(s, *base, at, err, errlen);
+	return 0;
 }
 
 static int
@@ -1188,225 +1731,58 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	/* zeroed: clang's analyser cannot follow expand_vars' copies (memcpy of a getenv
 	 * value) and took every later read of v for a read of garbage */
 	char v[VALUE_MAX] = { 0 };
-	uint64_t u;
-	int pi;
+	char dir[PATH_MAX];
+	struct dp_config_at at = { .section = section, .loc = loc, .dir = "" };
+	const struct dp_config_section *s;
+	unsigned int idx;
+	void *base;
 	int rc;
 
-	if (key == NULL) { /* a section without keys */
-		if (strcmp(section, "endpoint") == 0 && !cfg->endpoint.enabled) {
-			cfg->endpoint.enabled = true;
-			cfg->endpoint.loc = *loc;
-		}
+	if (key == NULL) {
+		/* a section without keys: only one whose presence says something counts (an
+		 * unknown one is let pass) */
+		if (section_find(section, &s, &idx, loc, NULL, 0) == 0 && s->presence)
+			return section_open(cfg, s, idx, &at, &base, err, errlen);
 		return 0;
 	}
 	rc = expand_vars(raw, v, sizeof(v), cfg, err, errlen, loc);
 	if (rc < 0)
 		return rc;
-
-	if (KEY("dpfwd", "mode")) {
-		if (strcmp(v, "forward") != 0)
-			return fail(err, errlen, loc, "mode '%s' unknown (expected: forward)", v);
-		cfg->mode = DP_CONFIG_MODE_FORWARD;
-	} else if (KEY("dpfwd", "main_lcore")) {
-		if (parse_u64(v, 0, RTE_MAX_LCORE - 1, &u) < 0)
-			goto bad_uint;
-		cfg->main_lcore = (unsigned int)u;
-	} else if (KEY("dpfwd", "burst")) {
-		if (parse_u64(v, 1, DP_BURST_MAX, &u) < 0)
-			return fail(err, errlen, loc, "burst '%s' must be 1..%d", v, DP_BURST_MAX);
-		cfg->burst = (uint16_t)u;
-	} else if (KEY("dpfwd", "tx_flush_idle")) {
-		if (parse_bool(v, &cfg->tx_flush_idle) < 0)
-			goto bad_bool;
-	} else if (KEY("dpfwd", "tx_drain_us")) {
-		if (parse_u64(v, 1, 1000000, &u) < 0)
-			return fail(err, errlen, loc, "tx_drain_us '%s' must be 1..1000000", v);
-		cfg->tx_drain_us = (uint32_t)u;
-	} else if (KEY("dpfwd", "node_stats_sample")) {
-		if (parse_u64(v, 1, 1024, &u) < 0)
-			return fail(err, errlen, loc, "node_stats_sample '%s' must be 1..1024", v);
-		cfg->node_stats_sample = (uint16_t)u;
-	} else if (KEY("dpfwd", "node_stats")) {
-		if (parse_bool(v, &cfg->node_stats) < 0)
-			goto bad_bool;
-	} else if (KEY("dpfwd", "avx512")) {
-		if (parse_bool(v, &cfg->avx512) < 0)
-			goto bad_bool;
-	} else if (KEY("dpfwd", "delay_stats")) {
-		if (parse_bool(v, &cfg->delay_stats) < 0)
-			goto bad_bool;
-	} else if (KEY("dpfwd", "ip4_cksum_check")) {
-		if (parse_bool(v, &cfg->ip4_cksum_check) < 0)
-			goto bad_bool;
-	} else if (KEY("dpfwd", "check_dst_mac")) {
-		if (parse_bool(v, &cfg->check_dst_mac) < 0)
-			goto bad_bool;
-	} else if (KEY("dpfwd", "icmp_rate")) {
-		if (parse_u64(v, 0, 10000000, &u) < 0)
-			return fail(err, errlen, loc,
-				"icmp_rate '%s' must be 0..10000000 (ICMP errors per second per "
-				"worker; 0 = none sent)",
-				v);
-		cfg->icmp_rate = (uint32_t)u;
-	} else if (KEY("dpfwd", "icmp_burst")) {
-		if (parse_u64(v, 1, 1000000, &u) < 0)
-			return fail(err, errlen, loc, "icmp_burst '%s' must be 1..1000000", v);
-		cfg->icmp_burst = (uint32_t)u;
-	} else if (strcmp(section, "dpfwd") == 0 && strncmp(key, "neigh_", 6) == 0) {
-		return neigh_key(cfg, key, v, loc, err, errlen);
-	} else if (KEY("dpfwd", "drivers_cfg")) {
-		resolve_path(cfg, v, cfg->drivers_cfg, sizeof(cfg->drivers_cfg));
-	} else if (KEY("dpfwd", "metrics")) {
-		return parse_metrics(cfg, v, loc, err, errlen);
-	} else if (KEY("mempool", "size")) {
-		if (strcmp(v, "auto") == 0)
-			cfg->pool_size = 0;
-		else if (parse_u64(v, 1024, 1u << 26, &u) < 0)
-			return fail(err, errlen, loc, "mempool size '%s' must be auto or 1024..%u",
-				v, 1u << 26);
-		else
-			cfg->pool_size = (uint32_t)u;
-	} else if (KEY("mempool", "cache")) {
-		if (parse_u64(v, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, &u) < 0)
-			return fail(err, errlen, loc, "mempool cache '%s' must be 0..%d", v,
-				RTE_MEMPOOL_CACHE_MAX_SIZE);
-		cfg->pool_cache = (uint32_t)u;
-	} else if (KEY("mempool", "ops")) {
-		static const char *const ops[] = { "ring_mp_mc", "ring_sp_sc", "ring_mp_sc",
-			"ring_sp_mc", "stack", "lf_stack", "ring_mt_rts", "ring_mt_hts" };
-		unsigned int i;
-
-		for (i = 0; i < DP_ARRAY_SIZE(ops); i++)
-			if (strcmp(v, ops[i]) == 0)
-				break;
-		if (i == DP_ARRAY_SIZE(ops))
-			return fail(err, errlen, loc,
-				"mempool ops '%s' unknown (expected ring_mp_mc, ring_sp_sc, "
-				"ring_mp_sc, ring_sp_mc, stack, lf_stack, ring_mt_rts, ring_mt_hts)",
-				v);
-		dp_strlcpy(cfg->pool_ops, v, sizeof(cfg->pool_ops));
-	} else if (KEY("mempool", "data_room")) {
-		if (parse_u64(v, 256 + RTE_PKTMBUF_HEADROOM, 65535, &u) < 0)
-			return fail(err, errlen, loc, "data_room '%s' must be %d..65535", v,
-				256 + RTE_PKTMBUF_HEADROOM);
-		cfg->pool_data_room = (uint16_t)u;
-	} else if ((pi = port_index(section)) >= 0) {
-		struct dp_config_port *p = &cfg->ports[pi];
-
-		if (!p->defined) {
-			p->defined = true;
-			p->loc = *loc;
-			if (pi + 1 > cfg->nb_ports)
-				cfg->nb_ports = pi + 1;
-		}
-		if (strcmp(key, "dev") == 0) {
-			if (dp_strlcpy(p->dev, v, sizeof(p->dev)) < 0)
-				return fail(err, errlen, loc, "dev longer than %d bytes",
-					DP_CONFIG_DEV_LEN - 1);
-		} else if (strcmp(key, "profile") == 0) {
-			if (dp_strlcpy(p->profile, v, sizeof(p->profile)) < 0)
-				return fail(err, errlen, loc, "profile name too long");
-		} else if (strcmp(key, "rx_queues") == 0) {
-			if (parse_u64(v, 1, 1024, &u) < 0)
-				goto bad_uint;
-			p->rx_queues = (uint16_t)u;
-		} else if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
-			if (parse_u64(v, 32, 32768, &u) < 0)
-				return fail(err, errlen, loc, "%s '%s' must be 32..32768", key, v);
-			if (key[0] == 'r')
-				p->rx_desc = (uint16_t)u;
-			else
-				p->tx_desc = (uint16_t)u;
-		} else if (strcmp(key, "mac") == 0) {
-			if (rte_ether_unformat_addr(v, &p->mac) < 0)
-				return fail(err, errlen, loc, "bad MAC address '%s'", v);
-			p->has_mac = true;
-		} else if (strcmp(key, "ip4") == 0) {
-			if (parse_ip4_plen(v, &p->ip4, &p->ip4_plen) < 0 || p->ip4_plen == 0 ||
-				p->ip4_plen > 31)
-				return fail(err, errlen, loc,
-					"bad interface address '%s' (expected a.b.c.d/len, len 1..31)",
-					v);
-		} else if (strcmp(key, "ip6") == 0) {
-			const char *why;
-
-			if (parse_ip6_plen(v, p->ip6, &p->ip6_pfxlen) < 0 || p->ip6_pfxlen == 0 ||
-				p->ip6_pfxlen > 127)
-				return fail(err, errlen, loc,
-					"bad interface address '%s' (expected an IPv6 address/len, "
-					"len 1..127)",
-					v);
-			why = ip6_not_unicast(p->ip6);
-			if (why == NULL && p->ip6[0] == 0xfe && (p->ip6[1] & 0xc0) == 0x80)
-				why = "link-local (the port's link-local address is made from its MAC)";
-			if (why != NULL)
-				return fail(
-					err, errlen, loc, "interface address '%s' is %s", v, why);
-			p->has_ip6 = true;
-		} else if (strcmp(key, "promisc") == 0) {
-			if (parse_bool(v, &p->promisc) < 0)
-				goto bad_bool;
-		} else {
-			return fail(err, errlen, loc,
-				"unknown key '%s' in [%s] (expected dev, profile, rx_queues, "
-				"rx_desc, tx_desc, mac, ip4, ip6, promisc)",
-				key, section);
-		}
-	} else if (pi == -2) {
-		return fail(err, errlen, loc, "bad port section [%s] (expected [port0]..[port%d])",
-			section, DP_CONFIG_MAX_PORTS - 1);
-	} else if (KEY("lcores", "rx")) {
-		return parse_rxmap(cfg, v, loc, err, errlen);
-	} else if (KEY("routes", "route")) {
-		return route_add_text(cfg, v, loc, err, errlen);
-	} else if (KEY("routes", "ip4_max") || KEY("routes", "ip4_tbl8")) {
-		/* the IPv4 table's room: 0 = sized from the routes (dp_fwd_fib4_size) */
-		const bool max = strcmp(key, "ip4_max") == 0;
-
-		if (parse_u64(v, 0, max ? 1u << 28 : 1u << 22, &u) < 0)
-			return fail(err, errlen, loc,
-				"%s '%s' must be 0 (from the routes) or a count up to %u", key, v,
-				max ? 1u << 28 : 1u << 22);
-		*(max ? &cfg->routes_ip4_max : &cfg->routes_ip4_tbl8) = (uint32_t)u;
-		cfg->routes_size_loc = *loc;
-	} else if (KEY("routes", "file")) {
-		char path[PATH_MAX];
-		char why[DP_CONFIG_ERR_LEN];
-
-		resolve_path(cfg, v, path, sizeof(path));
-		rc = dp_config_route_file_load(cfg, path, why, sizeof(why));
-		if (rc < 0)
-			return fail(err, errlen, loc, "in route file: %s", why);
-	} else if (KEY("neighbors", "neigh")) {
-		return parse_neigh(cfg, v, loc, err, errlen);
-	} else if (strcmp(section, "endpoint") == 0) {
-		return endpoint_key(cfg, key, v, loc, err, errlen);
-	} else if ((pi = relay_index(section)) >= 0) {
-		return relay_key(cfg, pi, section, key, v, loc, err, errlen);
-	} else if (pi == -2) {
-		return fail(err, errlen, loc,
-			"bad relay section [%s] (expected [relay0]..[relay%d])", section,
-			DP_CONFIG_MAX_RELAYS - 1);
-	} else {
-		static const char *const known[] = { "dpfwd", "mempool", "lcores", "routes",
-			"neighbors" };
-		unsigned int i;
-
-		for (i = 0; i < DP_ARRAY_SIZE(known); i++)
-			if (strcmp(section, known[i]) == 0)
-				return fail(
-					err, errlen, loc, "unknown key '%s' in [%s]", key, section);
-		return fail(err, errlen, loc,
-			"unknown section [%s] (expected dpfwd, mempool, portN, lcores, routes, "
-			"neighbors, relayN, endpoint)",
-			section);
+	rc = section_find(section, &s, &idx, loc, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (cfg->path[0] != '\0') {
+		dp_strlcpy(dir, cfg->path, sizeof(dir));
+		at.dir = dirname(dir);
 	}
-	return 0;
+	rc = section_open(cfg, s, idx, &at, &base, err, errlen);
+	if (rc < 0)
+		return rc;
+	return dp_config_key_apply(s, base, key, v, &at, err, errlen);
+}
 
-bad_uint:
-	return fail(err, errlen, loc, "%s '%s' is not a number in range", key, v);
-bad_bool:
-	return fail(err, errlen, loc, "%s '%s' must be on or off", key, v);
+int
+dp_config_reference_print(FILE *f)
+{
+	unsigned int i;
+
+	fputs("<!-- Made from the key tables of src/config/config.c by `dpfwd --config-reference`;"
+	      " do not edit: tests/unit/config/test_config_keys.c fails when they differ. Again:"
+	      " build/apps/dpfwd/dpfwd --config-reference > docs/config-reference.md -->\n"
+	      "# Configuration reference\n"
+	      "\n"
+	      "Every key of every section of a dpfwd config, with its type, range and default.\n"
+	      "How the files are read (INI, `#` comments, `${VAR}`, `--set section.key=value`) is\n"
+	      "in the README, \"Configuration\". Numbers are decimal or `0x` hex; booleans are\n"
+	      "`on`/`off`, `yes`/`no`, `true`/`false` or `1`/`0`; relative paths are relative to\n"
+	      "the config file's folder. An unknown section or key is an error that names its file\n"
+	      "and line.\n",
+		f);
+	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
+		fputc('\n', f);
+		dp_config_section_print(f, sections[i]);
+	}
+	return ferror(f) ? -EIO : 0;
 }
 
 /* ---- the scan before rte_cfgfile ---- */
@@ -1489,49 +1865,25 @@ scan_file(struct scan *sc, const char *path, const struct dp_config_loc *floc, c
 void
 dp_config_init(struct dp_config *cfg)
 {
+	static const struct dp_config_loc none;
+	char err[DP_CONFIG_ERR_LEN];
+	unsigned int i;
+
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->mode = DP_CONFIG_MODE_FORWARD;
-	cfg->main_lcore = 0;
-	cfg->burst = 32;
-	cfg->tx_drain_us = 100;
-	cfg->tx_flush_idle = true;
-	cfg->node_stats = true;
-	/* one walk in 64 timed: at one in 8 the TSC reads (4 a timed walk) cost
-	 * 0.4 busy cycles/packet more on the 64 B rig (6 rounds side by side) */
-	cfg->node_stats_sample = 64;
-	cfg->delay_stats = true;
-	cfg->avx512 = true;
-	cfg->ip4_cksum_check = true;
-	cfg->check_dst_mac = true;
-	/* ICMP errors: as Linux's icmp_msgs_per_sec and icmp_msgs_burst, per worker */
-	cfg->icmp_rate = 1000;
-	cfg->icmp_burst = 50;
-	/* neighbors: the timers of Linux and RFC 4861 (REACHABLE_TIME, RETRANS_TIMER,
-	 * MAX_MULTICAST_SOLICIT), and Linux's hold queue of a few packets */
-	cfg->neigh_max = 4096;
-	/* per neighbor; 64 holds a 63 KB datagram's 44 fragments (Linux holds by bytes,
-	 * about a hundred full frames); all neighbors together hold at most
-	 * DP_NEIGH_HELD_MAX (src/fwd/neigh.c) */
-	cfg->neigh_hold = 64;
-	cfg->neigh_reachable_ms = 30000;
-	cfg->neigh_retrans_ms = 1000;
-	cfg->neigh_probes = 3;
-	cfg->neigh_failed_ms = 3000;
+	/* the tables' defaults (a numbered section's come when it first appears); each is a
+	 * value of its key, which tests/unit/config/test_config_keys.c checks */
+	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
+		const struct dp_config_at at = {
+			.section = sections[i]->name, .loc = &none, .dir = ""
+		};
+
+		if (sections[i]->count == 0)
+			dp_config_section_defaults(
+				sections[i], (char *)cfg + sections[i]->off, &at, err, sizeof(err));
+	}
+	/* those that are not a value one would write */
 	snprintf(cfg->drivers_cfg, sizeof(cfg->drivers_cfg), "%s/drivers-cfg", DP_SOURCE_DIR);
-	cfg->pool_size = 0;
-	cfg->pool_cache = 256;
-	dp_strlcpy(cfg->pool_ops, "ring_mp_mc", sizeof(cfg->pool_ops));
 	cfg->pool_data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	/* [endpoint]: off until the section appears */
-	dp_strlcpy(cfg->endpoint.socket, "/run/dpfwd/dpsock.sock", sizeof(cfg->endpoint.socket));
-	cfg->endpoint.mode = 0660;
-	cfg->endpoint.max = 256;
-	cfg->endpoint.tx_bufs = 1024;
-	cfg->endpoint.rx_bufs = 1024;
-	cfg->endpoint.large_bufs = 32;
-	cfg->endpoint.chan_bufs = 512;
-	cfg->endpoint.zero_copy_min = 16384;
-	cfg->endpoint.udp4_cksum = true;
 }
 
 int

@@ -4,7 +4,8 @@
  * dpfwd configuration: INI files (read with DPDK's rte_cfgfile) turned into
  * validated structs. Every error carries "file:line: what is wrong".
  *
- * Format (see README "Configuration" for the full reference):
+ * Format (README "Configuration"; every key, its type, range and default: the key tables
+ * below, printed as docs/config-reference.md):
  *
  *   [dpfwd]          main_lcore, burst, tx_drain_us, node_stats, ip4_cksum_check, ...
  *                    metrics = 127.0.0.1:9108   (Prometheus text over HTTP; off by default)
@@ -24,7 +25,9 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <rte_ether.h>
 
 #define DP_CONFIG_MAX_PORTS      16
@@ -246,6 +249,131 @@ int dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, c
 
 /** Parse an unsigned number (decimal or 0x hex) in [min, max]. @return 0 or -EINVAL. */
 int dp_config_parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
+ * ---- Typed key tables ----
+ *
+ * Each kind of section ([dpfwd], [portN], [relayN], ...) is described by a struct
+ * dp_config_section: its keys, each with a type, a range, a default and a one-line doc.
+ * dp_config_key_apply() reads one "key = value" of such a section into the section's
+ * struct; dp_config_section_print() writes the table as Markdown (docs/config-reference.md
+ * is made so). The tables themselves live next to the code that uses the section.
+ */
+
+/** How a key's value is read and stored. */
+enum dp_config_type {
+	DP_CONFIG_BOOL,   /**< bool: on/off, yes/no, true/false, 1/0, in any case */
+	DP_CONFIG_UINT,   /**< an unsigned integer: decimal or 0x hex, in [min, max] */
+	DP_CONFIG_STRING, /**< char[size]: at most size - 1 bytes; one of @c names if set */
+	DP_CONFIG_PATH,   /**< char[size]: relative to the config file's folder if relative */
+	DP_CONFIG_ENUM,   /**< an unsigned integer: the index of the value in @c names */
+	DP_CONFIG_CUSTOM, /**< read and stored by @c parse */
+};
+
+/** A key may be given more than once: each line adds one (a route, a backend). */
+#define DP_CONFIG_KEY_REPEAT (1u << 0)
+
+/** Where a value comes from, as handed to dp_config_key_apply() and custom parsers. */
+struct dp_config_at {
+	const char *section;             /**< the section as written ("relay0"), for messages */
+	const struct dp_config_loc *loc; /**< file:line of the value */
+	const char *dir;                 /**< relative paths start here; "": as given */
+};
+
+struct dp_config_key;
+
+/**
+ * Read @p value for key @p k into the section's struct at @p base; errors are
+ * "file:line: ..." in @p err (dp_config_error() with @p at->loc).
+ * @return 0 or -EINVAL.
+ */
+typedef int (*dp_config_parse_t)(void *base, const struct dp_config_key *k, const char *value,
+	const struct dp_config_at *at, char *err, size_t errlen);
+
+/** Offset + 1 of @p member in @p type: the optional offsets of struct dp_config_key (0 = none). */
+#define DP_CONFIG_OPT_FIELD(type, member) (offsetof(type, member) + 1)
+
+/** @c off and @c size of struct dp_config_key for @p member of @p type. */
+#define DP_CONFIG_FIELD(type, member)                                                              \
+	.off = offsetof(type, member), .size = sizeof(((type *)0)->member)
+
+/** One key of a section. */
+struct dp_config_key {
+	const char *name;
+	enum dp_config_type type;
+	size_t off;  /**< the field in the section's struct (DP_CONFIG_FIELD()); not for CUSTOM */
+	size_t size; /**< its size: 1, 2, 4 or 8 for UINT and ENUM, the array's for STRING, PATH */
+	uint64_t min, max;        /**< UINT: the range */
+	const char *zero;         /**< UINT: a word that stands for 0 ("auto"), or NULL */
+	const char *const *names; /**< ENUM, STRING: the values allowed, NULL-terminated */
+	dp_config_parse_t parse;  /**< CUSTOM: reads and stores the value */
+	const char *syntax;       /**< CUSTOM: the value's form, for the reference ("ADDR:PORT") */
+	/** DP_CONFIG_OPT_FIELD() of a bool set when the key is given (not by its default) */
+	size_t given;
+	/** DP_CONFIG_OPT_FIELD() of a struct dp_config_loc: where the key was given last */
+	size_t given_at;
+	const char *def;    /**< the default as a value of the key (set by its parser), or NULL */
+	const char *unset;  /**< without @c def: what leaving the key out means ("the NIC's") */
+	const char *doc;    /**< one line; value errors of UINT keys quote it too */
+	unsigned int flags; /**< DP_CONFIG_KEY_REPEAT */
+};
+
+/**
+ * A kind of section: [name], or [name0]..[name<count - 1>] when @c count is set.
+ *
+ * Defaults: dp_config_init() applies those of unnumbered sections; a numbered
+ * section's are applied when it first appears (@c open returned true).
+ */
+struct dp_config_section {
+	const char *name;
+	unsigned int count; /**< 0: one section [name]; else how many numbered ones */
+	const char *label;  /**< put before a key's name in value errors ("mempool "), or NULL */
+	const char *doc;    /**< a sentence or two for the reference */
+	const struct dp_config_key *keys;
+	unsigned int nb_keys;
+	size_t off;    /**< the section's struct in struct dp_config (0: struct dp_config itself) */
+	size_t stride; /**< numbered sections: bytes from one's struct to the next's */
+	/**
+	 * Called before each of the section's keys is applied (and for the section alone,
+	 * without keys, when @c presence is set): mark it used. @return true the first time.
+	 */
+	bool (*open)(struct dp_config *cfg, void *base, unsigned int idx,
+		const struct dp_config_loc *loc);
+	bool presence; /**< the section alone, even without keys, means something ([endpoint]) */
+};
+
+/** The key of @p s named @p name, or NULL. */
+const struct dp_config_key *dp_config_key_find(const struct dp_config_section *s, const char *name);
+
+/**
+ * Apply "@p key = @p value" of section @p s to its struct at @p base: find the key,
+ * parse the value by its type and range, store it. @p value is used as it is (no
+ * ${VAR} expansion).
+ *
+ * @return 0, or -EINVAL with "file:line: message" in @p err: an unknown key (the
+ *         message lists the section's keys) or a bad value (it says what the key takes).
+ */
+int dp_config_key_apply(const struct dp_config_section *s, void *base, const char *key,
+	const char *value, const struct dp_config_at *at, char *err, size_t errlen);
+
+/**
+ * Apply the default (@c def) of every key of @p s that has one to @p base.
+ * @return 0, or -EINVAL when a default is not a value of its key (a bug in the table).
+ */
+int dp_config_section_defaults(const struct dp_config_section *s, void *base,
+	const struct dp_config_at *at, char *err, size_t errlen);
+
+/** The @p i-th section dpfwd reads (in the order of the reference), or NULL past the last. */
+const struct dp_config_section *dp_config_section_at(unsigned int i);
+
+/** Write @p s as a Markdown heading, its doc and a table: key, type, range, default, doc. */
+void dp_config_section_print(FILE *f, const struct dp_config_section *s);
+
+/**
+ * Write the configuration reference (every section, docs/config-reference.md).
+ * @return 0, or -EIO if writing to @p f failed.
+ */
+int dp_config_reference_print(FILE *f);
 
 /** Fill @p cfg with the defaults (no ports, no routes). */
 void dp_config_init(struct dp_config *cfg);

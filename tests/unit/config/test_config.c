@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -378,6 +379,68 @@ test_config_default_ini_loads(void)
 		0);
 	CU_ASSERT_EQUAL(cfg.neighs[1].loc.line, line_of(path, "neigh = 198.18.102.2"));
 	dp_config_free(&cfg);
+}
+
+/* A file of configs/ or configs/bench/ with a [port0] is a dpfwd config; the others are dpbench's. */
+static bool
+is_dpfwd_config(const char *path)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	bool yes = false;
+
+	if (f == NULL)
+		return false;
+	while (!yes && fgets(line, sizeof(line), f) != NULL)
+		yes = strncmp(line, "[port0]", 7) == 0;
+	fclose(f);
+	return yes;
+}
+
+/* Every dpfwd config that ships loads and validates (with dpbench's ${DPSOCK_DIR}). */
+static void
+test_config_shipped_configs_load(void)
+{
+	static const char *const dirs[] = { "configs", "configs/bench" };
+	const bool own_dpsock_dir = getenv("DPSOCK_DIR") == NULL;
+	unsigned int i, found = 0;
+
+	if (own_dpsock_dir)
+		CU_ASSERT_FATAL(setenv("DPSOCK_DIR", tmpdir, 1) == 0);
+	for (i = 0; i < DP_ARRAY_SIZE(dirs); i++) {
+		char dir[PATH_MAX];
+		struct dirent **names;
+		int n, j;
+
+		snprintf(dir, sizeof(dir), "%s/%s", src_dir(), dirs[i]);
+		n = scandir(dir, &names, NULL, alphasort);
+		EXPECT(n >= 0, "cannot read %s", dir);
+		for (j = 0; j < n; j++) {
+			const char *name = names[j]->d_name;
+			size_t len = strlen(name);
+			char path[PATH_MAX + 256];
+			char err[DP_CONFIG_ERR_LEN] = "";
+			struct dp_config cfg;
+			int rc;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			free(names[j]);
+			if (len < 4 || strcmp(path + strlen(path) - 4, ".ini") != 0 ||
+				!is_dpfwd_config(path))
+				continue;
+			dp_config_init(&cfg);
+			rc = dp_config_load(&cfg, path, err, sizeof(err));
+			if (rc == 0)
+				rc = dp_config_validate(&cfg, err, sizeof(err));
+			EXPECT(rc == 0, "%s: rc %d '%s'", path, rc, err);
+			dp_config_free(&cfg);
+			found++;
+		}
+		free(names);
+	}
+	if (own_dpsock_dir)
+		unsetenv("DPSOCK_DIR");
+	EXPECT(found >= 8, "%u dpfwd configs in configs/ and configs/bench/", found);
 }
 
 /* A file with every key set to a non-default value. */
@@ -1531,6 +1594,7 @@ test_config_worker_lcores_respects_max(void)
 
 static const struct dp_test tests[] = {
 	{ "test_config_default_ini_loads", test_config_default_ini_loads },
+	{ "test_config_shipped_configs_load", test_config_shipped_configs_load },
 	{ "test_config_all_keys_parse", test_config_all_keys_parse },
 	{ "test_config_errors_name_file_and_line", test_config_errors_name_file_and_line },
 	{ "test_config_unknown_section_names_file_and_line",
