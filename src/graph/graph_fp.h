@@ -211,13 +211,6 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 }
 
 /**
- * Append @p m to TX buffer @p q of worker @p w, sending once @p burst packets
- * wait there: for the nodes that send resolved packets themselves (ip4_fwd,
- * ip6_fwd) rather than through a port_tx node, as l3fwd does. The buffer is
- * the one port_tx fills, so a port's packets leave in the order they were
- * appended, whichever node appended them.
- */
-/**
  * Work of another node's, done by the running one (a fused TX burst, a
  * service's fast match): @p pkts packets that took @p cycles, counted as
  * node @p to's and not as the running node's. @p cycles counts only in a
@@ -252,10 +245,13 @@ dp_txq_send_lent(struct dp_worker *w, struct dp_worker_txq *q)
 }
 
 /**
- * Put @p m in TX buffer @p q, sent once @p burst are there: for nodes that
- * rewrite and send in one pass (ip4_fwd, ip6_fwd, the relay). The burst's
- * cycles and packets count as the port's port_tx node's, so that the node
- * table tells the sender's work from TX.
+ * Append @p m to TX buffer @p q of worker @p w, sending once @p burst packets
+ * wait there: for the nodes that rewrite and send in one pass (ip4_fwd,
+ * ip6_fwd, the relay) rather than through a port_tx node, as l3fwd does. The
+ * buffer is the one port_tx fills, so a port's packets leave in the order
+ * they were appended, whichever node appended them. The burst's cycles and
+ * packets count as the port's port_tx node's, so that the node table tells
+ * the sender's work from TX.
  */
 static __rte_always_inline void
 dp_txq_append(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *m, uint16_t burst)

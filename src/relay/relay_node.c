@@ -20,19 +20,15 @@
  *         RELAY_SWEEP_MAX, oldest first)
  *   next: relay4 or relay6, by IP version
  *
- * ip4_fwd relays most datagrams of an established IPv4 session itself
- * (relay_fp.h: the session in the exact-match cache, which relay4 readied
- * this second and no route or next hop changed since); what reaches relay4
- * is the rest.
+ * relay4_shortcut, relay6_shortcut: the rows of the relay's fast match
+ *   (relay4_fast_match(), run by ip4_fwd/ip6_fwd before their lookup: the
+ *   session in the exact-match cache, readied by relay4 this second, no route
+ *   or next hop changed since); what reaches relay4 is the rest.
  *
- * The per-packet path for a session that exists reads the table (one bulk
- * lookup per burst of up to 64) and writes the packet, the session's last-seen
- * second and, once a second per session, its place in the LRU list. Each
- * direction keeps its next hop (relay_dir.nh, checked against the route
- * generation), so a packet to a resolved next hop takes no route or neighbor
- * lookup: only a new session, a route change or an unresolved neighbor looks
- * again. New sessions, expiry and eviction go through relay.c's noinline
- * functions.
+ * relay4 reads the table (one bulk lookup a burst); each direction keeps its
+ * next hop (relay_dir.nh, checked against the route generation), so only a
+ * new session, a route change or an unresolved neighbor looks again. New
+ * sessions, expiry and eviction are relay.c's noinline functions.
  *
  * TTL: the relay is the packets' new source (as a userspace relay would be),
  * so both directions leave with a fresh TTL / hop limit of RELAY_TTL (64),
