@@ -19,6 +19,7 @@ Each rig runs 3 s. About 10 s.
 """
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -31,17 +32,15 @@ RUN_S = 3
 
 
 def run_rig(config):
+    prefix = "nodecyc%d" % os.getpid()
     with tempfile.TemporaryDirectory(prefix="dpfwd-nodecyc-") as d:
         out = Path(d) / "t.json"
         env = dict(os.environ, DPFWD_BUILD=str(BUILD))
-        p = subprocess.run(
-            [str(BIN), "--no-pci", "--in-memory", "--file-prefix", "nodecyc%d" % os.getpid(),
-             "--", "-c", str(SRC / "configs" / "bench" / config), "--duration", str(RUN_S),
-             "--telemetry-json", str(out),
-             # every walk timed: the sum is then exact but for the loop's own work,
-             # not an estimate from sampled walks, which a preempted VM spreads
-             "--set", "dpfwd.node_stats_sample=1"],
-            env=env, capture_output=True, text=True, timeout=120)
+        try:
+            p = run_dpfwd(config, prefix, out, env)
+        finally:
+            # EAL's runtime folder (the telemetry socket) outlives --in-memory
+            shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
         if p.returncode != 0:
             raise AssertionError("dpfwd exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
         j = json.loads(out.read_text())
@@ -49,6 +48,17 @@ def run_rig(config):
     if len(workers) != 1:
         raise AssertionError("expected one worker lcore, got %d" % len(workers))
     return workers[0]
+
+
+def run_dpfwd(config, prefix, out, env):
+    return subprocess.run(
+        [str(BIN), "--no-pci", "--in-memory", "--file-prefix", prefix,
+         "--", "-c", str(SRC / "configs" / "bench" / config), "--duration", str(RUN_S),
+         "--telemetry-json", str(out),
+         # every walk timed: the sum is then exact but for the loop's own work,
+         # not an estimate from sampled walks, which a preempted VM spreads
+         "--set", "dpfwd.node_stats_sample=1"],
+        env=env, capture_output=True, text=True, timeout=120)
 
 
 class NodeCycles(unittest.TestCase):
