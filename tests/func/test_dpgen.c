@@ -316,8 +316,8 @@ test_dpgen_loopback_json_no_loss_and_rate(void)
  * control, not the machine.
  */
 #ifdef __SANITIZE_ADDRESS__
-#define NULL_RATE "6Mpps"
-#define NULL_PPS  6e6
+#define NULL_RATE "3Mpps"
+#define NULL_PPS  3e6
 #else
 #define NULL_RATE "12Mpps"
 #define NULL_PPS  12e6
