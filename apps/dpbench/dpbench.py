@@ -743,6 +743,18 @@ def wait_ports(tel: Telemetry, want_ports) -> None:
                            f"telemetry lists {ports!r}")
 
 
+def wait_run_info(tel: Telemetry, proc, timeout: float = 30.0):
+    """dpfwd's /dpfwd/run/info, once it answers: dpfwd registers it after its
+    ports have started and its modules are set up, so a slow start (a
+    sanitizer's build) lists the ports a while before it."""
+    deadline = time.monotonic() + timeout
+    info = tel.cmd("/dpfwd/run/info")
+    while not isinstance(info, dict) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+        info = tel.cmd("/dpfwd/run/info")
+    return info
+
+
 class GenRun:
     """dpgen on the memif rig, next to one dpfwd: started once dpfwd's ports
     exist (dpfwd is the memif server).  It runs with --hold: once its run is
@@ -883,7 +895,7 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
         tel = connect_telemetry(proc, prefix, who)
         wait_ports(tel, want_ports)
         if ctx.metrics and prog.group == "dpfwd":
-            info = tel.cmd("/dpfwd/run/info")
+            info = wait_run_info(tel, proc)
             metrics_url = info.get("metrics") if isinstance(info, dict) else None
             if not metrics_url:
                 raise RunError(f"dpfwd serves no metrics endpoint (/dpfwd/run/info: {info!r})")
