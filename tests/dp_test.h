@@ -8,6 +8,8 @@
 #define DP_TEST_H
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +19,20 @@
 #include <sys/stat.h>
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
+
+/** CU_ASSERT with a formatted message (CUnit copies the text): EXPECT(). */
+static inline void __attribute__((format(printf, 4, 5)))
+dp_test_expect(bool ok, const char *file, unsigned int line, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, msg, file, "", CU_FALSE);
+}
+#define EXPECT(cond, ...) dp_test_expect((cond), __FILE__, __LINE__, __VA_ARGS__)
 
 /** CLOCK_MONOTONIC in seconds: deadlines of tests that wait for a process. */
 static inline double

@@ -20,7 +20,9 @@
  *   fini          after the workers and the ports stopped (reverse order);
  *                 also after a failed init, for the modules whose init ran
  *
- * Every hook is optional.
+ * Every hook is optional. A module's config sections ([relayN], [endpoint])
+ * are in its sections: src/config reads them from here (dp_config.h), and
+ * keeps their structs in struct dp_config's room for modules.
  */
 #ifndef DP_MODULE_H
 #define DP_MODULE_H
@@ -33,15 +35,20 @@
 #include <rte_common.h>
 
 struct dp_config;
+struct dp_config_section;
 
 /** Most modules a module may depend on. */
 #define DP_MODULE_MAX_DEPS 8
 /** Most modules. */
 #define DP_MODULE_MAX 32
+/** Most config sections a module may have. */
+#define DP_MODULE_MAX_SECTIONS 4
 
 struct dp_module {
 	const char *name;                     /**< its folder's name */
 	const char *deps[DP_MODULE_MAX_DEPS]; /**< modules it needs started first */
+	/** its config sections, with their key tables (dp_config.h); config places them */
+	struct dp_config_section *sections[DP_MODULE_MAX_SECTIONS];
 	/** mbufs it holds beyond the ports' rings and caches, for the pool size */
 	uint32_t (*mbuf_demand)(const struct dp_config *cfg, unsigned int nb_workers);
 	int (*init)(const struct dp_config *cfg, char *err, size_t errlen);
@@ -67,6 +74,9 @@ void dp_module_unregister(struct dp_module *m);
 	{                                                                                          \
 		dp_module_register(&(m));                                                          \
 	}
+
+/** The registered module after @p m (NULL: the first), in the order they registered. */
+const struct dp_module *dp_module_next(const struct dp_module *m);
 
 /**
  * The registered modules in dependency order (each after those it names in

@@ -15,6 +15,12 @@ dp_module_register(struct dp_module *m)
 	STAILQ_INSERT_TAIL(&modules, m, next);
 }
 
+const struct dp_module *
+dp_module_next(const struct dp_module *m)
+{
+	return m == NULL ? STAILQ_FIRST(&modules) : STAILQ_NEXT(m, next);
+}
+
 void
 dp_module_unregister(struct dp_module *m)
 {

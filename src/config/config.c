@@ -22,6 +22,7 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_module.h"
 
 #define CFG_COMMENT       '#'
 #define SCAN_MAX_SECTIONS 64
@@ -62,8 +63,8 @@ static int __rte_format_printf(4, 5)
 	return -EINVAL;
 }
 
-static char *
-trim(char *s)
+char *
+dp_config_trim(char *s)
 {
 	char *e;
 
@@ -607,7 +608,7 @@ read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t 
 		s = strchr(line, CFG_COMMENT);
 		if (s != NULL && !(cfgfile && s > line && s[-1] == '\\'))
 			*s = '\0';
-		s = trim(line);
+		s = dp_config_trim(line);
 		if (*s == '\0')
 			continue;
 		rc = cb(arg, s, &loc, err, errlen);
@@ -742,146 +743,6 @@ neigh_parse(void *base, const struct dp_config_key *key __rte_unused, const char
 	return 0;
 }
 
-/* ---- [relayN]: UDP relay services ---- */
-
-/* "a.b.c.d:port" or "[ipv6]:port" -> family, address (network order), port */
-static int
-parse_udp_addr(const char *v, bool *ip6, uint8_t addr[16], uint16_t *port)
-{
-	char buf[80];
-	char *sep, *host;
-	uint64_t u;
-
-	if (dp_strlcpy(buf, v, sizeof(buf)) < 0)
-		return -EINVAL;
-	memset(addr, 0, 16);
-	if (buf[0] == '[') {
-		sep = strchr(buf, ']');
-		if (sep == NULL || sep[1] != ':')
-			return -EINVAL;
-		*sep = '\0';
-		host = buf + 1;
-		sep++;
-		if (parse_ip6(host, addr) < 0)
-			return -EINVAL;
-		*ip6 = true;
-	} else {
-		sep = strchr(buf, ':');
-		if (sep == NULL || strchr(sep + 1, ':') != NULL)
-			return -EINVAL;
-		*sep = '\0';
-		if (inet_pton(AF_INET, buf, addr) != 1)
-			return -EINVAL;
-		*ip6 = false;
-	}
-	if (parse_u64(sep + 1, 1, 65535, &u) < 0)
-		return -EINVAL;
-	*port = (uint16_t)u;
-	return 0;
-}
-
-static const char relay_addr_expected[] = "expected a.b.c.d:port or [ipv6]:port, port 1..65535";
-
-static int
-relay_listen_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_relay *r = base;
-
-	if (parse_udp_addr(v, &r->listen.ip6, r->listen.addr, &r->listen.port) < 0)
-		return fail(err, errlen, at->loc, "bad listen address '%s' (%s)", v,
-			relay_addr_expected);
-	r->ip6 = r->listen.ip6;
-	return 0;
-}
-
-static int
-relay_backend_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_relay *r = base;
-	struct dp_config_udp_addr *b;
-
-	if (r->nb_backends == DP_CONFIG_MAX_BACKENDS)
-		return fail(err, errlen, at->loc, "more than %d backends in [%s]",
-			DP_CONFIG_MAX_BACKENDS, at->section);
-	b = &r->backends[r->nb_backends];
-	if (parse_udp_addr(v, &b->ip6, b->addr, &b->port) < 0)
-		return fail(err, errlen, at->loc, "bad backend '%s' (%s)", v, relay_addr_expected);
-	/* the family is checked against listen's in dp_config_validate() */
-	b->loc = *at->loc;
-	r->nb_backends++;
-	return 0;
-}
-
-static int
-relay_source_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_relay *r = base;
-	struct in_addr a4;
-
-	memset(r->source, 0, sizeof(r->source));
-	r->source_ip6 = strchr(v, ':') != NULL;
-	if (!r->source_ip6 && inet_pton(AF_INET, v, &a4) == 1)
-		memcpy(r->source, &a4, 4);
-	else if (!r->source_ip6 || parse_ip6(v, r->source) < 0)
-		return fail(err, errlen, at->loc,
-			"bad source address '%s' (expected an address of a port, IPv4 or IPv6, "
-			"no port)",
-			v);
-	return 0;
-}
-
-/* Also applied as the default when the section first appears: ports_loc is then its line. */
-static int
-relay_ports_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_relay *r = base;
-	char buf[32];
-	char *dash;
-	uint64_t lo, hi;
-
-	if (dp_strlcpy(buf, v, sizeof(buf)) < 0 || (dash = strchr(buf, '-')) == NULL)
-		goto bad_ports;
-	*dash = '\0';
-	if (parse_u64(trim(buf), 1024, 65535, &lo) < 0 ||
-		parse_u64(trim(dash + 1), 1024, 65535, &hi) < 0 || hi < lo)
-		goto bad_ports;
-	r->port_lo = (uint16_t)lo;
-	r->port_hi = (uint16_t)hi;
-	r->ports_loc = *at->loc;
-	return 0;
-bad_ports:
-	return fail(err, errlen, at->loc,
-		"ports '%s' must be LOW-HIGH within 1024..65535 (the relay's source ports, e.g. "
-		"20000-29999)",
-		v);
-}
-
-/* A profile sets the timeout, unless "timeout =" was given (before or after it). */
-static int
-relay_profile_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_relay *r = base;
-
-	if (strcmp(v, "media") == 0) {
-		if (!r->timeout_set)
-			r->timeout_s = DP_CONFIG_RELAY_TIMEOUT_MEDIA;
-	} else if (strcmp(v, "default") == 0) {
-		if (!r->timeout_set)
-			r->timeout_s = DP_CONFIG_RELAY_TIMEOUT;
-	} else {
-		return fail(err, errlen, at->loc,
-			"profile '%s' unknown (expected default (timeout %d s) or media "
-			"(timeout %d s))",
-			v, DP_CONFIG_RELAY_TIMEOUT, DP_CONFIG_RELAY_TIMEOUT_MEDIA);
-	}
-	return 0;
-}
-
 /* The port whose IPv4 address is @p a (host order), or cfg->nb_ports for none. */
 static uint16_t
 port_of_addr4(const struct dp_config *cfg, uint32_t a)
@@ -894,9 +755,8 @@ port_of_addr4(const struct dp_config *cfg, uint32_t a)
 	return cfg->nb_ports;
 }
 
-/* The same for @p addr of either family (IPv4: its first 4 bytes, network order). */
-static uint16_t
-port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
+uint16_t
+dp_config_port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
 {
 	uint32_t a4;
 	uint16_t i;
@@ -909,112 +769,6 @@ port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
 		if (cfg->ports[i].has_ip6 && memcmp(cfg->ports[i].ip6, addr, 16) == 0)
 			return i;
 	return cfg->nb_ports;
-}
-
-static bool
-relay_addr_is_port(const struct dp_config *cfg, bool ip6, const uint8_t addr[16])
-{
-	return port_of_addr(cfg, ip6, addr) < cfg->nb_ports;
-}
-
-static const char *
-relay_addr_str(bool ip6, const uint8_t addr[16], char *buf, size_t len)
-{
-	if (inet_ntop(ip6 ? AF_INET6 : AF_INET, addr, buf, (socklen_t)len) == NULL)
-		dp_strlcpy(buf, "?", len);
-	return buf;
-}
-
-/* Families agree, addresses are the ports', listen ports and relay port ranges do not clash. */
-static int
-relay_validate(struct dp_config *cfg, char *err, size_t errlen)
-{
-	uint16_t i, j, b;
-	char a[INET6_ADDRSTRLEN];
-
-	for (i = 0; i < cfg->nb_relays; i++) {
-		struct dp_config_relay *r = &cfg->relays[i];
-		const uint8_t *src;
-		uint32_t nports;
-
-		if (!r->defined)
-			continue;
-		if (r->listen.loc.file == NULL)
-			return fail(
-				err, errlen, &r->loc, "[relay%u] has no 'listen = ADDR:PORT'", i);
-		if (r->nb_backends == 0)
-			return fail(err, errlen, &r->loc,
-				"[relay%u] has no 'backend = ADDR:PORT' (one or more)", i);
-		if (!relay_addr_is_port(cfg, r->ip6, r->listen.addr))
-			return fail(err, errlen, &r->listen.loc,
-				"listen address %s is not the %s address of any [portN]",
-				relay_addr_str(r->ip6, r->listen.addr, a, sizeof(a)),
-				r->ip6 ? "ip6" : "ip4");
-		for (b = 0; b < r->nb_backends; b++) {
-			const struct dp_config_udp_addr *be = &r->backends[b];
-			const bool ip6 = be->ip6;
-
-			if (ip6 != r->ip6)
-				return fail(err, errlen, &be->loc,
-					"backend is %s but listen is %s: a relay does not change "
-					"the address family",
-					ip6 ? "IPv6" : "IPv4", r->ip6 ? "IPv6" : "IPv4");
-			if (relay_addr_is_port(cfg, r->ip6, be->addr))
-				return fail(err, errlen, &be->loc,
-					"backend %s is an address of dpfwd itself",
-					relay_addr_str(r->ip6, be->addr, a, sizeof(a)));
-		}
-		if (r->has_source) {
-			if (r->source_ip6 != r->ip6 || !relay_addr_is_port(cfg, r->ip6, r->source))
-				return fail(err, errlen, &r->source_loc,
-					"source %s is not the %s address of any [portN]",
-					relay_addr_str(r->source_ip6, r->source, a, sizeof(a)),
-					r->ip6 ? "ip6" : "ip4");
-		} else {
-			memcpy(r->source, r->listen.addr, 16);
-		}
-		nports = (uint32_t)r->port_hi - r->port_lo + 1;
-		if (r->max_sessions == 0)
-			r->max_sessions = nports;
-		else if (r->max_sessions > nports)
-			return fail(err, errlen, &r->max_loc,
-				"max_sessions %u is more than the %u relay ports of 'ports = %u-%u' "
-				"(each session takes one)",
-				r->max_sessions, nports, r->port_lo, r->port_hi);
-		src = r->source;
-		for (j = 0; j < i; j++) {
-			const struct dp_config_relay *o = &cfg->relays[j];
-
-			if (!o->defined || o->ip6 != r->ip6)
-				continue;
-			if (memcmp(o->listen.addr, r->listen.addr, 16) == 0 &&
-				o->listen.port == r->listen.port)
-				return fail(err, errlen, &r->listen.loc,
-					"[relay%u] listens on the same address and port as [relay%u]",
-					i, j);
-			if (memcmp(o->source, src, 16) == 0 && r->port_lo <= o->port_hi &&
-				o->port_lo <= r->port_hi)
-				return fail(err, errlen, &r->ports_loc,
-					"relay ports %u-%u of [relay%u] overlap those of [relay%u] "
-					"(%u-%u) on %s: give each its own 'ports = LOW-HIGH'",
-					r->port_lo, r->port_hi, i, j, o->port_lo, o->port_hi,
-					relay_addr_str(r->ip6, src, a, sizeof(a)));
-		}
-		/* a listen port inside any relay range on the same address would be ambiguous */
-		for (j = 0; j < cfg->nb_relays; j++) {
-			const struct dp_config_relay *o = &cfg->relays[j];
-			const uint8_t *osrc = o->has_source ? o->source : o->listen.addr;
-
-			if (!o->defined || o->ip6 != r->ip6 ||
-				memcmp(osrc, r->listen.addr, 16) != 0)
-				continue;
-			if (r->listen.port >= o->port_lo && r->listen.port <= o->port_hi)
-				return fail(err, errlen, &r->listen.loc,
-					"listen port %u is inside the relay ports %u-%u of [relay%u]",
-					r->listen.port, o->port_lo, o->port_hi, j);
-		}
-	}
-	return 0;
 }
 
 /* ---- [portN] ---- */
@@ -1087,42 +841,10 @@ route_file_parse(void *base, const struct dp_config_key *k __rte_unused, const c
 	return 0;
 }
 
-/* ---- [endpoint] ---- */
-
-static int
-endpoint_socket_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_endpoint *e = base;
-
-	if (v[0] != '/' || dp_strlcpy(e->socket, v, sizeof(e->socket)) < 0)
-		return fail(err, errlen, at->loc,
-			"socket '%s' must be an absolute path shorter than %zu bytes", v,
-			sizeof(e->socket));
-	return 0;
-}
-
-static int
-endpoint_mode_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	struct dp_config_endpoint *e = base;
-	char *end;
-	unsigned long m = strtoul(v, &end, 8);
-
-	if (*v == '\0' || *end != '\0' || m > 0777)
-		return fail(
-			err, errlen, at->loc, "mode '%s' must be octal permissions, e.g. 0660", v);
-	e->mode = (uint32_t)m;
-	return 0;
-}
-
 /* ---- the key tables, one per kind of section ---- */
 
-#define CFG_FIELD(member)   DP_CONFIG_FIELD(struct dp_config, member)
-#define PORT_FIELD(member)  DP_CONFIG_FIELD(struct dp_config_port, member)
-#define RELAY_FIELD(member) DP_CONFIG_FIELD(struct dp_config_relay, member)
-#define EP_FIELD(member)    DP_CONFIG_FIELD(struct dp_config_endpoint, member)
+#define CFG_FIELD(member)  DP_CONFIG_FIELD(struct dp_config, member)
+#define PORT_FIELD(member) DP_CONFIG_FIELD(struct dp_config_port, member)
 
 static const char *const mode_names[] = { "forward", NULL };
 
@@ -1418,130 +1140,6 @@ static const struct dp_config_key neighbors_keys[] = {
 		.doc = "a static neighbor, IPv4 or IPv6" },
 };
 
-#define RELAY_PROFILE_DOC                                                                          \
-	"media: timeout " RTE_STR(DP_CONFIG_RELAY_TIMEOUT_MEDIA) " s unless timeout is given"
-
-static const struct dp_config_key relay_keys[] = {
-	{ .name = "listen",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = relay_listen_parse,
-		.syntax = "a.b.c.d:port or [ipv6]:port",
-		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_relay, listen.loc),
-		.unset = "required",
-		.doc = "where clients send: an ip4 or ip6 address of a [portN]" },
-	{ .name = "backend",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = relay_backend_parse,
-		.flags = DP_CONFIG_KEY_REPEAT,
-		.syntax = "a.b.c.d:port or [ipv6]:port",
-		.unset = "required (1 to " RTE_STR(DP_CONFIG_MAX_BACKENDS) ")",
-		.doc = "a backend, of listen's family" },
-	{ .name = "source",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = relay_source_parse,
-		.syntax = "an IPv4 or IPv6 address",
-		.given = DP_CONFIG_OPT_FIELD(struct dp_config_relay, has_source),
-		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_relay, source_loc),
-		.unset = "listen's address",
-		.doc = "the address backends see (a [portN]'s)" },
-	{ .name = "ports",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = relay_ports_parse,
-		.syntax = "LOW-HIGH within 1024..65535",
-		.def = "20000-29999",
-		.doc = "relay ports on source, split evenly between the workers" },
-	{ .name = "timeout",
-		.type = DP_CONFIG_UINT,
-		RELAY_FIELD(timeout_s),
-		.min = 1,
-		.max = 86400,
-		.given = DP_CONFIG_OPT_FIELD(struct dp_config_relay, timeout_set),
-		.def = RTE_STR(DP_CONFIG_RELAY_TIMEOUT),
-		.doc = "seconds a session may stay idle" },
-	{ .name = "profile",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = relay_profile_parse,
-		.syntax = "default or media",
-		.def = "default",
-		.doc = RELAY_PROFILE_DOC },
-	{ .name = "max_sessions",
-		.type = DP_CONFIG_UINT,
-		RELAY_FIELD(max_sessions),
-		.min = 1,
-		.max = 1u << 24,
-		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_relay, max_loc),
-		.unset = "one per relay port",
-		.doc = "sessions at once, shared evenly by the workers" },
-};
-
-/* numbers bounded so that an endpoint's shared region stays below 2^32 bytes */
-static const struct dp_config_key endpoint_keys[] = {
-	{ .name = "socket",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = endpoint_socket_parse,
-		.syntax = "an absolute path",
-		.def = "/run/dpfwd/dpsock.sock",
-		.doc = "the Unix control socket applications attach to (its folder is made)" },
-	{ .name = "mode",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = endpoint_mode_parse,
-		.syntax = "octal permissions",
-		.def = "0660",
-		.doc = "the socket's permissions: who may attach" },
-	{ .name = "group",
-		.type = DP_CONFIG_STRING,
-		EP_FIELD(group),
-		.unset = "dpfwd's",
-		.doc = "the socket's group" },
-	{ .name = "max",
-		.type = DP_CONFIG_UINT,
-		EP_FIELD(max),
-		.min = 1,
-		.max = 65536,
-		.def = "256",
-		.doc = "endpoints at once" },
-	{ .name = "tx_bufs",
-		.type = DP_CONFIG_UINT,
-		EP_FIELD(tx_bufs),
-		.min = 16,
-		.max = 1u << 16,
-		.def = "1024",
-		.doc = "per endpoint: 2 KiB buffers to send" },
-	{ .name = "rx_bufs",
-		.type = DP_CONFIG_UINT,
-		EP_FIELD(rx_bufs),
-		.min = 16,
-		.max = 1u << 16,
-		.def = "1024",
-		.doc = "per endpoint: 2 KiB buffers to receive into" },
-	{ .name = "large_bufs",
-		.type = DP_CONFIG_UINT,
-		EP_FIELD(large_bufs),
-		.min = 0,
-		.max = 1024,
-		.def = "32",
-		.doc = "per endpoint and direction: 64 KiB buffers" },
-	{ .name = "chan_bufs",
-		.type = DP_CONFIG_UINT,
-		EP_FIELD(chan_bufs),
-		.min = 16,
-		.max = 1u << 16,
-		.def = "512",
-		.doc = "per direction of a channel between two local endpoints" },
-	{ .name = "zero_copy_min",
-		.type = DP_CONFIG_UINT,
-		EP_FIELD(zero_copy_min),
-		.min = 64,
-		.max = 1u << 20,
-		.def = "16384",
-		.doc = "bytes: sends at least this long leave without a copy" },
-	{ .name = "udp4_cksum",
-		.type = DP_CONFIG_BOOL,
-		EP_FIELD(udp4_cksum),
-		.def = "on",
-		.doc = "compute UDP checksums over IPv4 (off: 0, which RFC 768 allows)" },
-};
-
 /* ---- sections: where their structs are, and what their first key does ---- */
 
 static bool
@@ -1555,33 +1153,6 @@ port_open(struct dp_config *cfg, void *base, unsigned int idx, const struct dp_c
 	p->loc = *loc;
 	if (idx + 1 > cfg->nb_ports)
 		cfg->nb_ports = (uint16_t)(idx + 1);
-	return true;
-}
-
-static bool
-relay_open(struct dp_config *cfg, void *base, unsigned int idx, const struct dp_config_loc *loc)
-{
-	struct dp_config_relay *r = base;
-
-	if (r->defined)
-		return false;
-	r->defined = true;
-	r->loc = *loc;
-	if (idx + 1 > cfg->nb_relays)
-		cfg->nb_relays = (uint16_t)(idx + 1);
-	return true;
-}
-
-static bool
-endpoint_open(struct dp_config *cfg __rte_unused, void *base, unsigned int idx __rte_unused,
-	const struct dp_config_loc *loc)
-{
-	struct dp_config_endpoint *e = base;
-
-	if (e->enabled)
-		return false;
-	e->enabled = true;
-	e->loc = *loc;
 	return true;
 }
 
@@ -1634,46 +1205,60 @@ static const struct dp_config_section neighbors_section = {
 	.nb_keys = DP_ARRAY_SIZE(neighbors_keys),
 };
 
-static const struct dp_config_section relay_section = {
-	.name = "relay",
-	.count = DP_CONFIG_MAX_RELAYS,
-	.doc = "A UDP relay service: a client sending to listen gets a session with one backend; "
-	       "its datagrams go on from source and a relay port, and the backend's answers to "
-	       "that port go back to the client from listen.",
-	.keys = relay_keys,
-	.nb_keys = DP_ARRAY_SIZE(relay_keys),
-	.off = offsetof(struct dp_config, relays),
-	.stride = sizeof(struct dp_config_relay),
-	.open = relay_open,
-};
-
-static const struct dp_config_section endpoint_section = {
-	.name = "endpoint",
-	.doc = "Socket-like endpoints (dpsock) for applications. The section, even empty, opens "
-	       "the control socket they attach to.",
-	.keys = endpoint_keys,
-	.nb_keys = DP_ARRAY_SIZE(endpoint_keys),
-	.off = offsetof(struct dp_config, endpoint),
-	.open = endpoint_open,
-	.presence = true,
-};
-
-/* In this order in messages and in the reference. */
-static const struct dp_config_section *const sections[] = {
+/* In this order in messages and in the reference, before the modules' sections. */
+static const struct dp_config_section *const core_sections[] = {
 	&dpfwd_section,
 	&mempool_section,
 	&port_section,
 	&lcores_section,
 	&routes_section,
 	&neighbors_section,
-	&relay_section,
-	&endpoint_section,
 };
+
+/*
+ * A module's section gets its room in struct dp_config's mod when first seen, at
+ * the same place in every config. The room is fixed (no allocation) so that a
+ * config stays a plain struct: on the stack, freed by dp_config_free() alone.
+ */
+static void
+section_place(struct dp_config_section *s)
+{
+	static size_t used;
+	size_t n = s->size * (s->count > 0 ? s->count : 1);
+	size_t at = RTE_ALIGN_CEIL(used, 8);
+
+	if (s->off != 0)
+		return;
+	if (s->size == 0 || at + n > DP_CONFIG_MOD_BYTES) {
+		/* a module's bug, seen by any binary's first config */
+		fprintf(stderr, "dpfwd: config section [%s]: %s\n", s->name,
+			s->size == 0 ? "a module's section must give its struct's size"
+				     : "no room left in struct dp_config's mod: raise "
+				       "DP_CONFIG_MOD_BYTES");
+		abort();
+	}
+	s->off = offsetof(struct dp_config, mod) + at;
+	if (s->count > 0)
+		s->stride = s->size;
+	used = at + n;
+}
 
 const struct dp_config_section *
 dp_config_section_at(unsigned int i)
 {
-	return i < DP_ARRAY_SIZE(sections) ? sections[i] : NULL;
+	const struct dp_module *m;
+	unsigned int j;
+
+	if (i < DP_ARRAY_SIZE(core_sections))
+		return core_sections[i];
+	i -= DP_ARRAY_SIZE(core_sections);
+	for (m = dp_module_next(NULL); m != NULL; m = dp_module_next(m))
+		for (j = 0; j < DP_MODULE_MAX_SECTIONS && m->sections[j] != NULL; j++)
+			if (i-- == 0) {
+				section_place(m->sections[j]);
+				return m->sections[j];
+			}
+	return NULL;
 }
 
 /* The kind of section @p name and its number ([port3]: 3). @return 0 or -EINVAL. */
@@ -1682,17 +1267,17 @@ section_find(const char *name, const struct dp_config_section **sp, unsigned int
 	const struct dp_config_loc *loc, char *err, size_t errlen)
 {
 	char known[256] = "";
+	const struct dp_config_section *s;
 	unsigned int i;
 
-	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
-		if (sections[i]->count == 0 && strcmp(name, sections[i]->name) == 0) {
-			*sp = sections[i];
+	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
+		if (s->count == 0 && strcmp(name, s->name) == 0) {
+			*sp = s;
 			*idx = 0;
 			return 0;
 		}
 	}
-	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
-		const struct dp_config_section *s = sections[i];
+	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
 		size_t len = strlen(s->name);
 		uint64_t u;
 
@@ -1707,9 +1292,9 @@ section_find(const char *name, const struct dp_config_section **sp, unsigned int
 		*idx = (unsigned int)u;
 		return 0;
 	}
-	for (i = 0; i < DP_ARRAY_SIZE(sections); i++)
+	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++)
 		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s%s",
-			i > 0 ? ", " : "", sections[i]->name, sections[i]->count > 0 ? "N" : "");
+			i > 0 ? ", " : "", s->name, s->count > 0 ? "N" : "");
 	return fail(err, errlen, loc, "unknown section [%s] (expected %s)", name, known);
 }
 
@@ -1764,9 +1349,10 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 int
 dp_config_reference_print(FILE *f)
 {
+	const struct dp_config_section *s;
 	unsigned int i;
 
-	fputs("<!-- Made from the key tables of src/config/config.c by `dpfwd --config-reference`;"
+	fputs("<!-- Made from the key tables of src/config and the modules by `dpfwd --config-reference`;"
 	      " do not edit: tests/unit/config/test_config_keys.c fails when they differ. Again:"
 	      " build/apps/dpfwd/dpfwd --config-reference > docs/config-reference.md -->\n"
 	      "# Configuration reference\n"
@@ -1778,9 +1364,9 @@ dp_config_reference_print(FILE *f)
 	      "the config file's folder. An unknown section or key is an error that names its file\n"
 	      "and line.\n",
 		f);
-	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
+	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
 		fputc('\n', f);
-		dp_config_section_print(f, sections[i]);
+		dp_config_section_print(f, s);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -1815,7 +1401,7 @@ scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t
 		if (sc->nb_sections == SCAN_MAX_SECTIONS)
 			return fail(err, errlen, loc, "too many sections");
 		*close = '\0';
-		s = trim(s + 1);
+		s = dp_config_trim(s + 1);
 		if (*s == '\0' || strlen(s) >= CFG_NAME_LEN)
 			return fail(err, errlen, loc, "empty or too long section name");
 		for (i = 0; i < sc->nb_sections; i++)
@@ -1833,8 +1419,8 @@ scan_line(void *arg, char *s, const struct dp_config_loc *loc, char *err, size_t
 	if (sc->nb_sections == 0)
 		return fail(err, errlen, loc, "'%s' before any [section]", s);
 	*eq = '\0';
-	k = trim(s);
-	v = trim(eq + 1);
+	k = dp_config_trim(s);
+	v = dp_config_trim(eq + 1);
 	if (*k == '\0' || strlen(k) >= CFG_NAME_LEN)
 		return fail(err, errlen, loc, "empty or too long key");
 	if (*v == '\0')
@@ -1866,20 +1452,18 @@ void
 dp_config_init(struct dp_config *cfg)
 {
 	static const struct dp_config_loc none;
+	const struct dp_config_section *s;
 	char err[DP_CONFIG_ERR_LEN];
 	unsigned int i;
 
 	memset(cfg, 0, sizeof(*cfg));
 	/* the tables' defaults (a numbered section's come when it first appears); each is a
 	 * value of its key, which tests/unit/config/test_config_keys.c checks */
-	for (i = 0; i < DP_ARRAY_SIZE(sections); i++) {
-		const struct dp_config_at at = {
-			.section = sections[i]->name, .loc = &none, .dir = ""
-		};
+	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
+		const struct dp_config_at at = { .section = s->name, .loc = &none, .dir = "" };
 
-		if (sections[i]->count == 0)
-			dp_config_section_defaults(
-				sections[i], (char *)cfg + sections[i]->off, &at, err, sizeof(err));
+		if (s->count == 0)
+			dp_config_section_defaults(s, (char *)cfg + s->off, &at, err, sizeof(err));
 	}
 	/* those that are not a value one would write */
 	snprintf(cfg->drivers_cfg, sizeof(cfg->drivers_cfg), "%s/drivers-cfg", DP_SOURCE_DIR);
@@ -1980,7 +1564,8 @@ dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t e
 		return fail(err, errlen, &loc, "'%s' is not section.key=value", assignment);
 	*dot = '\0';
 	*eq = '\0';
-	return apply(cfg, trim(buf), trim(dot + 1), trim(eq + 1), &loc, err, errlen);
+	return apply(cfg, dp_config_trim(buf), dp_config_trim(dot + 1), dp_config_trim(eq + 1),
+		&loc, err, errlen);
 }
 
 int
@@ -1988,7 +1573,10 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 {
 	struct dp_config_loc top = { .file = cfg->path[0] ? cfg->path : "config", .line = 0 };
 	char a[16], a6[INET6_ADDRSTRLEN];
+	const struct dp_config_section *s;
 	uint16_t i, j;
+	unsigned int n;
+	int rc;
 
 	if (cfg->nb_ports == 0)
 		return fail(err, errlen, &top, "no [portN] section: at least one port is needed");
@@ -2057,7 +1645,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		if (r->port >= cfg->nb_ports)
 			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
 				r->port);
-		if (r->plen == 128 && (j = port_of_addr(cfg, true, r->prefix)) < cfg->nb_ports)
+		if (r->plen == 128 &&
+			(j = dp_config_port_of_addr(cfg, true, r->prefix)) < cfg->nb_ports)
 			return fail(err, errlen, &r->loc,
 				"route %s/128 is port%u's own address (its route is the router "
 				"itself)",
@@ -2070,7 +1659,11 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen, &n->loc,
 				"neighbor on port %u, which is not defined", n->port);
 	}
-	return relay_validate(cfg, err, errlen);
+	/* the modules' sections, which may check theirs against the ports */
+	for (n = 0; (s = dp_config_section_at(n)) != NULL; n++)
+		if (s->validate != NULL && (rc = s->validate(cfg, err, errlen)) < 0)
+			return rc;
+	return 0;
 }
 
 unsigned int

@@ -101,62 +101,8 @@ struct dp_config_neigh {
 	struct dp_config_loc loc;
 };
 
-/** A UDP address: IPv4 (first 4 bytes of @p addr) or IPv6, network order; port in host order. */
-struct dp_config_udp_addr {
-	uint8_t addr[16];
-	uint16_t port;
-	bool ip6;
-	struct dp_config_loc loc;
-};
-
-#define DP_CONFIG_MAX_RELAYS          8   /**< [relay0]..[relay7] */
-#define DP_CONFIG_MAX_BACKENDS        16  /**< backend = lines per relay */
-#define DP_CONFIG_RELAY_TIMEOUT       300 /**< s, as common UDP relays and NATs use */
-#define DP_CONFIG_RELAY_TIMEOUT_MEDIA 60  /**< s, profile = media (RTP: frequent packets) */
-
-/**
- * One UDP relay service ([relayN]): clients send to listen; each client
- * (address, port) gets a session whose packets go to one backend from
- * source:port, port taken from [port_lo, port_hi], and the backend's replies to
- * that port go back to the client from listen.
- */
-struct dp_config_relay {
-	bool defined;
-	bool ip6;                         /**< family of listen, source and every backend */
-	struct dp_config_udp_addr listen; /**< a local address of a port */
-	bool has_source;
-	bool source_ip6;
-	uint8_t source[16]; /**< towards backends; default: the listen address */
-	struct dp_config_loc source_loc;
-	struct dp_config_udp_addr backends[DP_CONFIG_MAX_BACKENDS];
-	uint16_t nb_backends;
-	uint16_t port_lo, port_hi; /**< relay ports (on the source address), split per worker */
-	struct dp_config_loc ports_loc;
-	uint32_t timeout_s;    /**< a session idle this long expires */
-	bool timeout_set;      /**< timeout given: profile does not change it */
-	uint32_t max_sessions; /**< 0 = as many as relay ports */
-	struct dp_config_loc max_loc;
-	struct dp_config_loc loc; /**< the section's first key */
-};
-
-/**
- * [endpoint]: socket-like endpoints (dpsock.h) for applications. The section's
- * presence turns them on.
- */
-struct dp_config_endpoint {
-	bool enabled;
-	char socket[108];         /**< the Unix control socket's path (sun_path) */
-	uint32_t mode;            /**< its file permissions (who may attach) */
-	char group[32];           /**< its group, "" = dpfwd's */
-	uint32_t max;             /**< endpoints at once */
-	uint32_t tx_bufs;         /**< per endpoint: 2 KiB buffers to send */
-	uint32_t rx_bufs;         /**< per endpoint: 2 KiB buffers to receive into */
-	uint32_t large_bufs;      /**< per endpoint and direction: 64 KiB buffers */
-	uint32_t chan_bufs;       /**< per direction of a channel between two local endpoints */
-	uint32_t zero_copy_min;   /**< sends of at least this many bytes leave without a copy */
-	bool udp4_cksum;          /**< compute the UDP checksum of IPv4 datagrams (0 is allowed) */
-	struct dp_config_loc loc; /**< the section's first key */
-};
+/** Bytes of struct dp_config that the modules' sections share (struct dp_module's sections). */
+#define DP_CONFIG_MOD_BYTES 16384
 
 enum dp_config_mode {
 	DP_CONFIG_MODE_FORWARD = 0,
@@ -214,10 +160,9 @@ struct dp_config {
 	uint32_t cap_routes6;
 	struct dp_config_neigh6 neighs6[DP_CONFIG_MAX_NEIGHS];
 	uint16_t nb_neighs6;
-	/* [relayN]: UDP relay services, by section number (defined ones only count) */
-	struct dp_config_relay relays[DP_CONFIG_MAX_RELAYS];
-	uint16_t nb_relays; /**< highest [relayN] + 1 */
-	struct dp_config_endpoint endpoint;
+	/* the modules' sections ([relayN], [endpoint]): each one's struct at its off
+	 * (struct dp_config_section), placed by dp_config_section_at() */
+	uint8_t mod[DP_CONFIG_MOD_BYTES] __rte_aligned(8);
 	/* names of every file read, for struct dp_config_loc */
 	char **files;
 	uint32_t nb_files;
@@ -246,6 +191,9 @@ int dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, cons
 /** Format "file:line: " + message into @p err. @return -EINVAL. */
 int dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/** @p s without its leading and trailing white space (the trailing one cut off in place). */
+char *dp_config_trim(char *s);
 
 /** Parse an unsigned number (decimal or 0x hex) in [min, max]. @return 0 or -EINVAL. */
 int dp_config_parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out);
@@ -340,7 +288,26 @@ struct dp_config_section {
 	bool (*open)(struct dp_config *cfg, void *base, unsigned int idx,
 		const struct dp_config_loc *loc);
 	bool presence; /**< the section alone, even without keys, means something ([endpoint]) */
+	/**
+	 * A module's section (struct dp_module's sections): the bytes of one section's
+	 * struct. Its @c off in struct dp_config's @c mod (and @c stride = @c size for a
+	 * numbered one) are set when the section is first seen, the same for every config.
+	 */
+	size_t size;
+	/** A module's section: cross-checks once the whole config is read (dp_config_validate()) */
+	int (*validate)(struct dp_config *cfg, char *err, size_t errlen);
 };
+
+/**
+ * The struct of section @p s number @p idx (0 for an unnumbered one) in @p cfg. A
+ * module's section is placed by the first dp_config_init() after it registered.
+ */
+static inline void *
+dp_config_section_data(
+	const struct dp_config *cfg, const struct dp_config_section *s, unsigned int idx)
+{
+	return (char *)(uintptr_t)cfg + s->off + (size_t)idx * s->stride;
+}
 
 /** The key of @p s named @p name, or NULL. */
 const struct dp_config_key *dp_config_key_find(const struct dp_config_section *s, const char *name);
@@ -363,7 +330,11 @@ int dp_config_key_apply(const struct dp_config_section *s, void *base, const cha
 int dp_config_section_defaults(const struct dp_config_section *s, void *base,
 	const struct dp_config_at *at, char *err, size_t errlen);
 
-/** The @p i-th section dpfwd reads (in the order of the reference), or NULL past the last. */
+/**
+ * The @p i-th section dpfwd reads (in the order of the reference), or NULL past the
+ * last: src/config's own, then each registered module's (dp_module.h), in the order
+ * the modules registered.
+ */
 const struct dp_config_section *dp_config_section_at(unsigned int i);
 
 /** Write @p s as a Markdown heading, its doc and a table: key, type, range, default, doc. */
@@ -419,6 +390,12 @@ void dp_config_free(struct dp_config *cfg);
 /** Lcores that poll at least one RX queue, ascending, without repeats. @return count. */
 unsigned int dp_config_worker_lcores(
 	const struct dp_config *cfg, unsigned int *lcores, unsigned int max);
+
+/**
+ * The port whose address is @p addr (IPv4: its first 4 bytes, network order), or
+ * cfg->nb_ports for none.
+ */
+uint16_t dp_config_port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16]);
 
 /** "a.b.c.d" of a host-order address into @p buf (16 bytes). */
 const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);

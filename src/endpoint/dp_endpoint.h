@@ -20,6 +20,31 @@
 #include "dp_config.h"
 
 /**
+ * [endpoint]: socket-like endpoints (dpsock.h) for applications. The section's
+ * presence turns them on.
+ */
+struct dp_endpoint_config {
+	bool enabled;
+	char socket[108];         /**< the Unix control socket's path (sun_path) */
+	uint32_t mode;            /**< its file permissions (who may attach) */
+	char group[32];           /**< its group, "" = dpfwd's */
+	uint32_t max;             /**< endpoints at once */
+	uint32_t tx_bufs;         /**< per endpoint: 2 KiB buffers to send */
+	uint32_t rx_bufs;         /**< per endpoint: 2 KiB buffers to receive into */
+	uint32_t large_bufs;      /**< per endpoint and direction: 64 KiB buffers */
+	uint32_t chan_bufs;       /**< per direction of a channel between two local endpoints */
+	uint32_t zero_copy_min;   /**< sends of at least this many bytes leave without a copy */
+	bool udp4_cksum;          /**< compute the UDP checksum of IPv4 datagrams (0 is allowed) */
+	struct dp_config_loc loc; /**< the section's first key */
+};
+
+/** The config section [endpoint] (struct dp_module's sections): endpoint_config.c. */
+extern struct dp_config_section dp_endpoint_section;
+
+/** [endpoint] of @p cfg (its @c enabled says whether the section is there). */
+const struct dp_endpoint_config *dp_endpoint_config(const struct dp_config *cfg);
+
+/**
  * Control lcore, before dp_graph_workers_create(). Nothing is made when the
  * config has no [endpoint].
  * @return 0, or -errno with a message in @p err (-EADDRINUSE: another dpfwd

@@ -109,7 +109,7 @@ struct ep_stats {
 static struct {
 	bool dp_ready; /**< ep_dp_init() done */
 	bool enabled;
-	struct dp_config_endpoint cfg;
+	struct dp_endpoint_config cfg;
 	uint64_t tsc_hz;
 	int lfd;      /**< listening socket */
 	int stop_efd; /**< written by dp_endpoint_stop() to end the server loop */
@@ -936,7 +936,7 @@ socket_probe(const struct sockaddr_un *sa)
 static int
 listen_open(char *err, size_t errlen)
 {
-	const struct dp_config_endpoint *e = &srv.cfg;
+	const struct dp_endpoint_config *e = &srv.cfg;
 	struct sockaddr_un sa;
 	char dir[sizeof(e->socket)], *slash;
 	int fd, rc;
@@ -1077,10 +1077,10 @@ dp_endpoint_init(const struct dp_config *cfg, char *err, size_t errlen)
 	if (rc < 0)
 		return rc;
 	srv.dp_ready = true;
-	srv.enabled = cfg->endpoint.enabled;
+	srv.enabled = dp_endpoint_config(cfg)->enabled;
 	if (!srv.enabled)
 		return 0;
-	srv.cfg = cfg->endpoint;
+	srv.cfg = *dp_endpoint_config(cfg);
 	ports_warn();
 	srv.tsc_hz = rte_get_tsc_hz();
 	srv.conn_limit = srv.cfg.max + EP_CONN_SLACK;

@@ -321,7 +321,7 @@ ep_dp_port(const struct ep_dp *e)
 uint32_t
 dp_endpoint_mbuf_demand(const struct dp_config *cfg, unsigned int nb_workers)
 {
-	if (!cfg->endpoint.enabled)
+	if (!dp_endpoint_config(cfg)->enabled)
 		return 0;
 	/* a full reassembly table, and a burst of sends each cut into header + data mbufs */
 	return nb_workers * (EP_REASM_HELD_MAX + 2 * EP_TX_OUT_MAX);
@@ -330,7 +330,7 @@ dp_endpoint_mbuf_demand(const struct dp_config *cfg, unsigned int nb_workers)
 int
 ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
-	const struct dp_config_endpoint *ec = &cfg->endpoint;
+	const struct dp_endpoint_config *ec = dp_endpoint_config(cfg);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	unsigned int nw, i;
 

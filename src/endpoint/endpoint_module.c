@@ -17,6 +17,7 @@ endpoint_telemetry(const struct dp_config *cfg)
 static struct dp_module endpoint_module = {
 	.name = "endpoint",
 	.deps = { "fwd" },
+	.sections = { &dp_endpoint_section },
 	.mbuf_demand = dp_endpoint_mbuf_demand,
 	/* the port table and the control socket, before the graphs */
 	.init = dp_endpoint_init,

@@ -31,6 +31,53 @@
 
 #include "dp_config.h"
 
+/** A UDP address: IPv4 (first 4 bytes of @p addr) or IPv6, network order; port in host order. */
+struct dp_relay_addr {
+	uint8_t addr[16];
+	uint16_t port;
+	bool ip6;
+	struct dp_config_loc loc;
+};
+
+#define DP_RELAY_MAX           8   /**< [relay0]..[relay7] */
+#define DP_RELAY_MAX_BACKENDS  16  /**< backend = lines per relay */
+#define DP_RELAY_TIMEOUT       300 /**< s, as common UDP relays and NATs use */
+#define DP_RELAY_TIMEOUT_MEDIA 60  /**< s, profile = media (RTP: frequent packets) */
+
+/**
+ * One UDP relay service ([relayN]): clients send to listen; each client
+ * (address, port) gets a session whose packets go to one backend from
+ * source:port, port taken from [port_lo, port_hi], and the backend's replies to
+ * that port go back to the client from listen.
+ */
+struct dp_relay_config {
+	bool defined;
+	bool ip6;                    /**< family of listen, source and every backend */
+	struct dp_relay_addr listen; /**< a local address of a port */
+	bool has_source;
+	bool source_ip6;
+	uint8_t source[16]; /**< towards backends; default: the listen address */
+	struct dp_config_loc source_loc;
+	struct dp_relay_addr backends[DP_RELAY_MAX_BACKENDS];
+	uint16_t nb_backends;
+	uint16_t port_lo, port_hi; /**< relay ports (on the source address), split per worker */
+	struct dp_config_loc ports_loc;
+	uint32_t timeout_s;    /**< a session idle this long expires */
+	bool timeout_set;      /**< timeout given: profile does not change it */
+	uint32_t max_sessions; /**< 0 = as many as relay ports */
+	struct dp_config_loc max_loc;
+	struct dp_config_loc loc; /**< the section's first key */
+};
+
+/** The config sections [relay0].. (struct dp_module's sections): relay_config.c. */
+extern struct dp_config_section dp_relay_section;
+
+/**
+ * [relay@p i] of @p cfg (its @c defined says whether the section is there), or NULL
+ * when @p i is not below DP_RELAY_MAX.
+ */
+const struct dp_relay_config *dp_relay_config(const struct dp_config *cfg, unsigned int i);
+
 /** Counters of one worker (each written only by its worker). */
 struct dp_relay_stats {
 	uint64_t sessions_active; /**< sessions in the worker's table now */

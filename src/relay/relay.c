@@ -26,7 +26,7 @@
 #include "relay_fp.h"
 #include "relay_priv.h"
 
-struct relay_svc relay_svcs[DP_CONFIG_MAX_RELAYS];
+struct relay_svc relay_svcs[DP_RELAY_MAX];
 unsigned int relay_nb_svcs;
 struct relay_worker *relay_workers[RTE_MAX_LCORE];
 uint16_t relay_nb_workers;
@@ -36,8 +36,8 @@ volatile uint32_t relay_clock_offset;
 RTE_LOG_REGISTER(dp_logtype_relay, dpfwd.relay, INFO);
 
 /* the config's [relayN] behind each service, for messages and telemetry */
-static const struct dp_config_relay *relay_cfg[DP_CONFIG_MAX_RELAYS];
-static unsigned int relay_cfg_idx[DP_CONFIG_MAX_RELAYS];
+static const struct dp_relay_config *relay_cfg[DP_RELAY_MAX];
+static unsigned int relay_cfg_idx[DP_RELAY_MAX];
 
 static void
 key_of_dir(const struct relay_session *s, unsigned int d, struct relay_key *k)
@@ -458,8 +458,8 @@ dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen)
 	unsigned int nw, i;
 
 	dp_relay_fini();
-	for (i = 0; i < cfg->nb_relays; i++) {
-		const struct dp_config_relay *r = &cfg->relays[i];
+	for (i = 0; i < DP_RELAY_MAX; i++) {
+		const struct dp_relay_config *r = dp_relay_config(cfg, i);
 		struct relay_svc *svc = &relay_svcs[relay_nb_svcs];
 		unsigned int b;
 

@@ -28,6 +28,7 @@ relay_telemetry(const struct dp_config *cfg)
 static struct dp_module relay_module = {
 	.name = "relay",
 	.deps = { "fwd" },
+	.sections = { &dp_relay_section },
 	/* its per-worker tables, before the graphs whose nodes use them */
 	.init = dp_relay_init,
 	.start = relay_start,

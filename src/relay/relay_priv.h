@@ -367,7 +367,7 @@ struct relay_svc {
 	struct {
 		uint8_t addr[16];
 		rte_be16_t port;
-	} backends[DP_CONFIG_MAX_BACKENDS];
+	} backends[DP_RELAY_MAX_BACKENDS];
 };
 
 /** One service's slots on one worker. */
@@ -397,7 +397,7 @@ struct relay_worker {
 	/** relay_addr_bit() of the IPv4 / IPv6 services' listen and source
 	 * addresses: 0 for a family without a cache */
 	uint64_t addrs4, addrs6;
-	struct relay_wsvc svc[DP_CONFIG_MAX_RELAYS];
+	struct relay_wsvc svc[DP_RELAY_MAX];
 	struct dp_relay_stats stats;
 } __rte_cache_aligned;
 
@@ -623,7 +623,7 @@ relay_emc_arm(struct relay_worker *rw, uint32_t slot, uint64_t ready, const stru
 	}
 }
 
-extern struct relay_svc relay_svcs[DP_CONFIG_MAX_RELAYS];
+extern struct relay_svc relay_svcs[DP_RELAY_MAX];
 extern unsigned int relay_nb_svcs;
 extern struct relay_worker *relay_workers[RTE_MAX_LCORE];
 extern uint16_t relay_nb_workers;

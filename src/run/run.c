@@ -18,6 +18,7 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_ctl.h"
+#include "dp_endpoint.h"
 #include "dp_module.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
@@ -26,6 +27,7 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
+#include "dp_relay.h"
 #include "dp_run.h"
 #include "dp_telemetry.h"
 
@@ -395,11 +397,11 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 		cfg->nb_routes, t.max_routes, t.tbl8_max, cfg->nb_routes6, cfg->nb_neighs,
 		cfg->nb_neighs6);
 	dp_fwd_fib4_free(&t);
-	for (i = 0; i < cfg->nb_relays; i++)
-		relays += cfg->relays[i].defined;
+	for (i = 0; i < DP_RELAY_MAX; i++)
+		relays += dp_relay_config(cfg, i)->defined;
 	fprintf(out, "services: %u relay(s); endpoints %s%s%s\n", relays,
-		cfg->endpoint.enabled ? "on, socket " : "off",
-		cfg->endpoint.enabled ? cfg->endpoint.socket : "", "");
+		dp_endpoint_config(cfg)->enabled ? "on, socket " : "off",
+		dp_endpoint_config(cfg)->enabled ? dp_endpoint_config(cfg)->socket : "", "");
 	return 0;
 }
 

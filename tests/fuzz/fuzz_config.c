@@ -48,6 +48,7 @@
 
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_relay.h"
 #include "fuzz_tmpdir.h"
 
 #define SET_MARK "--set "
@@ -211,12 +212,12 @@ check_valid(const struct dp_config *cfg)
 	for (i = 0; i < cfg->nb_neighs6; i++)
 		if (cfg->neighs6[i].port >= cfg->nb_ports)
 			fuzz_die("valid: IPv6 neighbor %u on port %u", i, cfg->neighs6[i].port);
-	for (i = 0; i < cfg->nb_relays; i++) {
-		const struct dp_config_relay *r = &cfg->relays[i];
+	for (i = 0; i < DP_RELAY_MAX; i++) {
+		const struct dp_relay_config *r = dp_relay_config(cfg, i);
 
 		if (!r->defined)
 			continue;
-		if (r->nb_backends == 0 || r->nb_backends > DP_CONFIG_MAX_BACKENDS ||
+		if (r->nb_backends == 0 || r->nb_backends > DP_RELAY_MAX_BACKENDS ||
 			r->port_lo > r->port_hi || r->max_sessions == 0 ||
 			r->max_sessions > (uint32_t)r->port_hi - r->port_lo + 1)
 			fuzz_die("valid: relay %u: %u backends, ports %u-%u, %u sessions", i,

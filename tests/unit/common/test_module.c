@@ -2,15 +2,20 @@
 /*
  * The module registry (src/common/dp_module.h) with two small modules of this
  * test's own, on the ring rig: tm_high depends on tm_low and on fwd and is
- * registered first; its init registers a local service (nodes tm_svc4 and
- * tm_svc6) and claims a UDP port. The runner must init and start tm_low
- * before tm_high (and fwd before both), stop and fini them in reverse, and a
- * datagram to tm_high's port must reach its node. A dependency that is not
- * registered and a cycle are refused by name.
+ * registered first. tm_high has a config section of its own, [tm], with a
+ * port key and a family key checked against the ports (its validate hook);
+ * its init registers a local service (nodes tm_svc4 and tm_svc6) and claims
+ * the UDP port [tm] names. The runner must init and start tm_low before
+ * tm_high (and fwd before both), stop and fini them in reverse, and a
+ * datagram to tm_high's port must reach its node. [tm]'s keys parse with
+ * file:line errors like dpfwd's own and appear in the reference. A dependency
+ * that is not registered and a cycle are refused by name.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -33,7 +38,9 @@ static const char config_text[] = "[dpfwd]\n"
 				  "dev = net_ring_m0\n"
 				  "ip4 = 198.18.0.1/24\n"
 				  "[lcores]\n"
-				  "rx = (0,0,1)\n";
+				  "rx = (0,0,1)\n"
+				  "[tm]\n"
+				  "port = 6666\n";
 
 static struct ring_rig rig = {
 	.name = "module",
@@ -43,6 +50,63 @@ static struct ring_rig rig = {
 };
 
 #define TM_PORT 6666
+
+/* ---- [tm]: tm_high's config section ---- */
+
+struct tm_config {
+	uint16_t port;
+	struct dp_config_loc port_at;
+	unsigned int family; /* 0 ip4, 1 ip6 */
+	struct dp_config_loc family_at;
+};
+
+static const char *const tm_families[] = { "ip4", "ip6", NULL };
+
+static const struct dp_config_key tm_keys[] = {
+	{ .name = "port",
+		.type = DP_CONFIG_UINT,
+		DP_CONFIG_FIELD(struct tm_config, port),
+		.min = 1024,
+		.max = 65535,
+		.given_at = DP_CONFIG_OPT_FIELD(struct tm_config, port_at),
+		.def = "7777",
+		.doc = "the UDP port tm_high serves" },
+	{ .name = "family",
+		.type = DP_CONFIG_ENUM,
+		DP_CONFIG_FIELD(struct tm_config, family),
+		.names = tm_families,
+		.given_at = DP_CONFIG_OPT_FIELD(struct tm_config, family_at),
+		.def = "ip4",
+		.doc = "the address family it serves" },
+};
+
+static struct dp_config_section tm_section;
+
+/* a family whose address no port has: an error at the key's file:line */
+static int
+tm_validate(struct dp_config *cfg, char *err, size_t errlen)
+{
+	const struct tm_config *t = dp_config_section_data(cfg, &tm_section, 0);
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_ports; i++)
+		if (t->family == 0 ? cfg->ports[i].ip4 != 0 : cfg->ports[i].has_ip6)
+			return 0;
+	return dp_config_error(err, errlen, &t->family_at,
+		"[tm] family %s: no port has an %s address", tm_families[t->family],
+		tm_families[t->family]);
+}
+
+static struct dp_config_section tm_section = {
+	.name = "tm",
+	.doc = "The test module's section.",
+	.keys = tm_keys,
+	.nb_keys = RTE_DIM(tm_keys),
+	.size = sizeof(struct tm_config),
+	.validate = tm_validate,
+};
+
+static uint16_t tm_port; /* the port high_init claimed */
 
 /* What the hooks did, in order: "low.init", "high.init", ... */
 static char hooks[32][16];
@@ -96,9 +160,9 @@ static int tm_svc;
 static int
 high_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
+	const struct tm_config *t = dp_config_section_data(cfg, &tm_section, 0);
 	int rc;
 
-	RTE_SET_USED(cfg);
 	hook("high.init");
 	rc = dp_fwd_local_service_add("tm_svc4", "tm_svc6");
 	if (rc < 0) {
@@ -106,7 +170,8 @@ high_init(const struct dp_config *cfg, char *err, size_t errlen)
 		return rc;
 	}
 	tm_svc = rc;
-	return dp_fwd_local_udp_claim(false, TM_PORT, TM_PORT, (uint8_t)tm_svc);
+	tm_port = t->port;
+	return dp_fwd_local_udp_claim(false, tm_port, tm_port, (uint8_t)tm_svc);
 }
 
 static int
@@ -137,7 +202,7 @@ static void
 high_fini(void)
 {
 	hook("high.fini");
-	dp_fwd_local_udp_release(false, TM_PORT, TM_PORT, (uint8_t)tm_svc);
+	dp_fwd_local_udp_release(false, tm_port, tm_port, (uint8_t)tm_svc);
 }
 
 static int
@@ -176,6 +241,7 @@ low_fini(void)
 static struct dp_module tm_high = {
 	.name = "tm_high",
 	.deps = { "tm_low", "fwd" },
+	.sections = { &tm_section },
 	.init = high_init,
 	.start = high_start,
 	.telemetry = high_telemetry,
@@ -250,6 +316,93 @@ test_module_datagram_to_its_port_reaches_its_node(void)
 	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_IP4_LOCAL), 1);
 }
 
+/* Load @p text as a config file; @return dp_config_load()'s and validate's code, @p err. */
+static int
+tm_load(const char *text, char *path, size_t pathlen, struct dp_config *cfg, char *err,
+	size_t errlen)
+{
+	FILE *f;
+	int fd, rc;
+
+	snprintf(path, pathlen, "/tmp/dpfwd-test-module-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	dp_config_init(cfg);
+	rc = dp_config_load(cfg, path, err, errlen);
+	if (rc == 0)
+		rc = dp_config_validate(cfg, err, errlen);
+	unlink(path);
+	return rc;
+}
+
+static void
+test_module_config_section_keys_and_errors(void)
+{
+	static const char base[] = "[port0]\ndev = net_null0\nip4 = 198.18.0.1/24\n"
+				   "[lcores]\nrx = (0,0,1)\n";
+	char text[512], path[64], want[128], err[DP_CONFIG_ERR_LEN];
+	const struct tm_config *t;
+	struct dp_config cfg;
+	char *ref = NULL;
+	size_t reflen = 0;
+	FILE *f;
+
+	/* the rig's config: [tm] port = 6666 */
+	t = dp_config_section_data(&rig.cfg, &tm_section, 0);
+	CU_ASSERT_EQUAL(t->port, TM_PORT);
+	CU_ASSERT_EQUAL(t->port_at.line, 11);
+	/* defaults without the section; the keys as given with it */
+	CU_ASSERT_EQUAL_FATAL(tm_load(base, path, sizeof(path), &cfg, err, sizeof(err)), 0);
+	t = dp_config_section_data(&cfg, &tm_section, 0);
+	CU_ASSERT_EQUAL(t->port, 7777);
+	CU_ASSERT_EQUAL(t->family, 0);
+	dp_config_free(&cfg);
+	snprintf(text, sizeof(text), "%s[tm]\nport = 0x2000\n", base);
+	CU_ASSERT_EQUAL_FATAL(tm_load(text, path, sizeof(path), &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(
+		((const struct tm_config *)dp_config_section_data(&cfg, &tm_section, 0))->port,
+		0x2000);
+	dp_config_free(&cfg);
+	/* a value out of range, an unknown key, an unknown enum value: file:line */
+	snprintf(text, sizeof(text), "%s[tm]\nport = 80\n", base);
+	CU_ASSERT_EQUAL(tm_load(text, path, sizeof(path), &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:7: ", path);
+	EXPECT(strncmp(err, want, strlen(want)) == 0 && strstr(err, "1024..65535") != NULL,
+		"port = 80: '%s'", err);
+	dp_config_free(&cfg);
+	snprintf(text, sizeof(text), "%s[tm]\nport = 7000\ncolour = red\n", base);
+	CU_ASSERT_EQUAL(tm_load(text, path, sizeof(path), &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:8: ", path);
+	EXPECT(strncmp(err, want, strlen(want)) == 0 && strstr(err, "colour") != NULL &&
+			strstr(err, "family") != NULL,
+		"colour = red: '%s'", err);
+	dp_config_free(&cfg);
+	/* the validate hook: ip6, and no port has an IPv6 address */
+	snprintf(text, sizeof(text), "%s[tm]\nport = 7000\nfamily = ip6\n", base);
+	CU_ASSERT_EQUAL(tm_load(text, path, sizeof(path), &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:8: [tm] family ip6: no port has an ip6 address", path);
+	EXPECT(strcmp(err, want) == 0, "family = ip6: '%s'", err);
+	dp_config_free(&cfg);
+	/* --set reaches it too */
+	dp_config_init(&cfg);
+	CU_ASSERT_EQUAL(dp_config_set(&cfg, "tm.port=9", err, sizeof(err)), -EINVAL);
+	EXPECT(strstr(err, "--set") != NULL && strstr(err, "1024..65535") != NULL, "--set: '%s'",
+		err);
+	dp_config_free(&cfg);
+	/* the reference lists it after the core sections */
+	f = open_memstream(&ref, &reflen);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(dp_config_reference_print(f), 0);
+	fclose(f);
+	CU_ASSERT(strstr(ref, "the UDP port tm_high serves") != NULL);
+	CU_ASSERT(strstr(ref, "## [tm]") > strstr(ref, "## [neighbors]"));
+	free(ref);
+}
+
 static void
 test_module_missing_dependency_and_cycle_refused(void)
 {
@@ -307,6 +460,8 @@ static const struct dp_test tests[] = {
 		test_module_started_after_its_dependencies },
 	{ "test_module_datagram_to_its_port_reaches_its_node",
 		test_module_datagram_to_its_port_reaches_its_node },
+	{ "test_module_config_section_keys_and_errors",
+		test_module_config_section_keys_and_errors },
 	{ "test_module_missing_dependency_and_cycle_refused",
 		test_module_missing_dependency_and_cycle_refused },
 	{ "test_module_stopped_before_its_dependencies",

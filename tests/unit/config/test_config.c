@@ -22,26 +22,13 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_endpoint.h"
 #include "dp_port.h"
 #include "dp_test.h"
 
 static char tmpdir[256];
 
 /* ---- helpers ---- */
-
-/* CU_ASSERT with a formatted message (CUnit copies the text). */
-static void __attribute__((format(printf, 4, 5)))
-expect(bool ok, const char *file, unsigned int line, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, msg, file, "", CU_FALSE);
-}
-#define EXPECT(cond, ...) expect((cond), __FILE__, __LINE__, __VA_ARGS__)
 
 static int
 suite_init(void)
@@ -122,11 +109,11 @@ check_err_at(const char *err, const char *file, int line, const char *text, cons
 		snprintf(prefix, sizeof(prefix), "%s:%d: ", file, line);
 	else
 		snprintf(prefix, sizeof(prefix), "%s: ", file);
-	expect(strncmp(err, prefix, strlen(prefix)) == 0, sfile, sline,
+	dp_test_expect(strncmp(err, prefix, strlen(prefix)) == 0, sfile, sline,
 		"%s: error '%s' does not start with '%s'", what, err, prefix);
 	if (text != NULL)
-		expect(strstr(err, text) != NULL, sfile, sline, "%s: error '%s' lacks '%s'", what,
-			err, text);
+		dp_test_expect(strstr(err, text) != NULL, sfile, sline, "%s: error '%s' lacks '%s'",
+			what, err, text);
 }
 #define CHECK_ERR(err, file, line, text, what)                                                     \
 	check_err_at((err), (file), (line), (text), (what), __FILE__, __LINE__)
@@ -139,17 +126,17 @@ test_config_endpoint_defaults(void)
 	struct dp_config cfg;
 
 	dp_config_init(&cfg);
-	CU_ASSERT_FALSE(cfg.endpoint.enabled); /* off until the section appears */
-	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/run/dpfwd/dpsock.sock");
-	CU_ASSERT_EQUAL(cfg.endpoint.mode, 0660);
-	CU_ASSERT_STRING_EQUAL(cfg.endpoint.group, "");
-	CU_ASSERT_EQUAL(cfg.endpoint.max, 256);
-	CU_ASSERT_EQUAL(cfg.endpoint.tx_bufs, 1024);
-	CU_ASSERT_EQUAL(cfg.endpoint.rx_bufs, 1024);
-	CU_ASSERT_EQUAL(cfg.endpoint.large_bufs, 32);
-	CU_ASSERT_EQUAL(cfg.endpoint.chan_bufs, 512);
-	CU_ASSERT_EQUAL(cfg.endpoint.zero_copy_min, 16384);
-	CU_ASSERT_TRUE(cfg.endpoint.udp4_cksum);
+	CU_ASSERT_FALSE(dp_endpoint_config(&cfg)->enabled); /* off until the section appears */
+	CU_ASSERT_STRING_EQUAL(dp_endpoint_config(&cfg)->socket, "/run/dpfwd/dpsock.sock");
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->mode, 0660);
+	CU_ASSERT_STRING_EQUAL(dp_endpoint_config(&cfg)->group, "");
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->max, 256);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->tx_bufs, 1024);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->rx_bufs, 1024);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->large_bufs, 32);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->chan_bufs, 512);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->zero_copy_min, 16384);
+	CU_ASSERT_TRUE(dp_endpoint_config(&cfg)->udp4_cksum);
 	dp_config_free(&cfg);
 }
 
@@ -178,18 +165,18 @@ test_config_endpoint_every_key(void)
 	dp_config_init(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
-	CU_ASSERT_TRUE(cfg.endpoint.enabled);
-	CU_ASSERT_EQUAL(cfg.endpoint.loc.line, 4); /* the section's first key */
-	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/tmp/x/dp.sock");
-	CU_ASSERT_EQUAL(cfg.endpoint.mode, 0600);
-	CU_ASSERT_STRING_EQUAL(cfg.endpoint.group, "dpsock");
-	CU_ASSERT_EQUAL(cfg.endpoint.max, 65536);
-	CU_ASSERT_EQUAL(cfg.endpoint.tx_bufs, 16);
-	CU_ASSERT_EQUAL(cfg.endpoint.rx_bufs, 65536);
-	CU_ASSERT_EQUAL(cfg.endpoint.large_bufs, 0);
-	CU_ASSERT_EQUAL(cfg.endpoint.chan_bufs, 100);
-	CU_ASSERT_EQUAL(cfg.endpoint.zero_copy_min, 64);
-	CU_ASSERT_FALSE(cfg.endpoint.udp4_cksum);
+	CU_ASSERT_TRUE(dp_endpoint_config(&cfg)->enabled);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->loc.line, 4); /* the section's first key */
+	CU_ASSERT_STRING_EQUAL(dp_endpoint_config(&cfg)->socket, "/tmp/x/dp.sock");
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->mode, 0600);
+	CU_ASSERT_STRING_EQUAL(dp_endpoint_config(&cfg)->group, "dpsock");
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->max, 65536);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->tx_bufs, 16);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->rx_bufs, 65536);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->large_bufs, 0);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->chan_bufs, 100);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->zero_copy_min, 64);
+	CU_ASSERT_FALSE(dp_endpoint_config(&cfg)->udp4_cksum);
 	dp_config_free(&cfg);
 }
 
@@ -212,9 +199,9 @@ test_config_endpoint_empty_section_turns_on(void)
 	dp_config_init(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
-	CU_ASSERT_TRUE(cfg.endpoint.enabled);
-	CU_ASSERT_EQUAL(cfg.endpoint.loc.line, 4);
-	CU_ASSERT_STRING_EQUAL(cfg.endpoint.socket, "/run/dpfwd/dpsock.sock");
+	CU_ASSERT_TRUE(dp_endpoint_config(&cfg)->enabled);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->loc.line, 4);
+	CU_ASSERT_STRING_EQUAL(dp_endpoint_config(&cfg)->socket, "/run/dpfwd/dpsock.sock");
 	CU_ASSERT_EQUAL(cfg.pool_cache, 0); /* the sections after it still read */
 	dp_config_free(&cfg);
 }

@@ -22,19 +22,6 @@
 
 static char tmpdir[256];
 
-static void __attribute__((format(printf, 4, 5)))
-expect(bool ok, const char *file, unsigned int line, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, msg, file, "", CU_FALSE);
-}
-#define EXPECT(cond, ...) expect((cond), __FILE__, __LINE__, __VA_ARGS__)
-
 static int
 suite_init(void)
 {

@@ -17,21 +17,9 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_endpoint.h"
+#include "dp_relay.h"
 #include "dp_test.h"
-
-/* CU_ASSERT with a formatted message (CUnit copies the text). */
-static void __attribute__((format(printf, 4, 5)))
-expect(bool ok, const char *file, unsigned int line, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, msg, file, "", CU_FALSE);
-}
-#define EXPECT(cond, ...) expect((cond), __FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- a section of this test's own: the table API is not dpfwd's alone ---- */
 
@@ -316,18 +304,19 @@ test_config_keys_defaults_are_the_tables(void)
 	CU_ASSERT_EQUAL(cfg.burst, 32);
 	CU_ASSERT_EQUAL(cfg.pool_size, 0);
 	CU_ASSERT_STRING_EQUAL(cfg.pool_ops, "ring_mp_mc");
-	CU_ASSERT_EQUAL(cfg.endpoint.mode, 0660);
-	CU_ASSERT(!cfg.endpoint.enabled);
+	CU_ASSERT_EQUAL(dp_endpoint_config(&cfg)->mode, 0660);
+	CU_ASSERT(!dp_endpoint_config(&cfg)->enabled);
 	CU_ASSERT(!cfg.metrics);
-	CU_ASSERT_EQUAL(cfg.relays[0].timeout_s, 0); /* not there yet */
+	CU_ASSERT_EQUAL(dp_relay_config(&cfg, 0)->timeout_s, 0); /* not there yet */
 	for (i = 0; i < DP_ARRAY_SIZE(set); i++)
 		EXPECT(dp_config_set(&cfg, set[i], err, sizeof(err)) == 0, "%s: %s", set[i], err);
-	CU_ASSERT_EQUAL(cfg.relays[0].timeout_s, DP_CONFIG_RELAY_TIMEOUT);
-	CU_ASSERT(!cfg.relays[0].timeout_set);
-	CU_ASSERT_EQUAL(cfg.relays[0].port_lo, 20000);
-	CU_ASSERT_EQUAL(cfg.relays[0].port_hi, 29999);
-	CU_ASSERT_STRING_EQUAL(cfg.relays[0].ports_loc.file, "--set"); /* the first key's */
-	CU_ASSERT_EQUAL(cfg.relays[1].port_lo, 0);
+	CU_ASSERT_EQUAL(dp_relay_config(&cfg, 0)->timeout_s, DP_RELAY_TIMEOUT);
+	CU_ASSERT(!dp_relay_config(&cfg, 0)->timeout_set);
+	CU_ASSERT_EQUAL(dp_relay_config(&cfg, 0)->port_lo, 20000);
+	CU_ASSERT_EQUAL(dp_relay_config(&cfg, 0)->port_hi, 29999);
+	CU_ASSERT_STRING_EQUAL(
+		dp_relay_config(&cfg, 0)->ports_loc.file, "--set"); /* the first key's */
+	CU_ASSERT_EQUAL(dp_relay_config(&cfg, 1)->port_lo, 0);
 	CU_ASSERT(cfg.ports[0].defined && !cfg.ports[0].promisc);
 	dp_config_free(&cfg);
 }

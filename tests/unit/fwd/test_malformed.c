@@ -1293,7 +1293,7 @@ static uint8_t frame[MAX_FRAME + 64];
 static uint8_t got[MAX_FRAME + 64];
 static bool bad;
 
-#define EXPECT(cond)                                                                               \
+#define CASE_CHECK(cond)                                                                           \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
 			fprintf(stderr, "\n  %s: line %d: %s", c->name, __LINE__, #cond);          \
@@ -1307,20 +1307,20 @@ check_fwd(const struct mcase *c, const uint8_t *in, size_t len, size_t out_len)
 {
 	size_t ttl_off = c->out == OUT_FWD4 ? 14 + 8 : 14 + 7;
 
-	EXPECT(out_len == len);
-	EXPECT(memcmp(got, gw_mac, 6) == 0);
-	EXPECT(memcmp(got + 6, "\0\0\0\0\0\0", 6) == 0);
-	EXPECT(memcmp(got + 12, in + 12, ttl_off - 12) == 0);
-	EXPECT(got[ttl_off] == in[ttl_off] - 1);
+	CASE_CHECK(out_len == len);
+	CASE_CHECK(memcmp(got, gw_mac, 6) == 0);
+	CASE_CHECK(memcmp(got + 6, "\0\0\0\0\0\0", 6) == 0);
+	CASE_CHECK(memcmp(got + 12, in + 12, ttl_off - 12) == 0);
+	CASE_CHECK(got[ttl_off] == in[ttl_off] - 1);
 	if (c->out == OUT_FWD4) {
 		size_t ihl = (size_t)(in[14] & 0xf) * 4;
 
 		/* the checksum (bytes 24, 25) updated, the rest as it came */
-		EXPECT(dp_test_fold(dp_test_sum16(0, got + 14, ihl)) == 0xffff);
-		EXPECT(got[23] == in[23]);
-		EXPECT(memcmp(got + 26, in + 26, len - 26) == 0);
+		CASE_CHECK(dp_test_fold(dp_test_sum16(0, got + 14, ihl)) == 0xffff);
+		CASE_CHECK(got[23] == in[23]);
+		CASE_CHECK(memcmp(got + 26, in + 26, len - 26) == 0);
 	} else {
-		EXPECT(memcmp(got + ttl_off + 1, in + ttl_off + 1, len - ttl_off - 1) == 0);
+		CASE_CHECK(memcmp(got + ttl_off + 1, in + ttl_off + 1, len - ttl_off - 1) == 0);
 	}
 }
 
@@ -1329,16 +1329,17 @@ check_err4(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
 	size_t quote = RTE_MIN((size_t)dp_pkt_get16(in + 16), (size_t)DP_ICMP4_ERR_MAX_LEN - 28);
 
-	EXPECT(out_len == 42 + quote);
-	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(dp_pkt_get16(got + 12) == 0x0800);
-	EXPECT(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
-	EXPECT(dp_pkt_get16(got + 16) == out_len - 14);
-	EXPECT(dp_test_fold(dp_test_sum16(0, got + 14, 20)) == 0xffff);
-	EXPECT(memcmp(got + 26, "\xc6\x12\x00\x01\xc6\x12\x00\x02", 8) == 0); /* port0 -> host */
-	EXPECT(got[34] == c->type && got[35] == c->code);
-	EXPECT(dp_test_fold(dp_test_sum16(0, got + 34, 8 + quote)) == 0xffff);
-	EXPECT(memcmp(got + 42, in + 14, quote) == 0);
+	CASE_CHECK(out_len == 42 + quote);
+	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
+	CASE_CHECK(dp_pkt_get16(got + 12) == 0x0800);
+	CASE_CHECK(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
+	CASE_CHECK(dp_pkt_get16(got + 16) == out_len - 14);
+	CASE_CHECK(dp_test_fold(dp_test_sum16(0, got + 14, 20)) == 0xffff);
+	CASE_CHECK(
+		memcmp(got + 26, "\xc6\x12\x00\x01\xc6\x12\x00\x02", 8) == 0); /* port0 -> host */
+	CASE_CHECK(got[34] == c->type && got[35] == c->code);
+	CASE_CHECK(dp_test_fold(dp_test_sum16(0, got + 34, 8 + quote)) == 0xffff);
+	CASE_CHECK(memcmp(got + 42, in + 14, quote) == 0);
 }
 
 static void
@@ -1347,15 +1348,15 @@ check_err6(const struct mcase *c, const uint8_t *in, size_t out_len)
 	size_t quote =
 		RTE_MIN(40u + dp_pkt_get16(in + 18), (unsigned int)DP_ICMP6_ERR_MAX_LEN - 48);
 
-	EXPECT(out_len == 62 + quote);
-	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(dp_pkt_get16(got + 12) == 0x86dd);
-	EXPECT(dp_pkt_get16(got + 18) == 8 + quote);
-	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
-	EXPECT(memcmp(got + 22, P0_6, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
-	EXPECT(got[54] == c->type && got[55] == c->code);
-	EXPECT(sum6(got + 14, got + 54, 8 + quote) == 0xffff);
-	EXPECT(memcmp(got + 62, in + 14, quote) == 0);
+	CASE_CHECK(out_len == 62 + quote);
+	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
+	CASE_CHECK(dp_pkt_get16(got + 12) == 0x86dd);
+	CASE_CHECK(dp_pkt_get16(got + 18) == 8 + quote);
+	CASE_CHECK(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
+	CASE_CHECK(memcmp(got + 22, P0_6, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
+	CASE_CHECK(got[54] == c->type && got[55] == c->code);
+	CASE_CHECK(sum6(got + 14, got + 54, 8 + quote) == 0xffff);
+	CASE_CHECK(memcmp(got + 62, in + 14, quote) == 0);
 }
 
 static void
@@ -1363,14 +1364,14 @@ check_echo4(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
 	size_t ihl = (size_t)(in[14] & 0xf) * 4, icmp_len = dp_pkt_get16(in + 16) - ihl;
 
-	EXPECT(out_len == 34 + icmp_len);
-	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
-	EXPECT(dp_test_fold(dp_test_sum16(0, got + 14, 20)) == 0xffff);
-	EXPECT(memcmp(got + 26, in + 30, 4) == 0 && memcmp(got + 30, in + 26, 4) == 0);
-	EXPECT(got[34] == 0 && got[35] == 0);
-	EXPECT(dp_test_fold(dp_test_sum16(0, got + 34, icmp_len)) == 0xffff);
-	EXPECT(memcmp(got + 38, in + 14 + ihl + 4, icmp_len - 4) == 0);
+	CASE_CHECK(out_len == 34 + icmp_len);
+	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
+	CASE_CHECK(got[14] == 0x45 && got[22] == DP_ICMP4_TTL && got[23] == IPPROTO_ICMP);
+	CASE_CHECK(dp_test_fold(dp_test_sum16(0, got + 14, 20)) == 0xffff);
+	CASE_CHECK(memcmp(got + 26, in + 30, 4) == 0 && memcmp(got + 30, in + 26, 4) == 0);
+	CASE_CHECK(got[34] == 0 && got[35] == 0);
+	CASE_CHECK(dp_test_fold(dp_test_sum16(0, got + 34, icmp_len)) == 0xffff);
+	CASE_CHECK(memcmp(got + 38, in + 14 + ihl + 4, icmp_len - 4) == 0);
 }
 
 static void
@@ -1380,13 +1381,13 @@ check_echo6(const struct mcase *c, const uint8_t *in, size_t out_len)
 	/* to a group: from the port's own address */
 	const uint8_t *from = in[38] == 0xff ? (const uint8_t *)P0_6 : in + 38;
 
-	EXPECT(out_len == 54 + plen);
-	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
-	EXPECT(memcmp(got + 22, from, 16) == 0 && memcmp(got + 38, in + 22, 16) == 0);
-	EXPECT(got[54] == 129 && got[55] == 0);
-	EXPECT(sum6(got + 14, got + 54, plen) == 0xffff);
-	EXPECT(memcmp(got + 58, in + 58, plen - 4) == 0);
+	CASE_CHECK(out_len == 54 + plen);
+	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
+	CASE_CHECK(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
+	CASE_CHECK(memcmp(got + 22, from, 16) == 0 && memcmp(got + 38, in + 22, 16) == 0);
+	CASE_CHECK(got[54] == 129 && got[55] == 0);
+	CASE_CHECK(sum6(got + 14, got + 54, plen) == 0xffff);
+	CASE_CHECK(memcmp(got + 58, in + 58, plen - 4) == 0);
 }
 
 static void
@@ -1400,22 +1401,22 @@ check_arp(const struct mcase *c, size_t out_len)
 	dp_pkt_put32(want + 28, P0_4);
 	memcpy(want + 32, host_mac, 6);
 	dp_pkt_put32(want + 38, HOST4);
-	EXPECT(out_len == 60);
-	EXPECT(memcmp(got, want, 60) == 0);
+	CASE_CHECK(out_len == 60);
+	CASE_CHECK(memcmp(got, want, 60) == 0);
 }
 
 static void
 check_na(const struct mcase *c, const uint8_t *in, size_t out_len)
 {
-	EXPECT(out_len == 86);
-	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(dp_pkt_get16(got + 18) == 32 && got[20] == IPPROTO_ICMPV6 && got[21] == 255);
-	EXPECT(memcmp(got + 22, in + 62, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
-	EXPECT(got[54] == 136 && got[55] == 0);
-	EXPECT(got[58] == 0xe0); /* router, solicited, override */
-	EXPECT(memcmp(got + 62, in + 62, 16) == 0);
-	EXPECT(got[78] == 2 && got[79] == 1);
-	EXPECT(sum6(got + 14, got + 54, 32) == 0xffff);
+	CASE_CHECK(out_len == 86);
+	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
+	CASE_CHECK(dp_pkt_get16(got + 18) == 32 && got[20] == IPPROTO_ICMPV6 && got[21] == 255);
+	CASE_CHECK(memcmp(got + 22, in + 62, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
+	CASE_CHECK(got[54] == 136 && got[55] == 0);
+	CASE_CHECK(got[58] == 0xe0); /* router, solicited, override */
+	CASE_CHECK(memcmp(got + 62, in + 62, 16) == 0);
+	CASE_CHECK(got[78] == 2 && got[79] == 1);
+	CASE_CHECK(sum6(got + 14, got + 54, 32) == 0xffff);
 }
 
 static int
@@ -1486,11 +1487,11 @@ run_case(const struct mcase *c, size_t idx)
 	dp_graph_worker_flush(dp_workers[0]);
 	for (p = 0; p < NB_PORTS; p++) {
 		n = ring_rig_drain(&rig, (int)p, out, DP_ARRAY_SIZE(out));
-		EXPECT(n == ((int)p == want_port ? 1u : 0u));
+		CASE_CHECK(n == ((int)p == want_port ? 1u : 0u));
 		if (n == 1 && (int)p == want_port) {
 			size_t out_len = out[0]->pkt_len;
 
-			EXPECT(out_len <= sizeof(got));
+			CASE_CHECK(out_len <= sizeof(got));
 			if (out_len <= sizeof(got)) {
 				/* both segments, when there are two */
 				const void *d = rte_pktmbuf_read(out[0], 0, (uint32_t)out_len, got);

@@ -515,9 +515,10 @@ test_relay_config_errors_name_file_and_line(void)
 static void
 test_relay_config_values(void)
 {
-	const struct dp_config_relay *r0 = &rig.cfg.relays[0], *r1 = &rig.cfg.relays[1];
+	const struct dp_relay_config *r0 = dp_relay_config(&rig.cfg, 0),
+				     *r1 = dp_relay_config(&rig.cfg, 1);
 
-	CU_ASSERT_EQUAL(rig.cfg.nb_relays, 2);
+	CU_ASSERT_FALSE(dp_relay_config(&rig.cfg, 2)->defined);
 	CU_ASSERT_EQUAL(r0->timeout_s, TIMEOUT);
 	CU_ASSERT_EQUAL(r0->max_sessions, 8); /* default: one per relay port */
 	CU_ASSERT_EQUAL(r0->nb_backends, 2);
