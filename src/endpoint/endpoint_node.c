@@ -1,33 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * endpoint4_rx, endpoint6_rx (UDP to endpoints)
- *   uses: the IP header checked by ip4_fwd / ip6_fwd; the UDP header, in the
- *         first segment; the port tables (ep_port4/6); the worker's reassembly
- *         table for fragments (ip4_local / ip6_local send every fragment here
- *         while endpoints are on)
- *   sets: nothing in the packet; the datagram lands in the endpoint's receive
- *         pipe (payload, length, the sender's address and port, the RX TSC),
- *         and the endpoint's eventfd is written when the application sleeps
- *   next: none for delivered packets (freed here in bulk); drop (ep_bad_udp,
- *         ep_bad_cksum, ep_no_endpoint, ep_rx_full, ep_rx_too_big, ep_bad_buf,
- *         ep_frag_bad, ep_frag_full, ep_frag_timeout, ip4_local / ip6_local:
- *         a reassembled datagram that is not UDP to an endpoint); fragments
- *         wait in the table until their datagram is whole; of a datagram that
- *         timed out, the first fragment is kept for a Time Exceeded (code 1),
- *         which endpoint_tx hands to icmp4_error / icmp6_error
+ *   uses: the IP header ip4_fwd / ip6_fwd checked; the UDP header (first
+ *         segment); the port tables; the worker's reassembly table (every
+ *         fragment to the router comes here while endpoints are on)
+ *   sets: the datagram in the endpoint's receive pipe (payload, length,
+ *         sender, RX TSC); the eventfd written when the application sleeps
+ *   next: none (delivered, freed in bulk); drop (the ep_* reasons); a timed
+ *         out datagram's first fragment waits for endpoint_tx's Time Exceeded
  *
  * endpoint_tx (source node, every walk)
  *   uses: the send pipes of the endpoints this worker sends for; the routes
- *   sets: one packet per datagram, or its fragments when it is larger than
- *         the port's MTU: Ethernet type, IP and UDP headers (source: the bound
- *         address, or for a wildcard the address of the port the route leaves
- *         by), the payload copied or, from [endpoint] zero_copy_min bytes,
- *         attached from the shared buffer; dp_mbuf_meta.nh and rx_tsc
- *   next: ip4_output / ip6_output (MACs, TTL - 1), ip4_local / ip6_local (to
- *         one of dpfwd's own addresses), icmp4_error / icmp6_error (the
- *         reassembly timeouts' first fragments, meta.icmp_type/code set); drops (ep_bad_buf, ep_bad_dest,
- *         ep_no_route, ep_nomem, ep_too_big) have no mbuf: counted, and the
- *         buffer goes back to the application
+ *   sets: a packet per datagram, fragmented above the port's MTU; payload
+ *         copied, or attached from the shared buffer from zero_copy_min bytes
+ *   next: ip4_output / ip6_output, ip4_local / ip6_local (to dpfwd itself),
+ *         icmp4_error / icmp6_error (reassembly timeouts); its drops have no
+ *         mbuf: counted, the buffer goes back to the application
  *
  * The receive pipe is shared by every worker (multi-producer rings); the send
  * pipe is read by one worker only. Every offset read from a ring is checked

@@ -1,41 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * relay4, relay6 (UDP relay: session lookup and rewrite)
- *   uses: the IP header checked by ip4_fwd/ip6_fwd, the UDP header after it
- *         (IPv6: right after the fixed header); the worker's session table;
- *         the route tables for the new destination
- *   sets: addresses, ports, TTL / hop limit, IP and UDP checksums;
- *         dp_mbuf_meta.nh (route to the new destination)
- *   next: none when the new destination's next hop is resolved: MACs written
- *         here, into the worker's TX buffer for its port (as ip4_fwd does);
- *         else ip4_output / ip6_output; or drop (relay_bad_udp, relay_no_session,
- *         relay_udp6_zero_cksum, relay_no_route, relay_handoff_full,
- *         relay_table_full, ip4_local / ip6_local: the port is a relay port of
- *         another address); a backend packet for a relay port another worker
- *         owns goes to that worker's hand-off ring (in no stream here)
+ *   uses: the IP header ip4_fwd/ip6_fwd checked, the UDP header after it; the
+ *         worker's session table (one bulk lookup a burst); the routes
+ *   sets: addresses, ports, TTL / hop limit, IP and UDP checksums; meta.nh
+ *   next: none when the next hop is resolved (MACs written here, into the
+ *         worker's TX buffer, as ip4_fwd does); else ip4_output / ip6_output;
+ *         drop (the relay_* reasons; ip4_local / ip6_local: a relay port of
+ *         another address); another worker's relay port: its hand-off ring
  *
  * relay_handoff (source node, every walk)
  *   uses: the worker's hand-off ring; the relay clock
- *   sets: nothing (every RELAY_TICK_CALLS calls: expires idle sessions, at most
- *         RELAY_SWEEP_MAX, oldest first)
+ *   sets: nothing; every RELAY_TICK_CALLS calls, expires idle sessions
  *   next: relay4 or relay6, by IP version
  *
  * relay4_shortcut, relay6_shortcut: the rows of the relay's fast match
  *   (relay4_fast_match(), run by ip4_fwd/ip6_fwd before their lookup: the
- *   session in the exact-match cache, readied by relay4 this second, no route
- *   or next hop changed since); what reaches relay4 is the rest.
+ *   sessions relay4 readied this second, no route or neighbor changed since).
  *
- * relay4 reads the table (one bulk lookup a burst); each direction keeps its
- * next hop (relay_dir.nh, checked against the route generation), so only a
- * new session, a route change or an unresolved neighbor looks again. New
- * sessions, expiry and eviction are relay.c's noinline functions.
- *
- * TTL: the relay is the packets' new source (as a userspace relay would be),
- * so both directions leave with a fresh TTL / hop limit of RELAY_TTL (64),
- * written with the addresses; the IPv4 header checksum update folds the TTL
- * word in with the session's address delta. A packet sent here gets only its
- * MACs; one that goes to ip4_output/ip6_output (an unresolved next hop) is
- * given RELAY_TTL + 1 first, as they take one off.
+ * Each direction keeps its next hop (relay_dir.nh, checked against the route
+ * generation): only a new session, a route change or an unresolved neighbor
+ * looks again. TTL: the relay is the packets' new source, as a userspace
+ * relay would be, so both directions leave with RELAY_TTL (64), folded into
+ * the IPv4 checksum delta with the addresses; a packet for ip4_output /
+ * ip6_output gets RELAY_TTL + 1, as they take one off.
  */
 #include <string.h>
 
