@@ -59,7 +59,10 @@ the ports), these keys land anywhere in the cache, as most real clients' do. A f
 10000 sessions from the same 126 hosts (...-10000sessions-126hosts-...): the config's
 10000 relay ports all in use, the table full, and some of the cache's sets (two ways each)
 with a third key in use, whose packets relay4 takes; the pool gets room for net_pcap's
-10000 buffers (mempool.size=32767).
+10000 buffers (mempool.size=32767). A sixth, fwd-full, forwards 10000 flows from the same
+126 hosts (the forwarding config's pcap with 10000flows-126hosts for 2000flows) with the
+same pool: full's anchor over as many replayed packets and buffers, so full / fwd-full is
+the relay's own cost at a full table, where full / fwd also holds the rig's larger pcap.
 """
 
 import json
@@ -894,8 +897,15 @@ def full_pcap(pcap: Optional[str]) -> Optional[str]:
     return twin_pcap(pcap, "-10000sessions-126hosts-")
 
 
+def fwd_full_pcap(pcap: Optional[str]) -> Optional[str]:
+    """Forwarding's twin of the full relay (...-2000flows-... -> ...-10000flows-126hosts-...)."""
+    return pcap.replace("-2000flows-", "-10000flows-126hosts-") \
+        if pcap and "-2000flows-" in pcap else None
+
+
 # the columns that replay a pcap of their own, and what else they set
-PCAP_COLUMNS = {"relay1": (), "hosts": (), "full": ("mempool.size=32767",)}
+PCAP_COLUMNS = {"relay1": (), "hosts": (), "full": ("mempool.size=32767",),
+                "fwd-full": ("mempool.size=32767",)}
 
 
 def cmd_relay_pps(args) -> int:
@@ -912,12 +922,15 @@ def cmd_relay_pps(args) -> int:
         return (config_pcap(cfg_path(c)) if cfg_path(c).is_file() else None) or default
 
     relay_pcap = pcap_of(args.relay_config, "pcap/relay-2000sessions-64b.pcap")
+    fwd_pcap = pcap_of(args.fwd_config, "pcap/fwd-2000flows-64b.pcap")
     plan = [("relay", args.relay_config, relay_pcap),
-            ("fwd", args.fwd_config, pcap_of(args.fwd_config, "pcap/fwd-2000flows-64b.pcap"))]
+            ("fwd", args.fwd_config, fwd_pcap)]
     if one_session_pcap(relay_pcap):
         plan.append(("relay1", args.relay_config, one_session_pcap(relay_pcap)))
         plan.append(("hosts", args.relay_config, hosts_pcap(relay_pcap)))
         plan.append(("full", args.relay_config, full_pcap(relay_pcap)))
+        if fwd_full_pcap(fwd_pcap):
+            plan.append(("fwd-full", args.fwd_config, fwd_full_pcap(fwd_pcap)))
     else:
         log(f"dpbench: {args.relay_config} replays no ...-2000sessions-... pcap: "
             "no one-session, 126-host and full-table columns")
@@ -944,10 +957,10 @@ def cmd_relay_pps(args) -> int:
             res = DP.run_one(prog, ctx, args.warmup, args.duration)
             results[name].append(res)
             if res["ok"]:
-                log(f"[{r + 1}/{args.runs}] {name:<6} {res['pps'] / 1e6:8.3f} Mpps "
+                log(f"[{r + 1}/{args.runs}] {name:<8} {res['pps'] / 1e6:8.3f} Mpps "
                     f"(rx {res['rx_pps'] / 1e6:.3f})" + DP.share_note(res.get("cpu_share", {})))
             else:
-                log(f"[{r + 1}/{args.runs}] {name:<6} FAILED: {res['error']}")
+                log(f"[{r + 1}/{args.runs}] {name:<8} FAILED: {res['error']}")
                 for line in res.get("log_tail", []):
                     log("      | " + line)
     med = {n: median_of([x["pps"] for x in v if x.get("ok")]) for n, v in results.items()}
@@ -955,7 +968,7 @@ def cmd_relay_pps(args) -> int:
     log("")
     for n in results:
         ok = [x["pps"] / 1e6 for x in results[n] if x.get("ok")]
-        log(f"{n:<6} median {med[n] / 1e6 if med[n] else 0:8.3f} Mpps over {len(ok)} runs "
+        log(f"{n:<8} median {med[n] / 1e6 if med[n] else 0:8.3f} Mpps over {len(ok)} runs "
             f"({', '.join(f'{v:.3f}' for v in ok)})")
     log(f"relay / forwarding pps: {rel:.3f}  (target >= 0.9)" if rel else
         "relay / forwarding pps: n/a")
@@ -971,6 +984,10 @@ def cmd_relay_pps(args) -> int:
     if relf:
         log(f"relay with 10000 sessions from 126 hosts (the table full) / forwarding pps: "
             f"{relf:.3f}  (a set's third key in use goes through relay4)")
+    relff = ratio(med.get("full"), med.get("fwd-full"))
+    if relff:
+        log(f"the same / forwarding 10000 flows from the 126 hosts: {relff:.3f}  (as many "
+            "packets replayed and buffers in use on both sides)")
     nodes = {}
     for n, v in results.items():
         got = [x["probes"]["/dpfwd/graph/nodes"] for x in v
@@ -988,6 +1005,7 @@ def cmd_relay_pps(args) -> int:
     out = {"schema": "dpbench-relay-pps/1", "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "mem_args": mem, "median_pps": med, "relay_over_fwd": rel,
            "relay1_over_fwd": rel1, "hosts_over_fwd": relh, "full_over_fwd": relf,
+           "full_over_fwd_full": relff,
            "graph_nodes": nodes,
            "runs": results}
     if args.json:

@@ -247,6 +247,18 @@ class TestCommandLine(unittest.TestCase):
         self.assertIsNone(rb.hosts_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
         self.assertIsNone(rb.full_pcap(rb.config_pcap(REPO / rb.FWD_PPS_CONFIG)))
 
+    def test_forwarding_twin_of_the_full_table(self):
+        # fwd-full: forwarding over as many packets as the full relay replays
+        for cfg, want in ((rb.FWD_PPS_CONFIG, "pcap/fwd-10000flows-126hosts-64b.pcap"),
+                          ("configs/bench/fwd6-2000flows-78b.ini",
+                           "pcap/fwd6-10000flows-126hosts-78b.pcap")):
+            self.assertEqual(rb.fwd_full_pcap(rb.config_pcap(REPO / cfg)), want)
+            build = os.environ.get("DPFWD_BUILD")
+            if build:
+                self.assertTrue((Path(build) / want).is_file(), want)
+        self.assertIsNone(rb.fwd_full_pcap(rb.config_pcap(REPO / rb.RELAY_PPS_CONFIG)))
+        self.assertEqual(rb.PCAP_COLUMNS["fwd-full"], rb.PCAP_COLUMNS["full"])
+
     def test_one_session_column_replays_its_own_pcap(self):
         # with one worker dpfwd replays the config's pcap unless told otherwise:
         # relay1 must be told (pcap_set), the others keep the config's
