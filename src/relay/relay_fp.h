@@ -175,9 +175,9 @@ dp_relay4_key(const struct relay_emc_entry *emc, uint32_t mask, const struct rte
 	relay_key4_of_pkt(l3, k);
 	e = &emc[(relay_emc_hash_w(k) & mask) * RELAY_EMC_WAYS];
 	/* the first way's line: the second holds a key only when the set took
-	 * two, and the set is a 128-byte aligned pair of lines, which the L2's
-	 * spatial prefetcher fetches together (prefetching both lines too was
-	 * slower) */
+	 * two, and the first two ways are a 128-byte aligned pair of lines, which
+	 * the L2's spatial prefetcher fetches together (prefetching both lines
+	 * too was slower) */
 	rte_prefetch0(e);
 	return e;
 }
@@ -200,8 +200,11 @@ dp_relay4_shortcut(struct dp_worker *w, const struct relay_emc_entry *e, struct 
 	uint32_t ports;
 
 	relay_key4_of_pkt(l3, k);
-	/* the first way holds the key unless its set took two or more */
-	if (!relay_key4_eq_w(&e->key, k) && !relay_key4_eq_w(&(++e)->key, k))
+	/* the first way holds the key unless its set took two or more; the last
+	 * two (the next pair of lines, not prefetched) only in a set that took
+	 * more than two */
+	if (!relay_key4_eq_w(&e->key, k) && !relay_key4_eq_w(&(++e)->key, k) &&
+		!relay_key4_eq_w(&(++e)->key, k) && !relay_key4_eq_w(&(++e)->key, k))
 		return -1;
 	if (e->ready != ready)
 		return -1;
@@ -272,7 +275,8 @@ dp_relay6_shortcut(struct dp_worker *w, const struct relay_emc6_entry *e, struct
 	uint32_t ports;
 
 	relay_key6_of_pkt(l3, k);
-	if (!relay_key6_eq_w(e->key, k) && !relay_key6_eq_w((++e)->key, k))
+	if (!relay_key6_eq_w(e->key, k) && !relay_key6_eq_w((++e)->key, k) &&
+		!relay_key6_eq_w((++e)->key, k) && !relay_key6_eq_w((++e)->key, k))
 		return -1;
 	if (e->ready != ready)
 		return -1;

@@ -137,7 +137,7 @@ _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
 
 /*
  * The exact-match cache in front of the IPv4 table (OVS's EMC, VPP's flow
- * cache): 2-way set-associative, a set of RELAY_EMC_WAYS entries side by side
+ * cache): 4-way set-associative, a set of RELAY_EMC_WAYS entries side by side
  * per hash value, each entry holding a key and its data (slot << 1 |
  * direction). A hit costs one CRC32 hash (of the addresses; the ports are
  * added: relay_emc_index()), one or two loads and 16-byte compares;
@@ -148,12 +148,15 @@ _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
  * the session is freed (relay_emc_forget), so a stale entry can never send a
  * packet to the slot's next session. A key the cache cannot hold costs a
  * table lookup, and with it a pass through relay4 (a node of its own, called
- * for a few packets). Two ways hold every key of a set but the third, which
- * relay4 then takes (relay_emc_place()). The cache has 8 entries a session
- * slot (rounded up to a power of two), 4 a key: keys land in sets as a
- * Poisson count, and with 10000 slots (65536 sets), the table full and both
- * keys of each session in use, 1.3 % of the keys are beyond a set's two
- * ways (4.6 % with 4 entries a slot).
+ * for a few packets, which costs as much as several cache misses). A set
+ * fills its ways in order, so a key is in the first two unless the set took
+ * three or more: the shortcut compares those two (one 128-byte pair of
+ * lines) and only then the last two. Four ways hold every key of a set but
+ * the fifth, which relay4 then takes (relay_emc_place()). The cache has 8
+ * entries a session slot (rounded up to a power of two), 4 a key: keys land
+ * in sets as a Poisson count, and with the table full and both keys of each
+ * session in use, about 1.3 % of the keys are beyond a set's first two ways
+ * and 0.4 % beyond its four.
  *
  * An entry is also all that ip4_fwd's shortcut needs to send a packet of its
  * key: a copy of what the direction writes (addresses, ports, checksum
@@ -192,8 +195,8 @@ relay_emc_ready_word(uint32_t now, uint32_t gen)
 	return (uint64_t)gen << 32 | now;
 }
 
-/** Entries of a cache set (both in one 128-byte pair of IPv4 lines). */
-#define RELAY_EMC_WAYS 2
+/** Entries of a cache set (an IPv4 set: two 128-byte pairs of lines). */
+#define RELAY_EMC_WAYS 4
 /** Cache entries per session slot (two keys, a cache a quarter full), and the bounds. */
 #define RELAY_EMC_PER_SLOT 8
 #define RELAY_EMC_MIN      256u

@@ -651,7 +651,7 @@ test_relay_shortcut_checks_what_the_key_does_not_say(void)
  * Client ports whose keys share a set of worker 0's cache (@p v6: the IPv6
  * one): the set's index adds the key's ports to the CRC of its addresses
  * (relay_emc_index()), so ports a set count apart take one set. Checked
- * against the cache's own function for @p port and the two after it.
+ * against the cache's own function for @p port and the RELAY_EMC_WAYS after it.
  */
 static uint16_t
 colliding_port_stride(bool v6, uint16_t port)
@@ -661,8 +661,8 @@ colliding_port_stride(bool v6, uint16_t port)
 	union relay_anykey k;
 	uint32_t set0 = 0, i;
 
-	CU_ASSERT_FATAL(port + 2 * sets <= UINT16_MAX);
-	for (i = 0; i < 3; i++) {
+	CU_ASSERT_FATAL(port + RELAY_EMC_WAYS * sets <= UINT16_MAX);
+	for (i = 0; i <= RELAY_EMC_WAYS; i++) {
 		uint32_t set;
 
 		memset(&k, 0, sizeof(k));
@@ -686,101 +686,110 @@ colliding_port_stride(bool v6, uint16_t port)
 	return (uint16_t)sets;
 }
 
+#define WAYS RELAY_EMC_WAYS
+
 /*
- * Three clients whose keys share a set of the IPv4 cache (ports from @p port),
- * in @p p, after the cache is emptied; the first two's sessions made and
- * their entries armed (two datagrams each, both through relay4), their relay
- * ports in @p rp. @return relay4's count before them.
+ * WAYS + 1 clients whose keys share a set of the IPv4 cache (ports from
+ * @p port), in @p p, after the cache is emptied; the first WAYS ones'
+ * sessions made and their entries armed (two datagrams each, both through
+ * relay4), their relay ports in @p rp. @return relay4's count before them.
  */
 static uint64_t
-colliding_three(uint16_t port, struct pkt p[3], uint16_t rp[2])
+colliding_set(uint16_t port, struct pkt p[WAYS + 1], uint16_t rp[WAYS])
 {
 	const uint16_t stride = colliding_port_stride(false, port);
 	uint64_t r0;
-	int be, i;
+	int be, i, j;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i <= WAYS; i++)
 		p[i] = client4((uint16_t)(port + i * stride), (uint16_t)(20 + i));
 	start_empty();
 	r0 = node_pkts("relay4");
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < WAYS; i++) {
 		rp[i] = client_to_backend(&p[i], &be);                 /* new: relay4 */
 		CU_ASSERT_EQUAL(client_to_backend(&p[i], &be), rp[i]); /* into the cache: relay4 */
+		for (j = 0; j < i; j++)
+			CU_ASSERT_NOT_EQUAL(rp[i], rp[j]);
 	}
-	CU_ASSERT_NOT_EQUAL(rp[0], rp[1]);
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 2 * WAYS);
 	return r0;
 }
 
 /*
- * The cache is 2-way set-associative: two sessions whose keys share a set
- * both take ip4_fwd's shortcut, one packet after the other (one way each: a
- * direct-mapped cache would send every packet through relay4, each key
- * evicting the other); a third key of the set takes the way armed longest
- * ago (A's, a second older than B's), so B stays in the cache and A's next
- * datagram goes through relay4 again, to its own session. Every byte checked.
+ * The cache is WAYS-way set-associative: WAYS sessions whose keys share a
+ * set all take ip4_fwd's shortcut, one packet after the other (one way each,
+ * the last ways behind the first pair's compares: a direct-mapped cache would
+ * send every packet through relay4, each key evicting the other); one more
+ * key of the set takes the way armed longest ago (the first's, a second
+ * older than the others'), so the others stay in the cache and the first's
+ * next datagram goes through relay4 again, to its own session. Every byte
+ * checked.
  */
 static void
-test_relay_cache_set_holds_two_colliding_keys(void)
+test_relay_cache_set_holds_its_ways_of_colliding_keys(void)
 {
-	struct pkt p[3];
-	uint16_t rp[2], rc;
-	const uint64_t r0 = colliding_three(45000, p, rp);
-	int be, i;
+	struct pkt p[WAYS + 1];
+	uint16_t rp[WAYS], rc;
+	const uint64_t r0 = colliding_set(45000, p, rp);
+	int be, i, j;
 
-	for (i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(client_to_backend(&p[0], &be), rp[0]);
-		CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]);
-	}
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 4); /* all six by the shortcut */
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < WAYS; j++)
+			CU_ASSERT_EQUAL(client_to_backend(&p[j], &be), rp[j]);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 2 * WAYS); /* all by the shortcut */
 
 	dp_relay_clock_advance(1);
-	CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]); /* a new second: relay4 */
-	CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]); /* the shortcut */
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 5);
-	rc = client_to_backend(&p[2], &be);
-	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc); /* into A's way */
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 7);
-	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc);
-	CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]);
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 7);
+	for (j = 1; j < WAYS; j++) {
+		CU_ASSERT_EQUAL(client_to_backend(&p[j], &be), rp[j]); /* a new second: relay4 */
+		CU_ASSERT_EQUAL(client_to_backend(&p[j], &be), rp[j]); /* the shortcut */
+	}
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3 * WAYS - 1);
+	rc = client_to_backend(&p[WAYS], &be);
+	CU_ASSERT_EQUAL(client_to_backend(&p[WAYS], &be), rc); /* into the first's way */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3 * WAYS + 1);
+	CU_ASSERT_EQUAL(client_to_backend(&p[WAYS], &be), rc);
+	for (j = 1; j < WAYS; j++)
+		CU_ASSERT_EQUAL(client_to_backend(&p[j], &be), rp[j]);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3 * WAYS + 1);
 	CU_ASSERT_EQUAL(client_to_backend(&p[0], &be), rp[0]); /* out of the cache: relay4 */
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 8);
-	CU_ASSERT_EQUAL(moved().created, 3);
-	CU_ASSERT_EQUAL(moved().to_backend, 17);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 3 * WAYS + 2);
+	CU_ASSERT_EQUAL(moved().created, WAYS + 1);
+	/* made and armed, three rounds, the new second, the new key's three, the last round */
+	CU_ASSERT_EQUAL(moved().to_backend, 2 * WAYS + 3 * WAYS + 2 * (WAYS - 1) + 3 + WAYS);
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
 /*
- * A set whose two ways were both armed this second keeps them: a third key
- * of the set stays out of the cache (relay4 takes its packets) instead of
+ * A set whose ways were all armed this second keeps them: one more key of
+ * the set stays out of the cache (relay4 takes its packets) instead of
  * evicting a way at each of its packets, which would send the evicted key
- * through relay4 too, and so on round the three. In the next second the
- * third key takes the way armed longest ago. Every byte checked.
+ * through relay4 too, and so on round them all. In the next second the
+ * extra key takes the way armed longest ago. Every byte checked.
  */
 static void
 test_relay_cache_set_in_use_this_second_keeps_its_keys(void)
 {
-	struct pkt p[3];
-	uint16_t rp[2], rc;
-	const uint64_t r0 = colliding_three(46000, p, rp);
-	int be, i;
+	struct pkt p[WAYS + 1];
+	uint16_t rp[WAYS], rc;
+	const uint64_t r0 = colliding_set(46000, p, rp);
+	int be, i, j;
 
-	rc = client_to_backend(&p[2], &be); /* new: relay4, no room */
+	rc = client_to_backend(&p[WAYS], &be); /* new: relay4, no room */
 	for (i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc);    /* relay4 each */
-		CU_ASSERT_EQUAL(client_to_backend(&p[0], &be), rp[0]); /* the shortcut */
-		CU_ASSERT_EQUAL(client_to_backend(&p[1], &be), rp[1]);
+		CU_ASSERT_EQUAL(client_to_backend(&p[WAYS], &be), rc); /* relay4 each */
+		for (j = 0; j < WAYS; j++)
+			CU_ASSERT_EQUAL(client_to_backend(&p[j], &be), rp[j]); /* the shortcut */
 	}
-	CU_ASSERT(rc != rp[0] && rc != rp[1]);
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 8);
+	for (j = 0; j < WAYS; j++)
+		CU_ASSERT(rc != rp[j]);
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 2 * WAYS + 4);
 
 	dp_relay_clock_advance(1);
-	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc); /* into a way of last second's */
-	CU_ASSERT_EQUAL(client_to_backend(&p[2], &be), rc); /* the shortcut */
-	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 9);
-	CU_ASSERT_EQUAL(moved().created, 3);
-	CU_ASSERT_EQUAL(moved().to_backend, 16);
+	CU_ASSERT_EQUAL(client_to_backend(&p[WAYS], &be), rc); /* into a way of last second's */
+	CU_ASSERT_EQUAL(client_to_backend(&p[WAYS], &be), rc); /* the shortcut */
+	CU_ASSERT_EQUAL(node_pkts("relay4"), r0 + 2 * WAYS + 5);
+	CU_ASSERT_EQUAL(moved().created, WAYS + 1);
+	CU_ASSERT_EQUAL(moved().to_backend, 2 * WAYS + 4 + 3 * WAYS + 2);
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
@@ -1355,31 +1364,33 @@ test_relay_ip6_shortcut_checks_what_the_key_does_not_say(void)
 	CU_ASSERT_EQUAL(node_pkts("relay6"), r0);
 }
 
-/* The IPv6 cache's sets hold two keys too (as the IPv4 one's). */
+/* The IPv6 cache's sets hold WAYS keys too (as the IPv4 one's), all by the shortcut. */
 static void
-test_relay_ip6_cache_set_holds_two_colliding_keys(void)
+test_relay_ip6_cache_set_holds_its_ways_of_colliding_keys(void)
 {
 	const uint16_t stride = colliding_port_stride(true, 51000);
-	struct pkt a = client6(51000, 30), b = client6((uint16_t)(51000 + stride), 31);
-	uint16_t ra, rb;
+	struct pkt c[WAYS];
+	uint16_t rp[WAYS];
 	uint64_t r0;
-	int i;
+	int i, j;
 
 	start_empty();
 	r0 = node_pkts("relay6");
-	ra = client6_to_backend(&a);
-	CU_ASSERT_EQUAL(client6_to_backend(&a), ra);
-	rb = client6_to_backend(&b);
-	CU_ASSERT_EQUAL(client6_to_backend(&b), rb);
-	CU_ASSERT(ra != 0 && rb != 0 && ra != rb);
-	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 4);
-	for (i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(client6_to_backend(&a), ra);
-		CU_ASSERT_EQUAL(client6_to_backend(&b), rb);
+	for (j = 0; j < WAYS; j++) {
+		c[j] = client6((uint16_t)(51000 + j * stride), (uint16_t)(30 + j));
+		rp[j] = client6_to_backend(&c[j]);
+		CU_ASSERT_EQUAL(client6_to_backend(&c[j]), rp[j]);
+		CU_ASSERT(rp[j] != 0);
+		for (i = 0; i < j; i++)
+			CU_ASSERT(rp[i] != rp[j]);
 	}
-	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 4);
-	CU_ASSERT_EQUAL(moved().created, 2);
-	CU_ASSERT_EQUAL(moved().to_backend, 10);
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 2 * WAYS);
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < WAYS; j++)
+			CU_ASSERT_EQUAL(client6_to_backend(&c[j]), rp[j]);
+	CU_ASSERT_EQUAL(node_pkts("relay6"), r0 + 2 * WAYS);
+	CU_ASSERT_EQUAL(moved().created, WAYS);
+	CU_ASSERT_EQUAL(moved().to_backend, 5 * WAYS);
 }
 
 /* A link-local client gets no session: its answers could not find their way back. */
@@ -1777,7 +1788,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_client_to_backend_and_back),
 	T(test_relay_cached_session_takes_ip4_fwd_shortcut),
 	T(test_relay_shortcut_checks_what_the_key_does_not_say),
-	T(test_relay_cache_set_holds_two_colliding_keys),
+	T(test_relay_cache_set_holds_its_ways_of_colliding_keys),
 	T(test_relay_cache_set_in_use_this_second_keeps_its_keys),
 	T(test_relay_ip_padding_goes_through_relay4),
 	T(test_relay_shortcut_follows_neighbor_mac),
@@ -1793,7 +1804,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_ip6_both_directions),
 	T(test_relay_ip6_cached_session_takes_ip6_fwd_shortcut),
 	T(test_relay_ip6_shortcut_checks_what_the_key_does_not_say),
-	T(test_relay_ip6_cache_set_holds_two_colliding_keys),
+	T(test_relay_ip6_cache_set_holds_its_ways_of_colliding_keys),
 	T(test_relay_shortcut_beside_forwarding_in_one_burst),
 	T(test_relay_ip6_link_local_client_gets_no_session),
 	T(test_relay_cksum_delta_equals_full_recompute_random),
