@@ -5,13 +5,13 @@
 
 static const char *const drop_names[DP_DROP_MAX] = {
 #define DP_DROP(sym, name, desc) [DP_DROP_##sym] = (name),
-#include "dp_drop.def"
+#include "dp_drop_list.def"
 #undef DP_DROP
 };
 
 static const char *const drop_descs[DP_DROP_MAX] = {
 #define DP_DROP(sym, name, desc) [DP_DROP_##sym] = (desc),
-#include "dp_drop.def"
+#include "dp_drop_list.def"
 #undef DP_DROP
 };
 
