@@ -20,6 +20,8 @@
 #include "dp_telemetry.h"
 #include "graph_fp.h"
 
+RTE_LOG_REGISTER(dp_logtype_graph, dpfwd.graph, INFO);
+
 struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
 uint16_t dp_nb_workers;
 volatile bool dp_graph_quit;
