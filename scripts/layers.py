@@ -9,6 +9,11 @@ which must come before it. This check fails when:
   - a file of a module includes a header of a module outside its
     dependencies (direct or through them), or a private header of another
     module (public ones are dp_*.h and *_fp.h);
+  - a module counts a drop reason (DP_DROP_<SYM>) that the drop.def of a
+    module outside its dependencies declares; two drop.def files declare
+    the same symbol or JSON name; a file includes a drop.def itself (the
+    build collects them into dp_drop_list.def, which only src/common's
+    dp_drop.h and drop.c include);
   - with --build DIR: a module's library (DIR/libdp_<m>.a) uses a symbol
     that only a module outside its dependencies defines.
 
@@ -21,6 +26,8 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+DROP_DEF = re.compile(r'^\s*DP_DROP\(\s*(\w+)\s*,\s*"([^"]*)"', re.M)
+DROP_USE = re.compile(r'\bDP_DROP_(\w+)')
 
 
 def meson_list(text, name):
@@ -100,6 +107,58 @@ def check_includes(src, order, deps):
     return problems
 
 
+def sources(src, m):
+    """(file name, text) of a module's .c and .h files."""
+    folder = os.path.join(src, 'src', m)
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(('.c', '.h')):
+            with open(os.path.join(folder, f), errors='replace') as fh:
+                yield f, fh.read()
+
+
+def check_drops(src, order, deps):
+    """Each module's drop.def: names unique, reasons counted only by modules that
+    depend on the one declaring them, drop.def never included by hand."""
+    problems = []
+    owner, json_owner = {}, {}
+    for m in order:
+        path = os.path.join(src, 'src', m, 'drop.def')
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            text = f.read()
+        for d in DROP_DEF.finditer(text):
+            sym, name = d.group(1), d.group(2)
+            line = text[:d.start()].count('\n') + 1
+            where = 'src/%s/drop.def:%d' % (m, line)
+            if sym in owner:
+                problems.append('%s: DP_DROP_%s is also declared in src/%s/drop.def'
+                                % (where, sym, owner[sym]))
+            if name in json_owner:
+                problems.append('%s: drop reason name "%s" is also used in src/%s/drop.def'
+                                % (where, name, json_owner[name]))
+            owner.setdefault(sym, m)
+            json_owner.setdefault(name, m)
+    for m in order:
+        allowed = closure(deps, m) | {m}
+        for f, text in sources(src, m):
+            for h in INCLUDE.findall(text):
+                if os.path.basename(h) == 'drop.def':
+                    line = text[:text.index('"%s"' % h)].count('\n') + 1
+                    problems.append('src/%s/%s:%d: includes %s (the build collects every '
+                                    'drop.def into dp_drop_list.def; include dp_drop.h)'
+                                    % (m, f, line, h))
+            for match in DROP_USE.finditer(text):
+                o = owner.get(match.group(1))
+                if o is None or o in allowed:
+                    continue
+                line = text[:match.start()].count('\n') + 1
+                problems.append('src/%s/%s:%d: counts DP_DROP_%s of module %s, which %s does '
+                                'not depend on (src/%s/meson.build deps)'
+                                % (m, f, line, match.group(1), o, m, m))
+    return problems
+
+
 def nm(path, *flags):
     out = subprocess.run(['nm', '--format=posix', *flags, path], check=True,
                          capture_output=True, text=True).stdout
@@ -138,13 +197,14 @@ def main():
     order, deps, problems = load(a.src)
     if order:
         problems += check_includes(a.src, order, deps)
+        problems += check_drops(a.src, order, deps)
         if a.build:
             problems += check_symbols(a.build, order, deps)
     for p in problems:
         print('layers: ' + p)
     if problems:
         return 1
-    print('layers: %d modules, includes%s within their dependencies' %
+    print('layers: %d modules, includes, drop reasons%s within their dependencies' %
           (len(order), ' and symbols' if a.build else ''))
     return 0
 

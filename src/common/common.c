@@ -9,13 +9,6 @@
 #include "dp_common.h"
 
 RTE_LOG_REGISTER(dp_logtype_common, dpfwd.common, INFO);
-RTE_LOG_REGISTER(dp_logtype_config, dpfwd.config, INFO);
-RTE_LOG_REGISTER(dp_logtype_telemetry, dpfwd.telemetry, INFO);
-RTE_LOG_REGISTER(dp_logtype_mem, dpfwd.mem, INFO);
-RTE_LOG_REGISTER(dp_logtype_port, dpfwd.port, INFO);
-RTE_LOG_REGISTER(dp_logtype_graph, dpfwd.graph, INFO);
-RTE_LOG_REGISTER(dp_logtype_fwd, dpfwd.fwd, INFO);
-RTE_LOG_REGISTER(dp_logtype_ctl, dpfwd.ctl, INFO);
 
 int
 dp_strlcpy(char *dst, const char *src, size_t size)

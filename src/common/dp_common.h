@@ -11,15 +11,12 @@
 #include <stddef.h>
 #include <rte_log.h>
 
-/** Log types, one per module: "dpfwd.<module>". Registered in common.c. */
+/**
+ * Log types, one per module: "dpfwd.<module>", each registered in its own
+ * module (RTE_LOG_REGISTER) and declared in its own header as
+ * dp_logtype_<module>, which DP_LOG(level, <module>, ...) names.
+ */
 extern int dp_logtype_common;
-extern int dp_logtype_config;
-extern int dp_logtype_telemetry;
-extern int dp_logtype_mem;
-extern int dp_logtype_port;
-extern int dp_logtype_graph;
-extern int dp_logtype_fwd;
-extern int dp_logtype_ctl;
 
 #define DP_LOG(level, module, fmt, ...)                                                            \
 	rte_log(RTE_LOG_##level, dp_logtype_##module, "dpfwd.%s: " fmt "\n", #module, ##__VA_ARGS__)

@@ -24,6 +24,8 @@
 #include "dp_config.h"
 #include "dp_module.h"
 
+RTE_LOG_REGISTER(dp_logtype_config, dpfwd.config, INFO);
+
 #define CFG_COMMENT       '#'
 #define SCAN_MAX_SECTIONS 64
 #define SCAN_MAX_ENTRIES  4096

@@ -30,6 +30,9 @@
 #include <stdio.h>
 #include <rte_ether.h>
 
+/** Log type "dpfwd.config": DP_LOG(level, config, ...) (dp_common.h). */
+extern int dp_logtype_config;
+
 #define DP_CONFIG_MAX_PORTS      16
 #define DP_CONFIG_MAX_RXMAP      64
 #define DP_CONFIG_MAX_NEIGHS     256

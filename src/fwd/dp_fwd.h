@@ -28,6 +28,9 @@
 
 #include "dp_config.h"
 
+/** Log type "dpfwd.fwd": DP_LOG(level, fwd, ...) (dp_common.h). */
+extern int dp_logtype_fwd;
+
 #define DP_FWD_NH_LOCAL 0 /**< next hop index of the router's own addresses */
 
 /**

@@ -22,6 +22,8 @@
 #include "dp_port.h"
 #include "dp_telemetry.h"
 
+RTE_LOG_REGISTER(dp_logtype_fwd, dpfwd.fwd, INFO);
+
 struct dp_fwd_table dp_fwd;
 
 int32_t

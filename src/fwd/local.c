@@ -10,6 +10,7 @@
 #include <rte_graph_worker.h>
 
 #include "dp_common.h"
+#include "dp_fwd.h"
 #include "dp_fwd_local.h"
 #include "fwd_local_priv.h"
 

@@ -14,6 +14,8 @@
 #include "dp_mem.h"
 #include "dp_telemetry.h"
 
+RTE_LOG_REGISTER(dp_logtype_ctl, dpfwd.ctl, INFO);
+
 #define CTL_MAX_TIMERS 16
 
 struct ctl_timer {

@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <rte_mbuf.h>
 
+/** Log type "dpfwd.ctl": DP_LOG(level, ctl, ...) (dp_common.h). */
+extern int dp_logtype_ctl;
+
 /** Why a worker hands a packet to the control lcore (dp_mbuf_meta.punt). */
 enum dp_punt_kind {
 	DP_PUNT_NONE = 0,

@@ -24,6 +24,9 @@
 #include "dp_drop.h"
 #include "dp_port.h"
 
+/** Log type "dpfwd.graph": DP_LOG(level, graph, ...) (dp_common.h). */
+extern int dp_logtype_graph;
+
 #define DP_WORKER_MAX_RXQ    32
 #define DP_GRAPH_MAX_WORKERS 64
 #define DP_GRAPH_MAX_NODES   128

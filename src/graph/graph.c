@@ -20,6 +20,8 @@
 #include "dp_telemetry.h"
 #include "graph_fp.h"
 
+RTE_LOG_REGISTER(dp_logtype_graph, dpfwd.graph, INFO);
+
 struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
 uint16_t dp_nb_workers;
 volatile bool dp_graph_quit;
@@ -667,11 +669,16 @@ drops_fill(void *arg)
 	unsigned int r;
 
 	RTE_SET_USED(arg);
+	/* the static reasons and those registered (dp_drop_register()), not free slots */
 	for (r = 0; r < DP_DROP_MAX; r++) {
-		uint64_t v = dp_graph_drops(r);
+		const char *name = dp_drop_name(r);
+		uint64_t v;
 
+		if (name == NULL)
+			continue;
+		v = dp_graph_drops(r);
 		total += v;
-		json_object_set_new(by, dp_drop_name(r), json_integer((json_int_t)v));
+		json_object_set_new(by, name, json_integer((json_int_t)v));
 	}
 	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_reason", by);
 }

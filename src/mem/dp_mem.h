@@ -12,6 +12,9 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+/** Log type "dpfwd.mem": DP_LOG(level, mem, ...) (dp_common.h). */
+extern int dp_logtype_mem;
+
 /** What may hold buffers at once on one socket; the pool is sized from it. */
 struct dp_mem_demand {
 	uint32_t rx_desc; /**< sum of RX descriptors of every queue on the socket */

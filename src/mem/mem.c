@@ -12,6 +12,8 @@
 #include "dp_mem.h"
 #include "dp_telemetry.h"
 
+RTE_LOG_REGISTER(dp_logtype_mem, dpfwd.mem, INFO);
+
 #define CONTROL_RESERVE 1024
 
 struct pool_slot {

@@ -17,6 +17,9 @@
 #include "dp_config.h"
 #include "dp_mem.h"
 
+/** Log type "dpfwd.port": DP_LOG(level, port, ...) (dp_common.h). */
+extern int dp_logtype_port;
+
 #define DP_PORT_MAX DP_CONFIG_MAX_PORTS
 
 /** A driver profile: what dpfwd asks of a driver. */

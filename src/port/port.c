@@ -14,6 +14,8 @@
 #include "dp_port.h"
 #include "dp_telemetry.h"
 
+RTE_LOG_REGISTER(dp_logtype_port, dpfwd.port, INFO);
+
 struct dp_port dp_ports[DP_PORT_MAX];
 bool dp_port_up[RTE_MAX_ETHPORTS] __rte_cache_aligned; /* read by every worker each burst */
 uint8_t dp_port_index[RTE_MAX_ETHPORTS];

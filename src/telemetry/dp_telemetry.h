@@ -22,6 +22,9 @@
 
 #include "dp_hist.h"
 
+/** Log type "dpfwd.telemetry": DP_LOG(level, telemetry, ...) (dp_common.h). */
+extern int dp_logtype_telemetry;
+
 #define DP_TELEMETRY_SCHEMA_VERSION 1
 
 /** Returns a new JSON value (object or array) for a section; NULL on error. */

@@ -18,6 +18,8 @@
 #include "dp_common.h"
 #include "dp_telemetry.h"
 
+RTE_LOG_REGISTER(dp_logtype_telemetry, dpfwd.telemetry, INFO);
+
 #define MAX_SECTIONS 32
 
 struct section {

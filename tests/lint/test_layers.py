@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """scripts/layers.py: the real tree passes; a wrong include, a private header,
-a dependency out of order and a symbol taken from an upper module each fail,
-named by file and line (or library and symbol)."""
+a dependency out of order, a symbol taken from an upper module, a drop reason
+of an upper module and a drop reason declared twice each fail, named by file
+and line (or library and symbol)."""
 import os
 import shutil
 import subprocess
@@ -97,6 +98,41 @@ class Layers(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn('src/fwd/ip4_fwd_node.c:%d: includes relay_fp.h of module relay' % (at + 1),
                       out)
+
+    def test_drop_reason_of_an_upper_module_fails(self):
+        t = self.small_tree()
+        write(t + '/src/low/drop.def', 'DP_DROP(LOW_BAD, "low_bad", "low: bad")\n')
+        write(t + '/src/high/drop.def', 'DP_DROP(HIGH_BAD, "high_bad", "high: bad")\n')
+        with open(t + '/src/high/high.c', 'a') as f:
+            f.write('int high_why(void) { return DP_DROP_LOW_BAD; }\n')
+        rc, out = run(t)
+        self.assertEqual(rc, 0, out)
+        with open(t + '/src/low/low.c', 'a') as f:
+            f.write('int low_why(void) { return DP_DROP_HIGH_BAD; }\n')
+        rc, out = run(t)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('src/low/low.c:5: counts DP_DROP_HIGH_BAD of module high', out)
+
+    def test_drop_reason_declared_twice_fails(self):
+        t = self.small_tree()
+        write(t + '/src/low/drop.def', 'DP_DROP(LOW_BAD, "bad", "low: bad")\n')
+        write(t + '/src/high/drop.def', '/* high */\nDP_DROP(HIGH_BAD, "bad", "high: bad")\n'
+              'DP_DROP(LOW_BAD, "low_bad2", "high: bad too")\n')
+        rc, out = run(t)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('src/high/drop.def:2: drop reason name "bad" is also used in '
+                      'src/low/drop.def', out)
+        self.assertIn('src/high/drop.def:3: DP_DROP_LOW_BAD is also declared in '
+                      'src/low/drop.def', out)
+
+    def test_drop_def_included_by_hand_fails(self):
+        t = self.small_tree()
+        write(t + '/src/low/drop.def', 'DP_DROP(LOW_BAD, "low_bad", "low: bad")\n')
+        with open(t + '/src/high/high.c', 'a') as f:
+            f.write('#include "../low/drop.def"\n')
+        rc, out = run(t)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('src/high/high.c:4: includes ../low/drop.def', out)
 
     def test_symbol_of_an_upper_module_fails(self):
         """low calls dp_high() through its own declaration: no include to see."""

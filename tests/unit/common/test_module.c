@@ -9,7 +9,10 @@
  * tm_high (and fwd before both), stop and fini them in reverse, and a
  * datagram to tm_high's port must reach its node. [tm]'s keys parse with
  * file:line errors like dpfwd's own and appear in the reference. A dependency
- * that is not registered and a cycle are refused by name.
+ * that is not registered and a cycle are refused by name. tm_high also
+ * registers a drop reason of its own (dp_drop_register()); a datagram its node
+ * refuses is counted there and shows in the telemetry JSON and the Prometheus
+ * text, and its fini frees the reason.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,14 +23,18 @@
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
 #include <rte_mbuf.h>
+#include <jansson.h>
 
 #include "dp_config.h"
+#include "dp_drop.h"
 #include "dp_fwd_local.h"
 #include "dp_graph.h"
 #include "dp_module.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
+#include "dp_telemetry.h"
 #include "dp_test.h"
+#include "graph_fp.h"
 #include "ring_rig.h"
 
 static const char config_text[] = "[dpfwd]\n"
@@ -113,6 +120,9 @@ static char hooks[32][16];
 static unsigned int nb_hooks;
 static unsigned int svc_pkts;
 static bool rig_up;
+/* tm_high's drop reason (dp_drop_register()), and whether its node refuses */
+static int tm_drop = -1;
+static bool svc_refuse;
 
 static void
 hook(const char *what)
@@ -137,8 +147,10 @@ static uint16_t
 tm_svc_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t n)
 {
 	RTE_SET_USED(graph);
-	RTE_SET_USED(node);
-	svc_pkts += n;
+	if (svc_refuse)
+		dp_node_worker(node)->stats.drops[tm_drop] += n;
+	else
+		svc_pkts += n;
 	rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
 	return n;
 }
@@ -146,12 +158,14 @@ tm_svc_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint
 static struct rte_node_register tm_svc4_node = {
 	.name = "tm_svc4",
 	.process = tm_svc_process,
+	.init = dp_graph_node_init_worker,
 };
 RTE_NODE_REGISTER(tm_svc4_node);
 
 static struct rte_node_register tm_svc6_node = {
 	.name = "tm_svc6",
 	.process = tm_svc_process,
+	.init = dp_graph_node_init_worker,
 };
 RTE_NODE_REGISTER(tm_svc6_node);
 
@@ -164,6 +178,11 @@ high_init(const struct dp_config *cfg, char *err, size_t errlen)
 	int rc;
 
 	hook("high.init");
+	tm_drop = dp_drop_register("tm_refused", "test module: its node refused the datagram");
+	if (tm_drop < 0) {
+		snprintf(err, errlen, "tm_high: drop reason: %s", strerror(-tm_drop));
+		return tm_drop;
+	}
 	rc = dp_fwd_local_service_add("tm_svc4", "tm_svc6");
 	if (rc < 0) {
 		snprintf(err, errlen, "tm_high: %s", strerror(-rc));
@@ -203,6 +222,7 @@ high_fini(void)
 {
 	hook("high.fini");
 	dp_fwd_local_udp_release(false, tm_port, tm_port, (uint8_t)tm_svc);
+	dp_drop_unregister(tm_drop);
 }
 
 static int
@@ -403,6 +423,63 @@ test_module_config_section_keys_and_errors(void)
 	free(ref);
 }
 
+/* tm_refused's count in the telemetry snapshot's drops.by_reason, or -1 */
+static json_int_t
+snapshot_tm_refused(json_int_t *total)
+{
+	json_t *snap = dp_telemetry_snapshot(), *drops, *v;
+	json_int_t n;
+
+	CU_ASSERT_FATAL(snap != NULL);
+	drops = json_object_get(snap, "drops");
+	v = json_object_get(json_object_get(drops, "by_reason"), "tm_refused");
+	n = json_is_integer(v) ? json_integer_value(v) : -1;
+	*total = json_integer_value(json_object_get(drops, "total"));
+	json_decref(snap);
+	return n;
+}
+
+static void
+test_module_drop_reason_counted_in_telemetry(void)
+{
+	json_int_t total0, total1;
+	struct dp_pkt_spec s;
+	json_t *snap;
+	uint8_t f[128];
+	size_t len = 0;
+	char *prom;
+
+	CU_ASSERT_FATAL(tm_drop >= DP_DROP_DYN_FIRST && tm_drop < DP_DROP_MAX);
+	CU_ASSERT_STRING_EQUAL(dp_drop_name(tm_drop), "tm_refused");
+	CU_ASSERT_EQUAL(snapshot_tm_refused(&total0), 0);
+
+	dp_pkt_spec_init(&s);
+	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
+	s.src_ip4 = 0xc6120002;
+	s.dst_ip4 = 0xc6120001;
+	s.dport = tm_port;
+	CU_ASSERT_FATAL(dp_pkt_build(&s, f, sizeof(f), &len) == 0);
+	svc_refuse = true;
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, f, len);
+	dp_graph_worker_run(dp_workers[0], 4);
+	svc_refuse = false;
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, (enum dp_drop_reason)tm_drop), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+
+	CU_ASSERT_EQUAL(snapshot_tm_refused(&total1), 1);
+	CU_ASSERT_EQUAL(total1, total0 + 1);
+	/* the Prometheus text lists it as it lists the static reasons */
+	snap = dp_telemetry_snapshot();
+	CU_ASSERT_FATAL(snap != NULL);
+	prom = dp_telemetry_prom_text(snap, &len);
+	CU_ASSERT_FATAL(prom != NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(prom, "dpfwd_drops_total{reason=\"tm_refused\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(prom, "dpfwd_drops_total{reason=\"ip4_no_route\"} "));
+	free(prom);
+	json_decref(snap);
+}
+
 static void
 test_module_missing_dependency_and_cycle_refused(void)
 {
@@ -436,6 +513,7 @@ test_module_stopped_before_its_dependencies(void)
 	CU_ASSERT(hook_at("low.stop") < hook_at("high.fini"));
 	CU_ASSERT(hook_at("high.fini") < hook_at("low.fini"));
 	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(false, TM_PORT), 0);
+	CU_ASSERT_PTR_NULL(dp_drop_name(tm_drop));
 }
 
 static int
@@ -462,6 +540,8 @@ static const struct dp_test tests[] = {
 		test_module_datagram_to_its_port_reaches_its_node },
 	{ "test_module_config_section_keys_and_errors",
 		test_module_config_section_keys_and_errors },
+	{ "test_module_drop_reason_counted_in_telemetry",
+		test_module_drop_reason_counted_in_telemetry },
 	{ "test_module_missing_dependency_and_cycle_refused",
 		test_module_missing_dependency_and_cycle_refused },
 	{ "test_module_stopped_before_its_dependencies",

@@ -1196,6 +1196,8 @@ test_ip6_readme_lists_every_reason(void)
 	for (r = 0; r < DP_DROP_MAX; r++) {
 		const char *name = dp_drop_name(r);
 
+		if (name == NULL) /* a free slot for dp_drop_register() */
+			continue;
 		if (strncmp(name, "ip6_", 4) != 0 && strncmp(name, "icmp6_", 6) != 0 &&
 			strncmp(name, "nd_", 3) != 0)
 			continue;
