@@ -159,6 +159,7 @@ KNOWN_VALUES: Dict[str, Callable[[str], Optional[str]]] = {
     "dpfwd.tx_drain_us": _int_in(1, 1000000),
     "dpfwd.node_stats": _one_of(BOOLS),
     "dpfwd.node_stats_sample": _int_in(1, 1024),
+    "dpfwd.delay_stats_sample": _int_in(1, 1024),
     "dpfwd.ip4_cksum_check": _one_of(BOOLS),
     "dpfwd.check_dst_mac": _one_of(BOOLS),
     "mempool.cache": _int_in(0, 512),

@@ -1170,7 +1170,7 @@ def show_delay(s, args):
             x["lcore"] = lcores[i].get("lcore")
     if args.json:
         return {"enabled": d.get("enabled"), "from": d.get("from"),
-                "total": total, "lcores": per}
+                "sample": d.get("sample"), "total": total, "lcores": per}
     def row(label, x):
         cut = x.get("_truncated")
         return [label] + [(n(x.get(k)) if k == "count" else fmt_ns(x.get(k)))
@@ -1181,6 +1181,9 @@ def show_delay(s, args):
            "(`clear` does not reset it)"]
     if not d.get("enabled"):
         out.append("delay statistics are off in this dpfwd")
+    elif (d.get("sample") or 1) > 1:
+        out.append(f"one full TX burst in {d['sample']} timed, its packets counted "
+                   f"{d['sample']} times each; partial bursts all: estimates of every packet")
     out.append(table(["", "Packets", "Mean", "p50", "p90", "p99", "p99.9", "Max", "Jitter"],
                      rows))
     out += notes

@@ -857,6 +857,8 @@ static const char *const mode_names[] = { "forward", NULL };
  * 63 KB datagram's 44 fragments (Linux holds by bytes, about a hundred full frames), and all
  * neighbors together hold at most DP_NEIGH_HELD_MAX (src/fwd/neigh.c). node_stats_sample:
  * a timed walk reads the TSC at every node boundary, so only one walk in 64 is timed.
+ * delay_stats_sample: reading every packet's stamp back at TX was most of the histogram's
+ * cost, so only one full burst in 64 is read (dp_delay.h says what that keeps).
  */
 static const struct dp_config_key dpfwd_keys[] = {
 	{ .name = "mode",
@@ -909,6 +911,14 @@ static const struct dp_config_key dpfwd_keys[] = {
 		CFG_FIELD(delay_stats),
 		.def = "on",
 		.doc = "per-packet delay from RX burst to TX burst: histogram, quantiles, jitter" },
+	{ .name = "delay_stats_sample",
+		.type = DP_CONFIG_UINT,
+		CFG_FIELD(delay_stats_sample),
+		.min = 1,
+		.max = 1024,
+		.def = "64",
+		.doc = "time one full TX burst in this many, at random, each of its packets "
+		       "counting as this many; partial bursts always; 1 = every packet" },
 	{ .name = "avx512",
 		.type = DP_CONFIG_BOOL,
 		CFG_FIELD(avx512),

@@ -116,17 +116,18 @@ struct dp_config {
 	/* [dpfwd] */
 	enum dp_config_mode mode;
 	unsigned int main_lcore;
-	uint16_t burst;             /**< RX burst, 1..DP_BURST_MAX */
-	uint32_t tx_drain_us;       /**< flush TX buffers at least this often */
-	bool tx_flush_idle;         /**< ... and after a walk whose RX was not full */
-	bool node_stats;            /**< per-node cycles (one rdtsc per node boundary) */
-	uint16_t node_stats_sample; /**< time one graph walk in this many (1 = every walk) */
-	bool delay_stats;           /**< per-packet RX-to-TX delay histogram (dp_delay.h) */
-	bool avx512;                /**< let DPDK's libraries use AVX-512 where the CPU has it */
-	bool ip4_cksum_check;       /**< verify header checksums in software if the NIC did not */
-	bool check_dst_mac;         /**< drop unicast frames for other hosts */
-	uint32_t icmp_rate;         /**< ICMP errors per second per worker; 0 = none sent */
-	uint32_t icmp_burst;        /**< ICMP errors sent at once (the token bucket's depth) */
+	uint16_t burst;              /**< RX burst, 1..DP_BURST_MAX */
+	uint32_t tx_drain_us;        /**< flush TX buffers at least this often */
+	bool tx_flush_idle;          /**< ... and after a walk whose RX was not full */
+	bool node_stats;             /**< per-node cycles (one rdtsc per node boundary) */
+	uint16_t node_stats_sample;  /**< time one graph walk in this many (1 = every walk) */
+	bool delay_stats;            /**< per-packet RX-to-TX delay histogram (dp_delay.h) */
+	uint16_t delay_stats_sample; /**< time one full TX burst in this many (1 = every one) */
+	bool avx512;                 /**< let DPDK's libraries use AVX-512 where the CPU has it */
+	bool ip4_cksum_check;        /**< verify header checksums in software if the NIC did not */
+	bool check_dst_mac;          /**< drop unicast frames for other hosts */
+	uint32_t icmp_rate;          /**< ICMP errors per second per worker; 0 = none sent */
+	uint32_t icmp_burst;         /**< ICMP errors sent at once (the token bucket's depth) */
 	/* neighbors (ARP, ND) */
 	uint32_t neigh_max;          /**< dynamic + static neighbors, IPv4 and IPv6 */
 	uint32_t neigh_hold;         /**< packets held per unresolved neighbor */

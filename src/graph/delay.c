@@ -5,7 +5,8 @@
  * count, mean, standard deviation, p50/p90/p99/p99.9, max and the RFC 3550
  * jitter, in nanoseconds, and the non-empty buckets in cycles, from which a
  * reader computes any other quantile or the delay between two snapshots
- * (the per-second line does).
+ * (the per-second line does). With delay_stats_sample N > 1 the counts are
+ * estimates: one full TX burst in N is timed and stands for N (dp_delay.h).
  */
 #include <math.h>
 
@@ -72,6 +73,7 @@ delay_fill(void *arg)
 	json_t *root = json_object(), *lcores = json_array();
 	double jitter = 0;
 	bool enabled = false;
+	uint16_t sample = 1;
 	uint16_t i;
 
 	RTE_SET_USED(arg);
@@ -83,6 +85,7 @@ delay_fill(void *arg)
 		json_t *o;
 
 		enabled |= w->delay_stats;
+		sample = w->delay_sample; /* the same in every worker: the config's */
 		o = delay_json(&h.hist, (double)h.jitter_16 / 16, false);
 		json_object_set_new(o, "lcore", json_integer(w->lcore_id));
 		json_array_append_new(lcores, o);
@@ -92,6 +95,7 @@ delay_fill(void *arg)
 	}
 	json_object_set_new(root, "enabled", json_boolean(enabled));
 	json_object_set_new(root, "from", json_string("rx burst to tx burst, TSC"));
+	json_object_set_new(root, "sample", json_integer(sample));
 	json_object_set_new(root, "total",
 		delay_json(&total.hist, total.hist.count ? jitter / (double)total.hist.count : 0,
 			true));

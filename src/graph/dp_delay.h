@@ -9,8 +9,19 @@
  * dp_hist (dp_hist.h) of four buckets per power of two (a value is known to
  * within 25 %) with its count, sum and maximum, and the RFC 3550 (section 6.4.1)
  * interarrival jitter estimator J += (|D| - J) / 16 over the first packets of
- * consecutive TX bursts. Quantiles, mean and standard deviation are computed
- * from these on the control side (delay.c).
+ * consecutive timed TX bursts. Quantiles, mean and standard deviation are
+ * computed from these on the control side (delay.c).
+ *
+ * What is timed (delay_stats_sample, N): every packet is stamped at RX (a
+ * store in a pass port_rx makes anyway), but reading the stamps back is done
+ * for one full TX burst in N, picked at random intervals (dp_delay_sample_gap),
+ * and for every partial burst (a drain or an idle flush: rare under load, and
+ * most bursts when the load is light). A timed packet of a full burst counts
+ * N times in the histogram, so each packet sent contributes N x 1/N or 1 x 1
+ * on average: count, quantiles and mean estimate those of all packets sent,
+ * without the bias towards the partial bursts' longer waits that timing them
+ * all unweighted would bring. Maximum and jitter are over the timed packets.
+ * N = 1 times every packet, as before sampling.
  *
  * Why not rte_latencystats: it keeps one global set of figures behind a
  * spinlock, updated from RX/TX callbacks on every burst of every lcore; here
@@ -23,6 +34,7 @@
 
 #include <rte_common.h>
 #include <rte_mbuf.h>
+#include <rte_random.h>
 
 #include "dp_hist.h"
 #include "dp_mem.h"
@@ -49,6 +61,18 @@ dp_delay_init(struct dp_delay_hist *d)
 	d->prev = 0;
 	d->jitter_16 = 0;
 	(void)dp_hist_init(&d->hist, DP_DELAY_SUB_BITS); /* a valid sub_bits: no error */
+}
+
+/**
+ * Full TX bursts from one timed to the next: uniform in 1..2 @p sample - 1,
+ * one in @p sample on average. At random rather than every N-th, so that no
+ * periodic pattern of bursts (two ports taking turns, a drain every so many)
+ * is always, or never, the one timed.
+ */
+static inline uint16_t
+dp_delay_sample_gap(uint16_t sample)
+{
+	return (uint16_t)(1 + rte_rand_max(2 * (uint64_t)sample - 1));
 }
 
 /** Stamp a received burst with @p now (one TSC read per burst). */
@@ -140,6 +164,8 @@ dp_delay_pend_add(struct dp_delay_hist *h, struct dp_delay_pend *p, uint64_t sta
 /**
  * Note the stamps of a burst about to be sent, to be timed by
  * dp_delay_commit(); the mbufs may be freed once sent, so they are read now.
+ * Each packet counts @p weight times: the burst stands for that many
+ * (delay_stats_sample, above).
  *
  * Cost matters here (a few cycles per packet): the packets of one walk carry
  * the same stamp, so they arrive here mostly side by side. Runs of equal
@@ -149,7 +175,7 @@ dp_delay_pend_add(struct dp_delay_hist *h, struct dp_delay_pend *p, uint64_t sta
  */
 static __rte_always_inline void
 dp_delay_note(struct dp_delay_hist *h, struct dp_delay_pend *p, struct rte_mbuf **pkts, uint16_t n,
-	int meta_off, uint64_t *bytes)
+	uint32_t weight, int meta_off, uint64_t *bytes)
 {
 	uint64_t len = 0, run_t;
 	uint32_t run_n = 0, first = 1;
@@ -163,14 +189,14 @@ dp_delay_note(struct dp_delay_hist *h, struct dp_delay_pend *p, struct rte_mbuf 
 
 		len += pkts[i]->pkt_len;
 		if (unlikely(t != run_t)) {
-			dp_delay_pend_add(h, p, run_t, run_n, first);
+			dp_delay_pend_add(h, p, run_t, run_n * weight, first);
 			first = 0;
 			run_t = t;
 			run_n = 0;
 		}
 		run_n++;
 	}
-	dp_delay_pend_add(h, p, run_t, run_n, first);
+	dp_delay_pend_add(h, p, run_t, run_n * weight, first);
 	*bytes += len;
 }
 

@@ -59,6 +59,7 @@ struct dp_worker_txq {
 	uint16_t port_id;
 	uint16_t queue;
 	uint16_t len;
+	uint16_t delay_skip; /**< full bursts until the next one timed (dp_txq_delay_weight) */
 	/** this port's port_tx node in the worker's graph: what other nodes send
 	 * through this buffer is counted as its (dp_txq_append()) */
 	struct rte_node *tx_node;
@@ -79,8 +80,9 @@ struct dp_worker {
 	bool ip4_cksum_check;
 	bool rx_ip4_cksum; /**< a port this worker polls has IPv4 checksum offload on */
 	bool check_dst_mac;
-	bool walk_timed;      /**< this walk's node cycles are taken (graph_walk) */
-	uint64_t lent_cycles; /**< of the running node's, spent on another's work */
+	bool walk_timed;       /**< this walk's node cycles are taken (graph_walk) */
+	uint16_t delay_sample; /**< one full TX burst in this many is timed (dp_delay.h) */
+	uint64_t lent_cycles;  /**< of the running node's, spent on another's work */
 	struct rte_graph *graph;
 	uint64_t drain_tsc;
 	struct dp_worker_rxq rxq[DP_WORKER_MAX_RXQ];

@@ -328,6 +328,7 @@ worker_add_txqs(struct dp_worker *w)
 			return -ENOMEM;
 		q->port_id = dp_ports[i].port_id;
 		q->queue = w->index;
+		q->delay_skip = dp_delay_sample_gap(w->delay_sample);
 		w->txq[q->port_id] = q;
 		w->txq_cfg[i] = q;
 	}
@@ -392,6 +393,7 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 		w->burst = cfg->burst;
 		w->node_stats = cfg->node_stats;
 		w->delay_stats = cfg->delay_stats;
+		w->delay_sample = cfg->delay_stats_sample;
 		dp_delay_init(&w->delay);
 		/* a power of two, for a mask */
 		w->sample_mask = (uint16_t)(rte_align32pow2(cfg->node_stats_sample) - 1);

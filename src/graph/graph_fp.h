@@ -174,6 +174,23 @@ dp_node_dispatch(struct rte_graph *graph, struct rte_node *node, void **objs,
 		dp_node_dispatch_mixed(graph, node, objs, nexts, n);
 }
 
+/*
+ * How many times each packet of a burst of @p n about to leave @p q counts in
+ * the delay histogram, 0 when the burst is not timed: a partial burst is
+ * always timed, a full one once in w->delay_sample on average, standing for
+ * that many (dp_delay.h).
+ */
+static __rte_always_inline uint32_t
+dp_txq_delay_weight(const struct dp_worker *w, struct dp_worker_txq *q, uint16_t n)
+{
+	if (n < w->burst)
+		return 1;
+	if (--q->delay_skip != 0)
+		return 0;
+	q->delay_skip = dp_delay_sample_gap(w->delay_sample);
+	return w->delay_sample;
+}
+
 /**
  * Send @p n packets on a worker's TX queue: one retry for what the queue did
  * not take, then the rest is freed and counted as tx_full.
@@ -182,6 +199,7 @@ static inline void
 dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint64_t bytes = 0;
+	uint32_t weight;
 	uint16_t sent, i;
 
 	/* link down (a memif peer gone): not sent, counted */
@@ -191,8 +209,10 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 		return;
 	}
 	/* count before sending: a sent mbuf may be freed at once */
-	if (w->delay_stats)
-		dp_delay_note(&w->delay, &w->delay_pend, pkts, n, dp_mbuf_meta_offset, &bytes);
+	weight = w->delay_stats ? dp_txq_delay_weight(w, q, n) : 0;
+	if (weight != 0)
+		dp_delay_note(
+			&w->delay, &w->delay_pend, pkts, n, weight, dp_mbuf_meta_offset, &bytes);
 	else
 		for (i = 0; i < n; i++)
 			bytes += pkts[i]->pkt_len;

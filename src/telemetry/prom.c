@@ -152,7 +152,9 @@ static const struct prom_family families[] = {
 	{ SRC_POOL, "cache_size", "dpfwd_mempool_cache_size", G, "Per-lcore cache size.", NULL },
 
 	{ SRC_DELAY, "count", "dpfwd_delay_packets_total", C,
-		"Packets timed from RX burst to TX burst ([dpfwd] delay_stats).", NULL },
+		"Packets sent, as the delay histogram counts them ([dpfwd] delay_stats; an "
+		"estimate when delay_stats_sample > 1).",
+		NULL },
 	{ SRC_DELAY, "p50_ns", "dpfwd_delay_p50_nanoseconds", G,
 		"Median RX-to-TX delay since start.", NULL },
 	{ SRC_DELAY, "p90_ns", "dpfwd_delay_p90_nanoseconds", G, "90th percentile delay.", NULL },

@@ -303,6 +303,8 @@ test_config_default_ini_loads(void)
 	CU_ASSERT_EQUAL(cfg.burst, 32);
 	CU_ASSERT_TRUE(cfg.node_stats);
 	CU_ASSERT_EQUAL(cfg.node_stats_sample, 64);
+	CU_ASSERT_TRUE(cfg.delay_stats);
+	CU_ASSERT_EQUAL(cfg.delay_stats_sample, 64);
 	CU_ASSERT_TRUE(cfg.ip4_cksum_check);
 	CU_ASSERT_EQUAL(cfg.pool_size, 0); /* auto */
 	CU_ASSERT_EQUAL(cfg.pool_cache, 256);

@@ -45,6 +45,9 @@ static const uint8_t neigh_mac[2][6] = {
 static const char config_text[] =
 	"[dpfwd]\n"
 	"burst = 32\n"
+	/* every packet timed: the delay tests count them one by one; the sampling
+	 * test sets its own */
+	"delay_stats_sample = 1\n"
 	"[mempool]\n"
 	"cache = 32\n"
 	"[port0]\n"
@@ -742,6 +745,56 @@ test_graph_delay_histogram_times_every_sent_packet(void)
 	json_decref(snap);
 }
 
+/* With delay_stats_sample = N, one full TX burst in N on average is timed and
+ * each of its packets counts N times; a partial burst is always timed, each
+ * packet once. The histogram's count estimates the packets sent. */
+static void
+test_graph_delay_sample_times_one_full_burst_in_n(void)
+{
+	enum { SAMPLE = 8, BURSTS = 256 };
+	struct dp_hist *h = &worker()->delay.hist;
+	const uint64_t count0 = h->count;
+	struct rte_mbuf *out[64];
+	uint8_t frame[2048];
+	struct dp_pkt_spec s;
+	uint64_t timed, tx0;
+	unsigned int b, i, n;
+	size_t len;
+
+	dp_graph_worker_flush(worker());
+	tx0 = worker()->stats.tx_pkts;
+	worker()->delay_sample = SAMPLE;
+	spec_to(&s, 0xc6120107, 64, 2000);
+	len = build(&s, frame);
+	/* full bursts of 32, each sent within its walk */
+	for (b = 0; b < BURSTS; b++) {
+		for (i = 0; i < 32; i++)
+			inject_frame(frame, len);
+		run_graph();
+		n = drain_tx(1, out, 64);
+		CU_ASSERT_EQUAL(n, 32);
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CU_ASSERT_EQUAL(worker()->stats.tx_pkts - tx0, 32 * BURSTS);
+	timed = h->count - count0;
+	/* whole bursts of SAMPLE x 32 each, about one burst in SAMPLE (the
+	 * number timed is 32 +- 3 here: 16..48 is five standard deviations) */
+	CU_ASSERT_EQUAL(timed % (SAMPLE * 32), 0);
+	CU_ASSERT(timed >= 32 * BURSTS / 2 && timed <= 32 * BURSTS * 3 / 2);
+	/* a partial burst (one packet, flushed after the walk) counts once */
+	inject_frame(frame, len);
+	run_graph();
+	dp_graph_worker_flush(worker());
+	CU_ASSERT_EQUAL(h->count - count0, timed + 1);
+	n = drain_tx(1, out, 64);
+	CU_ASSERT_EQUAL(n, 1);
+	rte_pktmbuf_free_bulk(out, n);
+	/* back to every burst, from the next one on */
+	worker()->delay_sample = 1;
+	for (i = 0; i < NB_PORTS; i++)
+		worker()->txq_cfg[i]->delay_skip = 1;
+}
+
 /* dp_delay_note/commit on their own: runs of equal stamps become one
  * histogram update each, every packet is counted once at its own delay, and
  * more runs than the pending list holds are timed early, not lost. */
@@ -767,8 +820,8 @@ test_graph_delay_runs_are_counted_once_each(void)
 		low += 1000000 + 1000 * (i / PER);
 	}
 	/* in two sends, the second starting mid-run */
-	dp_delay_note(&h, &p, m, N / 2 + 1, dp_mbuf_meta_offset, &noted_bytes);
-	dp_delay_note(&h, &p, m + N / 2 + 1, N - N / 2 - 1, dp_mbuf_meta_offset, &noted_bytes);
+	dp_delay_note(&h, &p, m, N / 2 + 1, 1, dp_mbuf_meta_offset, &noted_bytes);
+	dp_delay_note(&h, &p, m + N / 2 + 1, N - N / 2 - 1, 1, dp_mbuf_meta_offset, &noted_bytes);
 	CU_ASSERT_EQUAL(noted_bytes, bytes);
 	CU_ASSERT(p.n <= DP_DELAY_PEND);
 	CU_ASSERT(h.hist.count < N); /* some were timed early, the rest wait */
@@ -824,6 +877,8 @@ static const struct dp_test tests[] = {
 		test_graph_telemetry_counts_add_up_and_json_is_valid },
 	{ "test_graph_delay_histogram_times_every_sent_packet",
 		test_graph_delay_histogram_times_every_sent_packet },
+	{ "test_graph_delay_sample_times_one_full_burst_in_n",
+		test_graph_delay_sample_times_one_full_burst_in_n },
 	{ "test_graph_delay_runs_are_counted_once_each",
 		test_graph_delay_runs_are_counted_once_each },
 	{ "test_graph_no_mbuf_leak_after_traffic", test_graph_no_mbuf_leak_after_traffic },
