@@ -132,13 +132,13 @@ ip6_is_our_group(const uint8_t *a, uint16_t port)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	static const uint8_t sn_pfx[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff };
-	const struct dp_fwd6_port *p;
+	const struct dp_fwd_port6 *p;
 
 	if (memcmp(a, all_nodes, 16) == 0)
 		return true;
 	if (port >= DP_CONFIG_MAX_PORTS || memcmp(a, sn_pfx, sizeof(sn_pfx)) != 0)
 		return false;
-	p = &dp_fwd6.port[port];
+	p = &dp_fwd_ip6.port[port];
 	return memcmp(a + 13, p->ll + 13, 3) == 0 ||
 	       (p->has_global && memcmp(a + 13, p->global + 13, 3) == 0);
 }
@@ -160,7 +160,7 @@ ip6_mcast_mac(const uint8_t *a, struct rte_ether_addr *mac)
 static inline const uint8_t *
 ip6_src_for(uint16_t port, const uint8_t *dst)
 {
-	const struct dp_fwd6_port *p = &dp_fwd6.port[port];
+	const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[port];
 
 	return p->has_global && !ip6_is_linklocal(dst) ? p->global : p->ll;
 }
@@ -169,7 +169,7 @@ ip6_src_for(uint16_t port, const uint8_t *dst)
 static inline bool
 ip6_is_port_addr(uint16_t port, const uint8_t *a)
 {
-	const struct dp_fwd6_port *p = &dp_fwd6.port[port];
+	const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[port];
 
 	return memcmp(a, p->ll, 16) == 0 || (p->has_global && memcmp(a, p->global, 16) == 0);
 }
@@ -191,9 +191,9 @@ ip6_route_back(const uint8_t *dst, uint16_t in_port, uint32_t *nh)
 		return *nh != 0;
 	}
 	memcpy(ips[0], dst, 16);
-	rte_fib6_lookup_bulk(__atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE), ips, &hop, 1);
+	rte_fib6_lookup_bulk(__atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE), ips, &hop, 1);
 	*nh = (uint32_t)hop;
-	return hop != DP_FWD6_NO_ROUTE && hop != DP_FWD_NH_LOCAL;
+	return hop != DP_FWD_NO_ROUTE6 && hop != DP_FWD_NH_LOCAL;
 }
 
 /**
@@ -201,8 +201,8 @@ ip6_route_back(const uint8_t *dst, uint16_t in_port, uint32_t *nh)
  *
  * The packet goes to ip6_output like a forwarded one, and ip6_output takes one
  * off the hop limit of every packet. Rather than a branch for our own packets
- * in its hot loop, the header is written with DP_FWD6_HOP_LIMIT + 1: the
- * packet leaves with DP_FWD6_HOP_LIMIT. (IPv6 has no header checksum.)
+ * in its hot loop, the header is written with DP_ICMP6_HOP_LIMIT + 1: the
+ * packet leaves with DP_ICMP6_HOP_LIMIT. (IPv6 has no header checksum.)
  * @p src and @p dst must not point into @p ip (copy them first).
  */
 static inline void
@@ -212,7 +212,7 @@ ip6_hdr_write(struct rte_ipv6_hdr *ip, uint16_t payload_len, uint8_t proto, cons
 	ip->vtc_flow = RTE_BE32(UINT32_C(6) << 28);
 	ip->payload_len = rte_cpu_to_be_16(payload_len);
 	ip->proto = proto;
-	ip->hop_limits = DP_FWD6_HOP_LIMIT + 1; /* ip6_output takes one off */
+	ip->hop_limits = DP_ICMP6_HOP_LIMIT + 1; /* ip6_output takes one off */
 	memcpy(ip->src_addr, src, 16);
 	memcpy(ip->dst_addr, dst, 16);
 }

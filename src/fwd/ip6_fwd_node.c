@@ -122,7 +122,7 @@ ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off
 		why = DP_DROP_IP6_HBH;
 		goto drop;
 	}
-	if (hop == DP_FWD6_NO_ROUTE)
+	if (hop == DP_FWD_NO_ROUTE6)
 		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_NO_ROUTE, ICMP6_DST_UNREACH,
 			ICMP6_DST_UNREACH_NOROUTE);
 	if (ip->hop_limits <= 1)
@@ -147,7 +147,7 @@ ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int 
 	const struct dp_fwd_nh *nh;
 	uint32_t h = (uint32_t)hop;
 
-	if (unlikely(!ok || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
+	if (unlikely(!ok || h == DP_FWD_NO_ROUTE6 || h == DP_FWD_NH_LOCAL)) {
 		rte_edge_t e;
 
 		if (ok && h == DP_FWD_NH_LOCAL) {
@@ -222,7 +222,7 @@ static __rte_always_inline uint16_t
 ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
 	/* swapped by a route reload (route.c), freed after an RCU grace period */
-	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
 
 	if (unlikely(fib == NULL))
 		return ip6_fwd_off(graph, node, nb_objs);
@@ -237,7 +237,7 @@ ip6_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **obj
 	const struct dp_fwd_fast_match *fm)
 {
 	/* swapped by a route reload (route.c), freed after an RCU grace period */
-	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
 	uint16_t rest[RTE_GRAPH_BURST_SIZE];
 	uint16_t n;
 

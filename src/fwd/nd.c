@@ -288,7 +288,7 @@ static void
 nd_mcast_join(uint16_t port)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
-	const struct dp_fwd6_port *p = &dp_fwd6.port[port];
+	const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[port];
 	const uint16_t id = dp_ports[port].port_id;
 	struct rte_ether_addr macs[3];
 	uint8_t group[16];
@@ -328,7 +328,7 @@ dp_nd_start(void)
 	if (rc < 0)
 		return rc;
 	dp_neigh_solicit_register(6, nd_solicit);
-	if (dp_fwd6.fib == NULL)
+	if (dp_fwd_ip6.fib == NULL)
 		return 0;
 	for (i = 0; i < dp_nb_ports; i++)
 		nd_mcast_join(i);

@@ -1351,7 +1351,7 @@ check_err6(const struct mcase *c, const uint8_t *in, size_t out_len)
 	EXPECT(memcmp(got, host_mac, 6) == 0);
 	EXPECT(dp_pkt_get16(got + 12) == 0x86dd);
 	EXPECT(dp_pkt_get16(got + 18) == 8 + quote);
-	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
+	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_ICMP6_HOP_LIMIT);
 	EXPECT(memcmp(got + 22, P0_6, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
 	EXPECT(got[54] == c->type && got[55] == c->code);
 	EXPECT(sum6(got + 14, got + 54, 8 + quote) == 0xffff);
@@ -1382,7 +1382,7 @@ check_echo6(const struct mcase *c, const uint8_t *in, size_t out_len)
 
 	EXPECT(out_len == 54 + plen);
 	EXPECT(memcmp(got, host_mac, 6) == 0);
-	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
+	EXPECT(got[20] == IPPROTO_ICMPV6 && got[21] == DP_ICMP6_HOP_LIMIT);
 	EXPECT(memcmp(got + 22, from, 16) == 0 && memcmp(got + 38, in + 22, 16) == 0);
 	EXPECT(got[54] == 129 && got[55] == 0);
 	EXPECT(sum6(got + 14, got + 54, plen) == 0xffff);
