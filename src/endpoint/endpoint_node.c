@@ -50,6 +50,7 @@
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_graph.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "endpoint_fp.h"
 #include "fwd6_fp.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * IPv6 forwarding (RFC 8200), its ICMPv6 (RFC 4443) and Neighbor Discovery
- * (RFC 4861).
+ * IPv6 forwarding (RFC 8200) and Neighbor Discovery (RFC 4861); its ICMPv6
+ * (RFC 4443) is dp_icmp6.h's.
  *
  * Routes live in DPDK's rte_fib6 (trie); a lookup's result is an index into
  * the next-hop table dp_fwd.nh[] that IPv4 uses too (entries flagged
@@ -15,11 +15,6 @@
  *                      |  \--> ip6_local --(echo reply)--> ip6_output
  *                      |          \--(NS, NA)--> ctl_punt -> ND on the control lcore
  *                      \--(hop limit, no route)--> icmp6_error -> ip6_output
- *
- * Accounting, as for ICMPv4: the packet that causes an error is a drop under
- * its own reason (ip6_hop_limit, ip6_no_route); the error is a packet the
- * router originates (counted in errors), sent or dropped under an icmp6_*
- * reason. An echo reply is the request turned around.
  */
 #ifndef DP_FWD6_H
 #define DP_FWD6_H
@@ -35,18 +30,6 @@
  * 31-bit values (the top bit marks an internal node), so this is the largest.
  */
 #define DP_FWD_NO_ROUTE6 UINT32_C(0x7fffffff)
-
-/** Hop limit of every packet the router originates (RFC 4443 and RFC 8200 leave it to us). */
-#define DP_ICMP6_HOP_LIMIT 64
-
-/**
- * Longest ICMPv6 error (IPv6 header included): RFC 4443 2.4(c), as much of
- * the offending packet as fits without exceeding the minimum IPv6 MTU.
- */
-#define DP_ICMP6_ERR_MAX_LEN 1280
-/** ICMPv6 Time Exceeded (RFC 4443 3.3) and its code for a reassembly that timed out */
-#define DP_ICMP6_TIME_EXCEEDED 3
-#define DP_ICMP6_EXC_REASM     1
 
 /** The IPv6 addresses of one port. */
 struct dp_fwd_port6 {
@@ -112,19 +95,6 @@ void dp_fwd_ip6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16]);
  * @return 0 or -errno.
  */
 int dp_nd_start(void);
-
-/** Counters summed over workers (each written only by its worker). */
-struct dp_icmp6_stats {
-	uint64_t echo_replies; /**< echo replies passed to ip6_output */
-	uint64_t errors;       /**< errors due (sent, refused, rate-limited or unroutable) */
-	uint64_t errors_sent;  /**< errors passed to ip6_output */
-};
-
-/** Change the ICMPv6 error rate limit (per worker; 0 = never send). */
-void dp_icmp6_ratelimit_set(uint32_t rate, uint32_t burst);
-
-/** Sum the counters of every worker into @p st. */
-void dp_icmp6_stats_get(struct dp_icmp6_stats *st);
 
 /** Control-lcore ND counters. */
 struct dp_nd_stats {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * IPv6 tables, control path: the rte_fib6 built from the config, the ports'
- * addresses, the ICMPv6 rate limit and per-worker state, telemetry.
+ * addresses, telemetry (ICMPv6's state is icmp6.c's).
  *
  * Why rte_fib6 (trie) and not rte_lpm6: both resolve a lookup in a 2^24-entry
  * first table plus one 8-bit table per further byte, but the fib6 trie does a
@@ -30,16 +30,11 @@
 #include "dp_neigh.h"
 #include "dp_port.h"
 #include "dp_telemetry.h"
-#include "fwd6_priv.h"
+#include "dp_icmp6.h"
+#include "icmp6_priv.h"
 #include "graph_fp.h"
 
 struct dp_fwd_ip6_table dp_fwd_ip6;
-struct icmp6_worker icmp6_workers[DP_GRAPH_MAX_WORKERS];
-struct icmp6_params icmp6_params = {
-	.rate = 1000,
-	.burst = 50,
-	.gen = 1,
-};
 
 void
 dp_fwd_ip6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16])
@@ -71,50 +66,6 @@ dp_fwd_lookup6(const uint8_t addr[16])
 	memcpy(ips[0], addr, 16);
 	rte_fib6_lookup_bulk(dp_fwd_ip6.fib, ips, &hop, 1);
 	return (uint32_t)hop;
-}
-
-void
-dp_icmp6_ratelimit_set(uint32_t rate, uint32_t burst)
-{
-	icmp6_params.rate = rate;
-	icmp6_params.burst = burst;
-	/* workers compare gen before they read rate and burst */
-	__atomic_store_n(&icmp6_params.gen, icmp6_params.gen + 1, __ATOMIC_RELEASE);
-}
-
-/*
- * ip6_local and icmp6_error of each worker graph share the worker's state,
- * which starts afresh (tb_gen 0 never matches: the first error fills the bucket).
- */
-int
-icmp6_node_init(const struct rte_graph *graph, struct rte_node *node)
-{
-	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
-	int rc;
-
-	rc = dp_graph_node_init_worker(graph, node);
-	if (rc < 0)
-		return rc;
-	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
-		return -EINVAL;
-	ctx->arg = &icmp6_workers[ctx->w->index];
-	memset(ctx->arg, 0, sizeof(icmp6_workers[0]));
-	return 0;
-}
-
-void
-dp_icmp6_stats_get(struct dp_icmp6_stats *st)
-{
-	uint16_t i;
-
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < dp_nb_workers; i++) {
-		const struct icmp6_worker *w = &icmp6_workers[dp_workers[i]->index];
-
-		st->echo_replies += w->echo_replies;
-		st->errors += w->errors;
-		st->errors_sent += w->errors_sent;
-	}
 }
 
 static bool
@@ -323,7 +274,7 @@ dp_fwd_ip6_init(const struct dp_config *cfg, char *err, size_t errlen)
 			p->has_global = true;
 		}
 	}
-	dp_icmp6_ratelimit_set(cfg->icmp_rate, cfg->icmp_burst);
+	dp_icmp6_init(cfg);
 	if (!config_has_ip6(cfg)) {
 		DP_LOG(INFO, fwd,
 			"IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
@@ -483,7 +434,6 @@ dp_fwd_ip6_fini(void)
 static json_t *
 fwd6_fill(void *arg)
 {
-	struct dp_icmp6_stats ic;
 	struct dp_nd_stats nd;
 	json_t *ports = json_array();
 	uint16_t i;
@@ -500,15 +450,12 @@ fwd6_fill(void *arg)
 			ports, json_pack("{s:i, s:s, s:o}", "port", i, "link_local", ll, "global",
 				       p->has_global ? json_string(gl) : json_null()));
 	}
-	dp_icmp6_stats_get(&ic);
 	dp_nd_stats_get(&nd);
-	return json_pack("{s:b, s:I, s:o, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I}}",
-		"enabled", dp_fwd_ip6.fib != NULL, "routes", (json_int_t)dp_fwd_ip6.nb_routes,
-		"ports", ports, "icmp6", "echo_replies", (json_int_t)ic.echo_replies, "errors",
-		(json_int_t)ic.errors, "errors_sent", (json_int_t)ic.errors_sent, "rate",
-		(json_int_t)icmp6_params.rate, "burst", (json_int_t)icmp6_params.burst, "nd",
-		"ns_in", (json_int_t)nd.ns_in, "na_in", (json_int_t)nd.na_in, "ns_out",
-		(json_int_t)nd.ns_out, "na_out", (json_int_t)nd.na_out);
+	return json_pack("{s:b, s:I, s:o, s:o, s:{s:I, s:I, s:I, s:I}}", "enabled",
+		dp_fwd_ip6.fib != NULL, "routes", (json_int_t)dp_fwd_ip6.nb_routes, "ports", ports,
+		"icmp6", icmp6_telemetry_json(), "nd", "ns_in", (json_int_t)nd.ns_in, "na_in",
+		(json_int_t)nd.na_in, "ns_out", (json_int_t)nd.ns_out, "na_out",
+		(json_int_t)nd.na_out);
 }
 
 int

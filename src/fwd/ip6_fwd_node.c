@@ -37,10 +37,10 @@
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_fwd_local.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
-#include "fwd6_priv.h"
 #include "graph_fp.h"
 
 enum ip6_fwd_next {
@@ -123,11 +123,11 @@ ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off
 		goto drop;
 	}
 	if (hop == DP_FWD_NO_ROUTE6)
-		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_NO_ROUTE, ICMP6_DST_UNREACH,
-			ICMP6_DST_UNREACH_NOROUTE);
+		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_NO_ROUTE, DP_ICMP6_DEST_UNREACH,
+			DP_ICMP6_UNREACH_NOROUTE);
 	if (ip->hop_limits <= 1)
-		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_HOP_LIMIT, ICMP6_TIME_EXCEEDED,
-			ICMP6_TIME_EXCEED_TRANSIT);
+		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_HOP_LIMIT, DP_ICMP6_TIME_EXCEEDED,
+			DP_ICMP6_EXC_HOP_LIMIT);
 	meta->nh = (uint32_t)hop;
 	return IP6_FWD_NEXT_OUTPUT;
 drop:

@@ -33,7 +33,7 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
-#include "fwd6_priv.h"
+#include "icmp6_fp.h"
 
 #define ND_OPT_SLLA 1
 #define ND_OPT_TLLA 2
@@ -102,7 +102,7 @@ nd_fill(struct rte_mbuf *m, uint16_t port, const struct rte_ether_addr *eth_dst,
 	rte_ether_addr_copy(eth_dst, &eth->dst_addr);
 	rte_ether_addr_copy(&dp_ports[port].mac, &eth->src_addr);
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	ip6_hdr_write(ip, sizeof(*nd) + sizeof(*opt), IPPROTO_ICMPV6, s, d);
+	icmp6_ip_hdr_write(ip, sizeof(*nd) + sizeof(*opt), IPPROTO_ICMPV6, s, d);
 	ip->hop_limits = ICMP6_ND_HOP_LIMIT; /* sent as is, not through ip6_output */
 	nd->type = type;
 	nd->code = 0;

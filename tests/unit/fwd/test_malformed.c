@@ -27,6 +27,7 @@
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_icmp4.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
