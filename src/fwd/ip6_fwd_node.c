@@ -6,8 +6,9 @@
  *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
  *         written here and the packet put in the worker's TX buffer for the
  *         port, as ip4_fwd does; none for one the worker's fast match took
- *         (dp_fwd_local.h); ip6_output for the rest; ip6_local (the router's
- *         addresses, its multicast groups);
+ *         (dp_fwd_local.h); ip6_output for the rest; a local service's node
+ *         for a UDP datagram to the router and a claimed port, as ip4_fwd;
+ *         ip6_local (the rest to the router's addresses, its multicast groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
  *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,
@@ -48,8 +49,9 @@ enum ip6_fwd_next {
 	IP6_FWD_NEXT_OUTPUT,
 	IP6_FWD_NEXT_LOCAL,
 	IP6_FWD_NEXT_ICMP,
-	IP6_FWD_NEXT_MAX,
+	IP6_FWD_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
+_Static_assert(IP6_FWD_NEXT_MAX == FWD_LOCAL_IP6_FWD_BASE, "services after the node's edges");
 
 /* Ask icmp6_error for an error about @p m; the packet itself is a drop (@p why). */
 static __rte_always_inline rte_edge_t
@@ -136,6 +138,23 @@ drop:
 }
 
 /*
+ * A packet for one of the router's addresses that passed the fast checks, as
+ * in ip4_fwd: a UDP datagram (right after the fixed header) to a claimed port
+ * goes to its service at once; anything else to ip6_local.
+ */
+static __rte_always_inline rte_edge_t
+ip6_fwd_local(const struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint8_t svc;
+
+	if (ip[6] != IPPROTO_UDP)
+		return IP6_FWD_NEXT_LOCAL;
+	svc = dp_fwd_local_udp6_service(ip);
+	return svc != 0 ? fwd_local_edge(IP6_FWD_NEXT_MAX, svc) : IP6_FWD_NEXT_LOCAL;
+}
+
+/*
  * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
  * to a resolved next hop, rewritten and put in the TX buffer; else into
  * @p other with its edge (the reason counted).
@@ -151,7 +170,7 @@ ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int 
 		rte_edge_t e;
 
 		if (ok && h == DP_FWD_NH_LOCAL) {
-			e = IP6_FWD_NEXT_LOCAL;
+			e = ip6_fwd_local(m);
 		} else {
 			e = ip6_fwd_slow(w, m, hop, meta_off);
 			if (e == IP6_FWD_NEXT_OUTPUT)

@@ -20,7 +20,6 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
-#include <rte_udp.h>
 
 #include "dp_ctl.h"
 #include "dp_fwd.h"
@@ -102,9 +101,7 @@ ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, 
 	 * checks the rest (the port is read inside the data room even from a
 	 * short frame) */
 	if (ip->proto == IPPROTO_UDP) {
-		const uint16_t port =
-			rte_be_to_cpu_16(((const struct rte_udp_hdr *)(ip + 1))->dst_port);
-		const uint8_t svc = dp_fwd_local_udp6[port];
+		const uint8_t svc = dp_fwd_local_udp6_service((const uint8_t *)ip);
 
 		if (svc != 0)
 			return fwd_local_edge(IP6_LOCAL_NEXT_MAX, svc);
