@@ -181,7 +181,7 @@ int
 ring_rig_route(bool add, const char *text, char *err, size_t errlen)
 {
 	ring_rig_rcu_offline();
-	return add ? dp_route_add(text, err, errlen) : dp_route_del(text, err, errlen);
+	return add ? dp_fwd_route_add(text, err, errlen) : dp_fwd_route_del(text, err, errlen);
 }
 
 void

@@ -90,7 +90,7 @@ void ring_rig_step(void);
 size_t ring_rig_arp(uint8_t *f, uint16_t op, const uint8_t *eth_dst, const uint8_t *sha,
 	uint32_t sip, const uint8_t *tha, uint32_t tip);
 
-/** dp_route_add() (@p add) or dp_route_del() of @p text, from the test thread. */
+/** dp_fwd_route_add() (@p add) or dp_fwd_route_del() of @p text, from the test thread. */
 int ring_rig_route(bool add, const char *text, char *err, size_t errlen);
 
 #endif /* DP_TEST_RING_RIG_H */

@@ -38,6 +38,7 @@
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_graph.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "endpoint_fp.h"
 #include "fwd6_fp.h"
@@ -851,12 +852,12 @@ ep_tx_route(const struct ep_dp *e, const struct dpsock_msg *peer_msg, struct ep_
 			(r->dst[15] == 1 && memcmp(r->dst, (const uint8_t[15]){ 0 }, 15) == 0))
 			return DP_DROP_EP_BAD_DEST;
 		r->dport = peer.in6.sin6_port;
-		fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+		fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
 		if (fib == NULL)
 			return DP_DROP_EP_NO_ROUTE;
 		memcpy(ips[0], r->dst, 16);
 		rte_fib6_lookup_bulk(fib, ips, &hop, 1);
-		if (hop == DP_FWD6_NO_ROUTE)
+		if (hop == DP_FWD_NO_ROUTE6)
 			return DP_DROP_EP_NO_ROUTE;
 		r->nh = (uint32_t)hop;
 		r->local = hop == DP_FWD_NH_LOCAL;

@@ -10,6 +10,11 @@
  * its size (far too long for a million prefixes); rte_fib keeps them in a RIB
  * (a binary trie: O(32) per add and delete) beside the same 2^24-entry first
  * table plus 256-entry tbl8 groups, and looks a whole burst up in one call.
+ *
+ * Names, both families: the family is a digit on the object
+ * (dp_fwd_lookup4/dp_fwd_lookup6, dp_fwd_fib4_build/dp_fwd_fib6_build), or the
+ * object is the protocol (dp_fwd_ip4_rewrite, dp_fwd_ip6_init); never on the
+ * module's prefix.
  */
 #ifndef DP_FWD_H
 #define DP_FWD_H
@@ -94,7 +99,7 @@ dp_fwd_nh_is_neigh4(const struct dp_fwd_nh *nh)
 bool dp_fwd_adj4_eligible(struct rte_fib *fib, uint32_t idx);
 
 /** Control lcore: neighbor @p idx (IPv4) has a MAC: its adjacency, when it may. */
-void dp_route_adj4_resolved(uint32_t idx);
+void dp_fwd_adj4_resolved(uint32_t idx);
 
 /** An IPv4 route table: the FIB and what the control lcore knows of it. */
 struct dp_fwd_fib4 {
@@ -304,23 +309,23 @@ int dp_fwd_refuse_port_addr(char *err, size_t errlen, const char *route);
  * (RCU), then frees the old one.
  */
 /** After the workers exist: the route counters. @return 0 or -errno. */
-int dp_route_start(void);
+int dp_fwd_route_start(void);
 /** Telemetry commands /dpfwd/route/{add,del,reload}; reload reads @p config_path by default. */
-int dp_route_start_cmds(const char *config_path);
+int dp_fwd_route_start_cmds(const char *config_path);
 /**
  * Add "prefix via gw port N" (config route syntax), or replace the next hop
  * of that prefix. @return 0, -EINVAL (bad text), -ENOSPC (table full: [routes]
  * ip4_max, ip4_tbl8), -ENOMEM; message in @p err.
  */
-int dp_route_add(const char *text, char *err, size_t errlen);
+int dp_fwd_route_add(const char *text, char *err, size_t errlen);
 /** Delete the route to "a.b.c.d/len". @return 0, -ENOENT, -EINVAL, -ENOMEM. */
-int dp_route_del(const char *prefix, char *err, size_t errlen);
+int dp_fwd_route_del(const char *prefix, char *err, size_t errlen);
 /**
  * Re-read the config file @p path and replace the IPv4 routes with its own
  * (ports' subnets, routes, route files); on any error the live table stays.
  * @return 0 or -errno with "file:line: ..." in @p err.
  */
-int dp_route_reload(const char *path, char *err, size_t errlen);
+int dp_fwd_route_reload(const char *path, char *err, size_t errlen);
 
 /**
  * How big an IPv4 table for @p cfg is: room for its routes and ports'

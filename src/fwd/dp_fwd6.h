@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * IPv6 forwarding (RFC 8200), its ICMPv6 (RFC 4443) and Neighbor Discovery
- * (RFC 4861).
+ * IPv6 forwarding (RFC 8200) and Neighbor Discovery (RFC 4861); its ICMPv6
+ * (RFC 4443) is dp_icmp6.h's.
  *
  * Routes live in DPDK's rte_fib6 (trie); a lookup's result is an index into
  * the next-hop table dp_fwd.nh[] that IPv4 uses too (entries flagged
@@ -15,11 +15,6 @@
  *                      |  \--> ip6_local --(echo reply)--> ip6_output
  *                      |          \--(NS, NA)--> ctl_punt -> ND on the control lcore
  *                      \--(hop limit, no route)--> icmp6_error -> ip6_output
- *
- * Accounting, as for ICMPv4: the packet that causes an error is a drop under
- * its own reason (ip6_hop_limit, ip6_no_route); the error is a packet the
- * router originates (counted in errors), sent or dropped under an icmp6_*
- * reason. An echo reply is the request turned around.
  */
 #ifndef DP_FWD6_H
 #define DP_FWD6_H
@@ -34,36 +29,24 @@
  * rte_fib6's result when nothing matches. A trie with 4-byte next hops stores
  * 31-bit values (the top bit marks an internal node), so this is the largest.
  */
-#define DP_FWD6_NO_ROUTE UINT32_C(0x7fffffff)
-
-/** Hop limit of every packet the router originates (RFC 4443 and RFC 8200 leave it to us). */
-#define DP_FWD6_HOP_LIMIT 64
-
-/**
- * Longest ICMPv6 error (IPv6 header included): RFC 4443 2.4(c), as much of
- * the offending packet as fits without exceeding the minimum IPv6 MTU.
- */
-#define DP_ICMP6_ERR_MAX_LEN 1280
-/** ICMPv6 Time Exceeded (RFC 4443 3.3) and its code for a reassembly that timed out */
-#define DP_ICMP6_TIME_EXCEEDED 3
-#define DP_ICMP6_EXC_REASM     1
+#define DP_FWD_NO_ROUTE6 UINT32_C(0x7fffffff)
 
 /** The IPv6 addresses of one port. */
-struct dp_fwd6_port {
+struct dp_fwd_port6 {
 	uint8_t global[16]; /**< [portN] ip6; :: when none */
 	uint8_t ll[16];     /**< fe80::/64 + modified EUI-64 of the port's MAC */
 	bool has_global;
 	uint8_t pfxlen;
 };
 
-struct dp_fwd6_table {
+struct dp_fwd_ip6_table {
 	struct rte_fib6 *fib; /**< NULL: IPv6 is off (no address, route or neighbor configured) */
 	uint32_t nb_routes;
-	struct dp_fwd6_port port[DP_CONFIG_MAX_PORTS]; /**< by config port index */
+	struct dp_fwd_port6 port[DP_CONFIG_MAX_PORTS]; /**< by config port index */
 };
 
 /** The table the workers read. */
-extern struct dp_fwd6_table dp_fwd6;
+extern struct dp_fwd_ip6_table dp_fwd_ip6;
 
 /**
  * Build the IPv6 table from the config, after the IPv4 one and dp_neigh_init()
@@ -73,7 +56,7 @@ extern struct dp_fwd6_table dp_fwd6;
  * has no IPv6 address, route or neighbor.
  * @return 0, -ENOMEM, -ENOSPC, -EINVAL (message with file:line in @p err).
  */
-int dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen);
+int dp_fwd_ip6_init(const struct dp_config *cfg, char *err, size_t errlen);
 
 /**
  * Control lcore: a new IPv6 table for @p cfg's routes and static neighbors, with
@@ -81,7 +64,7 @@ int dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen);
  * @p fib (NULL when @p cfg has no IPv6 at all), not published: route.c swaps it
  * in on a reload. @return 0, or -errno with @p err naming the config file:line.
  */
-int dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32_t *nb_routes,
+int dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32_t *nb_routes,
 	char *err, size_t errlen);
 
 /**
@@ -92,17 +75,17 @@ int dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32_t *
  * @return 0, or -EINVAL (IPv6 off, a port address), -ENOENT (no such route),
  * -ENOSPC, -ENOMEM, with the reason in @p err.
  */
-int dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **fib,
+int dp_fwd_route6_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **fib,
 	uint32_t *nb_routes, char *err, size_t errlen);
 
 /** Free the IPv6 table. */
-void dp_fwd6_fini(void);
+void dp_fwd_ip6_fini(void);
 
-/** The next hop of @p addr (control path), or DP_FWD6_NO_ROUTE. */
-uint32_t dp_fwd6_lookup(const uint8_t addr[16]);
+/** The next hop of @p addr (control path), or DP_FWD_NO_ROUTE6. */
+uint32_t dp_fwd_lookup6(const uint8_t addr[16]);
 
 /** The link-local address of a MAC: fe80::/64 with the modified EUI-64 (RFC 4291 A). */
-void dp_fwd6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16]);
+void dp_fwd_ip6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16]);
 
 /**
  * ND on the control lcore (nd.c): answer neighbor solicitations for the ports'
@@ -113,19 +96,6 @@ void dp_fwd6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16]);
  */
 int dp_nd_start(void);
 
-/** Counters summed over workers (each written only by its worker). */
-struct dp_icmp6_stats {
-	uint64_t echo_replies; /**< echo replies passed to ip6_output */
-	uint64_t errors;       /**< errors due (sent, refused, rate-limited or unroutable) */
-	uint64_t errors_sent;  /**< errors passed to ip6_output */
-};
-
-/** Change the ICMPv6 error rate limit (per worker; 0 = never send). */
-void dp_icmp6_ratelimit_set(uint32_t rate, uint32_t burst);
-
-/** Sum the counters of every worker into @p st. */
-void dp_icmp6_stats_get(struct dp_icmp6_stats *st);
-
 /** Control-lcore ND counters. */
 struct dp_nd_stats {
 	uint64_t ns_in, na_in, ns_out, na_out;
@@ -133,6 +103,6 @@ struct dp_nd_stats {
 void dp_nd_stats_get(struct dp_nd_stats *st);
 
 /** Register the "fwd6" telemetry section (/dpfwd/fwd/ip6). @return 0 or -errno. */
-int dp_fwd6_telemetry_register(void);
+int dp_fwd_ip6_telemetry_register(void);
 
 #endif /* DP_FWD6_H */

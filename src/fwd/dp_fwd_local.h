@@ -7,8 +7,8 @@
  * l4_input_register_port():
  *
  *  - a service registers once, by the names of its IPv4 and IPv6 nodes
- *    (dp_fwd_local_service_add()): they become edges of ip4_fwd, ip4_local
- *    and ip6_local, before the workers' graphs are made;
+ *    (dp_fwd_local_service_add()): they become edges of ip4_fwd, ip4_local,
+ *    ip6_fwd and ip6_local, before the workers' graphs are made;
  *  - it then claims UDP destination ports (dp_fwd_local_udp_claim()), before
  *    or while the workers run: a UDP datagram (not a fragment) to one of the
  *    router's addresses and a claimed port goes to the service's node, which
@@ -86,6 +86,18 @@ dp_fwd_local_udp4_service(const uint8_t *ip)
 	const uint8_t *udp = ip + (ip[0] & 0xf) * 4;
 
 	return dp_fwd_local_udp4[(uint16_t)(udp[2] << 8 | udp[3])];
+}
+
+/**
+ * The same for IPv6 datagram @p ip: an IPv6 header whose next header is UDP
+ * (the UDP header right after the fixed one).
+ */
+static inline uint8_t
+dp_fwd_local_udp6_service(const uint8_t *ip)
+{
+	const uint8_t *udp = ip + 40;
+
+	return dp_fwd_local_udp6[(uint16_t)(udp[2] << 8 | udp[3])];
 }
 
 /**

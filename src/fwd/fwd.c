@@ -478,7 +478,7 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 		DP_FWD_IP4_ROUTES(), (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz(),
 		dp_fwd.ip4.max_routes, dp_fwd.ip4.tbl8_max, dp_fwd.ip4.tbl8_used, dp_fwd.nb_nh);
 	/* IPv6 (fwd6.c): its next hops come from the same table */
-	rc = dp_fwd6_init(cfg, err, errlen);
+	rc = dp_fwd_ip6_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
 	return 0;
@@ -490,7 +490,7 @@ fail:
 void
 dp_fwd_fini(void)
 {
-	dp_fwd6_fini();
+	dp_fwd_ip6_fini();
 	dp_neigh_fini();
 	dp_fwd_fib4_free(&dp_fwd.ip4);
 	rte_free(dp_fwd.nh);

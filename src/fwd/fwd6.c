@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * IPv6 tables, control path: the rte_fib6 built from the config, the ports'
- * addresses, the ICMPv6 rate limit and per-worker state, telemetry.
+ * addresses, telemetry (ICMPv6's state is icmp6.c's).
  *
  * Why rte_fib6 (trie) and not rte_lpm6: both resolve a lookup in a 2^24-entry
  * first table plus one 8-bit table per further byte, but the fib6 trie does a
@@ -30,19 +30,14 @@
 #include "dp_neigh.h"
 #include "dp_port.h"
 #include "dp_telemetry.h"
-#include "fwd6_priv.h"
+#include "dp_icmp6.h"
+#include "icmp6_priv.h"
 #include "graph_fp.h"
 
-struct dp_fwd6_table dp_fwd6;
-struct icmp6_worker icmp6_workers[DP_GRAPH_MAX_WORKERS];
-struct icmp6_params icmp6_params = {
-	.rate = 1000,
-	.burst = 50,
-	.gen = 1,
-};
+struct dp_fwd_ip6_table dp_fwd_ip6;
 
 void
-dp_fwd6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16])
+dp_fwd_ip6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16])
 {
 	const uint8_t *b = mac->addr_bytes;
 
@@ -61,60 +56,16 @@ dp_fwd6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16])
 }
 
 uint32_t
-dp_fwd6_lookup(const uint8_t addr[16])
+dp_fwd_lookup6(const uint8_t addr[16])
 {
 	uint8_t ips[1][16];
 	uint64_t hop;
 
-	if (dp_fwd6.fib == NULL)
-		return DP_FWD6_NO_ROUTE;
+	if (dp_fwd_ip6.fib == NULL)
+		return DP_FWD_NO_ROUTE6;
 	memcpy(ips[0], addr, 16);
-	rte_fib6_lookup_bulk(dp_fwd6.fib, ips, &hop, 1);
+	rte_fib6_lookup_bulk(dp_fwd_ip6.fib, ips, &hop, 1);
 	return (uint32_t)hop;
-}
-
-void
-dp_icmp6_ratelimit_set(uint32_t rate, uint32_t burst)
-{
-	icmp6_params.rate = rate;
-	icmp6_params.burst = burst;
-	/* workers compare gen before they read rate and burst */
-	__atomic_store_n(&icmp6_params.gen, icmp6_params.gen + 1, __ATOMIC_RELEASE);
-}
-
-/*
- * ip6_local and icmp6_error of each worker graph share the worker's state,
- * which starts afresh (tb_gen 0 never matches: the first error fills the bucket).
- */
-int
-icmp6_node_init(const struct rte_graph *graph, struct rte_node *node)
-{
-	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
-	int rc;
-
-	rc = dp_graph_node_init_worker(graph, node);
-	if (rc < 0)
-		return rc;
-	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
-		return -EINVAL;
-	ctx->arg = &icmp6_workers[ctx->w->index];
-	memset(ctx->arg, 0, sizeof(icmp6_workers[0]));
-	return 0;
-}
-
-void
-dp_icmp6_stats_get(struct dp_icmp6_stats *st)
-{
-	uint16_t i;
-
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < dp_nb_workers; i++) {
-		const struct icmp6_worker *w = &icmp6_workers[dp_workers[i]->index];
-
-		st->echo_replies += w->echo_replies;
-		st->errors += w->errors;
-		st->errors_sent += w->errors_sent;
-	}
 }
 
 static bool
@@ -176,7 +127,7 @@ fib6_new(uint64_t rules, uint64_t tbl8)
 
 	memset(&fc, 0, sizeof(fc));
 	fc.type = RTE_FIB6_TRIE;
-	fc.default_nh = DP_FWD6_NO_ROUTE;
+	fc.default_nh = DP_FWD_NO_ROUTE6;
 	fc.max_routes = (int)RTE_MIN(rules, (uint64_t)INT32_MAX);
 	fc.trie.nh_sz = RTE_FIB6_TRIE_4B;
 	fc.trie.num_tbl8 = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
@@ -216,11 +167,11 @@ why_str(int rc)
 
 /*
  * A new IPv6 table for @p cfg's ports and routes (the ports' addresses are those
- * of dp_fwd6.port[], set at start): into @p out, not published.
+ * of dp_fwd_ip6.port[], set at start): into @p out, not published.
  */
 int
-dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_routes, char *err,
-	size_t errlen)
+dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_routes,
+	char *err, size_t errlen)
 {
 	struct rte_fib6 *fib;
 	char a[64], b[64];
@@ -238,7 +189,7 @@ dp_fwd6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_r
 
 	for (i = 0; i < dp_nb_ports && i < cfg->nb_ports; i++) {
 		const struct dp_config_port *cp = &cfg->ports[i];
-		const struct dp_fwd6_port *p = &dp_fwd6.port[i];
+		const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[i];
 		uint8_t pfx[16];
 		unsigned int k;
 
@@ -307,35 +258,35 @@ fail:
 }
 
 int
-dp_fwd6_init(const struct dp_config *cfg, char *err, size_t errlen)
+dp_fwd_ip6_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
 	uint32_t i;
 	int rc;
 
-	dp_fwd6_fini();
+	dp_fwd_ip6_fini();
 	for (i = 0; i < dp_nb_ports; i++) {
-		struct dp_fwd6_port *p = &dp_fwd6.port[i];
+		struct dp_fwd_port6 *p = &dp_fwd_ip6.port[i];
 
-		dp_fwd6_ll_from_mac(&dp_ports[i].mac, p->ll);
+		dp_fwd_ip6_ll_from_mac(&dp_ports[i].mac, p->ll);
 		if (i < cfg->nb_ports && cfg->ports[i].has_ip6) {
 			memcpy(p->global, cfg->ports[i].ip6, 16);
 			p->pfxlen = cfg->ports[i].ip6_pfxlen;
 			p->has_global = true;
 		}
 	}
-	dp_icmp6_ratelimit_set(cfg->icmp_rate, cfg->icmp_burst);
+	dp_icmp6_init(cfg);
 	if (!config_has_ip6(cfg)) {
 		DP_LOG(INFO, fwd,
 			"IPv6 off: no port has an ip6 address, no IPv6 route or neighbor");
 		return 0;
 	}
-	rc = dp_fwd6_build(cfg, &dp_fwd6.fib, &dp_fwd6.nb_routes, err, errlen);
+	rc = dp_fwd_fib6_build(cfg, &dp_fwd_ip6.fib, &dp_fwd_ip6.nb_routes, err, errlen);
 	if (rc < 0)
 		goto fail;
-	DP_LOG(INFO, fwd, "%u IPv6 routes (with local and connected ones)", dp_fwd6.nb_routes);
+	DP_LOG(INFO, fwd, "%u IPv6 routes (with local and connected ones)", dp_fwd_ip6.nb_routes);
 	return 0;
 fail:
-	dp_fwd6_fini();
+	dp_fwd_ip6_fini();
 	return rc < 0 ? rc : -EINVAL;
 }
 
@@ -395,10 +346,10 @@ copy_add(const uint8_t *ip, uint8_t plen, uint64_t nh, void *arg)
 }
 
 int
-dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **out,
+dp_fwd_route6_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **out,
 	uint32_t *nb_routes, char *err, size_t errlen)
 {
-	struct rte_fib6 *live = dp_fwd6.fib;
+	struct rte_fib6 *live = dp_fwd_ip6.fib;
 	struct fib6_copy c = { 0 };
 	struct rte_rib6 *rib;
 	struct rte_rib6_node *n;
@@ -471,11 +422,11 @@ dp_fwd6_route_change(bool add, const struct dp_config_route6 *r, struct rte_fib6
 }
 
 void
-dp_fwd6_fini(void)
+dp_fwd_ip6_fini(void)
 {
-	rte_fib6_free(dp_fwd6.fib);
-	dp_fwd6.fib = NULL;
-	dp_fwd6.nb_routes = 0;
+	rte_fib6_free(dp_fwd_ip6.fib);
+	dp_fwd_ip6.fib = NULL;
+	dp_fwd_ip6.nb_routes = 0;
 }
 
 /* ---- telemetry ---- */
@@ -483,14 +434,13 @@ dp_fwd6_fini(void)
 static json_t *
 fwd6_fill(void *arg)
 {
-	struct dp_icmp6_stats ic;
 	struct dp_nd_stats nd;
 	json_t *ports = json_array();
 	uint16_t i;
 
 	RTE_SET_USED(arg);
 	for (i = 0; i < dp_nb_ports; i++) {
-		const struct dp_fwd6_port *p = &dp_fwd6.port[i];
+		const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[i];
 		char ll[64], addr[64], gl[80];
 
 		dp_config_ip6_str(p->ll, ll, sizeof(ll));
@@ -500,19 +450,16 @@ fwd6_fill(void *arg)
 			ports, json_pack("{s:i, s:s, s:o}", "port", i, "link_local", ll, "global",
 				       p->has_global ? json_string(gl) : json_null()));
 	}
-	dp_icmp6_stats_get(&ic);
 	dp_nd_stats_get(&nd);
-	return json_pack("{s:b, s:I, s:o, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I}}",
-		"enabled", dp_fwd6.fib != NULL, "routes", (json_int_t)dp_fwd6.nb_routes, "ports",
-		ports, "icmp6", "echo_replies", (json_int_t)ic.echo_replies, "errors",
-		(json_int_t)ic.errors, "errors_sent", (json_int_t)ic.errors_sent, "rate",
-		(json_int_t)icmp6_params.rate, "burst", (json_int_t)icmp6_params.burst, "nd",
-		"ns_in", (json_int_t)nd.ns_in, "na_in", (json_int_t)nd.na_in, "ns_out",
-		(json_int_t)nd.ns_out, "na_out", (json_int_t)nd.na_out);
+	return json_pack("{s:b, s:I, s:o, s:o, s:{s:I, s:I, s:I, s:I}}", "enabled",
+		dp_fwd_ip6.fib != NULL, "routes", (json_int_t)dp_fwd_ip6.nb_routes, "ports", ports,
+		"icmp6", icmp6_telemetry_json(), "nd", "ns_in", (json_int_t)nd.ns_in, "na_in",
+		(json_int_t)nd.na_in, "ns_out", (json_int_t)nd.ns_out, "na_out",
+		(json_int_t)nd.na_out);
 }
 
 int
-dp_fwd6_telemetry_register(void)
+dp_fwd_ip6_telemetry_register(void)
 {
 	return dp_telemetry_section_register("fwd6", "/dpfwd/fwd/ip6",
 		"IPv6: routes, port addresses, ICMPv6 echo replies and errors, ND messages",

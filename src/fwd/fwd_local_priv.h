@@ -20,6 +20,7 @@
 /* the node's own edges: enum ip4_fwd_next and friends end here */
 #define FWD_LOCAL_IP4_FWD_BASE   4
 #define FWD_LOCAL_IP4_LOCAL_BASE 2
+#define FWD_LOCAL_IP6_FWD_BASE   4
 #define FWD_LOCAL_IP6_LOCAL_BASE 3
 
 /** The edge of local service @p svc (1..) in a node whose services start at @p base. */

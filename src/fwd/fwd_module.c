@@ -29,7 +29,7 @@ fwd_start(const struct dp_config *cfg, char *err, size_t errlen)
 	if (rc == 0)
 		rc = dp_icmp4_init(cfg);
 	if (rc == 0)
-		rc = dp_route_start();
+		rc = dp_fwd_route_start();
 	if (rc < 0)
 		snprintf(err, errlen, "fwd: cannot start the control path: %s", strerror(-rc));
 	return rc;
@@ -43,11 +43,11 @@ fwd_telemetry(const struct dp_config *cfg)
 	if (rc == 0)
 		rc = dp_neigh_telemetry_register();
 	if (rc == 0)
-		rc = dp_route_start_cmds(cfg->path);
+		rc = dp_fwd_route_start_cmds(cfg->path);
 	if (rc == 0)
 		rc = dp_icmp4_telemetry_register();
 	if (rc == 0)
-		rc = dp_fwd6_telemetry_register();
+		rc = dp_fwd_ip6_telemetry_register();
 	return rc;
 }
 

@@ -32,8 +32,8 @@
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
-#include "fwd6_priv.h"
 #include "graph_fp.h"
+#include "icmp6_priv.h"
 
 enum icmp6_error_next {
 	ICMP6_ERROR_NEXT_DROP,
@@ -130,7 +130,7 @@ icmp6_error_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m
 		goto drop;
 	}
 	memcpy(dst, orig->src_addr, 16);
-	if (in_port >= DP_CONFIG_MAX_PORTS || !ip6_route_back(dst, in_port, &nh)) {
+	if (in_port >= DP_CONFIG_MAX_PORTS || !icmp6_route(dst, in_port, &nh)) {
 		why = DP_DROP_ICMP6_NO_ROUTE;
 		goto drop;
 	}
@@ -141,11 +141,11 @@ icmp6_error_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m
 		goto drop;
 	}
 	/* the quote begins where the old IPv6 header is: nothing moves */
-	ip6_mbuf_truncate(m, RTE_ETHER_HDR_LEN + ICMP6_ERR_HLEN + quote);
+	icmp6_mbuf_set_len(m, RTE_ETHER_HDR_LEN + ICMP6_ERR_HLEN + quote);
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6); /* ip6_output writes the addresses */
 	ip = (struct rte_ipv6_hdr *)(eth + 1);
 	icmp = (struct icmp6_hdr *)(ip + 1);
-	ip6_hdr_write(ip, (uint16_t)(sizeof(*icmp) + quote), IPPROTO_ICMPV6,
+	icmp6_ip_hdr_write(ip, (uint16_t)(sizeof(*icmp) + quote), IPPROTO_ICMPV6,
 		ip6_src_for(dp_fwd.nh[nh].port, dst), dst);
 	icmp->type = meta->icmp_type;
 	icmp->code = meta->icmp_code;

@@ -246,24 +246,35 @@ ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_m
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 }
 
-/* Forwarding: the whole burst to ip4_fwd_lookup_send(). */
+/* ip4_fwd_lookup_send() over a burst of @p nb_objs; @return nb_objs. */
 static __rte_always_inline uint16_t
 ip4_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	const bool cksum_check, const bool ck_flags)
+	const uint16_t *rest, uint16_t n, const bool cksum_check, const bool ck_flags,
+	const bool local_inline)
 {
-	ip4_fwd_lookup_send(
-		graph, node, (struct rte_mbuf **)objs, NULL, nb_objs, cksum_check, ck_flags, false);
+	ip4_fwd_lookup_send(graph, node, (struct rte_mbuf **)objs, rest, n, cksum_check, ck_flags,
+		local_inline);
 	return nb_objs;
 }
 
-/* After the worker's fast match (dp_fwd_local.h): what it left is looked up. */
+/*
+ * ip4_fwd_burst() specialised on the worker's checksum choices: each
+ * combination is its own copy of the loop (the compiler makes them), so that
+ * neither choice is read again per packet.
+ */
 static __rte_always_inline uint16_t
-ip4_fwd_match_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	const uint16_t *rest, uint16_t nb_rest, const bool cksum_check, const bool ck_flags)
+ip4_fwd_run(const struct dp_worker *w, struct rte_graph *graph, struct rte_node *node, void **objs,
+	uint16_t nb_objs, const uint16_t *rest, uint16_t n, const bool local_inline)
 {
-	ip4_fwd_lookup_send(
-		graph, node, (struct rte_mbuf **)objs, rest, nb_rest, cksum_check, ck_flags, true);
-	return nb_objs;
+	if (w->ip4_cksum_check)
+		return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, rest, n, true,
+						 true, local_inline)
+				       : ip4_fwd_burst(graph, node, objs, nb_objs, rest, n, true,
+						 false, local_inline);
+	return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, rest, n, false, true,
+					 local_inline)
+			       : ip4_fwd_burst(graph, node, objs, nb_objs, rest, n, false, false,
+					 local_inline);
 }
 
 /* The loops after a fast match: a function of their own, so that forwarding's
@@ -280,14 +291,7 @@ ip4_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **obj
 	n = dp_fwd_fast_match_run(w, fm, (struct rte_mbuf **)objs, nb_objs, rest);
 	if (n == 0)
 		return nb_objs;
-	if (w->ip4_cksum_check)
-		return w->rx_ip4_cksum ? ip4_fwd_match_burst(
-						 graph, node, objs, nb_objs, rest, n, true, true)
-				       : ip4_fwd_match_burst(
-						 graph, node, objs, nb_objs, rest, n, true, false);
-	return w->rx_ip4_cksum
-		       ? ip4_fwd_match_burst(graph, node, objs, nb_objs, rest, n, false, true)
-		       : ip4_fwd_match_burst(graph, node, objs, nb_objs, rest, n, false, false);
+	return ip4_fwd_run(w, graph, node, objs, nb_objs, rest, n, true);
 }
 
 static uint16_t
@@ -296,15 +300,10 @@ ip4_fwd_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	const struct dp_fwd_fast_match *fm = ((struct dp_node_ctx *)node->ctx)->arg;
 	struct dp_worker *w = dp_node_worker(node);
 
-	/* copies of the loop, so the checksum and fast match choices are not
-	 * re-read per packet */
 	if (fm != NULL)
 		return ip4_fwd_match_process(graph, node, objs, nb_objs, fm);
-	if (w->ip4_cksum_check)
-		return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, true, true)
-				       : ip4_fwd_burst(graph, node, objs, nb_objs, true, false);
-	return w->rx_ip4_cksum ? ip4_fwd_burst(graph, node, objs, nb_objs, false, true)
-			       : ip4_fwd_burst(graph, node, objs, nb_objs, false, false);
+	/* forwarding: the whole burst, in order */
+	return ip4_fwd_run(w, graph, node, objs, nb_objs, NULL, nb_objs, false);
 }
 
 static int

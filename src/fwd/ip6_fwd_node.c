@@ -6,8 +6,9 @@
  *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
  *         written here and the packet put in the worker's TX buffer for the
  *         port, as ip4_fwd does; none for one the worker's fast match took
- *         (dp_fwd_local.h); ip6_output for the rest; ip6_local (the router's
- *         addresses, its multicast groups);
+ *         (dp_fwd_local.h); ip6_output for the rest; a local service's node
+ *         for a UDP datagram to the router and a claimed port, as ip4_fwd;
+ *         ip6_local (the rest to the router's addresses, its multicast groups);
  *         icmp6_error (hop limit exceeded, no route: the packet is counted as
  *         dropped and the error is built from it); or drop (ip6_off,
  *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,
@@ -37,10 +38,10 @@
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_fwd_local.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
-#include "fwd6_priv.h"
 #include "graph_fp.h"
 
 enum ip6_fwd_next {
@@ -48,8 +49,9 @@ enum ip6_fwd_next {
 	IP6_FWD_NEXT_OUTPUT,
 	IP6_FWD_NEXT_LOCAL,
 	IP6_FWD_NEXT_ICMP,
-	IP6_FWD_NEXT_MAX,
+	IP6_FWD_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
+_Static_assert(IP6_FWD_NEXT_MAX == FWD_LOCAL_IP6_FWD_BASE, "services after the node's edges");
 
 /* Ask icmp6_error for an error about @p m; the packet itself is a drop (@p why). */
 static __rte_always_inline rte_edge_t
@@ -122,17 +124,34 @@ ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off
 		why = DP_DROP_IP6_HBH;
 		goto drop;
 	}
-	if (hop == DP_FWD6_NO_ROUTE)
-		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_NO_ROUTE, ICMP6_DST_UNREACH,
-			ICMP6_DST_UNREACH_NOROUTE);
+	if (hop == DP_FWD_NO_ROUTE6)
+		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_NO_ROUTE, DP_ICMP6_DEST_UNREACH,
+			DP_ICMP6_UNREACH_NOROUTE);
 	if (ip->hop_limits <= 1)
-		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_HOP_LIMIT, ICMP6_TIME_EXCEEDED,
-			ICMP6_TIME_EXCEED_TRANSIT);
+		return ip6_fwd_icmp(w, meta, DP_DROP_IP6_HOP_LIMIT, DP_ICMP6_TIME_EXCEEDED,
+			DP_ICMP6_EXC_HOP_LIMIT);
 	meta->nh = (uint32_t)hop;
 	return IP6_FWD_NEXT_OUTPUT;
 drop:
 	w->stats.drops[why]++;
 	return IP6_FWD_NEXT_DROP;
+}
+
+/*
+ * A packet for one of the router's addresses that passed the fast checks, as
+ * in ip4_fwd: a UDP datagram (right after the fixed header) to a claimed port
+ * goes to its service at once; anything else to ip6_local.
+ */
+static __rte_always_inline rte_edge_t
+ip6_fwd_local(const struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint8_t svc;
+
+	if (ip[6] != IPPROTO_UDP)
+		return IP6_FWD_NEXT_LOCAL;
+	svc = dp_fwd_local_udp6_service(ip);
+	return svc != 0 ? fwd_local_edge(IP6_FWD_NEXT_MAX, svc) : IP6_FWD_NEXT_LOCAL;
 }
 
 /*
@@ -147,11 +166,11 @@ ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int 
 	const struct dp_fwd_nh *nh;
 	uint32_t h = (uint32_t)hop;
 
-	if (unlikely(!ok || h == DP_FWD6_NO_ROUTE || h == DP_FWD_NH_LOCAL)) {
+	if (unlikely(!ok || h == DP_FWD_NO_ROUTE6 || h == DP_FWD_NH_LOCAL)) {
 		rte_edge_t e;
 
 		if (ok && h == DP_FWD_NH_LOCAL) {
-			e = IP6_FWD_NEXT_LOCAL;
+			e = ip6_fwd_local(m);
 		} else {
 			e = ip6_fwd_slow(w, m, hop, meta_off);
 			if (e == IP6_FWD_NEXT_OUTPUT)
@@ -222,7 +241,7 @@ static __rte_always_inline uint16_t
 ip6_fwd_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
 	/* swapped by a route reload (route.c), freed after an RCU grace period */
-	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
 
 	if (unlikely(fib == NULL))
 		return ip6_fwd_off(graph, node, nb_objs);
@@ -237,7 +256,7 @@ ip6_fwd_match_process(struct rte_graph *graph, struct rte_node *node, void **obj
 	const struct dp_fwd_fast_match *fm)
 {
 	/* swapped by a route reload (route.c), freed after an RCU grace period */
-	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
 	uint16_t rest[RTE_GRAPH_BURST_SIZE];
 	uint16_t n;
 

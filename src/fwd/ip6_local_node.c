@@ -20,7 +20,6 @@
 #include <rte_graph_worker.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
-#include <rte_udp.h>
 
 #include "dp_ctl.h"
 #include "dp_fwd.h"
@@ -28,9 +27,9 @@
 #include "dp_fwd_local.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
-#include "fwd6_priv.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
+#include "icmp6_priv.h"
 
 enum ip6_local_next {
 	IP6_LOCAL_NEXT_DROP,
@@ -69,13 +68,13 @@ ip6_echo_reply(struct icmp6_worker *st, struct rte_mbuf *m, struct rte_ipv6_hdr 
 	memcpy(dst, ip->src_addr, 16);
 	/* to a group (ff02::1): answer from a unicast address of the port (RFC 4443 4.2) */
 	memcpy(src, ip6_is_mcast(ip->dst_addr) ? ip6_src_for(in_port, dst) : ip->dst_addr, 16);
-	if (!ip6_route_back(dst, in_port, &nh)) {
+	if (!icmp6_route(dst, in_port, &nh)) {
 		*why = DP_DROP_ICMP6_NO_ROUTE;
 		return IP6_LOCAL_NEXT_DROP;
 	}
 	/* without the Ethernet padding of a short request */
-	ip6_mbuf_truncate(m, IP6_ETH_HLEN + plen);
-	ip6_hdr_write(ip, plen, IPPROTO_ICMPV6, src, dst);
+	icmp6_mbuf_set_len(m, IP6_ETH_HLEN + plen);
+	icmp6_ip_hdr_write(ip, plen, IPPROTO_ICMPV6, src, dst);
 	icmp->type = ICMP6_ECHO_REPLY;
 	icmp->code = 0;
 	icmp6_cksum_set(m, ip, icmp);
@@ -102,9 +101,7 @@ ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, 
 	 * checks the rest (the port is read inside the data room even from a
 	 * short frame) */
 	if (ip->proto == IPPROTO_UDP) {
-		const uint16_t port =
-			rte_be_to_cpu_16(((const struct rte_udp_hdr *)(ip + 1))->dst_port);
-		const uint8_t svc = dp_fwd_local_udp6[port];
+		const uint8_t svc = dp_fwd_local_udp6_service((const uint8_t *)ip);
 
 		if (svc != 0)
 			return fwd_local_edge(IP6_LOCAL_NEXT_MAX, svc);

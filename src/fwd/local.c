@@ -35,6 +35,7 @@ static const struct {
 } local_nodes[] = {
 	{ "ip4_fwd", false, FWD_LOCAL_IP4_FWD_BASE },
 	{ "ip4_local", false, FWD_LOCAL_IP4_LOCAL_BASE },
+	{ "ip6_fwd", true, FWD_LOCAL_IP6_FWD_BASE },
 	{ "ip6_local", true, FWD_LOCAL_IP6_LOCAL_BASE },
 };
 

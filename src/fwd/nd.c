@@ -33,7 +33,7 @@
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
-#include "fwd6_priv.h"
+#include "icmp6_fp.h"
 
 #define ND_OPT_SLLA 1
 #define ND_OPT_TLLA 2
@@ -102,7 +102,7 @@ nd_fill(struct rte_mbuf *m, uint16_t port, const struct rte_ether_addr *eth_dst,
 	rte_ether_addr_copy(eth_dst, &eth->dst_addr);
 	rte_ether_addr_copy(&dp_ports[port].mac, &eth->src_addr);
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	ip6_hdr_write(ip, sizeof(*nd) + sizeof(*opt), IPPROTO_ICMPV6, s, d);
+	icmp6_ip_hdr_write(ip, sizeof(*nd) + sizeof(*opt), IPPROTO_ICMPV6, s, d);
 	ip->hop_limits = ICMP6_ND_HOP_LIMIT; /* sent as is, not through ip6_output */
 	nd->type = type;
 	nd->code = 0;
@@ -288,7 +288,7 @@ static void
 nd_mcast_join(uint16_t port)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
-	const struct dp_fwd6_port *p = &dp_fwd6.port[port];
+	const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[port];
 	const uint16_t id = dp_ports[port].port_id;
 	struct rte_ether_addr macs[3];
 	uint8_t group[16];
@@ -328,7 +328,7 @@ dp_nd_start(void)
 	if (rc < 0)
 		return rc;
 	dp_neigh_solicit_register(6, nd_solicit);
-	if (dp_fwd6.fib == NULL)
+	if (dp_fwd_ip6.fib == NULL)
 		return 0;
 	for (i = 0; i < dp_nb_ports; i++)
 		nd_mcast_join(i);

@@ -260,7 +260,7 @@ dp_neigh_learn(int family, const uint8_t *addr, uint16_t port, const struct rte_
 		nh_set_resolved(nh, mac);
 		/* its host route, so that ip4_fwd sends to it itself (dp_fwd.h) */
 		if (family == 4)
-			dp_route_adj4_resolved((uint32_t)idx);
+			dp_fwd_adj4_resolved((uint32_t)idx);
 	}
 	/* a reply to our solicitation confirms reachability; anything else (a request
 	 * from the neighbor, an unsolicited announcement) only gives its address

@@ -95,10 +95,10 @@ workers_sync(void)
 static void
 fib6_publish(struct rte_fib6 *fib, uint32_t nb_routes)
 {
-	struct rte_fib6 *old = dp_fwd6.fib;
+	struct rte_fib6 *old = dp_fwd_ip6.fib;
 
-	dp_fwd6.nb_routes = nb_routes;
-	__atomic_store_n(&dp_fwd6.fib, fib, __ATOMIC_RELEASE);
+	dp_fwd_ip6.nb_routes = nb_routes;
+	__atomic_store_n(&dp_fwd_ip6.fib, fib, __ATOMIC_RELEASE);
 	dp_fwd_path_gen_next();
 	workers_sync();
 	rte_fib6_free(old);
@@ -312,7 +312,7 @@ adj4_add_live(uint32_t addr, uint32_t idx)
 }
 
 void
-dp_route_adj4_resolved(uint32_t idx)
+dp_fwd_adj4_resolved(uint32_t idx)
 {
 	struct dp_fwd_nh *nh = &dp_fwd.nh[idx];
 
@@ -371,7 +371,7 @@ adj4_revalidate(void)
 			continue;
 		if (!(nh->flags & DP_FWD_NH_F_ADJ)) {
 			if (nh->flags & DP_FWD_NH_F_RESOLVED)
-				dp_route_adj4_resolved(idx);
+				dp_fwd_adj4_resolved(idx);
 			continue;
 		}
 		node = rte_rib_lookup_exact(rib, nh->gw, 32);
@@ -411,7 +411,7 @@ do_change6(bool add, const char *text, char *err, size_t errlen)
 		snprintf(err, errlen, "port %u does not exist", r.port);
 		return -EINVAL;
 	}
-	rc = dp_fwd6_route_change(add, &r, &fib, &nb, err, errlen);
+	rc = dp_fwd_route6_change(add, &r, &fib, &nb, err, errlen);
 	if (rc < 0)
 		return rc;
 	fib6_publish(fib, nb);
@@ -535,7 +535,7 @@ reload_keeps_addrs(const struct dp_config *cfg, char *err, size_t errlen)
 
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_config_port *p = &cfg->ports[i];
-		const struct dp_fwd6_port *run6 = &dp_fwd6.port[i];
+		const struct dp_fwd_port6 *run6 = &dp_fwd_ip6.port[i];
 
 		if (p->ip4 != dp_ports[i].ip4) {
 			snprintf(err, errlen,
@@ -588,7 +588,7 @@ do_reload(void *arg)
 		rc = reload_keeps_addrs(&cfg, q->err, q->errlen);
 	/* both tables made before either is swapped in: an error keeps both old ones */
 	if (rc == 0)
-		rc = dp_fwd6_build(&cfg, &fib6, &nb6, q->err, q->errlen);
+		rc = dp_fwd_fib6_build(&cfg, &fib6, &nb6, q->err, q->errlen);
 	if (rc == 0)
 		rc = dp_fwd_fib4_build(&cfg, &t, q->err, q->errlen);
 	if (rc < 0) {
@@ -603,14 +603,14 @@ do_reload(void *arg)
 	route_stats.reloads++;
 	route_stats.last_reload_s = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
 	DP_LOG(INFO, fwd, "routes reloaded from %s: %u IPv4 and %u IPv6 routes in %.3f s", q->path,
-		DP_FWD_IP4_ROUTES(), dp_fwd6.nb_routes, route_stats.last_reload_s);
+		DP_FWD_IP4_ROUTES(), dp_fwd_ip6.nb_routes, route_stats.last_reload_s);
 	return 0;
 }
 
 /* ---- from any thread ---- */
 
 int
-dp_route_add(const char *text, char *err, size_t errlen)
+dp_fwd_route_add(const char *text, char *err, size_t errlen)
 {
 	struct route_req q = { .text = text, .err = err, .errlen = errlen };
 
@@ -618,7 +618,7 @@ dp_route_add(const char *text, char *err, size_t errlen)
 }
 
 int
-dp_route_del(const char *prefix, char *err, size_t errlen)
+dp_fwd_route_del(const char *prefix, char *err, size_t errlen)
 {
 	struct route_req q = { .text = prefix, .err = err, .errlen = errlen };
 
@@ -626,7 +626,7 @@ dp_route_del(const char *prefix, char *err, size_t errlen)
 }
 
 int
-dp_route_reload(const char *path, char *err, size_t errlen)
+dp_fwd_route_reload(const char *path, char *err, size_t errlen)
 {
 	struct reload_req q = { .path = path, .err = err, .errlen = errlen };
 
@@ -641,14 +641,14 @@ static int
 act_add(const char *params, json_t **res, char *err, size_t errlen)
 {
 	RTE_SET_USED(res);
-	return dp_route_add(params, err, errlen);
+	return dp_fwd_route_add(params, err, errlen);
 }
 
 static int
 act_del(const char *params, json_t **res, char *err, size_t errlen)
 {
 	RTE_SET_USED(res);
-	return dp_route_del(params, err, errlen);
+	return dp_fwd_route_del(params, err, errlen);
 }
 
 static int
@@ -656,7 +656,7 @@ act_reload(const char *params, json_t **res, char *err, size_t errlen)
 {
 	int rc;
 
-	rc = dp_route_reload(params[0] ? params : reload_path, err, errlen);
+	rc = dp_fwd_route_reload(params[0] ? params : reload_path, err, errlen);
 	if (rc == 0)
 		*res = json_pack("{s:I, s:f}", "ip4_routes", (json_int_t)DP_FWD_IP4_ROUTES(),
 			"seconds", route_stats.last_reload_s);
@@ -754,9 +754,9 @@ do_list(void *arg)
 		if (dp_config_route6_parse(
 			    onlink_route(text, sizeof(text), q->text), &r, q->err, q->errlen) < 0)
 			return -EINVAL;
-		if (dp_fwd6.fib == NULL)
+		if (dp_fwd_ip6.fib == NULL)
 			return 0;
-		rib6 = rte_fib6_get_rib(dp_fwd6.fib);
+		rib6 = rte_fib6_get_rib(dp_fwd_ip6.fib);
 		n6 = rte_rib6_lookup_exact(rib6, r.prefix, r.plen);
 		if (n6 != NULL && rte_rib6_get_nh(n6, &hop) == 0)
 			list_line(q, dp_config_ip6_str(r.prefix, pfx, sizeof(pfx)), 0, r.plen, hop,
@@ -818,7 +818,7 @@ act_list(const char *params, json_t **res, char *err, size_t errlen)
 }
 
 int
-dp_route_start_cmds(const char *config_path)
+dp_fwd_route_start_cmds(const char *config_path)
 {
 	int rc;
 
@@ -846,7 +846,7 @@ dp_route_start_cmds(const char *config_path)
 }
 
 int
-dp_route_start(void)
+dp_fwd_route_start(void)
 {
 	memset(&route_stats, 0, sizeof(route_stats));
 	return 0;

@@ -81,7 +81,7 @@ relay_route6_bulk(uint8_t (*dst)[16], uint32_t *nh, bool *ok, unsigned int n)
 	uint64_t hop[RELAY_PIECE];
 	unsigned int i;
 
-	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd6.fib, __ATOMIC_ACQUIRE);
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
 
 	if (unlikely(fib == NULL)) {
 		memset(ok, 0, n * sizeof(ok[0]));
@@ -90,7 +90,7 @@ relay_route6_bulk(uint8_t (*dst)[16], uint32_t *nh, bool *ok, unsigned int n)
 	rte_fib6_lookup_bulk(fib, dst, hop, (int)n);
 	for (i = 0; i < n; i++) {
 		nh[i] = (uint32_t)hop[i];
-		ok[i] = hop[i] != DP_FWD6_NO_ROUTE && hop[i] != DP_FWD_NH_LOCAL;
+		ok[i] = hop[i] != DP_FWD_NO_ROUTE6 && hop[i] != DP_FWD_NH_LOCAL;
 	}
 }
 

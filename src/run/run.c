@@ -550,7 +550,7 @@ dp_run_loop(const struct dp_run_opts *opts)
 			char err[DP_CONFIG_ERR_LEN];
 
 			reload_requested = 0;
-			if (dp_route_reload(run_cfg->path, err, sizeof(err)) < 0)
+			if (dp_fwd_route_reload(run_cfg->path, err, sizeof(err)) < 0)
 				DP_LOG(ERR, fwd,
 					"SIGHUP: routes not reloaded, the old ones stay: %s", err);
 		}

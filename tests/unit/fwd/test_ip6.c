@@ -27,6 +27,7 @@
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_graph.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "dp_neigh.h"
 #include "dp_pkt_craft.h"
@@ -606,12 +607,12 @@ test_ip6_each_bad_packet_has_its_drop_reason(void)
 	}
 	{
 		/* IPv6 off: what a config without any IPv6 gets */
-		struct rte_fib6 *fib = dp_fwd6.fib;
+		struct rte_fib6 *fib = dp_fwd_ip6.fib;
 
-		dp_fwd6.fib = NULL;
+		dp_fwd_ip6.fib = NULL;
 		UDP("2001:db8:10::2", "2001:db8:1::1", 64);
 		CASE("IPv6 off", DP_DROP_IP6_OFF, DP_DROP_MAX);
-		dp_fwd6.fib = fib;
+		dp_fwd_ip6.fib = fib;
 	}
 	(void)ll_host;
 	(void)ip;
@@ -657,7 +658,7 @@ static void
 test_ip6_echo_reply_link_local_without_trailing_bytes(void)
 {
 	uint8_t ll_gw[16], frame[128], want[128], body[1] = { 0 };
-	const uint8_t *our_ll = dp_fwd6.port[1].ll;
+	const uint8_t *our_ll = dp_fwd_ip6.port[1].ll;
 	struct rte_mbuf *m;
 	size_t len;
 
@@ -882,7 +883,7 @@ static void
 test_ip6_ns_for_link_local_and_dad_probe(void)
 {
 	uint8_t src[16], group[16], gmac[6], frame[128], want[128], all[16];
-	const uint8_t *ll = dp_fwd6.port[2].ll;
+	const uint8_t *ll = dp_fwd_ip6.port[2].ll;
 	struct rte_mbuf *m;
 	size_t len;
 
@@ -993,7 +994,7 @@ static void
 assert_ns(int port, const uint8_t *target)
 {
 	uint8_t group[16], gmac[6], want[128];
-	const uint8_t *src = dp_fwd6.port[port].global;
+	const uint8_t *src = dp_fwd_ip6.port[port].global;
 	struct rte_mbuf *m = one_out(port);
 	size_t len;
 
@@ -1024,7 +1025,7 @@ test_ip6_unresolved_gateway_is_solicited_then_released(void)
 	inject(0, frame, len);
 	step();
 	assert_ns(2, gw);
-	nlen = nd_frame(na, dp_ports[2].mac.addr_bytes, gw3_mac, gw, dp_fwd6.port[2].global, 255,
+	nlen = nd_frame(na, dp_ports[2].mac.addr_bytes, gw3_mac, gw, dp_fwd_ip6.port[2].global, 255,
 		136, 0x60000000u, gw, gw3_mac);
 	inject(2, na, nlen);
 	step();
@@ -1060,8 +1061,8 @@ test_ip6_connected_destination_is_resolved_by_nd(void)
 	inject(0, frame, len);
 	step();
 	assert_ns(1, dst);
-	nlen = nd_frame(na, dp_ports[1].mac.addr_bytes, mac, dst, dp_fwd6.port[1].global, 255, 136,
-		0x60000000u, dst, mac);
+	nlen = nd_frame(na, dp_ports[1].mac.addr_bytes, mac, dst, dp_fwd_ip6.port[1].global, 255,
+		136, 0x60000000u, dst, mac);
 	inject(1, na, nlen);
 	step();
 	m = one_out(1);
@@ -1131,7 +1132,7 @@ test_ip6_onlink_burst_resolved_and_unknown_hosts(void)
 	CU_ASSERT_EQUAL(other, 0);
 	CU_ASSERT_EQUAL(drain_np(0, out, 64), 0);
 	/* ::c answers: its 4 frames leave, in order */
-	nlen = nd_frame(na, dp_ports[1].mac.addr_bytes, macc, dst_c, dp_fwd6.port[1].global, 255,
+	nlen = nd_frame(na, dp_ports[1].mac.addr_bytes, macc, dst_c, dp_fwd_ip6.port[1].global, 255,
 		136, 0x60000000u, dst_c, macc);
 	inject(1, na, nlen);
 	step();
@@ -1259,7 +1260,7 @@ forwarded_to(const char *dst)
 }
 
 /*
- * dp_route_reload() from this thread, which is also the worker's: each walk
+ * dp_fwd_route_reload() from this thread, which is also the worker's: each walk
  * reports a quiescent state, which leaves the worker's RCU counter set, and the
  * reload would wait for another walk forever; between walks it is offline.
  */
@@ -1267,7 +1268,7 @@ static int
 reload(const char *path, char *err, size_t errlen)
 {
 	ring_rig_rcu_offline();
-	return dp_route_reload(path, err, errlen);
+	return dp_fwd_route_reload(path, err, errlen);
 }
 
 /* Write the rig's config with @p from replaced by @p to into @p path. */
@@ -1303,10 +1304,10 @@ test_ip6_route_reload_swaps_the_table(void)
 	snprintf(bad, sizeof(bad), "%s/reload6-bad.ini", rig.tmpdir);
 	write_config(bad, "route = 2001:db8:2::/48 via 2001:db8:102::2 port 2\n",
 		"route = 2001:db8:9::/48 via 2001:zz8::2 port 1\n");
-	live = dp_fwd6.fib;
+	live = dp_fwd_ip6.fib;
 	CU_ASSERT_TRUE(reload(bad, err, sizeof(err)) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "reload6-bad.ini:"));
-	CU_ASSERT_PTR_EQUAL(dp_fwd6.fib, live);
+	CU_ASSERT_PTR_EQUAL(dp_fwd_ip6.fib, live);
 	CU_ASSERT_EQUAL(forwarded_to("2001:db8:9::7"), 1);
 
 	/* back to the rig's own routes */

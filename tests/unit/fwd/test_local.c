@@ -157,6 +157,36 @@ test_local_datagram_to_a_claimed_port_reaches_its_node(void)
 	CU_ASSERT_EQUAL(dp_fwd_local_udp_owner(true, 7777), 0);
 }
 
+static uint64_t
+node_pkts(const char *name)
+{
+	struct rte_node *n = rte_graph_node_get_by_name(dp_workers[0]->graph->name, name);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	return n->total_objs;
+}
+
+/* ip4_fwd and ip6_fwd alike hand a datagram to a claimed port straight to its
+ * service: neither ip4_local nor ip6_local sees it. */
+static void
+test_local_datagram_goes_from_ip4_fwd_and_ip6_fwd_to_its_node(void)
+{
+	const uint64_t l4 = node_pkts("ip4_local"), l6 = node_pkts("ip6_local");
+	const uint64_t s4 = node_pkts("test_svc4"), s6 = node_pkts("test_svc6");
+
+	memset(&got, 0, sizeof(got));
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_claim(false, 7777, 7777, (uint8_t)svc), 0);
+	CU_ASSERT_EQUAL(dp_fwd_local_udp_claim(true, 7000, 7009, (uint8_t)svc), 0);
+	send_one(false, 7777);
+	send_one(true, 7001);
+	CU_ASSERT_EQUAL(got.n4, 1);
+	CU_ASSERT_EQUAL(got.n6, 1);
+	CU_ASSERT_EQUAL(node_pkts("test_svc4"), s4 + 1);
+	CU_ASSERT_EQUAL(node_pkts("test_svc6"), s6 + 1);
+	CU_ASSERT_EQUAL(node_pkts("ip4_local"), l4);
+	CU_ASSERT_EQUAL(node_pkts("ip6_local"), l6);
+}
+
 static void
 test_local_datagram_to_an_unclaimed_port_is_a_counted_drop(void)
 {
@@ -248,6 +278,8 @@ suite_cleanup(void)
 static const struct dp_test tests[] = {
 	{ "test_local_datagram_to_a_claimed_port_reaches_its_node",
 		test_local_datagram_to_a_claimed_port_reaches_its_node },
+	{ "test_local_datagram_goes_from_ip4_fwd_and_ip6_fwd_to_its_node",
+		test_local_datagram_goes_from_ip4_fwd_and_ip6_fwd_to_its_node },
 	{ "test_local_datagram_to_an_unclaimed_port_is_a_counted_drop",
 		test_local_datagram_to_an_unclaimed_port_is_a_counted_drop },
 	{ "test_local_port_of_another_service_cannot_be_claimed",

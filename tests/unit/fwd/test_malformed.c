@@ -27,6 +27,7 @@
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_icmp4.h"
+#include "dp_icmp6.h"
 #include "dp_mem.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
@@ -1352,7 +1353,7 @@ check_err6(const struct mcase *c, const uint8_t *in, size_t out_len)
 	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
 	CASE_CHECK(dp_pkt_get16(got + 12) == 0x86dd);
 	CASE_CHECK(dp_pkt_get16(got + 18) == 8 + quote);
-	CASE_CHECK(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
+	CASE_CHECK(got[20] == IPPROTO_ICMPV6 && got[21] == DP_ICMP6_HOP_LIMIT);
 	CASE_CHECK(memcmp(got + 22, P0_6, 16) == 0 && memcmp(got + 38, HOST6, 16) == 0);
 	CASE_CHECK(got[54] == c->type && got[55] == c->code);
 	CASE_CHECK(sum6(got + 14, got + 54, 8 + quote) == 0xffff);
@@ -1383,7 +1384,7 @@ check_echo6(const struct mcase *c, const uint8_t *in, size_t out_len)
 
 	CASE_CHECK(out_len == 54 + plen);
 	CASE_CHECK(memcmp(got, host_mac, 6) == 0);
-	CASE_CHECK(got[20] == IPPROTO_ICMPV6 && got[21] == DP_FWD6_HOP_LIMIT);
+	CASE_CHECK(got[20] == IPPROTO_ICMPV6 && got[21] == DP_ICMP6_HOP_LIMIT);
 	CASE_CHECK(memcmp(got + 22, from, 16) == 0 && memcmp(got + 38, in + 22, 16) == 0);
 	CASE_CHECK(got[54] == 129 && got[55] == 0);
 	CASE_CHECK(sum6(got + 14, got + 54, plen) == 0xffff);

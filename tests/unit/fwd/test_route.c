@@ -235,7 +235,7 @@ static int
 add(const char *text)
 {
 	char err[256] = "";
-	int rc = dp_route_add(text, err, sizeof(err));
+	int rc = dp_fwd_route_add(text, err, sizeof(err));
 
 	if (rc < 0)
 		fprintf(stderr, "add %s: %s\n", text, err);
@@ -247,7 +247,7 @@ del(const char *text)
 {
 	char err[256] = "";
 
-	return dp_route_del(text, err, sizeof(err));
+	return dp_fwd_route_del(text, err, sizeof(err));
 }
 
 static void
@@ -282,18 +282,18 @@ test_route_add_del_replace_keep_most_specific_match(void)
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 9, 77)), DP_FWD_NO_ROUTE);
 	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, n0);
 	/* refusals */
-	CU_ASSERT_EQUAL(dp_route_del("198.19.8.0/21", err, sizeof(err)), -ENOENT);
-	CU_ASSERT_EQUAL(dp_route_del("198.18.0.1/32", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(dp_fwd_route_del("198.19.8.0/21", err, sizeof(err)), -ENOENT);
+	CU_ASSERT_EQUAL(dp_fwd_route_del("198.18.0.1/32", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
 	/* a port's address stays the router's own: not replaced by a route */
-	CU_ASSERT_EQUAL(
-		dp_route_add("198.18.0.1/32 via 198.18.101.3 port 1", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(dp_fwd_route_add("198.18.0.1/32 via 198.18.101.3 port 1", err, sizeof(err)),
+		-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "port address"));
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 18, 0, 1)), DP_FWD_NH_LOCAL);
-	CU_ASSERT_EQUAL(
-		dp_route_add("198.19.8.0/21 via 198.18.101.3 port 9", err, sizeof(err)), -EINVAL);
-	CU_ASSERT_EQUAL(
-		dp_route_add("198.19.8.0/33 via 198.18.101.3 port 1", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(dp_fwd_route_add("198.19.8.0/21 via 198.18.101.3 port 9", err, sizeof(err)),
+		-EINVAL);
+	CU_ASSERT_EQUAL(dp_fwd_route_add("198.19.8.0/33 via 198.18.101.3 port 1", err, sizeof(err)),
+		-EINVAL);
 	/* a default route, then none */
 	CU_ASSERT_EQUAL(add("0.0.0.0/0 via 198.18.101.8 port 1"), 0);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 200, 1)), gw_nh(6));
@@ -367,7 +367,7 @@ test_route_reload_replaces_table_and_bad_file_keeps_it(void)
 		   "ip4 = 198.18.101.1/24\n[routes]\nroute = 198.19.6.0/24 via port 1\n");
 	fclose(f);
 
-	CU_ASSERT_EQUAL_FATAL(dp_route_reload(path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(dp_fwd_route_reload(path, err, sizeof(err)), 0);
 	/* a prefix given twice: one route, the later line's next hop (file order,
 	 * although the routes go in sorted) */
 	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, 7);
@@ -377,7 +377,7 @@ test_route_reload_replaces_table_and_bad_file_keeps_it(void)
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 18, 0, 1)), DP_FWD_NH_LOCAL);
 	/* an error names its file and line; the live table stays */
 	live = dp_fwd.ip4.fib;
-	CU_ASSERT_TRUE(dp_route_reload(bad, err, sizeof(err)) < 0);
+	CU_ASSERT_TRUE(dp_fwd_route_reload(bad, err, sizeof(err)) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.ini:8:"));
 	CU_ASSERT_PTR_EQUAL(dp_fwd.ip4.fib, live);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 5, 1)), gw_nh(8));
@@ -388,14 +388,14 @@ test_route_reload_replaces_table_and_bad_file_keeps_it(void)
 	fprintf(f, "[port0]\ndev = net_ring_r0\nip4 = 198.18.0.1/24\n[port1]\ndev = net_ring_r1\n"
 		   "ip4 = 198.18.102.1/24\n[lcores]\nrx = (0,0,1),(1,0,1)\n");
 	fclose(f);
-	CU_ASSERT_EQUAL(dp_route_reload(bad, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(dp_fwd_route_reload(bad, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.ini:5: port1's ip4 198.18.102.1 is not the running "
 					   "198.18.101.1"));
 	CU_ASSERT_PTR_EQUAL(dp_fwd.ip4.fib, live);
 	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 18, 101, 1)), DP_FWD_NH_LOCAL);
 	/* back to the 200k table */
 	t0 = rte_get_tsc_cycles();
-	CU_ASSERT_EQUAL_FATAL(dp_route_reload(rig.cfg_path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(dp_fwd_route_reload(rig.cfg_path, err, sizeof(err)), 0);
 	printf("\n    reload of %u routes: %.3f s\n", NB_ROUTES,
 		(double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz());
 	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, NB_ROUTES + 5);

@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Private to fwd's IPv6 nodes (ip6_local, icmp6_error) and control code
- * (fwd6.c, nd.c): per-worker ICMPv6 state and its rate limit.
+ * Private to the ICMPv6 nodes (ip6_local, icmp6_error) and icmp6.c:
+ * per-worker state and the rate limit.
  */
-#ifndef FWD6_PRIV_H
-#define FWD6_PRIV_H
+#ifndef ICMP6_PRIV_H
+#define ICMP6_PRIV_H
 
 #include <stdint.h>
 
+#include <jansson.h>
 #include <rte_graph.h>
 
 #include "dp_graph.h"
+#include "dp_icmp6.h"
 #include "dp_tbucket.h"
-#include "fwd6_fp.h"
+#include "icmp6_fp.h"
 
 /** One worker's ICMPv6 state: written only by that worker. */
 struct icmp6_worker {
@@ -37,4 +39,7 @@ extern struct icmp6_params icmp6_params;
 /** Node init of ip6_local and icmp6_error: the worker, and its icmp6_worker as ctx arg. */
 int icmp6_node_init(const struct rte_graph *graph, struct rte_node *node);
 
-#endif /* FWD6_PRIV_H */
+/** The counters and the rate limit as a JSON object (the "icmp6" part of /dpfwd/fwd/ip6). */
+json_t *icmp6_telemetry_json(void);
+
+#endif /* ICMP6_PRIV_H */
