@@ -1282,6 +1282,8 @@ section_find(const char *name, const struct dp_config_section **sp, unsigned int
 	const struct dp_config_section *s;
 	unsigned int i;
 
+	*sp = NULL;
+	*idx = 0;
 	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
 		if (s->count == 0 && strcmp(name, s->name) == 0) {
 			*sp = s;
@@ -1338,7 +1340,7 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	if (key == NULL) {
 		/* a section without keys: only one whose presence says something counts (an
 		 * unknown one is let pass) */
-		if (section_find(section, &s, &idx, loc, NULL, 0) == 0 && s->presence)
+		if (section_find(section, &s, &idx, loc, NULL, 0) == 0 && s != NULL && s->presence)
 			return section_open(cfg, s, idx, &at, &base, err, errlen);
 		return 0;
 	}
@@ -1346,8 +1348,8 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	if (rc < 0)
 		return rc;
 	rc = section_find(section, &s, &idx, loc, err, errlen);
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || s == NULL)
+		return rc < 0 ? rc : -EINVAL;
 	if (cfg->path[0] != '\0') {
 		dp_strlcpy(dir, cfg->path, sizeof(dir));
 		at.dir = dirname(dir);
