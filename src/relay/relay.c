@@ -301,17 +301,18 @@ addr_filter_bit(bool ip6, const uint8_t a[16])
 /*
  * An exact-match cache (zeroed, entries of @p esz bytes) for @p slots
  * sessions of one family: RELAY_EMC_PER_SLOT entries a slot, a power of two
- * within RELAY_EMC_MIN..RELAY_EMC_MAX, their count in @p n (in sets of
- * RELAY_EMC_WAYS).
+ * within RELAY_EMC_MIN..RELAY_EMC_MAX, their count in @p n (in pairs of
+ * RELAY_EMC_PAIR).
  */
 static void *
 emc_alloc(const char *name, size_t esz, uint32_t slots, int socket, uint32_t *n)
 {
 	*n = RTE_MIN(
 		RTE_MAX(rte_align32pow2(slots * RELAY_EMC_PER_SLOT), RELAY_EMC_MIN), RELAY_EMC_MAX);
-	/* a set aligned to its size: an IPv4 one is the pair of lines the L2
-	 * fetches together (dp_relay4_key()) */
-	return rte_zmalloc_socket(name, esz * *n, esz * RELAY_EMC_WAYS, socket);
+	/* two pairs aligned to their size: an IPv4 pair is the two lines the L2
+	 * fetches together (dp_relay4_key()), and a pair's buddy is its address
+	 * with one bit flipped (relay_emc_buddy()) */
+	return rte_zmalloc_socket(name, esz * *n, esz * 2 * RELAY_EMC_PAIR, socket);
 }
 
 static struct relay_worker *
@@ -375,7 +376,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			goto nomem;
 		for (s = 0; s < n; s++)
 			relay_emc_set(rw, s, NULL, RELAY_NIL, false);
-		rw->emc_mask = n / RELAY_EMC_WAYS - 1;
+		rw->emc_mask = n / RELAY_EMC_PAIR - 1;
 	}
 	if (slots6 > 0) {
 		uint32_t n;
@@ -385,7 +386,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			goto nomem;
 		for (s = 0; s < n; s++)
 			relay_emc_set(rw, s, NULL, RELAY_NIL, true);
-		rw->emc6_mask = n / RELAY_EMC_WAYS - 1;
+		rw->emc6_mask = n / RELAY_EMC_PAIR - 1;
 	}
 	/* the filter of each family with a cache: its services' own addresses */
 	for (i = 0; i < relay_nb_svcs; i++) {

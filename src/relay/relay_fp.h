@@ -137,6 +137,12 @@ relay_key4_of_pkt(const uint8_t *l3, uint64_t k[2])
 	k[1] = ports;
 }
 
+/*
+ * The pair beside the one @p e starts (the cache is aligned to two pairs:
+ * emc_alloc()), of either cache's entries.
+ */
+#define relay_emc_buddy(e) ((__typeof__(e))((uintptr_t)(e) ^ (RELAY_EMC_PAIR * sizeof(*(e)))))
+
 /**
  * ip4_fwd's shortcut, first step, for a datagram whose option-less header
  * passed ip4_fwd's fast checks, UDP, not a fragment, to an address that may
@@ -173,11 +179,11 @@ dp_relay4_key(const struct relay_emc_entry *emc, uint32_t mask, const struct rte
 	if (unlikely((ulen & RTE_BE16(0xfff8)) == 0))
 		return NULL;
 	relay_key4_of_pkt(l3, k);
-	e = &emc[(relay_emc_hash_w(k) & mask) * RELAY_EMC_WAYS];
-	/* the first way's line: the second holds a key only when the set took
-	 * two, and the first two ways are a 128-byte aligned pair of lines, which
-	 * the L2's spatial prefetcher fetches together (prefetching both lines
-	 * too was slower) */
+	e = &emc[(relay_emc_hash_w(k) & mask) * RELAY_EMC_PAIR];
+	/* the first way's line: the second holds a key only when the pair took
+	 * two, and the pair is a 128-byte aligned pair of lines, which the L2's
+	 * spatial prefetcher fetches together (prefetching both lines too was
+	 * slower) */
 	rte_prefetch0(e);
 	return e;
 }
@@ -200,12 +206,13 @@ dp_relay4_shortcut(struct dp_worker *w, const struct relay_emc_entry *e, struct 
 	uint32_t ports;
 
 	relay_key4_of_pkt(l3, k);
-	/* the first way holds the key unless its set took two or more; the last
-	 * two (the next pair of lines, not prefetched) only in a set that took
-	 * more than two */
-	if (!relay_key4_eq_w(&e->key, k) && !relay_key4_eq_w(&(++e)->key, k) &&
-		!relay_key4_eq_w(&(++e)->key, k) && !relay_key4_eq_w(&(++e)->key, k))
-		return -1;
+	/* the first way holds the key unless its pair took two or more; the
+	 * buddy pair (not prefetched) only a key its own pair had no room for */
+	if (!relay_key4_eq_w(&e->key, k) && !relay_key4_eq_w(&(++e)->key, k)) {
+		e = relay_emc_buddy(e - 1);
+		if (!relay_key4_eq_w(&e->key, k) && !relay_key4_eq_w(&(++e)->key, k))
+			return -1;
+	}
 	if (e->ready != ready)
 		return -1;
 	memcpy(&addrs, e->addrs, sizeof(addrs));
@@ -258,7 +265,7 @@ dp_relay6_key(const struct relay_emc6_entry *emc6, uint32_t mask, const struct r
 	if (unlikely(ulen < sizeof(*udp) || ulen > rte_be_to_cpu_16(plen) || udp->dgram_cksum == 0))
 		return NULL;
 	relay_key6_of_pkt(l3, w);
-	e = &emc6[(relay_emc6_hash_w(w) & mask) * RELAY_EMC_WAYS];
+	e = &emc6[(relay_emc6_hash_w(w) & mask) * RELAY_EMC_PAIR];
 	rte_prefetch0(e);
 	rte_prefetch0((const uint8_t *)e + RTE_CACHE_LINE_SIZE);
 	return e;
@@ -275,9 +282,11 @@ dp_relay6_shortcut(struct dp_worker *w, const struct relay_emc6_entry *e, struct
 	uint32_t ports;
 
 	relay_key6_of_pkt(l3, k);
-	if (!relay_key6_eq_w(e->key, k) && !relay_key6_eq_w((++e)->key, k) &&
-		!relay_key6_eq_w((++e)->key, k) && !relay_key6_eq_w((++e)->key, k))
-		return -1;
+	if (!relay_key6_eq_w(e->key, k) && !relay_key6_eq_w((++e)->key, k)) {
+		e = relay_emc_buddy(e - 1);
+		if (!relay_key6_eq_w(e->key, k) && !relay_key6_eq_w((++e)->key, k))
+			return -1;
+	}
 	if (e->ready != ready)
 		return -1;
 	memcpy(&ports, e->ports, sizeof(ports));

@@ -137,26 +137,30 @@ _Static_assert(sizeof(struct relay_dir) == 48, "relay_dir: no hole");
 
 /*
  * The exact-match cache in front of the IPv4 table (OVS's EMC, VPP's flow
- * cache): 4-way set-associative, a set of RELAY_EMC_WAYS entries side by side
- * per hash value, each entry holding a key and its data (slot << 1 |
- * direction). A hit costs one CRC32 hash (of the addresses; the ports are
- * added: relay_emc_index()), one or two loads and 16-byte compares;
- * rte_hash's bulk lookup walks two buckets, compares signatures and then the
- * key from its key store, whatever the table holds. rte_hash has no such cache (its lookups are always the
- * full walk), hence this one. rte_hash stays the table: the cache is filled
- * only from what the table returned, and a session's two keys leave it when
- * the session is freed (relay_emc_forget), so a stale entry can never send a
- * packet to the slot's next session. A key the cache cannot hold costs a
- * table lookup, and with it a pass through relay4 (a node of its own, called
- * for a few packets, which costs as much as several cache misses). A set
- * fills its ways in order, so a key is in the first two unless the set took
- * three or more: the shortcut compares those two (one 128-byte pair of
- * lines) and only then the last two. Four ways hold every key of a set but
- * the fifth, which relay4 then takes (relay_emc_place()). The cache has 8
- * entries a session slot (rounded up to a power of two), 4 a key: keys land
- * in sets as a Poisson count, and with the table full and both keys of each
- * session in use, about 1.3 % of the keys are beyond a set's first two ways
- * and 0.4 % beyond its four.
+ * cache): 4-way set-associative, each entry holding a key and its data
+ * (slot << 1 | direction). A key's ways are the pair of entries its hash
+ * picks (a 128-byte aligned pair of IPv4 lines, which the L2's spatial
+ * prefetcher fetches together) and, when the pair is full, the pair beside
+ * it (its buddy: the index's lowest bit flipped), which holds that pair's own
+ * keys first. A hit in the first pair costs one CRC32 hash (of the
+ * addresses; the ports are added: relay_emc_index()), one or two loads and
+ * 16-byte compares; only a key beyond it costs the buddy's two compares. The
+ * sets of four overlap rather than sit side by side: sets of four entries
+ * in a row would leave the first pairs on every other 128-byte block, half
+ * the L2's sets. rte_hash's bulk lookup walks two buckets, compares
+ * signatures and then the key from its key store, whatever the table holds.
+ * rte_hash has no such cache (its lookups are always the full walk), hence
+ * this one. rte_hash stays the table: the cache is filled only from what the
+ * table returned, and a session's two keys leave it when the session is
+ * freed (relay_emc_forget), so a stale entry can never send a packet to the
+ * slot's next session. A key the cache cannot hold costs a table lookup,
+ * and with it a pass through relay4 (a node of its own, called for a few
+ * packets, which costs as much as several cache misses). Four ways hold
+ * every key of a set but the fifth, which relay4 then takes
+ * (relay_emc_place()). The cache has 8 entries a session slot (rounded up to
+ * a power of two), 4 a key: keys land in pairs as a Poisson count, and with
+ * the table full and both keys of each session in use, about 1.3 % of the
+ * keys are beyond their first pair and 0.4 % beyond its buddy too.
  *
  * An entry is also all that ip4_fwd's shortcut needs to send a packet of its
  * key: a copy of what the direction writes (addresses, ports, checksum
@@ -195,8 +199,10 @@ relay_emc_ready_word(uint32_t now, uint32_t gen)
 	return (uint64_t)gen << 32 | now;
 }
 
-/** Entries of a cache set (an IPv4 set: two 128-byte pairs of lines). */
+/** Entries a key may be in: its pair and the pair beside it. */
 #define RELAY_EMC_WAYS 4
+/** Entries of a pair, side by side; a key's hash picks a pair. */
+#define RELAY_EMC_PAIR 2
 /** Cache entries per session slot (two keys, a cache a quarter full), and the bounds. */
 #define RELAY_EMC_PER_SLOT 8
 #define RELAY_EMC_MIN      256u
@@ -387,7 +393,7 @@ struct relay_worker {
 	struct rte_hash *h4;           /**< IPv4 sessions, struct relay_key4 */
 	struct rte_hash *h6;           /**< IPv6 sessions, struct relay_key */
 	struct relay_emc_entry *emc;   /**< in front of h4 (NULL: none) */
-	uint32_t emc_mask;             /**< its sets (of RELAY_EMC_WAYS entries) - 1 */
+	uint32_t emc_mask;             /**< its pairs (of RELAY_EMC_PAIR entries) - 1 */
 	struct relay_emc6_entry *emc6; /**< in front of h6 (NULL: none) */
 	uint32_t emc6_mask;
 	struct relay_session *sess;
@@ -467,13 +473,20 @@ relay_emc_on(const struct relay_worker *rw, const bool v6)
 	return v6 ? rw->emc6 != NULL : rw->emc != NULL;
 }
 
-/** The first entry of @p k's set (the others follow it). */
+/** The first entry of @p k's pair (relay_emc_way() gives its set's others). */
 static __rte_always_inline uint32_t
 relay_emc_set_of(const struct relay_worker *rw, const union relay_anykey *k, const bool v6)
 {
 	return (v6 ? relay_emc6_hash(&k->k) & rw->emc6_mask
 		   : relay_emc_hash(&k->k4) & rw->emc_mask) *
-	       RELAY_EMC_WAYS;
+	       RELAY_EMC_PAIR;
+}
+
+/** Way @p w (0..RELAY_EMC_WAYS - 1) of the set whose first entry is @p set. */
+static __rte_always_inline uint32_t
+relay_emc_way(uint32_t set, uint32_t w)
+{
+	return w < RELAY_EMC_PAIR ? set + w : (set ^ RELAY_EMC_PAIR) + w - RELAY_EMC_PAIR;
 }
 
 /** Does entry @p i hold key @p k? (An empty one holds none.) */
@@ -498,11 +511,11 @@ static __rte_always_inline uint32_t
 relay_emc_find_in(
 	const struct relay_worker *rw, uint32_t set, const union relay_anykey *k, const bool v6)
 {
-	uint32_t i;
+	uint32_t w;
 
-	for (i = set; i < set + RELAY_EMC_WAYS; i++)
-		if (relay_emc_holds(rw, i, k, v6))
-			return i;
+	for (w = 0; w < RELAY_EMC_WAYS; w++)
+		if (relay_emc_holds(rw, relay_emc_way(set, w), k, v6))
+			return relay_emc_way(set, w);
 	return RELAY_NIL;
 }
 
@@ -537,14 +550,15 @@ relay_emc_place(
 	const struct relay_worker *rw, const union relay_anykey *k, uint64_t ready, const bool v6)
 {
 	const uint32_t set = relay_emc_set_of(rw, k, v6);
-	uint32_t i, victim = relay_emc_find_in(rw, set, k, v6);
+	uint32_t w, victim = relay_emc_find_in(rw, set, k, v6);
 	uint64_t oldest = UINT64_MAX;
 
 	/* (a key is in one entry at most: relay_emc_forget() clears the one) */
 	if (victim != RELAY_NIL)
 		return victim;
 	victim = set;
-	for (i = set; i < set + RELAY_EMC_WAYS; i++) {
+	for (w = 0; w < RELAY_EMC_WAYS; w++) {
+		const uint32_t i = relay_emc_way(set, w);
 		const uint64_t r = v6 ? rw->emc6[i].ready : rw->emc[i].ready;
 
 		if (relay_emc_data(rw, i, v6) == RELAY_NIL)

@@ -648,9 +648,9 @@ test_relay_shortcut_checks_what_the_key_does_not_say(void)
 }
 
 /*
- * Client ports whose keys share a set of worker 0's cache (@p v6: the IPv6
- * one): the set's index adds the key's ports to the CRC of its addresses
- * (relay_emc_index()), so ports a set count apart take one set. Checked
+ * Client ports whose keys share a pair (and so a set) of worker 0's cache
+ * (@p v6: the IPv6 one): the pair's index adds the key's ports to the CRC of
+ * its addresses (relay_emc_index()), so ports a pair count apart take one. Checked
  * against the cache's own function for @p port and the RELAY_EMC_WAYS after it.
  */
 static uint16_t
