@@ -10,25 +10,18 @@
  *         icmp_bad_addr, icmp_no_route, icmp_ratelimited)
  *
  * RFC 792 and RFC 1812 4.3.2. The error quotes the original datagram from its
- * IP header on, unchanged (TTL as received), as much of it as fits in a
- * 576-byte datagram (4.3.2.3): the header, options included, and up to
- * 548 - header bytes of data, at least the 8 that RFC 792 asks for when the
- * datagram has them. The 28 bytes of new headers are prepended in the
- * mbuf's headroom, so the quote does not move; what follows it is trimmed:
+ * IP header on, unchanged, as much as fits in a 576-byte datagram (4.3.2.3).
+ * The 28 bytes of new headers go in the mbuf's headroom, so the quote does
+ * not move; what follows it is trimmed:
  *
  *   in   | eth 14 | original IPv4 header + data ...............| padding |
  *   out  | eth 14 | IPv4 20 | ICMP 8 | original IPv4 header + data (<= 548) |
  *
- * Never sent (4.3.2.7), each counted under its reason: about a fragment other
- * than the first; about an ICMP error (or an ICMP type not known to be a
- * query); about a packet to or from a broadcast or multicast address, in a
- * link-layer broadcast, or from an invalid source (martians never get here:
- * ip4_fwd drops them first). Then errors are rate-limited (4.3.2.8) by the
- * worker's own token bucket, checked last so that refused errors take no token.
- *
- * Source address: the address of the port the packet came in on, so that
- * traceroute names the interface facing the sender; the egress port's
- * (4.3.2.4) when the input port has none.
+ * Never sent (4.3.2.7), each counted: about a non-first fragment, an ICMP
+ * error, a broadcast or multicast packet, an invalid source. Then the
+ * worker's token bucket (4.3.2.8), last, so refused errors take no token.
+ * Source: the input port's address (traceroute names the interface facing
+ * the sender), else the egress port's (4.3.2.4).
  */
 #include <string.h>
 

@@ -3,17 +3,13 @@
  * ip6_fwd
  *   uses: IPv6 header (after a plain Ethernet header), the fib6 table
  *   sets: dp_mbuf_meta.nh (next hop index); icmp_type/icmp_code for icmp6_error
- *   next: none for packets whose next hop is resolved: MACs and hop limit - 1
- *         written here and the packet put in the worker's TX buffer for the
- *         port, as ip4_fwd does; none for one the worker's fast match took
- *         (dp_fwd_local.h); ip6_output for the rest; a local service's node
- *         for a UDP datagram to the router and a claimed port, as ip4_fwd;
- *         ip6_local (the rest to the router's addresses, its multicast groups);
- *         icmp6_error (hop limit exceeded, no route: the packet is counted as
- *         dropped and the error is built from it); or drop (ip6_off,
- *         ip6_truncated, ip6_bad_version, ip6_bad_length, ip6_bad_src,
- *         ip6_bad_dst, ip6_mcast, ip6_l2_mcast, ip6_link_local, ip6_hbh,
- *         ip6_no_route, ip6_hop_limit)
+ *   next: none when the next hop is resolved (MACs and hop limit - 1 written
+ *         here, into the worker's TX buffer, as ip4_fwd does) or the worker's
+ *         fast match took the packet (dp_fwd_local.h); ip6_output for the
+ *         rest; a service's node (UDP to the router, a claimed port);
+ *         ip6_local (the rest to the router's addresses and groups);
+ *         icmp6_error (hop limit exceeded, no route: counted as dropped, the
+ *         error built from it); drop (the ip6_* reasons)
  *
  * Checks follow RFC 8200 and RFC 4291: version 6, a payload inside the frame,
  * no multicast, unspecified or loopback source, no unspecified or loopback
