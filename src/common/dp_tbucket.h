@@ -73,4 +73,53 @@ dp_tbucket_take(struct dp_tbucket *tb, uint64_t now)
 	return true;
 }
 
+/**
+ * A limit that one thread sets and per-lcore buckets follow: @c gen moves on
+ * after @c rate and @c burst changed, and a bucket whose @c gen differs
+ * starts again, full, from the new values (dp_tbucket_limit_take()).
+ */
+struct dp_tbucket_limit {
+	uint32_t rate;
+	uint32_t burst;
+	uint32_t gen; /**< starts at 1: a bucket's gen 0 never matches */
+};
+
+/** An lcore's bucket of a struct dp_tbucket_limit. */
+struct dp_tbucket_follow {
+	struct dp_tbucket tb;
+	uint32_t gen; /**< the limit's gen the bucket was set from (0: not yet) */
+};
+
+/** Set @p l (one writer); the followers see the new values at their next take. */
+static inline void
+dp_tbucket_limit_set(struct dp_tbucket_limit *l, uint32_t rate, uint32_t burst)
+{
+	l->rate = rate;
+	l->burst = burst;
+	/* followers compare gen before they read rate and burst */
+	__atomic_store_n(&l->gen, l->gen + 1, __ATOMIC_RELEASE);
+}
+
+/** Reset @p f to @p l's values if they changed since (or it never took). */
+static inline void
+dp_tbucket_follow(
+	struct dp_tbucket_follow *f, const struct dp_tbucket_limit *l, uint64_t hz, uint64_t now)
+{
+	const uint32_t gen = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(f->gen != gen, 0)) {
+		dp_tbucket_init(&f->tb, l->rate, l->burst, hz, now);
+		f->gen = gen;
+	}
+}
+
+/** dp_tbucket_follow(), then take one token. @return true when the event may happen. */
+static inline bool
+dp_tbucket_limit_take(
+	struct dp_tbucket_follow *f, const struct dp_tbucket_limit *l, uint64_t hz, uint64_t now)
+{
+	dp_tbucket_follow(f, l, hz, now);
+	return dp_tbucket_take(&f->tb, now);
+}
+
 #endif /* DP_TBUCKET_H */

@@ -17,7 +17,7 @@
 #include "icmp4_priv.h"
 
 struct icmp4_worker icmp4_workers[DP_GRAPH_MAX_WORKERS];
-struct icmp4_params icmp4_params = {
+struct dp_tbucket_limit icmp4_limit = {
 	.rate = DP_ICMP4_RATE_DEFAULT,
 	.burst = DP_ICMP4_BURST_DEFAULT,
 	.gen = 1,
@@ -26,10 +26,7 @@ struct icmp4_params icmp4_params = {
 void
 dp_icmp4_ratelimit_set(uint32_t rate, uint32_t burst)
 {
-	icmp4_params.rate = rate;
-	icmp4_params.burst = burst;
-	/* workers compare gen before they read rate and burst */
-	__atomic_store_n(&icmp4_params.gen, icmp4_params.gen + 1, __ATOMIC_RELEASE);
+	dp_tbucket_limit_set(&icmp4_limit, rate, burst);
 }
 
 int
@@ -61,7 +58,7 @@ icmp4_node_init(const struct rte_graph *graph, struct rte_node *node)
 	st = &icmp4_workers[ctx->w->index];
 	ctx->arg = st;
 	memset(st, 0, sizeof(*st));
-	/* tb_gen 0 never matches icmp4_params.gen: the first error sets the bucket */
+	/* the bucket's gen 0 never matches icmp4_limit's: the first error sets the bucket */
 	st->ip_id = (uint16_t)rte_rdtsc();
 	return 0;
 }
@@ -90,7 +87,7 @@ icmp4_fill(void *arg)
 	dp_icmp4_stats_get(&st);
 	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "echo_replies", (json_int_t)st.echo_replies,
 		"errors", (json_int_t)st.errors, "errors_sent", (json_int_t)st.errors_sent, "rate",
-		(json_int_t)icmp4_params.rate, "burst", (json_int_t)icmp4_params.burst);
+		(json_int_t)icmp4_limit.rate, "burst", (json_int_t)icmp4_limit.burst);
 }
 
 int

@@ -73,15 +73,7 @@ static const bool icmp4_type_is_query[256] = {
 static inline bool
 icmp4_ratelimit_take(struct icmp4_worker *st)
 {
-	const uint32_t gen = __atomic_load_n(&icmp4_params.gen, __ATOMIC_ACQUIRE);
-	const uint64_t now = rte_rdtsc();
-
-	if (unlikely(st->tb_gen != gen)) {
-		dp_tbucket_init(
-			&st->tb, icmp4_params.rate, icmp4_params.burst, rte_get_tsc_hz(), now);
-		st->tb_gen = gen;
-	}
-	return dp_tbucket_take(&st->tb, now);
+	return dp_tbucket_limit_take(&st->tb, &icmp4_limit, rte_get_tsc_hz(), rte_rdtsc());
 }
 
 /* The address to send from (network order), 0 when neither port has one. */

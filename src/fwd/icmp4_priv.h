@@ -26,9 +26,8 @@
 
 /** One worker's ICMP state: written only by that worker. */
 struct icmp4_worker {
-	struct dp_tbucket tb; /**< errors allowed */
-	uint32_t tb_gen;      /**< icmp4_params.gen the bucket was set from */
-	uint16_t ip_id;       /**< identification of the next packet originated */
+	struct dp_tbucket_follow tb; /**< errors allowed, following icmp4_limit */
+	uint16_t ip_id;              /**< identification of the next packet originated */
 	uint64_t echo_replies;
 	uint64_t errors;
 	uint64_t errors_sent;
@@ -36,13 +35,8 @@ struct icmp4_worker {
 
 extern struct icmp4_worker icmp4_workers[DP_GRAPH_MAX_WORKERS];
 
-/** The rate limit, written by the control lcore; gen changes after rate and burst. */
-struct icmp4_params {
-	uint32_t rate;
-	uint32_t burst;
-	uint32_t gen;
-};
-extern struct icmp4_params icmp4_params;
+/** The rate limit, set by the control lcore (dp_icmp4_ratelimit_set()). */
+extern struct dp_tbucket_limit icmp4_limit;
 
 /** Node init of ip4_local and icmp4_error: the worker, and its icmp4_worker as ctx arg. */
 int icmp4_node_init(const struct rte_graph *graph, struct rte_node *node);

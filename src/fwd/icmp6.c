@@ -15,7 +15,7 @@
 #include "icmp6_priv.h"
 
 struct icmp6_worker icmp6_workers[DP_GRAPH_MAX_WORKERS];
-struct icmp6_params icmp6_params = {
+struct dp_tbucket_limit icmp6_limit = {
 	.rate = DP_ICMP6_RATE_DEFAULT,
 	.burst = DP_ICMP6_BURST_DEFAULT,
 	.gen = 1,
@@ -24,10 +24,7 @@ struct icmp6_params icmp6_params = {
 void
 dp_icmp6_ratelimit_set(uint32_t rate, uint32_t burst)
 {
-	icmp6_params.rate = rate;
-	icmp6_params.burst = burst;
-	/* workers compare gen before they read rate and burst */
-	__atomic_store_n(&icmp6_params.gen, icmp6_params.gen + 1, __ATOMIC_RELEASE);
+	dp_tbucket_limit_set(&icmp6_limit, rate, burst);
 }
 
 int
@@ -39,7 +36,7 @@ dp_icmp6_init(const struct dp_config *cfg)
 
 /*
  * ip6_local and icmp6_error of each worker graph share the worker's state,
- * which starts afresh (tb_gen 0 never matches: the first error fills the bucket).
+ * which starts afresh (its bucket's gen 0 never matches: the first error fills it).
  */
 int
 icmp6_node_init(const struct rte_graph *graph, struct rte_node *node)
@@ -80,5 +77,5 @@ icmp6_telemetry_json(void)
 	dp_icmp6_stats_get(&st);
 	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "echo_replies", (json_int_t)st.echo_replies,
 		"errors", (json_int_t)st.errors, "errors_sent", (json_int_t)st.errors_sent, "rate",
-		(json_int_t)icmp6_params.rate, "burst", (json_int_t)icmp6_params.burst);
+		(json_int_t)icmp6_limit.rate, "burst", (json_int_t)icmp6_limit.burst);
 }

@@ -125,7 +125,7 @@ icmp6_error_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m
 		why = DP_DROP_ICMP6_ERR_ABOUT_ERR;
 		goto drop;
 	}
-	if (!dp_tbucket_take(&st->tb, now)) {
+	if (!dp_tbucket_take(&st->tb.tb, now)) {
 		why = DP_DROP_ICMP6_RATELIMITED;
 		goto drop;
 	}
@@ -168,16 +168,10 @@ icmp6_error_process(struct rte_graph *graph, struct rte_node *node, void **objs,
 	rte_edge_t next[RTE_GRAPH_BURST_SIZE];
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint64_t now = rte_rdtsc();
-	uint32_t gen;
 	uint16_t i;
 
 	/* the control lcore changed the limit (or this is the first error): start full */
-	gen = __atomic_load_n(&icmp6_params.gen, __ATOMIC_ACQUIRE);
-	if (unlikely(st->tb_gen != gen)) {
-		st->tb_gen = gen;
-		dp_tbucket_init(
-			&st->tb, icmp6_params.rate, icmp6_params.burst, rte_get_tsc_hz(), now);
-	}
+	dp_tbucket_follow(&st->tb, &icmp6_limit, rte_get_tsc_hz(), now);
 	for (i = 0; i < nb_objs; i++)
 		next[i] = icmp6_error_one(ctx->w, st, pkts[i], meta_off, now);
 	dp_node_dispatch(graph, node, objs, next, nb_objs);

@@ -19,8 +19,7 @@
 
 /** One worker's ICMPv6 state: written only by that worker. */
 struct icmp6_worker {
-	struct dp_tbucket tb; /**< errors allowed */
-	uint32_t tb_gen;      /**< icmp6_params.gen the bucket was set from */
+	struct dp_tbucket_follow tb; /**< errors allowed, following icmp6_limit */
 	uint64_t echo_replies;
 	uint64_t errors;
 	uint64_t errors_sent;
@@ -28,13 +27,8 @@ struct icmp6_worker {
 
 extern struct icmp6_worker icmp6_workers[DP_GRAPH_MAX_WORKERS];
 
-/** The rate limit, written by the control lcore; gen changes after rate and burst. */
-struct icmp6_params {
-	uint32_t rate;
-	uint32_t burst;
-	uint32_t gen;
-};
-extern struct icmp6_params icmp6_params;
+/** The rate limit, set by the control lcore (dp_icmp6_ratelimit_set()). */
+extern struct dp_tbucket_limit icmp6_limit;
 
 /** Node init of ip6_local and icmp6_error: the worker, and its icmp6_worker as ctx arg. */
 int icmp6_node_init(const struct rte_graph *graph, struct rte_node *node);

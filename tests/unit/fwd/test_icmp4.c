@@ -710,6 +710,22 @@ test_icmp4_tbucket_exact_on_fake_clock(void)
 	dp_tbucket_init(&tb, 1, 0, 1000, 0);
 	CU_ASSERT_TRUE(dp_tbucket_take(&tb, 0));
 	CU_ASSERT_FALSE(dp_tbucket_take(&tb, 0));
+	/* a follower of a limit: starts full at its first take, and again after a change */
+	{
+		struct dp_tbucket_limit l = { .rate = 10, .burst = 2, .gen = 1 };
+		struct dp_tbucket_follow f = { .gen = 0 };
+
+		for (i = 0, ok = 0; i < 5; i++)
+			ok += dp_tbucket_limit_take(&f, &l, 1000, 7000);
+		CU_ASSERT_EQUAL(ok, 2);
+		dp_tbucket_limit_set(&l, 10, 4);
+		for (i = 0, ok = 0; i < 5; i++)
+			ok += dp_tbucket_limit_take(&f, &l, 1000, 7000);
+		CU_ASSERT_EQUAL(ok, 4);
+		CU_ASSERT_EQUAL(f.gen, 2);
+		dp_tbucket_limit_set(&l, 0, 4); /* rate 0: none from now on */
+		CU_ASSERT_FALSE(dp_tbucket_limit_take(&f, &l, 1000, 90000));
+	}
 	/* the largest config values on a 4 GHz TSC: no overflow, exact */
 	dp_tbucket_init(&tb, 10000000, 1000000, 4000000000ull, 0);
 	for (i = 0, ok = 0; i < 1100000; i++)
