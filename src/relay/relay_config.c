@@ -25,12 +25,6 @@ dp_relay_config(const struct dp_config *cfg, unsigned int i)
 	return i < DP_RELAY_MAX ? dp_config_section_data(cfg, &dp_relay_section, i) : NULL;
 }
 
-static int
-parse_ip6(const char *v, uint8_t out[16])
-{
-	return inet_pton(AF_INET6, v, out) == 1 ? 0 : -EINVAL;
-}
-
 /* "a.b.c.d:port" or "[ipv6]:port" -> family, address (network order), port */
 static int
 parse_udp_addr(const char *v, bool *ip6, uint8_t addr[16], uint16_t *port)
@@ -49,7 +43,7 @@ parse_udp_addr(const char *v, bool *ip6, uint8_t addr[16], uint16_t *port)
 		*sep = '\0';
 		host = buf + 1;
 		sep++;
-		if (parse_ip6(host, addr) < 0)
+		if (inet_pton(AF_INET6, host, addr) != 1)
 			return -EINVAL;
 		*ip6 = true;
 	} else {
@@ -113,7 +107,7 @@ relay_source_parse(void *base, const struct dp_config_key *k __rte_unused, const
 	r->source_ip6 = strchr(v, ':') != NULL;
 	if (!r->source_ip6 && inet_pton(AF_INET, v, &a4) == 1)
 		memcpy(r->source, &a4, 4);
-	else if (!r->source_ip6 || parse_ip6(v, r->source) < 0)
+	else if (!r->source_ip6 || inet_pton(AF_INET6, v, r->source) != 1)
 		return dp_config_error(err, errlen, at->loc,
 			"bad source address '%s' (expected an address of a port, IPv4 or IPv6, "
 			"no port)",

@@ -335,6 +335,7 @@ pools_make(
 int
 dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 {
+	const struct dp_endpoint_config *ep = dp_endpoint_config(cfg);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	struct dp_fwd_fib4 t;
 	unsigned int nb_workers, i, j, relays = 0;
@@ -400,8 +401,7 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	for (i = 0; i < DP_RELAY_MAX; i++)
 		relays += dp_relay_config(cfg, i)->defined;
 	fprintf(out, "services: %u relay(s); endpoints %s%s%s\n", relays,
-		dp_endpoint_config(cfg)->enabled ? "on, socket " : "off",
-		dp_endpoint_config(cfg)->enabled ? dp_endpoint_config(cfg)->socket : "", "");
+		ep->enabled ? "on, socket " : "off", ep->enabled ? ep->socket : "", "");
 	return 0;
 }
 

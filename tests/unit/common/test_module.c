@@ -308,6 +308,18 @@ test_module_started_after_its_dependencies(void)
 	CU_ASSERT_EQUAL(hook_at("high.stop"), -1);
 }
 
+/* A UDP datagram from 198.18.0.2 to port0's 198.18.0.1, port @p dport, into @p f. */
+static void
+tm_datagram(struct dp_pkt_spec *s, uint16_t dport, uint8_t *f, size_t size, size_t *len)
+{
+	dp_pkt_spec_init(s);
+	memcpy(s->dst_mac, &dp_ports[0].mac, 6);
+	s->src_ip4 = 0xc6120002;
+	s->dst_ip4 = 0xc6120001;
+	s->dport = dport;
+	CU_ASSERT_FATAL(dp_pkt_build(s, f, size, len) == 0);
+}
+
 static void
 test_module_datagram_to_its_port_reaches_its_node(void)
 {
@@ -315,12 +327,7 @@ test_module_datagram_to_its_port_reaches_its_node(void)
 	uint8_t f[128];
 	size_t len = 0;
 
-	dp_pkt_spec_init(&s);
-	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
-	s.src_ip4 = 0xc6120002;
-	s.dst_ip4 = 0xc6120001;
-	s.dport = TM_PORT;
-	CU_ASSERT_FATAL(dp_pkt_build(&s, f, sizeof(f), &len) == 0);
+	tm_datagram(&s, TM_PORT, f, sizeof(f), &len);
 	svc_pkts = 0;
 	ring_rig_drops_mark(&rig);
 	ring_rig_inject(&rig, 0, f, len);
@@ -453,12 +460,7 @@ test_module_drop_reason_counted_in_telemetry(void)
 	CU_ASSERT_STRING_EQUAL(dp_drop_name(tm_drop), "tm_refused");
 	CU_ASSERT_EQUAL(snapshot_tm_refused(&total0), 0);
 
-	dp_pkt_spec_init(&s);
-	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
-	s.src_ip4 = 0xc6120002;
-	s.dst_ip4 = 0xc6120001;
-	s.dport = tm_port;
-	CU_ASSERT_FATAL(dp_pkt_build(&s, f, sizeof(f), &len) == 0);
+	tm_datagram(&s, tm_port, f, sizeof(f), &len);
 	svc_refuse = true;
 	ring_rig_drops_mark(&rig);
 	ring_rig_inject(&rig, 0, f, len);
