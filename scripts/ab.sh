@@ -8,6 +8,8 @@
 # B's on CPU 0, then the other way), and the median of the rounds' B/A ratios.
 # AB_SET_A / AB_SET_B: overrides for one side only, after the common ones (one binary,
 # two settings: pass it as both BIN_A and BIN_B).
+# AB_CFG_B: B runs this config instead of CONFIG (one binary, two jobs: the relay beside
+# forwarding, each on its own config; "SECTION.KEY=VALUE ..." still applies to both).
 # AB_CPU=1: cycles per packet on the CPU instead of busy: the worker threads' run time
 # (perf stat -e task-clock, a software event: no PMU needed) x TSC Hz / packets. When
 # other programs share the CPUs, busy cycles count the time the worker waited for one;
@@ -18,12 +20,14 @@
 #   AB_TOGETHER=1 scripts/ab.sh configs/bench/relay-2000sessions-64b.ini "" old/dpfwd new/dpfwd 12 3
 #   AB_TOGETHER=1 AB_SET_A="dpfwd.node_stats=off dpfwd.delay_stats=off" \
 #     scripts/ab.sh configs/bench/fwd-2000flows-64b.ini "" build/apps/dpfwd/dpfwd build/apps/dpfwd/dpfwd 10 3
+#   AB_TOGETHER=1 AB_CFG_B=configs/bench/relay-2000sessions-64b.ini \
+#     scripts/ab.sh configs/bench/fwd-2000flows-64b.ini "" build/apps/dpfwd/dpfwd build/apps/dpfwd/dpfwd 10 3
 #
 # As root (hugepages as dpfwd finds them); needs python3. DPFWD_BUILD (for the
 # config's ${DPFWD_BUILD}) defaults to build.
 set -eu
 if [ $# -lt 4 ]; then
-	sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 cfg=$1 sets=$2 a=$3 b=$4 rounds=${5:-3} secs=${6:-6}
@@ -41,15 +45,15 @@ for s in ${AB_SET_B:-}; do args_b+=(--set "$s"); done
 # run NAME BIN LCORES [SIDE]: dpfwd on CONFIG, its telemetry JSON in $tmp/NAME.json;
 # SIDE (a or b) adds that side's overrides
 run() {
-	local side=()
+	local side=() c_run=$cfg
 	case "${4:-}" in
 	a) side=("${args_a[@]}") ;;
-	b) side=("${args_b[@]}") ;;
+	b) side=("${args_b[@]}") c_run=${AB_CFG_B:-$cfg} ;;
 	esac
 	local pid tids c t i
 	rm -f "$tmp/$1.json" "$tmp/$1.perf"
 	timeout $((secs + 60)) "$2" --lcores "$3" --file-prefix "$prefix-$1" --no-pci \
-		--in-memory -- -c "$cfg" --duration "$secs" --telemetry-json "$tmp/$1.json" \
+		--in-memory -- -c "$c_run" --duration "$secs" --telemetry-json "$tmp/$1.json" \
 		"${args[@]}" "${side[@]}" >/dev/null 2>&1 &
 	pid=$!
 	if [ "$oncpu" = 1 ]; then

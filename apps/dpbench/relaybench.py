@@ -57,8 +57,8 @@ source ports 126 apart) through the relay config: the relay rig's one client hos
 2000 consecutive ports fills a run of consecutive cache entries (the cache's index adds
 the ports), these keys land anywhere in the cache, as most real clients' do. A fifth, full, replays
 10000 sessions from the same 126 hosts (...-10000sessions-126hosts-...): the config's
-10000 relay ports all in use, the table full, and some of the cache's sets (two ways each)
-with a third key in use, whose packets relay4 takes; the pool gets room for net_pcap's
+10000 relay ports all in use, the table full, and some keys with all four cache entries they
+may take (their pair and its buddy) in use by others, whose packets relay4 takes; the pool gets room for net_pcap's
 10000 buffers (mempool.size=32767). A sixth, fwd-full, forwards 10000 flows from the same
 126 hosts (the forwarding config's pcap with 10000flows-126hosts for 2000flows) with the
 same pool: full's anchor over as many replayed packets and buffers, so full / fwd-full is
@@ -983,7 +983,7 @@ def cmd_relay_pps(args) -> int:
     relf = ratio(med.get("full"), med["fwd"])
     if relf:
         log(f"relay with 10000 sessions from 126 hosts (the table full) / forwarding pps: "
-            f"{relf:.3f}  (a set's third key in use goes through relay4)")
+            f"{relf:.3f}  (a key whose four cache entries are taken goes through relay4)")
     relff = ratio(med.get("full"), med.get("fwd-full"))
     if relff:
         log(f"the same / forwarding 10000 flows from the 126 hosts: {relff:.3f}  (as many "
