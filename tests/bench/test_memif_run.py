@@ -44,7 +44,6 @@ DPGEN = BUILD / "apps" / "dpgen" / "dpgen"
 DPBENCH = REPO / "apps" / "dpbench" / "dpbench.py"
 sys.path.insert(0, str(REPO / "apps" / "dpbench"))
 import dpbench   # noqa: E402
-import rfc2544   # noqa: E402
 
 HEAD = f"""[bench]
 config = {REPO}/configs/bench/fwd-memif.ini
@@ -216,9 +215,23 @@ class TestRfc2544(unittest.TestCase):
         v = self.res["variants"]["baseline"]
         self.assertEqual([t["n"] for t in v["trials"]], list(range(1, len(v["trials"]) + 1)))
         for t in v["trials"]:
-            ok, _ = rfc2544.judge(t, 0.5, 5)
+            # the verdict from the raw counts, not with rfc2544.judge(), which made it:
+            # something sent, at most 0.5 % of it lost, at least 95 % of the offered rate
+            sent, lost = t["sent"], t["lost"] or 0
+            offered, tx_pps = t.get("offered_pps"), t.get("tx_pps") or 0
+            ok = (sent > 0 and lost * 200 <= sent and
+                  (not offered or tx_pps * 100 >= offered * 95))
             self.assertEqual(t["passed"], ok, t)
-            self.assertEqual(t["bottleneck"]["who"], rfc2544.bottleneck(t, 5)["who"])
+            # who is blamed: nobody when nothing was lost at (within 5 %) the offered rate;
+            # dpfwd when it lost packets and only dpfwd's own drop counters moved
+            who = t["bottleneck"]["who"]
+            drops = {k: n for k, n in (t["dut"].get("drops") or {}).items() if n}
+            if lost == 0 and (not offered or tx_pps * 100 >= offered * 95):
+                self.assertEqual(who, "none", t)
+            elif lost and drops and "tx_full" not in drops and not t["dut"].get("oerrors"):
+                self.assertEqual(who, "dpfwd", t)
+            else:
+                self.assertIn(who, ("dpfwd", "dpgen", "unknown"), t)
             self.assertEqual(t["sent"] >= t["lost"] >= 0, True)
             self.assertGreater(t["dut"]["rx_pkts"], 0)          # dpfwd's own counters
             self.assertIsNotNone(t["dut"]["cycles_per_pkt"])
