@@ -78,22 +78,6 @@ dp_config_trim(char *s)
 	return s;
 }
 
-/*
- * A growable array full: @p arr again with room for twice @p *cap elements of
- * @p elt bytes (@p first the first time), @p *cap raised; NULL (@p arr kept) if
- * memory is short.
- */
-static void *
-array_grow(void *arr, uint32_t *cap, size_t elt, uint32_t first)
-{
-	uint32_t n = *cap ? *cap * 2 : first;
-	void *a = realloc(arr, n * elt);
-
-	if (a != NULL)
-		*cap = n;
-	return a;
-}
-
 static const char *
 remember_file(struct dp_config *cfg, const char *path)
 {
@@ -104,7 +88,7 @@ remember_file(struct dp_config *cfg, const char *path)
 			return cfg->files[i];
 	/* as many as there are route files: a fixed table would name the wrong file */
 	if (cfg->nb_files == cfg->cap_files) {
-		char **n = array_grow(cfg->files, &cfg->cap_files, sizeof(*n), 8);
+		char **n = dp_array_grow(cfg->files, &cfg->cap_files, sizeof(*n), 8);
 
 		if (n == NULL)
 			return "?";
@@ -320,7 +304,7 @@ route_push(struct dp_config *cfg, const struct dp_config_route *r)
 {
 	if (cfg->nb_routes == cfg->cap_routes) {
 		struct dp_config_route *n =
-			array_grow(cfg->routes, &cfg->cap_routes, sizeof(*n), 64);
+			dp_array_grow(cfg->routes, &cfg->cap_routes, sizeof(*n), 64);
 
 		if (n == NULL)
 			return -ENOMEM;
@@ -517,7 +501,7 @@ route6_push(struct dp_config *cfg, const struct dp_config_route6 *r)
 {
 	if (cfg->nb_routes6 == cfg->cap_routes6) {
 		struct dp_config_route6 *n =
-			array_grow(cfg->routes6, &cfg->cap_routes6, sizeof(*n), 64);
+			dp_array_grow(cfg->routes6, &cfg->cap_routes6, sizeof(*n), 64);
 
 		if (n == NULL)
 			return -ENOMEM;
