@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,17 @@ dp_strlcpy(char *dst, const char *src, size_t size)
 	}
 	memcpy(dst, src, n + 1);
 	return 0;
+}
+
+void *
+dp_array_grow(void *arr, uint32_t *cap, size_t elt, uint32_t first)
+{
+	uint32_t n = *cap ? *cap * 2 : first;
+	void *a = realloc(arr, n * elt);
+
+	if (a != NULL)
+		*cap = n;
+	return a;
 }
 
 bool

@@ -30,6 +30,13 @@ extern int dp_logtype_common;
 int dp_strlcpy(char *dst, const char *src, size_t size);
 
 /**
+ * A growable array full: @p arr reallocated with room for twice @p *cap elements
+ * of @p elt bytes (@p first the first time), @p *cap raised. @return the array,
+ * or NULL (@p arr kept, @p *cap unchanged) if memory is short.
+ */
+void *dp_array_grow(void *arr, uint32_t *cap, size_t elt, uint32_t first);
+
+/**
  * Does a command line (argv[0] being the program) hold one of @p opts (NULL
  * terminated)? Matches "--opt", "--opt=value", and for one-letter options the
  * value attached ("-a0000:01:00.0").

@@ -20,7 +20,7 @@
  *   fini          after the workers and the ports stopped (reverse order);
  *                 also after a failed init, for the modules whose init ran
  *
- * Every hook is optional. A module's config sections ([relayN], [endpoint])
+ * Every hook is optional. A module's config sections ([routes], [relayN], ...)
  * are in its sections: src/config reads them from here (dp_config.h), and
  * keeps their structs in struct dp_config's room for modules.
  */

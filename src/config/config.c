@@ -47,10 +47,10 @@ struct scan {
 	int nb_entries;
 };
 
-static int __rte_format_printf(4, 5)
-	fail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
+/* "file:line: " (or "file: ") and the message into @p err; fail() and dp_config_error(). */
+static int
+vfail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, va_list ap)
 {
-	va_list ap;
 	int n = 0;
 
 	if (loc != NULL && loc->file != NULL && loc->line > 0)
@@ -59,8 +59,17 @@ static int __rte_format_printf(4, 5)
 		n = snprintf(err, errlen, "%s: ", loc->file);
 	if (n < 0 || (size_t)n >= errlen)
 		n = 0;
-	va_start(ap, fmt);
 	vsnprintf(err + n, errlen - n, fmt, ap);
+	return -EINVAL;
+}
+
+static int __rte_format_printf(4, 5)
+	fail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(err, errlen, loc, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -78,22 +87,6 @@ dp_config_trim(char *s)
 	return s;
 }
 
-/*
- * A growable array full: @p arr again with room for twice @p *cap elements of
- * @p elt bytes (@p first the first time), @p *cap raised; NULL (@p arr kept) if
- * memory is short.
- */
-static void *
-array_grow(void *arr, uint32_t *cap, size_t elt, uint32_t first)
-{
-	uint32_t n = *cap ? *cap * 2 : first;
-	void *a = realloc(arr, n * elt);
-
-	if (a != NULL)
-		*cap = n;
-	return a;
-}
-
 static const char *
 remember_file(struct dp_config *cfg, const char *path)
 {
@@ -102,9 +95,9 @@ remember_file(struct dp_config *cfg, const char *path)
 	for (i = 0; i < cfg->nb_files; i++)
 		if (strcmp(cfg->files[i], path) == 0)
 			return cfg->files[i];
-	/* as many as there are route files: a fixed table would name the wrong file */
+	/* as many as the config names (route files): a fixed table would name the wrong file */
 	if (cfg->nb_files == cfg->cap_files) {
-		char **n = array_grow(cfg->files, &cfg->cap_files, sizeof(*n), 8);
+		char **n = dp_array_grow(cfg->files, &cfg->cap_files, sizeof(*n), 8);
 
 		if (n == NULL)
 			return "?";
@@ -136,8 +129,8 @@ parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int
-parse_ip4(const char *v, uint32_t *out)
+int
+dp_config_parse_ip4(const char *v, uint32_t *out)
 {
 	struct in_addr a;
 
@@ -147,24 +140,8 @@ parse_ip4(const char *v, uint32_t *out)
 	return 0;
 }
 
-/* Why @p ip (host order) cannot be a neighbor or a gateway; NULL if it can. */
-static const char *
-ip4_not_unicast(uint32_t ip)
-{
-	if ((ip >> 24) == 0)
-		return "in 0.0.0.0/8 (this network)";
-	if ((ip >> 24) == 127)
-		return "a loopback address";
-	if ((ip >> 28) == 0xe)
-		return "a multicast address";
-	if ((ip >> 28) == 0xf)
-		return ip == UINT32_MAX ? "the broadcast address" : "in 240.0.0.0/4 (reserved)";
-	return NULL;
-}
-
-/* "a.b.c.d/len" -> address and length; host bits are kept (callers decide) */
-static int
-parse_ip4_plen(const char *v, uint32_t *ip, uint8_t *plen)
+int
+dp_config_parse_ip4_prefix(const char *v, uint32_t *ip, uint8_t *plen)
 {
 	char buf[64];
 	char *slash;
@@ -176,7 +153,7 @@ parse_ip4_plen(const char *v, uint32_t *ip, uint8_t *plen)
 	if (slash == NULL)
 		return -EINVAL;
 	*slash = '\0';
-	if (parse_ip4(buf, ip) < 0 || parse_u64(slash + 1, 0, 32, &len) < 0)
+	if (dp_config_parse_ip4(buf, ip) < 0 || parse_u64(slash + 1, 0, 32, &len) < 0)
 		return -EINVAL;
 	*plen = (uint8_t)len;
 	return 0;
@@ -246,12 +223,6 @@ metrics_parse(void *base, const struct dp_config_key *k __rte_unused, const char
 	return 0;
 }
 
-static uint32_t
-plen_mask(uint8_t plen)
-{
-	return plen == 0 ? 0 : ~0u << (32 - plen);
-}
-
 const char *
 dp_config_ip4_str(uint32_t ip, char *buf, size_t len)
 {
@@ -313,88 +284,7 @@ expand_vars(const char *in, char *out, size_t outlen, const struct dp_config *cf
 	return 0;
 }
 
-/* ---- routes ---- */
-
-static int
-route_push(struct dp_config *cfg, const struct dp_config_route *r)
-{
-	if (cfg->nb_routes == cfg->cap_routes) {
-		struct dp_config_route *n =
-			array_grow(cfg->routes, &cfg->cap_routes, sizeof(*n), 64);
-
-		if (n == NULL)
-			return -ENOMEM;
-		cfg->routes = n;
-	}
-	cfg->routes[cfg->nb_routes++] = *r;
-	return 0;
-}
-
-int
-dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, size_t errlen)
-{
-	char buf[256];
-	char *tok[8];
-	char *save = NULL;
-	char *t;
-	const char *why;
-	unsigned int n = 0;
-	uint64_t port;
-	uint32_t ip;
-
-	memset(r, 0, sizeof(*r));
-	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
-		return fail(err, errlen, NULL, "route too long");
-	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
-		t = strtok_r(NULL, " \t", &save))
-		tok[n++] = t;
-	if (t != NULL)
-		return fail(err, errlen, NULL, "too many words in route '%s'", text);
-
-	if (n == 2 && tok[0][0] == 'R') {
-		/* l3fwd: R<prefix>/<len> <port> */
-		if (parse_ip4_plen(tok[0] + 1, &ip, &r->plen) < 0)
-			return fail(err, errlen, NULL, "bad prefix '%s' (expected Ra.b.c.d/len)",
-				tok[0]);
-		if (parse_u64(tok[1], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[1],
-				DP_CONFIG_MAX_PORTS - 1);
-	} else if (n == 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0) {
-		if (parse_ip4_plen(tok[0], &ip, &r->plen) < 0)
-			return fail(err, errlen, NULL, "bad prefix '%s' (expected a.b.c.d/len)",
-				tok[0]);
-		if (parse_ip4(tok[2], &r->gw) < 0)
-			return fail(
-				err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)", tok[2]);
-		why = ip4_not_unicast(r->gw);
-		if (why != NULL)
-			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
-		r->has_gw = true;
-		if (parse_u64(tok[4], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[4],
-				DP_CONFIG_MAX_PORTS - 1);
-	} else if (n == 3 && strcmp(tok[1], "port") == 0) {
-		if (parse_ip4_plen(tok[0], &ip, &r->plen) < 0)
-			return fail(err, errlen, NULL, "bad prefix '%s' (expected a.b.c.d/len)",
-				tok[0]);
-		if (parse_u64(tok[2], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-			return fail(err, errlen, NULL, "bad port '%s' (0..%d)", tok[2],
-				DP_CONFIG_MAX_PORTS - 1);
-	} else {
-		return fail(err, errlen, NULL,
-			"bad route '%s' (expected 'a.b.c.d/len via a.b.c.d port N', "
-			"'a.b.c.d/len port N' or l3fwd's 'Ra.b.c.d/len N')",
-			text);
-	}
-	if ((ip & ~plen_mask(r->plen)) != 0)
-		return fail(err, errlen, NULL, "prefix '%s' has host bits set past /%u", tok[0],
-			r->plen);
-	r->prefix = ip;
-	r->port = (uint16_t)port;
-	return 0;
-}
-
-/* ---- IPv6: addresses, routes (same line format as IPv4) ---- */
+/* ---- IPv6 addresses ---- */
 
 static int
 parse_ip6(const char *v, uint8_t out[16])
@@ -402,9 +292,8 @@ parse_ip6(const char *v, uint8_t out[16])
 	return inet_pton(AF_INET6, v, out) == 1 ? 0 : -EINVAL;
 }
 
-/* "addr/len" -> address and length; host bits are kept (callers decide) */
-static int
-parse_ip6_plen(const char *v, uint8_t ip[16], uint8_t *plen)
+int
+dp_config_parse_ip6_prefix(const char *v, uint8_t ip[16], uint8_t *plen)
 {
 	char buf[64];
 	char *slash;
@@ -422,23 +311,8 @@ parse_ip6_plen(const char *v, uint8_t ip[16], uint8_t *plen)
 	return 0;
 }
 
-static bool
-ip6_host_bits_set(const uint8_t ip[16], uint8_t plen)
-{
-	unsigned int i;
-
-	for (i = plen / 8; i < 16; i++) {
-		uint8_t keep = i == plen / 8 ? (uint8_t)(0xff00 >> (plen % 8)) : 0;
-
-		if ((ip[i] & ~keep) != 0)
-			return true;
-	}
-	return false;
-}
-
-/* Why @p ip cannot be a neighbor, a gateway or an interface address; NULL if it can. */
-static const char *
-ip6_not_unicast(const uint8_t ip[16])
+const char *
+dp_config_ip6_not_unicast(const uint8_t ip[16])
 {
 	static const uint8_t zero[16];
 
@@ -457,109 +331,6 @@ dp_config_ip6_str(const uint8_t ip[16], char *buf, size_t len)
 	return buf;
 }
 
-int
-dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err, size_t errlen)
-{
-	static const char *const expected =
-		"expected 'PREFIX/len via ADDR port N', 'PREFIX/len port N' or 'RPREFIX/len N'";
-	char buf[256];
-	char *tok[8];
-	char *save = NULL;
-	char *t;
-	const char *pfx, *port_s, *why;
-	unsigned int n = 0;
-	uint64_t port;
-
-	memset(r, 0, sizeof(*r));
-	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
-		return fail(err, errlen, NULL, "route too long");
-	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
-		t = strtok_r(NULL, " \t", &save))
-		tok[n++] = t;
-	if (t != NULL)
-		return fail(err, errlen, NULL, "too many words in route '%s'", text);
-	if (n == 2 && tok[0][0] == 'R') {
-		pfx = tok[0] + 1;
-		port_s = tok[1];
-	} else if (n == 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0) {
-		pfx = tok[0];
-		port_s = tok[4];
-		if (parse_ip6(tok[2], r->gw) < 0)
-			return fail(err, errlen, NULL,
-				"bad gateway '%s' (expected an IPv6 address%s)", tok[2],
-				strchr(tok[2], ':') == NULL ? ": one family per route" : "");
-		why = ip6_not_unicast(r->gw);
-		if (why != NULL)
-			return fail(err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
-		r->has_gw = true;
-	} else if (n == 3 && strcmp(tok[1], "port") == 0) {
-		pfx = tok[0];
-		port_s = tok[2];
-	} else {
-		return fail(err, errlen, NULL, "bad route '%s' (%s)", text, expected);
-	}
-	if (parse_ip6_plen(pfx, r->prefix, &r->plen) < 0)
-		return fail(err, errlen, NULL,
-			"bad prefix '%s' (expected an IPv6 prefix/len, len 0..128%s)", pfx,
-			strchr(pfx, ':') == NULL ? "; one family per route" : "");
-	if (ip6_host_bits_set(r->prefix, r->plen))
-		return fail(
-			err, errlen, NULL, "prefix '%s' has host bits set past /%u", pfx, r->plen);
-	if (parse_u64(port_s, 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-		return fail(err, errlen, NULL, "bad port '%s' (0..%d)", port_s,
-			DP_CONFIG_MAX_PORTS - 1);
-	r->port = (uint16_t)port;
-	return 0;
-}
-
-static int
-route6_push(struct dp_config *cfg, const struct dp_config_route6 *r)
-{
-	if (cfg->nb_routes6 == cfg->cap_routes6) {
-		struct dp_config_route6 *n =
-			array_grow(cfg->routes6, &cfg->cap_routes6, sizeof(*n), 64);
-
-		if (n == NULL)
-			return -ENOMEM;
-		cfg->routes6 = n;
-	}
-	cfg->routes6[cfg->nb_routes6++] = *r;
-	return 0;
-}
-
-static int
-route6_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc, char *err,
-	size_t errlen)
-{
-	struct dp_config_route6 r;
-	char why[DP_CONFIG_ERR_LEN];
-
-	if (dp_config_route6_parse(text, &r, why, sizeof(why)) < 0)
-		return fail(err, errlen, loc, "%s", why);
-	r.loc = *loc;
-	if (route6_push(cfg, &r) < 0)
-		return fail(err, errlen, loc, "out of memory for routes");
-	return 0;
-}
-
-static int
-route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_loc *loc, char *err,
-	size_t errlen)
-{
-	struct dp_config_route r;
-	char why[DP_CONFIG_ERR_LEN];
-
-	/* an IPv4 route has no ':' anywhere */
-	if (strchr(text, ':') != NULL)
-		return route6_add_text(cfg, text, loc, err, errlen);
-	if (dp_config_route_parse(text, &r, why, sizeof(why)) < 0)
-		return fail(err, errlen, loc, "%s", why);
-	r.loc = *loc;
-	if (route_push(cfg, &r) < 0)
-		return fail(err, errlen, loc, "out of memory for routes");
-	return 0;
-}
-
 /*
  * Read @p path line by line: count lines, reject lines over @p max_len bytes
  * (@p why says whose limit it is) and lines with a NUL byte, cut "#" comments,
@@ -567,12 +338,9 @@ route_add_text(struct dp_config *cfg, const char *text, const struct dp_config_l
  * @p cfgfile: cut comments as rte_cfgfile does, where a line whose first "#"
  * follows a backslash has no comment (its value then has "#" for "\#").
  */
-typedef int (*line_cb_t)(
-	void *arg, char *text, const struct dp_config_loc *loc, char *err, size_t errlen);
-
 static int
 read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t max_len,
-	const char *why, bool cfgfile, line_cb_t cb, void *arg, char *err, size_t errlen)
+	const char *why, bool cfgfile, dp_config_line_cb_t cb, void *arg, char *err, size_t errlen)
 {
 	char line[2048];
 	FILE *f;
@@ -621,21 +389,16 @@ read_lines(const char *path, const char *what, struct dp_config_loc loc, size_t 
 	return rc;
 }
 
-static int
-route_line(void *arg, char *text, const struct dp_config_loc *loc, char *err, size_t errlen)
-{
-	return route_add_text(arg, text, loc, err, errlen);
-}
-
 int
-dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen)
+dp_config_read_lines(struct dp_config *cfg, const char *path, const char *what, size_t max_len,
+	dp_config_line_cb_t cb, void *arg, char *err, size_t errlen)
 {
 	struct dp_config_loc loc = { .file = remember_file(cfg, path), .line = 0 };
 
-	return read_lines(path, "route file", loc, 510, "", false, route_line, cfg, err, errlen);
+	return read_lines(path, what, loc, max_len, "", false, cb, arg, err, errlen);
 }
 
-/* ---- [lcores], [neighbors] ---- */
+/* ---- [lcores] ---- */
 
 /* [lcores] rx: the whole map, "(port,queue,lcore),..." */
 static int
@@ -674,74 +437,6 @@ rxmap_parse(void *base, const struct dp_config_key *k __rte_unused, const char *
 	}
 	if (cfg->nb_rxmap == 0)
 		return fail(err, errlen, loc, "empty lcore map");
-	return 0;
-}
-
-/* An IPv6 static neighbor: "ADDR lladdr MAC port N", the words already split. */
-static int
-parse_neigh6(struct dp_config *cfg, const char *ip, const char *mac, const char *port,
-	const struct dp_config_loc *loc, char *err, size_t errlen)
-{
-	struct dp_config_neigh6 *n;
-	const char *why;
-	uint64_t p;
-
-	if (cfg->nb_neighs6 == DP_CONFIG_MAX_NEIGHS)
-		return fail(err, errlen, loc, "more than %d static IPv6 neighbors",
-			DP_CONFIG_MAX_NEIGHS);
-	n = &cfg->neighs6[cfg->nb_neighs6];
-	if (parse_ip6(ip, n->ip) < 0)
-		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
-	why = ip6_not_unicast(n->ip);
-	if (why != NULL)
-		return fail(err, errlen, loc, "neighbor address '%s' is %s", ip, why);
-	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
-		return fail(err, errlen, loc, "bad MAC address '%s'", mac);
-	if (parse_u64(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)
-		return fail(err, errlen, loc, "bad port '%s'", port);
-	n->port = (uint16_t)p;
-	n->loc = *loc;
-	cfg->nb_neighs6++;
-	return 0;
-}
-
-/* [neighbors] neigh: "ADDR lladdr MAC port N", IPv4 or IPv6 */
-static int
-neigh_parse(void *base, const struct dp_config_key *key __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	const struct dp_config_loc *loc = at->loc;
-	struct dp_config *cfg = base;
-	struct dp_config_neigh *n;
-	char ip[64], w1[32], mac[64], w2[32], port[32], extra[8];
-	const char *why;
-	uint64_t p;
-	int k;
-
-	k = sscanf(v, "%63s %31s %63s %31s %31s %7s", ip, w1, mac, w2, port, extra);
-	if (k != 5 || strcmp(w1, "lladdr") != 0 || strcmp(w2, "port") != 0)
-		return fail(err, errlen, loc,
-			"bad neighbor '%s' (expected 'a.b.c.d lladdr xx:xx:xx:xx:xx:xx port N', or "
-			"an IPv6 address instead of a.b.c.d)",
-			v);
-	if (strchr(ip, ':') != NULL)
-		return parse_neigh6(cfg, ip, mac, port, loc, err, errlen);
-	if (cfg->nb_neighs == DP_CONFIG_MAX_NEIGHS)
-		return fail(
-			err, errlen, loc, "more than %d static neighbors", DP_CONFIG_MAX_NEIGHS);
-	n = &cfg->neighs[cfg->nb_neighs];
-	if (parse_ip4(ip, &n->ip) < 0)
-		return fail(err, errlen, loc, "bad neighbor address '%s'", ip);
-	why = ip4_not_unicast(n->ip);
-	if (why != NULL)
-		return fail(err, errlen, loc, "neighbor address '%s' is %s", ip, why);
-	if (rte_ether_unformat_addr(mac, &n->mac) < 0)
-		return fail(err, errlen, loc, "bad MAC address '%s'", mac);
-	if (parse_u64(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)
-		return fail(err, errlen, loc, "bad port '%s'", port);
-	n->port = (uint16_t)p;
-	n->loc = *loc;
-	cfg->nb_neighs++;
 	return 0;
 }
 
@@ -792,7 +487,8 @@ port_ip4_parse(void *base, const struct dp_config_key *k __rte_unused, const cha
 {
 	struct dp_config_port *p = base;
 
-	if (parse_ip4_plen(v, &p->ip4, &p->ip4_plen) < 0 || p->ip4_plen == 0 || p->ip4_plen > 31)
+	if (dp_config_parse_ip4_prefix(v, &p->ip4, &p->ip4_plen) < 0 || p->ip4_plen == 0 ||
+		p->ip4_plen > 31)
 		return fail(err, errlen, at->loc,
 			"bad interface address '%s' (expected a.b.c.d/len, len 1..31)", v);
 	return 0;
@@ -805,41 +501,15 @@ port_ip6_parse(void *base, const struct dp_config_key *k __rte_unused, const cha
 	struct dp_config_port *p = base;
 	const char *why;
 
-	if (parse_ip6_plen(v, p->ip6, &p->ip6_pfxlen) < 0 || p->ip6_pfxlen == 0 ||
+	if (dp_config_parse_ip6_prefix(v, p->ip6, &p->ip6_pfxlen) < 0 || p->ip6_pfxlen == 0 ||
 		p->ip6_pfxlen > 127)
 		return fail(err, errlen, at->loc,
 			"bad interface address '%s' (expected an IPv6 address/len, len 1..127)", v);
-	why = ip6_not_unicast(p->ip6);
+	why = dp_config_ip6_not_unicast(p->ip6);
 	if (why == NULL && p->ip6[0] == 0xfe && (p->ip6[1] & 0xc0) == 0x80)
 		why = "link-local (the port's link-local address is made from its MAC)";
 	if (why != NULL)
 		return fail(err, errlen, at->loc, "interface address '%s' is %s", v, why);
-	return 0;
-}
-
-/* ---- [routes] ---- */
-
-static int
-route_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	return route_add_text(base, v, at->loc, err, errlen);
-}
-
-/* file: relative to the config file's folder, as a DP_CONFIG_PATH */
-static int
-route_file_parse(void *base, const struct dp_config_key *k __rte_unused, const char *v,
-	const struct dp_config_at *at, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-	char why[DP_CONFIG_ERR_LEN];
-
-	if (v[0] == '/' || at->dir[0] == '\0')
-		dp_strlcpy(path, v, sizeof(path));
-	else
-		snprintf(path, sizeof(path), "%s/%s", at->dir, v);
-	if (dp_config_route_file_load(base, path, why, sizeof(why)) < 0)
-		return fail(err, errlen, at->loc, "in route file: %s", why);
 	return 0;
 }
 
@@ -1108,50 +778,6 @@ static const struct dp_config_key lcores_keys[] = {
 		.doc = "the RX queues each lcore polls; every lcore named is a worker" },
 };
 
-static const struct dp_config_key routes_keys[] = {
-	{ .name = "route",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = route_parse,
-		.flags = DP_CONFIG_KEY_REPEAT,
-		.syntax = "PREFIX/len via GW port N, PREFIX/len port N (on-link), or l3fwd's "
-			  "RPREFIX/len N",
-		.unset = "none",
-		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route)" },
-	{ .name = "file",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = route_file_parse,
-		.flags = DP_CONFIG_KEY_REPEAT,
-		.syntax = "path",
-		.unset = "none",
-		.doc = "a route file: one route a line in the formats of route, # comments" },
-	{ .name = "ip4_max",
-		.type = DP_CONFIG_UINT,
-		CFG_FIELD(routes_ip4_max),
-		.min = 0,
-		.max = 1u << 28,
-		.def = "0",
-		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config, routes_size_loc),
-		.doc = "IPv4 prefixes the table has room for; 0 = from the routes" },
-	{ .name = "ip4_tbl8",
-		.type = DP_CONFIG_UINT,
-		CFG_FIELD(routes_ip4_tbl8),
-		.min = 0,
-		.max = 1u << 22,
-		.def = "0",
-		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config, routes_size_loc),
-		.doc = "256-entry groups for /24s with longer prefixes; 0 = from the routes" },
-};
-
-static const struct dp_config_key neighbors_keys[] = {
-	{ .name = "neigh",
-		.type = DP_CONFIG_CUSTOM,
-		.parse = neigh_parse,
-		.flags = DP_CONFIG_KEY_REPEAT,
-		.syntax = "ADDR lladdr xx:xx:xx:xx:xx:xx port N",
-		.unset = "none",
-		.doc = "a static neighbor, IPv4 or IPv6" },
-};
-
 /* ---- sections: where their structs are, and what their first key does ---- */
 
 static bool
@@ -1202,29 +828,12 @@ static const struct dp_config_section lcores_section = {
 	.nb_keys = DP_ARRAY_SIZE(lcores_keys),
 };
 
-static const struct dp_config_section routes_section = {
-	.name = "routes",
-	.doc = "Static routes, IPv4 and IPv6, and the room of the IPv4 table. A route without "
-	       "via is on-link: the destination is its own next hop.",
-	.keys = routes_keys,
-	.nb_keys = DP_ARRAY_SIZE(routes_keys),
-};
-
-static const struct dp_config_section neighbors_section = {
-	.name = "neighbors",
-	.doc = "Static neighbors: next hops whose MAC address is known and never asked for.",
-	.keys = neighbors_keys,
-	.nb_keys = DP_ARRAY_SIZE(neighbors_keys),
-};
-
 /* In this order in messages and in the reference, before the modules' sections. */
 static const struct dp_config_section *const core_sections[] = {
 	&dpfwd_section,
 	&mempool_section,
 	&port_section,
 	&lcores_section,
-	&routes_section,
-	&neighbors_section,
 };
 
 /*
@@ -1331,7 +940,7 @@ apply(struct dp_config *cfg, const char *section, const char *key, const char *r
 	 * value) and took every later read of v for a read of garbage */
 	char v[VALUE_MAX] = { 0 };
 	char dir[PATH_MAX];
-	struct dp_config_at at = { .section = section, .loc = loc, .dir = "" };
+	struct dp_config_at at = { .section = section, .loc = loc, .dir = "", .cfg = cfg };
 	const struct dp_config_section *s;
 	unsigned int idx;
 	void *base;
@@ -1474,7 +1083,9 @@ dp_config_init(struct dp_config *cfg)
 	/* the tables' defaults (a numbered section's come when it first appears); each is a
 	 * value of its key, which tests/unit/config/test_config_keys.c checks */
 	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
-		const struct dp_config_at at = { .section = s->name, .loc = &none, .dir = "" };
+		const struct dp_config_at at = {
+			.section = s->name, .loc = &none, .dir = "", .cfg = cfg
+		};
 
 		if (s->count == 0)
 			dp_config_section_defaults(s, (char *)cfg + s->off, &at, err, sizeof(err));
@@ -1586,7 +1197,6 @@ int
 dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 {
 	struct dp_config_loc top = { .file = cfg->path[0] ? cfg->path : "config", .line = 0 };
-	char a[16], a6[INET6_ADDRSTRLEN];
 	const struct dp_config_section *s;
 	uint16_t i, j;
 	unsigned int n;
@@ -1634,45 +1244,6 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 				"[lcores] polls queue %u of port %u, which has rx_queues = %u",
 				nq - 1, i, p->rx_queues);
 	}
-	for (uint32_t k = 0; k < cfg->nb_routes; k++) { /* uint16_t i would wrap: >65535 routes */
-		const struct dp_config_route *r = &cfg->routes[k];
-
-		if (r->port >= cfg->nb_ports)
-			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
-				r->port);
-		if (r->plen == 32 && (j = port_of_addr4(cfg, r->prefix)) < cfg->nb_ports)
-			return fail(err, errlen, &r->loc,
-				"route %s/32 is port%u's own address (its route is the router "
-				"itself)",
-				dp_config_ip4_str(r->prefix, a, sizeof(a)), j);
-	}
-	for (i = 0; i < cfg->nb_neighs; i++) {
-		const struct dp_config_neigh *n = &cfg->neighs[i];
-
-		if (n->port >= cfg->nb_ports)
-			return fail(err, errlen, &n->loc,
-				"neighbor on port %u, which is not defined", n->port);
-	}
-	for (uint32_t k = 0; k < cfg->nb_routes6; k++) {
-		const struct dp_config_route6 *r = &cfg->routes6[k];
-
-		if (r->port >= cfg->nb_ports)
-			return fail(err, errlen, &r->loc, "route to port %u, which is not defined",
-				r->port);
-		if (r->plen == 128 &&
-			(j = dp_config_port_of_addr(cfg, true, r->prefix)) < cfg->nb_ports)
-			return fail(err, errlen, &r->loc,
-				"route %s/128 is port%u's own address (its route is the router "
-				"itself)",
-				dp_config_ip6_str(r->prefix, a6, sizeof(a6)), j);
-	}
-	for (i = 0; i < cfg->nb_neighs6; i++) {
-		const struct dp_config_neigh6 *n = &cfg->neighs6[i];
-
-		if (n->port >= cfg->nb_ports)
-			return fail(err, errlen, &n->loc,
-				"neighbor on port %u, which is not defined", n->port);
-	}
 	/* the modules' sections, which may check theirs against the ports */
 	for (n = 0; (s = dp_config_section_at(n)) != NULL; n++)
 		if (s->validate != NULL && (rc = s->validate(cfg, err, errlen)) < 0)
@@ -1707,14 +1278,13 @@ dp_config_worker_lcores(const struct dp_config *cfg, unsigned int *lcores, unsig
 void
 dp_config_free(struct dp_config *cfg)
 {
-	unsigned int i;
+	const struct dp_config_section *s;
+	unsigned int i, j;
 
-	free(cfg->routes);
-	cfg->routes = NULL;
-	cfg->nb_routes = cfg->cap_routes = 0;
-	free(cfg->routes6);
-	cfg->routes6 = NULL;
-	cfg->nb_routes6 = cfg->cap_routes6 = 0;
+	/* what the modules' sections hold (their free hooks leave them empty) */
+	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++)
+		for (j = 0; s->free != NULL && j < (s->count > 0 ? s->count : 1); j++)
+			s->free(dp_config_section_data(cfg, s, j));
 	for (i = 0; i < cfg->nb_files; i++)
 		free(cfg->files[i]);
 	free(cfg->files);
@@ -1725,13 +1295,12 @@ dp_config_free(struct dp_config *cfg)
 int
 dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
 {
-	char msg[DP_CONFIG_ERR_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vfail(err, errlen, loc, fmt, ap);
 	va_end(ap);
-	return fail(err, errlen, loc, "%s", msg);
+	return -EINVAL;
 }
 
 int

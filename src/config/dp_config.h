@@ -12,11 +12,7 @@
  *   [mempool]        size, cache, ops, data_room
  *   [port0] ...      dev, profile, rx_queues, rx_desc, tx_desc, mac, ip4, ip6, promisc
  *   [lcores]         rx = (port,queue,lcore),...           as l3fwd's --config
- *   [routes]         route = 198.18.1.0/24 via 198.18.1.2 port 1   (repeatable)
- *                    route = 2001:db8:1::/48 via 2001:db8:101::2 port 1   (IPv6 alike)
- *                    file = routes.txt                       (same line format)
- *   [neighbors]      neigh = 198.18.1.2 lladdr 02:00:00:00:01:02 port 1
- *                    neigh = 2001:db8:101::2 lladdr 02:00:00:00:01:02 port 1
+ *   [routes], [neighbors]   fwd's sections (src/fwd/dp_fwd_config.h)
  *   [relay0] ...     listen = 198.18.0.1:5000, backend = 198.18.1.2:6000 (repeatable),
  *                    source, ports = 20000-29999, timeout, profile, max_sessions
  */
@@ -35,7 +31,6 @@ extern int dp_logtype_config;
 
 #define DP_CONFIG_MAX_PORTS      16
 #define DP_CONFIG_MAX_RXMAP      64
-#define DP_CONFIG_MAX_NEIGHS     256
 #define DP_CONFIG_NEIGH_HOLD_MAX 64
 #define DP_CONFIG_DEV_LEN        256
 #define DP_CONFIG_ERR_LEN        512
@@ -71,41 +66,12 @@ struct dp_config_rxmap {
 	struct dp_config_loc loc; /**< the "rx =" line */
 };
 
-struct dp_config_route {
-	uint32_t prefix; /**< host order, host bits zero */
-	uint8_t plen;
-	bool has_gw;
-	uint32_t gw; /**< host order; without a gateway the route is on-link */
-	uint16_t port;
-	struct dp_config_loc loc;
-};
-
-/** An IPv6 route: the same line format as IPv4, with IPv6 addresses. */
-struct dp_config_route6 {
-	uint8_t prefix[16]; /**< network order, host bits zero */
-	uint8_t gw[16];     /**< network order; without a gateway the route is on-link */
-	uint8_t plen;
-	bool has_gw;
-	uint16_t port;
-	struct dp_config_loc loc;
-};
-
-struct dp_config_neigh6 {
-	uint8_t ip[16];
-	struct rte_ether_addr mac;
-	uint16_t port;
-	struct dp_config_loc loc;
-};
-
-struct dp_config_neigh {
-	uint32_t ip; /**< host order */
-	struct rte_ether_addr mac;
-	uint16_t port;
-	struct dp_config_loc loc;
-};
-
-/** Bytes of struct dp_config that the modules' sections share (struct dp_module's sections). */
-#define DP_CONFIG_MOD_BYTES 16384
+/**
+ * Bytes of struct dp_config that the modules' sections share (struct dp_module's
+ * sections), fixed so that a config stays a plain struct; fwd's static neighbors are
+ * most of it. A binary whose modules need more stops at its first config and says so.
+ */
+#define DP_CONFIG_MOD_BYTES 32768
 
 enum dp_config_mode {
 	DP_CONFIG_MODE_FORWARD = 0,
@@ -150,21 +116,7 @@ struct dp_config {
 	uint16_t nb_ports;
 	struct dp_config_rxmap rxmap[DP_CONFIG_MAX_RXMAP];
 	uint16_t nb_rxmap;
-	struct dp_config_route *routes;
-	uint32_t nb_routes;
-	uint32_t cap_routes;
-	/* [routes] ip4_max, ip4_tbl8: the IPv4 table's room (0 = from the routes) */
-	uint32_t routes_ip4_max;              /**< prefixes (live adds beyond fail: table full) */
-	uint32_t routes_ip4_tbl8;             /**< 256-entry groups for /24s with longer prefixes */
-	struct dp_config_loc routes_size_loc; /**< the last of them set, for table errors */
-	struct dp_config_neigh neighs[DP_CONFIG_MAX_NEIGHS];
-	uint16_t nb_neighs;
-	struct dp_config_route6 *routes6; /**< IPv6 routes ([routes] and route files) */
-	uint32_t nb_routes6;
-	uint32_t cap_routes6;
-	struct dp_config_neigh6 neighs6[DP_CONFIG_MAX_NEIGHS];
-	uint16_t nb_neighs6;
-	/* the modules' sections ([relayN], [endpoint]): each one's struct at its off
+	/* the modules' sections ([routes], [relayN], ...): each one's struct at its off
 	 * (struct dp_config_section), placed by dp_config_section_at() */
 	uint8_t mod[DP_CONFIG_MOD_BYTES] __rte_aligned(8);
 	/* names of every file read, for struct dp_config_loc */
@@ -192,6 +144,28 @@ typedef int (*dp_config_ini_cb_t)(void *arg, const char *section, const char *ke
 int dp_config_ini_parse(const char *path, dp_config_ini_cb_t cb, void *arg, const char **fname,
 	char *err, size_t errlen);
 
+/**
+ * Called for each line dp_config_read_lines() reads: @p text trimmed, without its
+ * comment. @return 0, or an -errno that stops the reading (the message in @p err).
+ */
+typedef int (*dp_config_line_cb_t)(
+	void *arg, char *text, const struct dp_config_loc *loc, char *err, size_t errlen);
+
+/**
+ * Read a text file that a config names (a route file) line by line: cut "#"
+ * comments, trim, skip blank lines, and hand each line to @p cb with its file:line.
+ * The file's name is kept in @p cfg (its struct dp_config_loc stay valid until
+ * dp_config_free()).
+ *
+ * @param what     what the file is, for the message when it cannot be opened
+ * @param max_len  longest line, in bytes (a longer one is an error at its line)
+ * @return 0; -EINVAL (a line too long or with a NUL byte: "file:line: ..."); the
+ *         -errno of a file that cannot be opened ("path: cannot open <what>: ...");
+ *         or what @p cb returned.
+ */
+int dp_config_read_lines(struct dp_config *cfg, const char *path, const char *what, size_t max_len,
+	dp_config_line_cb_t cb, void *arg, char *err, size_t errlen);
+
 /** Format "file:line: " + message into @p err. @return -EINVAL. */
 int dp_config_error(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -201,6 +175,18 @@ char *dp_config_trim(char *s);
 
 /** Parse an unsigned number (decimal or 0x hex) in [min, max]. @return 0 or -EINVAL. */
 int dp_config_parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out);
+
+/** Parse "a.b.c.d" into @p out, host order. @return 0 or -EINVAL. */
+int dp_config_parse_ip4(const char *v, uint32_t *out);
+
+/** Parse "a.b.c.d/len" (len 0..32); host bits are kept (callers decide). @return 0 or -EINVAL. */
+int dp_config_parse_ip4_prefix(const char *v, uint32_t *ip, uint8_t *plen);
+
+/** Parse "ADDR/len" of IPv6 (len 0..128), network order; host bits are kept. @return 0 or -EINVAL. */
+int dp_config_parse_ip6_prefix(const char *v, uint8_t ip[16], uint8_t *plen);
+
+/** Why @p ip cannot be a neighbor, a gateway or an interface address; NULL if it can. */
+const char *dp_config_ip6_not_unicast(const uint8_t ip[16]);
 
 /*
  * ---- Typed key tables ----
@@ -230,6 +216,7 @@ struct dp_config_at {
 	const char *section;             /**< the section as written ("relay0"), for messages */
 	const struct dp_config_loc *loc; /**< file:line of the value */
 	const char *dir;                 /**< relative paths start here; "": as given */
+	struct dp_config *cfg;           /**< the config read (dp_config_read_lines() needs it) */
 };
 
 struct dp_config_key;
@@ -300,6 +287,12 @@ struct dp_config_section {
 	size_t size;
 	/** A module's section: cross-checks once the whole config is read (dp_config_validate()) */
 	int (*validate)(struct dp_config *cfg, char *err, size_t errlen);
+	/**
+	 * A module's section: free what one section's struct at @p base holds (memory it
+	 * allocated) and leave it empty; dp_config_free() calls it for each, even unused
+	 * or already freed ones.
+	 */
+	void (*free)(void *base);
 };
 
 /**
@@ -350,7 +343,7 @@ void dp_config_section_print(FILE *f, const struct dp_config_section *s);
  */
 int dp_config_reference_print(FILE *f);
 
-/** Fill @p cfg with the defaults (no ports, no routes). */
+/** Fill @p cfg with the defaults (no ports, no module sections used). */
 void dp_config_init(struct dp_config *cfg);
 
 /**
@@ -371,24 +364,13 @@ int dp_config_load(struct dp_config *cfg, const char *path, char *err, size_t er
 int dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t errlen);
 
 /**
- * Cross-check the whole config (ports referenced by routes and lcores exist, ...).
- * Call once after load and overrides. @return 0 or -EINVAL.
+ * Cross-check the whole config (ports exist and the lcores poll them, ...), then each
+ * module section's validate hook in section order. Call once after load and overrides.
+ * @return 0 or -EINVAL.
  */
 int dp_config_validate(struct dp_config *cfg, char *err, size_t errlen);
 
-/**
- * Read a route file: one route a line, "#" comments, blank lines allowed.
- *   198.18.1.0/24 via 198.18.1.2 port 1
- *   198.18.2.0/24 port 2                 (on-link)
- *   R198.18.3.0/24 3                     (DPDK l3fwd's rule format, on-link)
- * @return 0, -EINVAL (message "file:line: ..."), -ENOENT, -ENOMEM.
- */
-int dp_config_route_file_load(struct dp_config *cfg, const char *path, char *err, size_t errlen);
-
-/** Parse one route in the format above. @return 0 or -EINVAL with the reason in @p err. */
-int dp_config_route_parse(const char *text, struct dp_config_route *r, char *err, size_t errlen);
-
-/** Free what load allocated. */
+/** Free what load allocated (the modules' sections: their free hooks). */
 void dp_config_free(struct dp_config *cfg);
 
 /** Lcores that poll at least one RX queue, ascending, without repeats. @return count. */
@@ -403,15 +385,6 @@ uint16_t dp_config_port_of_addr(const struct dp_config *cfg, bool ip6, const uin
 
 /** "a.b.c.d" of a host-order address into @p buf (16 bytes). */
 const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);
-
-/**
- * Parse one IPv6 route, in the IPv4 formats with IPv6 addresses:
- *   2001:db8:1::/48 via 2001:db8:101::2 port 1    (or via fe80::... link-local)
- *   2001:db8:2::/48 port 2                         (on-link)
- *   R2001:db8:3::/48 3                             (l3fwd's rule format)
- * @return 0 or -EINVAL with the reason in @p err.
- */
-int dp_config_route6_parse(const char *text, struct dp_config_route6 *r, char *err, size_t errlen);
 
 /** The text form of an IPv6 address (network order) into @p buf (46 bytes). */
 const char *dp_config_ip6_str(const uint8_t ip[16], char *buf, size_t len);

@@ -2,7 +2,7 @@
 /*
  * Typed key tables (dp_config.h): one "key = value" of a section read by the key's
  * type and range, the section's defaults, and the tables written as Markdown. Nothing
- * here knows a section: the tables are their modules' (for now all in config.c).
+ * here knows a section: the tables are config.c's (the core sections) and the modules'.
  */
 #include <errno.h>
 #include <inttypes.h>

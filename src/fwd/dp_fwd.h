@@ -32,6 +32,7 @@
 #include "dp_cksum.h"
 
 #include "dp_config.h"
+#include "dp_fwd_config.h"
 
 /** Log type "dpfwd.fwd": DP_LOG(level, fwd, ...) (dp_common.h). */
 extern int dp_logtype_fwd;
@@ -290,7 +291,7 @@ int dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen);
 int32_t dp_fwd_nh_alloc(uint16_t port, bool ip6);
 
 /** Control lcore: the next hop of a route (its gateway's neighbor, or the port's on-link one). */
-int dp_fwd_route4_nh(const struct dp_config_route *r, uint32_t *idx);
+int dp_fwd_route4_nh(const struct dp_fwd_config_route4 *r, uint32_t *idx);
 
 /**
  * Control lcore: the refusal of a route change on a port's address (@p route

@@ -24,6 +24,7 @@
 #include <rte_ether.h>
 
 #include "dp_config.h"
+#include "dp_fwd_config.h"
 
 /**
  * rte_fib6's result when nothing matches. A trie with 4-byte next hops stores
@@ -75,7 +76,7 @@ int dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32
  * @return 0, or -EINVAL (IPv6 off, a port address), -ENOENT (no such route),
  * -ENOSPC, -ENOMEM, with the reason in @p err.
  */
-int dp_fwd_route6_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **fib,
+int dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_fib6 **fib,
 	uint32_t *nb_routes, char *err, size_t errlen);
 
 /** Free the IPv6 table. */

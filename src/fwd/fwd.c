@@ -89,7 +89,7 @@ dp_fwd_refuse_port_addr(char *err, size_t errlen, const char *route)
 }
 
 int
-dp_fwd_route4_nh(const struct dp_config_route *r, uint32_t *idx)
+dp_fwd_route4_nh(const struct dp_fwd_config_route4 *r, uint32_t *idx)
 {
 	return r->has_gw ? gw_nh(r->gw, r->port, idx) : connected_nh(r->port, idx);
 }
@@ -108,6 +108,7 @@ tbl8_first_in_24(struct rte_rib *rib, uint32_t prefix, uint8_t plen)
 void
 dp_fwd_fib4_size(const struct dp_config *cfg, struct dp_fwd_fib4 *t)
 {
+	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
 	uint64_t routes = 16, tbl8 = 0;
 	uint32_t i;
 
@@ -120,19 +121,19 @@ dp_fwd_fib4_size(const struct dp_config *cfg, struct dp_fwd_fib4 *t)
 		tbl8 += 1 + (cfg->ports[i].ip4_plen > 24);
 	}
 	/* an upper bound: one group per prefix longer than /24 (they may share /24s) */
-	for (i = 0; i < cfg->nb_routes; i++)
-		tbl8 += cfg->routes[i].plen > 24;
-	routes += cfg->nb_routes;
+	for (i = 0; i < rt->nb_routes4; i++)
+		tbl8 += rt->routes4[i].plen > 24;
+	routes += rt->nb_routes4;
 	/* a quarter more for live adds; a route file from a bigger table is a reload */
 	routes += RTE_MAX(routes / 4, UINT64_C(1024));
 	tbl8 += RTE_MAX(tbl8 / 4, UINT64_C(256));
 	t->max_routes = (uint32_t)RTE_MIN(routes, UINT64_C(1) << 28);
 	/* 1 KiB per group: at most 1 GiB unless the config asks for more */
 	t->tbl8_max = (uint32_t)RTE_MIN(tbl8, UINT64_C(1) << 20);
-	if (cfg->routes_ip4_max != 0)
-		t->max_routes = cfg->routes_ip4_max;
-	if (cfg->routes_ip4_tbl8 != 0)
-		t->tbl8_max = cfg->routes_ip4_tbl8;
+	if (rt->ip4_max != 0)
+		t->max_routes = rt->ip4_max;
+	if (rt->ip4_tbl8 != 0)
+		t->tbl8_max = rt->ip4_tbl8;
 	/* the 2 groups tbl8_used stays below (dp_fwd_fib4_add), and dir24_8 takes
 	 * groups by 64 */
 	t->tbl8_max = RTE_MAX(t->tbl8_max, 64u);
@@ -241,7 +242,7 @@ sort_keys(uint64_t *key, uint64_t *tmp, uint32_t n)
 }
 
 static int
-route_err(const struct dp_config_route *r, int rc, char *err, size_t errlen)
+route_err(const struct dp_fwd_config_route4 *r, int rc, char *err, size_t errlen)
 {
 	char a[16], b[16];
 
@@ -264,7 +265,9 @@ route_err(const struct dp_config_route *r, int rc, char *err, size_t errlen)
 static int
 fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen)
 {
-	const uint32_t n = cfg->nb_routes;
+	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
+	const struct dp_fwd_config_route4 *routes = rt->routes4;
+	const uint32_t n = rt->nb_routes4;
 	uint64_t *key = NULL;
 	uint32_t *nh = NULL;
 	uint32_t i, idx;
@@ -281,15 +284,14 @@ fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_
 		/* without a sort: file order */
 		for (i = 0; i < n && rc == 0; i++) {
 			/* without a gateway: on-link, to the neighbor of each destination */
-			rc = dp_fwd_route4_nh(&cfg->routes[i], &idx);
+			rc = dp_fwd_route4_nh(&routes[i], &idx);
 			if (rc == 0)
-				rc = dp_fwd_fib4_add(
-					t, cfg->routes[i].prefix, cfg->routes[i].plen, idx);
+				rc = dp_fwd_fib4_add(t, routes[i].prefix, routes[i].plen, idx);
 		}
-		return rc < 0 ? route_err(&cfg->routes[i - 1], rc, err, errlen) : 0;
+		return rc < 0 ? route_err(&routes[i - 1], rc, err, errlen) : 0;
 	}
 	for (i = 0; i < n; i++) {
-		const struct dp_config_route *r = &cfg->routes[i];
+		const struct dp_fwd_config_route4 *r = &routes[i];
 
 		rc = dp_fwd_route4_nh(r, &nh[i]);
 		if (rc < 0) {
@@ -304,7 +306,7 @@ fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_
 		rc = dp_fwd_fib4_add(t, (uint32_t)(key[i] >> 32), (uint8_t)(key[i] >> 24),
 			nh[key[i] & 0xffffff]);
 		if (rc < 0) {
-			route_err(&cfg->routes[key[i] & 0xffffff], rc, err, errlen);
+			route_err(&routes[key[i] & 0xffffff], rc, err, errlen);
 			goto out;
 		}
 	}
@@ -363,6 +365,7 @@ adj4_fill(struct dp_fwd_fib4 *t)
 int
 dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_t errlen)
 {
+	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
 	char a[16];
 	uint32_t i, idx;
 	int rc;
@@ -387,8 +390,8 @@ dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, 
 	}
 	/* static neighbors: permanent entries; reached through the connected route of
 	 * their subnet, or through routes that name them as gateway */
-	for (i = 0; i < cfg->nb_neighs; i++) {
-		const struct dp_config_neigh *n = &cfg->neighs[i];
+	for (i = 0; i < nc->nb_neighs4; i++) {
+		const struct dp_fwd_config_neigh4 *n = &nc->neighs4[i];
 
 		rc = gw_nh(n->ip, n->port, &idx);
 		if (rc < 0) {
@@ -410,8 +413,10 @@ dp_fwd_fib4_fill(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, 
 static void
 size_where(const struct dp_config *cfg, char *buf, size_t len)
 {
-	if (cfg->routes_size_loc.file != NULL)
-		snprintf(buf, len, "%s:%d: ", cfg->routes_size_loc.file, cfg->routes_size_loc.line);
+	const struct dp_config_loc *loc = &dp_fwd_routes_config(cfg)->size_loc;
+
+	if (loc->file != NULL)
+		snprintf(buf, len, "%s:%d: ", loc->file, loc->line);
 	else
 		snprintf(buf, len, "%s: ", cfg->path);
 }
@@ -430,7 +435,7 @@ dp_fwd_fib4_build(const struct dp_config *cfg, struct dp_fwd_fib4 *t, char *err,
 			"%scannot make the IPv4 table for %u routes (room for %u routes, %u tbl8 "
 			"groups: %.0f MiB): %s; reserve more hugepages or set [routes] ip4_max, "
 			"ip4_tbl8",
-			where, cfg->nb_routes, t->max_routes, t->tbl8_max,
+			where, dp_fwd_routes_config(cfg)->nb_routes4, t->max_routes, t->tbl8_max,
 			(64.0 * 1024 * 1024 + 1024.0 * t->tbl8_max + 128.0 * t->max_routes) /
 				(1024 * 1024),
 			rte_strerror(rte_errno));
@@ -450,7 +455,8 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 
 	dp_fwd_fini();
 	/* the router, one connected next hop per port and family, every neighbor */
-	dp_fwd.max_nh = 1 + 2 * DP_PORT_MAX + cfg->nb_neighs + cfg->neigh_max;
+	dp_fwd.max_nh =
+		1 + 2 * DP_PORT_MAX + dp_fwd_neighbors_config(cfg)->nb_neighs4 + cfg->neigh_max;
 	if (dp_fwd.max_nh > (1u << 24))
 		dp_fwd.max_nh = 1u << 24; /* well below DP_FWD_NO_ROUTE */
 	dp_fwd.nh =

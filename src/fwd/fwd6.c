@@ -76,7 +76,8 @@ config_has_ip6(const struct dp_config *cfg)
 	for (i = 0; i < cfg->nb_ports; i++)
 		if (cfg->ports[i].has_ip6)
 			return true;
-	return cfg->nb_routes6 != 0 || cfg->nb_neighs6 != 0;
+	return dp_fwd_routes_config(cfg)->nb_routes6 != 0 ||
+	       dp_fwd_neighbors_config(cfg)->nb_neighs6 != 0;
 }
 
 /* rte_fib6 trie: one 8-bit table per byte past the first 24 bits, at most */
@@ -138,6 +139,7 @@ fib6_new(uint64_t rules, uint64_t tbl8)
 static struct rte_fib6 *
 fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 {
+	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
 	struct rte_fib6 *fib;
 	uint64_t tbl8 = 64, rules = 16;
 	uint32_t i;
@@ -147,14 +149,14 @@ fib_create(const struct dp_config *cfg, char *err, size_t errlen)
 		tbl8 += 2 * tbl8_for(128) + tbl8_for(cfg->ports[i].ip6_pfxlen);
 		rules += 3;
 	}
-	for (i = 0; i < cfg->nb_routes6; i++)
-		tbl8 += tbl8_for(cfg->routes6[i].plen);
-	rules += cfg->nb_routes6;
+	for (i = 0; i < rt->nb_routes6; i++)
+		tbl8 += tbl8_for(rt->routes6[i].plen);
+	rules += rt->nb_routes6;
 	fib = fib6_new(rules, tbl8);
 	if (fib == NULL)
 		snprintf(err, errlen,
 			"out of memory for %u IPv6 routes (fib6, %" PRIu64 " tables): %s",
-			cfg->nb_routes6, RTE_MIN(tbl8, UINT64_C(1) << 20), rte_strerror(rte_errno));
+			rt->nb_routes6, RTE_MIN(tbl8, UINT64_C(1) << 20), rte_strerror(rte_errno));
 	return fib;
 }
 
@@ -173,6 +175,8 @@ int
 dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *nb_routes,
 	char *err, size_t errlen)
 {
+	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
+	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
 	struct rte_fib6 *fib;
 	char a[64], b[64];
 	uint32_t i, idx, nb = 0;
@@ -215,8 +219,8 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 	}
 	/* static neighbors: permanent entries, reached through their connected route
 	 * or through routes that name them as gateway */
-	for (i = 0; i < cfg->nb_neighs6; i++) {
-		const struct dp_config_neigh6 *n = &cfg->neighs6[i];
+	for (i = 0; i < nc->nb_neighs6; i++) {
+		const struct dp_fwd_config_neigh6 *n = &nc->neighs6[i];
 
 		nh = dp_neigh_get(6, n->ip, n->port, true);
 		if (nh < 0) {
@@ -227,8 +231,8 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 		}
 		dp_neigh_set_permanent((uint32_t)nh, &n->mac);
 	}
-	for (i = 0; i < cfg->nb_routes6; i++) {
-		const struct dp_config_route6 *r = &cfg->routes6[i];
+	for (i = 0; i < rt->nb_routes6; i++) {
+		const struct dp_fwd_config_route6 *r = &rt->routes6[i];
 
 		if (r->has_gw) {
 			nh = dp_neigh_get(6, r->gw, r->port, true);
@@ -346,7 +350,7 @@ copy_add(const uint8_t *ip, uint8_t plen, uint64_t nh, void *arg)
 }
 
 int
-dp_fwd_route6_change(bool add, const struct dp_config_route6 *r, struct rte_fib6 **out,
+dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_fib6 **out,
 	uint32_t *nb_routes, char *err, size_t errlen)
 {
 	struct rte_fib6 *live = dp_fwd_ip6.fib;

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fwd as a module (dp_module.h): routes, neighbors, ICMP, local delivery. */
+/*
+ * fwd as a module (dp_module.h): routes, neighbors, ICMP, local delivery; its config
+ * sections [routes] and [neighbors] are route_config.c's.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "dp_config.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
+#include "dp_fwd_config.h"
 #include "dp_icmp4.h"
 #include "dp_module.h"
 #include "dp_neigh.h"
@@ -53,6 +57,7 @@ fwd_telemetry(const struct dp_config *cfg)
 
 static struct dp_module fwd_module = {
 	.name = "fwd",
+	.sections = { &dp_fwd_routes_section, &dp_fwd_neighbors_section },
 	.init = fwd_init,
 	.start = fwd_start,
 	.telemetry = fwd_telemetry,

@@ -431,7 +431,7 @@ dp_neigh_init(const struct dp_config *cfg, char *err, size_t errlen)
 	struct rte_hash_parameters hp;
 
 	dp_neigh_fini();
-	conf.max = cfg->neigh_max + cfg->nb_neighs;
+	conf.max = cfg->neigh_max + dp_fwd_neighbors_config(cfg)->nb_neighs4;
 	conf.hold = cfg->neigh_hold;
 	conf.reachable_ms = cfg->neigh_reachable_ms;
 	conf.retrans_ms = cfg->neigh_retrans_ms;

@@ -399,12 +399,12 @@ struct route_req {
 static int
 do_change6(bool add, const char *text, char *err, size_t errlen)
 {
-	struct dp_config_route6 r;
+	struct dp_fwd_config_route6 r;
 	struct rte_fib6 *fib;
 	uint32_t nb;
 	int rc;
 
-	rc = dp_config_route6_parse(text, &r, err, errlen);
+	rc = dp_fwd_config_route6_parse(text, &r, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (r.port >= dp_nb_ports) {
@@ -436,13 +436,13 @@ static int
 do_add(void *arg)
 {
 	struct route_req *q = arg;
-	struct dp_config_route r;
+	struct dp_fwd_config_route4 r;
 	uint32_t nh, adj;
 	int rc;
 
 	if (strchr(q->text, ':') != NULL)
 		return do_change6(true, q->text, q->err, q->errlen);
-	rc = dp_config_route_parse(q->text, &r, q->err, q->errlen);
+	rc = dp_fwd_config_route4_parse(q->text, &r, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
 	if (r.port >= dp_nb_ports) {
@@ -477,7 +477,7 @@ do_del(void *arg)
 {
 	struct route_req *q = arg;
 	struct rte_rib_node *node;
-	struct dp_config_route r;
+	struct dp_fwd_config_route4 r;
 	char text[128];
 	uint64_t nh;
 	int rc;
@@ -485,7 +485,7 @@ do_del(void *arg)
 	if (strchr(q->text, ':') != NULL)
 		return do_change6(
 			false, onlink_route(text, sizeof(text), q->text), q->err, q->errlen);
-	rc = dp_config_route_parse(
+	rc = dp_fwd_config_route4_parse(
 		onlink_route(text, sizeof(text), q->text), &r, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
@@ -745,13 +745,13 @@ do_list(void *arg)
 	uint8_t depth;
 
 	if (strchr(q->text, ':') != NULL) {
-		struct dp_config_route6 r;
+		struct dp_fwd_config_route6 r;
 		struct rte_rib6_node *n6 = NULL;
 		struct rte_rib6 *rib6;
 		char text[128];
 		uint8_t ip6[16];
 
-		if (dp_config_route6_parse(
+		if (dp_fwd_config_route6_parse(
 			    onlink_route(text, sizeof(text), q->text), &r, q->err, q->errlen) < 0)
 			return -EINVAL;
 		if (dp_fwd_ip6.fib == NULL)
@@ -772,13 +772,13 @@ do_list(void *arg)
 		return 0;
 	}
 	{
-		struct dp_config_route r = { .prefix = 0, .plen = 0 };
+		struct dp_fwd_config_route4 r = { .prefix = 0, .plen = 0 };
 		struct rte_rib *rib = rte_fib_get_rib(dp_fwd.ip4.fib);
 		char text[128];
 
 		if (q->text[0] != '\0' &&
-			dp_config_route_parse(onlink_route(text, sizeof(text), q->text), &r, q->err,
-				q->errlen) < 0)
+			dp_fwd_config_route4_parse(onlink_route(text, sizeof(text), q->text), &r,
+				q->err, q->errlen) < 0)
 			return -EINVAL;
 		n = rte_rib_lookup_exact(rib, r.prefix, r.plen);
 		if (n != NULL && rte_rib_get_nh(n, &hop) == 0)

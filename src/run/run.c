@@ -336,6 +336,8 @@ int
 dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 {
 	const struct dp_endpoint_config *ep = dp_endpoint_config(cfg);
+	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
+	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	struct dp_fwd_fib4 t;
 	unsigned int nb_workers, i, j, relays = 0;
@@ -395,8 +397,8 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	fprintf(out,
 		"routes: %u IPv4 (table room %u, %u tbl8 groups: made), %u IPv6; neighbors: %u "
 		"IPv4, %u IPv6 static\n",
-		cfg->nb_routes, t.max_routes, t.tbl8_max, cfg->nb_routes6, cfg->nb_neighs,
-		cfg->nb_neighs6);
+		rt->nb_routes4, t.max_routes, t.tbl8_max, rt->nb_routes6, nc->nb_neighs4,
+		nc->nb_neighs6);
 	dp_fwd_fib4_free(&t);
 	for (i = 0; i < DP_RELAY_MAX; i++)
 		relays += dp_relay_config(cfg, i)->defined;

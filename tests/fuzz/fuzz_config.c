@@ -48,6 +48,7 @@
 
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_fwd_config.h"
 #include "dp_relay.h"
 #include "fuzz_tmpdir.h"
 
@@ -174,10 +175,12 @@ check_prefix6(const uint8_t prefix[16], uint8_t plen, const char *what)
 	}
 }
 
-/* What dp_config.h promises of a config that validated. */
+/* What dp_config.h and the modules' config headers promise of a config that validated. */
 static void
 check_valid(const struct dp_config *cfg)
 {
+	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
+	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
 	unsigned int i;
 
 	if (cfg->nb_ports == 0 || cfg->nb_ports > DP_CONFIG_MAX_PORTS)
@@ -196,22 +199,22 @@ check_valid(const struct dp_config *cfg)
 				cfg->rxmap[i].queue, cfg->rxmap[i].lcore);
 	if (cfg->burst == 0 || cfg->burst > DP_BURST_MAX)
 		fuzz_die("valid: burst %u", cfg->burst);
-	for (i = 0; i < cfg->nb_routes; i++) {
-		if (cfg->routes[i].port >= cfg->nb_ports || cfg->routes[i].loc.file == NULL)
-			fuzz_die("valid: route %u to port %u", i, cfg->routes[i].port);
-		check_prefix(cfg->routes[i].prefix, cfg->routes[i].plen, "valid");
+	for (i = 0; i < rt->nb_routes4; i++) {
+		if (rt->routes4[i].port >= cfg->nb_ports || rt->routes4[i].loc.file == NULL)
+			fuzz_die("valid: route %u to port %u", i, rt->routes4[i].port);
+		check_prefix(rt->routes4[i].prefix, rt->routes4[i].plen, "valid");
 	}
-	for (i = 0; i < cfg->nb_routes6; i++) {
-		if (cfg->routes6[i].port >= cfg->nb_ports || cfg->routes6[i].loc.file == NULL)
-			fuzz_die("valid: IPv6 route %u to port %u", i, cfg->routes6[i].port);
-		check_prefix6(cfg->routes6[i].prefix, cfg->routes6[i].plen, "valid");
+	for (i = 0; i < rt->nb_routes6; i++) {
+		if (rt->routes6[i].port >= cfg->nb_ports || rt->routes6[i].loc.file == NULL)
+			fuzz_die("valid: IPv6 route %u to port %u", i, rt->routes6[i].port);
+		check_prefix6(rt->routes6[i].prefix, rt->routes6[i].plen, "valid");
 	}
-	for (i = 0; i < cfg->nb_neighs; i++)
-		if (cfg->neighs[i].port >= cfg->nb_ports)
-			fuzz_die("valid: neighbor %u on port %u", i, cfg->neighs[i].port);
-	for (i = 0; i < cfg->nb_neighs6; i++)
-		if (cfg->neighs6[i].port >= cfg->nb_ports)
-			fuzz_die("valid: IPv6 neighbor %u on port %u", i, cfg->neighs6[i].port);
+	for (i = 0; i < nc->nb_neighs4; i++)
+		if (nc->neighs4[i].port >= cfg->nb_ports)
+			fuzz_die("valid: neighbor %u on port %u", i, nc->neighs4[i].port);
+	for (i = 0; i < nc->nb_neighs6; i++)
+		if (nc->neighs6[i].port >= cfg->nb_ports)
+			fuzz_die("valid: IPv6 neighbor %u on port %u", i, nc->neighs6[i].port);
 	for (i = 0; i < DP_RELAY_MAX; i++) {
 		const struct dp_relay_config *r = dp_relay_config(cfg, i);
 

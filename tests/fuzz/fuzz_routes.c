@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target over the route parsers: dp_config_route_file_load(),
- * dp_config_route_parse() and dp_config_route6_parse(). No EAL: they need none.
+ * libFuzzer target over the route parsers: dp_fwd_config_route_file_load(),
+ * dp_fwd_config_route4_parse() and dp_fwd_config_route6_parse(). No EAL: they need none.
  *
  * Each input is one route file. It is written to a file in a private folder
  * (made once, rewritten for each input) and loaded into a config that has
@@ -9,7 +9,7 @@
  * dp_config_validate() must accept whatever the loader accepted.
  *
  * The loader is checked against a model built here from the single-line
- * parsers: the input is cut into lines as read_lines() promises (a line over
+ * parsers: the input is cut into lines as dp_config_read_lines() promises (a line over
  * 510 bytes is refused, "#" starts a comment, blank lines are skipped, a line
  * with ':' is IPv6), and each line is parsed alone. The file must load iff
  * every line parses, an error must be exactly "file:line: " + the first bad
@@ -18,7 +18,7 @@
  * length check) as not text.
  *
  * Every route a parser accepts (each raw line is also given to both parsers
- * as is) must keep what dp_config.h promises: length 0..32 or 0..128, no
+ * as is) must keep what dp_fwd_config.h promises: length 0..32 or 0..128, no
  * host bits past it, port 0..15, an IPv6 gateway that is unicast. Its text
  * form (dp_config_ip4_str, dp_config_ip6_str) in each line format must parse
  * back to the same route. A refused line must leave a non-empty, terminated
@@ -38,6 +38,7 @@
 
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_fwd_config.h"
 #include "fuzz_tmpdir.h"
 
 /* read_lines()'s limit for route files */
@@ -57,8 +58,8 @@ static struct dp_config base;
 struct model_route {
 	bool ip6;
 	int line;
-	struct dp_config_route r4;
-	struct dp_config_route6 r6;
+	struct dp_fwd_config_route4 r4;
+	struct dp_fwd_config_route6 r6;
 };
 
 int
@@ -120,25 +121,25 @@ host_bits6(const uint8_t a[16], uint8_t plen)
 }
 
 static bool
-same4(const struct dp_config_route *a, const struct dp_config_route *b)
+same4(const struct dp_fwd_config_route4 *a, const struct dp_fwd_config_route4 *b)
 {
 	return a->prefix == b->prefix && a->plen == b->plen && a->has_gw == b->has_gw &&
 	       a->gw == b->gw && a->port == b->port;
 }
 
 static bool
-same6(const struct dp_config_route6 *a, const struct dp_config_route6 *b)
+same6(const struct dp_fwd_config_route6 *a, const struct dp_fwd_config_route6 *b)
 {
 	return memcmp(a->prefix, b->prefix, 16) == 0 && a->plen == b->plen &&
 	       a->has_gw == b->has_gw && memcmp(a->gw, b->gw, 16) == 0 && a->port == b->port;
 }
 
-/* A route dp_config_route_parse() accepted: its promises, and its text forms read back. */
+/* A route dp_fwd_config_route4_parse() accepted: its promises, and its text forms read back. */
 static void
-check_route4(const struct dp_config_route *r, const char *text)
+check_route4(const struct dp_fwd_config_route4 *r, const char *text)
 {
 	char err[DP_CONFIG_ERR_LEN], line[128], a[16], g[16];
-	struct dp_config_route back;
+	struct dp_fwd_config_route4 back;
 
 	if (r->plen > 32 || (r->prefix & ~mask4(r->plen)) != 0)
 		fuzz_die("'%s': accepted prefix %08x/%u", text, r->prefix, r->plen);
@@ -151,23 +152,24 @@ check_route4(const struct dp_config_route *r, const char *text)
 			dp_config_ip4_str(r->gw, g, sizeof(g)), r->port);
 	else
 		snprintf(line, sizeof(line), "%s/%u port %u", a, r->plen, r->port);
-	if (dp_config_route_parse(line, &back, err, sizeof(err)) != 0 || !same4(r, &back))
+	if (dp_fwd_config_route4_parse(line, &back, err, sizeof(err)) != 0 || !same4(r, &back))
 		fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	if (!r->has_gw) {
 		/* l3fwd's rule format */
 		snprintf(line, sizeof(line), "R%s/%u %u", a, r->plen, r->port);
-		if (dp_config_route_parse(line, &back, err, sizeof(err)) != 0 || !same4(r, &back))
+		if (dp_fwd_config_route4_parse(line, &back, err, sizeof(err)) != 0 ||
+			!same4(r, &back))
 			fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	}
 }
 
-/* The same for dp_config_route6_parse(). */
+/* The same for dp_fwd_config_route6_parse(). */
 static void
-check_route6(const struct dp_config_route6 *r, const char *text)
+check_route6(const struct dp_fwd_config_route6 *r, const char *text)
 {
 	static const uint8_t zero[16];
 	char err[DP_CONFIG_ERR_LEN], line[160], a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
-	struct dp_config_route6 back;
+	struct dp_fwd_config_route6 back;
 
 	if (r->plen > 128 || host_bits6(r->prefix, r->plen))
 		fuzz_die("'%s': accepted prefix length %u with host bits", text, r->plen);
@@ -183,11 +185,12 @@ check_route6(const struct dp_config_route6 *r, const char *text)
 			dp_config_ip6_str(r->gw, g, sizeof(g)), r->port);
 	else
 		snprintf(line, sizeof(line), "%s/%u port %u", a, r->plen, r->port);
-	if (dp_config_route6_parse(line, &back, err, sizeof(err)) != 0 || !same6(r, &back))
+	if (dp_fwd_config_route6_parse(line, &back, err, sizeof(err)) != 0 || !same6(r, &back))
 		fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	if (!r->has_gw) {
 		snprintf(line, sizeof(line), "R%s/%u %u", a, r->plen, r->port);
-		if (dp_config_route6_parse(line, &back, err, sizeof(err)) != 0 || !same6(r, &back))
+		if (dp_fwd_config_route6_parse(line, &back, err, sizeof(err)) != 0 ||
+			!same6(r, &back))
 			fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
 	}
 }
@@ -197,12 +200,12 @@ static void
 parse_raw(const char *text)
 {
 	char err[DP_CONFIG_ERR_LEN];
-	struct dp_config_route r4;
-	struct dp_config_route6 r6;
+	struct dp_fwd_config_route4 r4;
+	struct dp_fwd_config_route6 r6;
 	int rc;
 
 	memset(err, ERR_FILL, sizeof(err));
-	rc = dp_config_route_parse(text, &r4, err, sizeof(err));
+	rc = dp_fwd_config_route4_parse(text, &r4, err, sizeof(err));
 	if (rc == 0 && (r4.loc.file != NULL || r4.loc.line != 0))
 		fuzz_die("'%s': the parser set a location", text);
 	if (rc == 0)
@@ -213,7 +216,7 @@ parse_raw(const char *text)
 		check_msg(err, sizeof(err), "route_parse", text);
 
 	memset(err, ERR_FILL, sizeof(err));
-	rc = dp_config_route6_parse(text, &r6, err, sizeof(err));
+	rc = dp_fwd_config_route6_parse(text, &r6, err, sizeof(err));
 	if (rc == 0 && (r6.loc.file != NULL || r6.loc.line != 0))
 		fuzz_die("'%s': the parser set a location", text);
 	if (rc == 0)
@@ -291,9 +294,9 @@ model_load(const uint8_t *data, size_t size, struct model_route *out, unsigned i
 		m->line = line;
 		m->ip6 = strchr(s, ':') != NULL;
 		if (m->ip6)
-			rc = dp_config_route6_parse(s, &m->r6, why, sizeof(why));
+			rc = dp_fwd_config_route6_parse(s, &m->r6, why, sizeof(why));
 		else
-			rc = dp_config_route_parse(s, &m->r4, why, sizeof(why));
+			rc = dp_fwd_config_route4_parse(s, &m->r4, why, sizeof(why));
 		if (rc != 0) {
 			check_msg(why, sizeof(why), "route line", s);
 			return model_error(err, errlen, line, why);
@@ -324,6 +327,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct model_route *model;
 	char err[DP_CONFIG_ERR_LEN], want[DP_CONFIG_ERR_LEN];
 	unsigned int nb_model = 0, lines, i, k4 = 0, k6 = 0;
+	const struct dp_fwd_routes_config *rt;
 	struct dp_config cfg;
 	int rc, want_rc = 0;
 
@@ -340,8 +344,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	want_rc = model_load(data, size, model, &nb_model, want, sizeof(want));
 
 	cfg = base;
+	rt = dp_fwd_routes_config(&cfg);
 	memset(err, ERR_FILL, sizeof(err));
-	rc = dp_config_route_file_load(&cfg, path, err, sizeof(err));
+	rc = dp_fwd_config_route_file_load(&cfg, path, err, sizeof(err));
 	if (rc != 0 && rc != -EINVAL)
 		fuzz_die("load: rc %d", rc);
 	if (rc != 0) {
@@ -352,8 +357,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				want_rc ? want : "no error");
 	} else if (want_rc != 0) {
 		fuzz_die("load: no error, the lines alone say '%s'", want);
-	} else if (cfg.nb_routes + cfg.nb_routes6 != nb_model) {
-		fuzz_die("load: %u + %u routes, the lines alone %u", cfg.nb_routes, cfg.nb_routes6,
+	} else if (rt->nb_routes4 + rt->nb_routes6 != nb_model) {
+		fuzz_die("load: %u + %u routes, the lines alone %u", rt->nb_routes4, rt->nb_routes6,
 			nb_model);
 	}
 	for (i = 0; rc == 0 && i < nb_model; i++) {
@@ -362,11 +367,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool same;
 
 		if (m->ip6) {
-			same = same6(&cfg.routes6[k6], &m->r6);
-			loc = &cfg.routes6[k6++].loc;
+			same = same6(&rt->routes6[k6], &m->r6);
+			loc = &rt->routes6[k6++].loc;
 		} else {
-			same = same4(&cfg.routes[k4], &m->r4);
-			loc = &cfg.routes[k4++].loc;
+			same = same4(&rt->routes4[k4], &m->r4);
+			loc = &rt->routes4[k4++].loc;
 		}
 		if (!same)
 			fuzz_die("load: line %d's route differs from the line's own", m->line);
@@ -374,10 +379,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_die("load: line %d's route says %s:%d", m->line,
 				loc->file ? loc->file : "(null)", loc->line);
 	}
-	for (i = 0; rc == 0 && i < cfg.nb_routes; i++)
-		check_route4(&cfg.routes[i], "(loaded)");
-	for (i = 0; rc == 0 && i < cfg.nb_routes6; i++)
-		check_route6(&cfg.routes6[i], "(loaded)");
+	for (i = 0; rc == 0 && i < rt->nb_routes4; i++)
+		check_route4(&rt->routes4[i], "(loaded)");
+	for (i = 0; rc == 0 && i < rt->nb_routes6; i++)
+		check_route6(&rt->routes6[i], "(loaded)");
 	if (rc == 0) {
 		/* every port 0..15 exists: nothing the loader kept may be refused */
 		memset(err, ERR_FILL, sizeof(err));

@@ -426,7 +426,7 @@ test_module_config_section_keys_and_errors(void)
 	CU_ASSERT_EQUAL(dp_config_reference_print(f), 0);
 	fclose(f);
 	CU_ASSERT(strstr(ref, "the UDP port tm_high serves") != NULL);
-	CU_ASSERT(strstr(ref, "## [tm]") > strstr(ref, "## [neighbors]"));
+	CU_ASSERT(strstr(ref, "## [tm]") > strstr(ref, "## [lcores]"));
 	free(ref);
 }
 

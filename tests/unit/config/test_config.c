@@ -22,6 +22,7 @@
 #include "dp_build_config.h"
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_fwd_config.h"
 #include "dp_endpoint.h"
 #include "dp_port.h"
 #include "dp_test.h"
@@ -282,6 +283,8 @@ test_config_endpoint_bad_values_name_line(void)
 static void
 test_config_default_ini_loads(void)
 {
+	const struct dp_fwd_routes_config *rt;
+	const struct dp_fwd_neighbors_config *nc;
 	struct dp_config cfg;
 	char path[PATH_MAX];
 	char err[DP_CONFIG_ERR_LEN] = "";
@@ -292,6 +295,8 @@ test_config_default_ini_loads(void)
 
 	snprintf(path, sizeof(path), "%s/configs/default.ini", src_dir());
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
+	nc = dp_fwd_neighbors_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "load %s: rc %d '%s'", path, rc, err);
 	rc = dp_config_validate(&cfg, err, sizeof(err));
@@ -340,33 +345,33 @@ test_config_default_ini_loads(void)
 	CU_ASSERT_EQUAL(lc[0], 1);
 
 	/* routes, with the line they came from */
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, 2);
-	CU_ASSERT_EQUAL(cfg.routes[0].prefix, ip4(198, 18, 1, 0));
-	CU_ASSERT_EQUAL(cfg.routes[0].plen, 24);
-	CU_ASSERT_TRUE(cfg.routes[0].has_gw);
-	CU_ASSERT_EQUAL(cfg.routes[0].gw, ip4(198, 18, 101, 2));
-	CU_ASSERT_EQUAL(cfg.routes[0].port, 1);
-	CU_ASSERT_EQUAL(cfg.routes[1].prefix, ip4(198, 18, 2, 0));
-	CU_ASSERT_EQUAL(cfg.routes[1].gw, ip4(198, 18, 102, 2));
-	CU_ASSERT_EQUAL(cfg.routes[1].port, 2);
-	CU_ASSERT_STRING_EQUAL(cfg.routes[0].loc.file, path);
-	CU_ASSERT_EQUAL(cfg.routes[0].loc.line, line_of(path, "route = 198.18.1.0/24"));
-	CU_ASSERT_EQUAL(cfg.routes[1].loc.line, line_of(path, "route = 198.18.2.0/24"));
-	CU_ASSERT_NOT_EQUAL(cfg.routes[0].loc.line, 0);
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes4, 2);
+	CU_ASSERT_EQUAL(rt->routes4[0].prefix, ip4(198, 18, 1, 0));
+	CU_ASSERT_EQUAL(rt->routes4[0].plen, 24);
+	CU_ASSERT_TRUE(rt->routes4[0].has_gw);
+	CU_ASSERT_EQUAL(rt->routes4[0].gw, ip4(198, 18, 101, 2));
+	CU_ASSERT_EQUAL(rt->routes4[0].port, 1);
+	CU_ASSERT_EQUAL(rt->routes4[1].prefix, ip4(198, 18, 2, 0));
+	CU_ASSERT_EQUAL(rt->routes4[1].gw, ip4(198, 18, 102, 2));
+	CU_ASSERT_EQUAL(rt->routes4[1].port, 2);
+	CU_ASSERT_STRING_EQUAL(rt->routes4[0].loc.file, path);
+	CU_ASSERT_EQUAL(rt->routes4[0].loc.line, line_of(path, "route = 198.18.1.0/24"));
+	CU_ASSERT_EQUAL(rt->routes4[1].loc.line, line_of(path, "route = 198.18.2.0/24"));
+	CU_ASSERT_NOT_EQUAL(rt->routes4[0].loc.line, 0);
 
 	/* neighbors */
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_neighs, 2);
-	CU_ASSERT_EQUAL(cfg.neighs[0].ip, ip4(198, 18, 101, 2));
-	CU_ASSERT_EQUAL(cfg.neighs[0].port, 1);
-	CU_ASSERT_EQUAL(memcmp(cfg.neighs[0].mac.addr_bytes,
+	CU_ASSERT_EQUAL_FATAL(nc->nb_neighs4, 2);
+	CU_ASSERT_EQUAL(nc->neighs4[0].ip, ip4(198, 18, 101, 2));
+	CU_ASSERT_EQUAL(nc->neighs4[0].port, 1);
+	CU_ASSERT_EQUAL(memcmp(nc->neighs4[0].mac.addr_bytes,
 				(const uint8_t[]){ 0x02, 0, 0, 0, 0x01, 0x02 }, 6),
 		0);
-	CU_ASSERT_EQUAL(cfg.neighs[1].ip, ip4(198, 18, 102, 2));
-	CU_ASSERT_EQUAL(cfg.neighs[1].port, 2);
-	CU_ASSERT_EQUAL(memcmp(cfg.neighs[1].mac.addr_bytes,
+	CU_ASSERT_EQUAL(nc->neighs4[1].ip, ip4(198, 18, 102, 2));
+	CU_ASSERT_EQUAL(nc->neighs4[1].port, 2);
+	CU_ASSERT_EQUAL(memcmp(nc->neighs4[1].mac.addr_bytes,
 				(const uint8_t[]){ 0x02, 0, 0, 0, 0x02, 0x02 }, 6),
 		0);
-	CU_ASSERT_EQUAL(cfg.neighs[1].loc.line, line_of(path, "neigh = 198.18.102.2"));
+	CU_ASSERT_EQUAL(nc->neighs4[1].loc.line, line_of(path, "neigh = 198.18.102.2"));
 	dp_config_free(&cfg);
 }
 
@@ -436,6 +441,7 @@ test_config_shipped_configs_load(void)
 static void
 test_config_all_keys_parse(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	static const char ini[] = "# every key\n"                             /* 1 */
 				  "[dpfwd]\n"                                 /* 2 */
 				  "mode = forward\n"                          /* 3 */
@@ -471,6 +477,7 @@ test_config_all_keys_parse(void)
 
 	write_file("all-keys.ini", ini, path, sizeof(path));
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
 	rc = dp_config_validate(&cfg, err, sizeof(err));
@@ -502,9 +509,9 @@ test_config_all_keys_parse(void)
 	CU_ASSERT_EQUAL(cfg.nb_rxmap, 4);
 	CU_ASSERT_EQUAL(cfg.rxmap[3].queue, 3);
 	CU_ASSERT_EQUAL(cfg.rxmap[3].lcore, 5);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, 1);
-	CU_ASSERT_EQUAL(cfg.routes[0].plen, 0);
-	CU_ASSERT_EQUAL(cfg.routes[0].loc.line, 28);
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes4, 1);
+	CU_ASSERT_EQUAL(rt->routes4[0].plen, 0);
+	CU_ASSERT_EQUAL(rt->routes4[0].loc.line, 28);
 	dp_config_free(&cfg);
 }
 
@@ -996,7 +1003,7 @@ test_config_nul_byte_names_line(void)
 		CU_ASSERT_FATAL(fclose(f) == 0);
 		dp_config_init(&cfg);
 		if (cases[i].route_file)
-			rc = dp_config_route_file_load(&cfg, path, err, sizeof(err));
+			rc = dp_fwd_config_route_file_load(&cfg, path, err, sizeof(err));
 		else
 			rc = dp_config_load(&cfg, path, err, sizeof(err));
 		EXPECT(rc == -EINVAL, "%s: rc %d", cases[i].name, rc);
@@ -1054,7 +1061,7 @@ test_config_route_file_error_names_route_file_line(void)
 
 	/* directly */
 	dp_config_init(&cfg);
-	rc = dp_config_route_file_load(&cfg, rpath, err, sizeof(err));
+	rc = dp_fwd_config_route_file_load(&cfg, rpath, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, -EINVAL);
 	CHECK_ERR(err, rpath, 3, "bad route '198.18.2.0/24 via 198.18.102.2 prot 1'",
 		"route file direct");
@@ -1063,7 +1070,7 @@ test_config_route_file_error_names_route_file_line(void)
 	/* a missing route file */
 	dp_config_init(&cfg);
 	snprintf(want, sizeof(want), "%s/no-such-routes.txt", tmpdir);
-	rc = dp_config_route_file_load(&cfg, want, err, sizeof(err));
+	rc = dp_fwd_config_route_file_load(&cfg, want, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, -ENOENT);
 	dp_config_free(&cfg);
 }
@@ -1071,6 +1078,7 @@ test_config_route_file_error_names_route_file_line(void)
 static void
 test_config_route_file_relative_to_config_dir(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	static const char routes[] = "# l3fwd and dpfwd formats mixed\n"                   /* 1 */
 				     "\n"                                                  /* 2 */
 				     "R198.18.3.0/24 3\n"                                  /* 3 */
@@ -1097,26 +1105,27 @@ test_config_route_file_relative_to_config_dir(void)
 	CU_ASSERT_FATAL(chdir("/") == 0);
 
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
 	rc = dp_config_validate(&cfg, err, sizeof(err));
 	EXPECT(rc == 0, "validate rc %d '%s'", rc, err);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, 3);
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes4, 3);
 	/* l3fwd's "R<prefix> <port>": on-link */
-	CU_ASSERT_EQUAL(cfg.routes[0].prefix, ip4(198, 18, 3, 0));
-	CU_ASSERT_EQUAL(cfg.routes[0].plen, 24);
-	CU_ASSERT_FALSE(cfg.routes[0].has_gw);
-	CU_ASSERT_EQUAL(cfg.routes[0].port, 3);
-	CU_ASSERT_TRUE(cfg.routes[1].has_gw);
-	CU_ASSERT_EQUAL(cfg.routes[1].gw, ip4(198, 18, 0, 2));
-	CU_ASSERT_EQUAL(cfg.routes[2].port, 2);
-	CU_ASSERT_FALSE(cfg.routes[2].has_gw);
+	CU_ASSERT_EQUAL(rt->routes4[0].prefix, ip4(198, 18, 3, 0));
+	CU_ASSERT_EQUAL(rt->routes4[0].plen, 24);
+	CU_ASSERT_FALSE(rt->routes4[0].has_gw);
+	CU_ASSERT_EQUAL(rt->routes4[0].port, 3);
+	CU_ASSERT_TRUE(rt->routes4[1].has_gw);
+	CU_ASSERT_EQUAL(rt->routes4[1].gw, ip4(198, 18, 0, 2));
+	CU_ASSERT_EQUAL(rt->routes4[2].port, 2);
+	CU_ASSERT_FALSE(rt->routes4[2].has_gw);
 	/* each route remembers the route file and its own line */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.routes[0].loc.file);
-	CU_ASSERT_STRING_EQUAL(cfg.routes[0].loc.file, rpath);
-	CU_ASSERT_EQUAL(cfg.routes[0].loc.line, 3);
-	CU_ASSERT_EQUAL(cfg.routes[1].loc.line, 4);
-	CU_ASSERT_EQUAL(cfg.routes[2].loc.line, 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rt->routes4[0].loc.file);
+	CU_ASSERT_STRING_EQUAL(rt->routes4[0].loc.file, rpath);
+	CU_ASSERT_EQUAL(rt->routes4[0].loc.line, 3);
+	CU_ASSERT_EQUAL(rt->routes4[1].loc.line, 4);
+	CU_ASSERT_EQUAL(rt->routes4[2].loc.line, 5);
 	dp_config_free(&cfg);
 
 	CU_ASSERT(chdir(cwd) == 0);
@@ -1155,6 +1164,7 @@ test_config_route_file_undefined_port_names_route_file(void)
 static void
 test_config_many_route_files_keep_their_names(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	char ini[1024], name[32], text[64], path[PATH_MAX], rpath[12][PATH_MAX];
 	char err[DP_CONFIG_ERR_LEN] = "";
 	struct dp_config cfg;
@@ -1170,11 +1180,12 @@ test_config_many_route_files_keep_their_names(void)
 	}
 	write_file("many-route-files.ini", ini, path, sizeof(path));
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, 11);
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes4, 11);
 	for (i = 1; i <= 11; i++) {
-		const char *file = cfg.routes[i - 1].loc.file ? cfg.routes[i - 1].loc.file : "?";
+		const char *file = rt->routes4[i - 1].loc.file ? rt->routes4[i - 1].loc.file : "?";
 
 		EXPECT(strcmp(file, rpath[i]) == 0, "route %u says it is from %s", i, file);
 	}
@@ -1188,6 +1199,7 @@ test_config_many_route_files_keep_their_names(void)
 static void
 test_config_validate_many_routes(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	enum { N = 70000 };
 	char rpath[PATH_MAX], path[PATH_MAX];
 	char err[DP_CONFIG_ERR_LEN] = "";
@@ -1209,11 +1221,12 @@ test_config_validate_many_routes(void)
 		"[routes]\nfile = routes-many.txt\n",
 		path, sizeof(path));
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, N);
-	CU_ASSERT_EQUAL(cfg.routes[N - 1].loc.line, N);
-	CU_ASSERT_EQUAL(cfg.routes[N - 1].prefix,
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes4, N);
+	CU_ASSERT_EQUAL(rt->routes4[N - 1].loc.line, N);
+	CU_ASSERT_EQUAL(rt->routes4[N - 1].prefix,
 		ip4(10, (N - 1) >> 16, ((N - 1) >> 8) & 0xff, (N - 1) & 0xff));
 
 	/* in a child with a deadline: a 16-bit loop counter would never end */
@@ -1230,7 +1243,7 @@ test_config_validate_many_routes(void)
 	dp_config_free(&cfg);
 }
 
-/* dp_config_route_parse on its own: the three formats and their errors. */
+/* dp_fwd_config_route4_parse on its own: the three formats and their errors. */
 static void
 test_config_route_parse_formats(void)
 {
@@ -1267,9 +1280,9 @@ test_config_route_parse_formats(void)
 	unsigned int i;
 
 	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
-		struct dp_config_route r;
+		struct dp_fwd_config_route4 r;
 		char err[DP_CONFIG_ERR_LEN] = "";
-		int rc = dp_config_route_parse(cases[i].text, &r, err, sizeof(err));
+		int rc = dp_fwd_config_route4_parse(cases[i].text, &r, err, sizeof(err));
 
 		EXPECT(rc == cases[i].rc, "'%s': rc %d, expected %d ('%s')", cases[i].text, rc,
 			cases[i].rc, err);
@@ -1359,6 +1372,7 @@ test_config_undefined_var_names_line(void)
 static void
 test_config_routes_table_size_keys(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	struct dp_config cfg;
 	char path[PATH_MAX];
 	char err[DP_CONFIG_ERR_LEN] = "";
@@ -1368,11 +1382,12 @@ test_config_routes_table_size_keys(void)
 		"[port0]\ndev = net_null0\n[routes]\nip4_max = 2000000\nip4_tbl8 = 65536\n", path,
 		sizeof(path));
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
-	CU_ASSERT_EQUAL(cfg.routes_ip4_max, 2000000);
-	CU_ASSERT_EQUAL(cfg.routes_ip4_tbl8, 65536);
-	CU_ASSERT_EQUAL(cfg.routes_size_loc.line, 5);
+	CU_ASSERT_EQUAL(rt->ip4_max, 2000000);
+	CU_ASSERT_EQUAL(rt->ip4_tbl8, 65536);
+	CU_ASSERT_EQUAL(rt->size_loc.line, 5);
 	dp_config_free(&cfg);
 
 	write_file("rsize-bad.ini", "[port0]\ndev = net_null0\n[routes]\nip4_tbl8 = lots\n", path,
@@ -1432,6 +1447,7 @@ test_config_parse_uint(void)
 static void
 test_config_set_overrides(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	static const char ini[] = P0 LC "[dpfwd]\nburst = 32\n";
 	struct dp_config cfg;
 	char path[PATH_MAX];
@@ -1440,6 +1456,7 @@ test_config_set_overrides(void)
 
 	write_file("set.ini", ini, path, sizeof(path));
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "rc %d '%s'", rc, err);
 
@@ -1457,10 +1474,10 @@ test_config_set_overrides(void)
 	CU_ASSERT_EQUAL(dp_config_set(&cfg, "routes.route=10.0.0.0/8 via 10.9.9.9 port 1", err,
 				sizeof(err)),
 		0);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes, 1);
-	CU_ASSERT_EQUAL(cfg.routes[0].gw, ip4(10, 9, 9, 9));
-	CU_ASSERT_STRING_EQUAL(cfg.routes[0].loc.file, "--set");
-	CU_ASSERT_EQUAL(cfg.routes[0].loc.line, 0);
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes4, 1);
+	CU_ASSERT_EQUAL(rt->routes4[0].gw, ip4(10, 9, 9, 9));
+	CU_ASSERT_STRING_EQUAL(rt->routes4[0].loc.file, "--set");
+	CU_ASSERT_EQUAL(rt->routes4[0].loc.line, 0);
 	/* the lcore map is replaced, not appended to */
 	CU_ASSERT_EQUAL(dp_config_set(&cfg, "lcores.rx=(0,0,2),(1,0,3)", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(cfg.nb_rxmap, 2);

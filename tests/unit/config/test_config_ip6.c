@@ -18,6 +18,7 @@
 
 #include "dp_common.h"
 #include "dp_config.h"
+#include "dp_fwd_config.h"
 #include "dp_test.h"
 
 static char tmpdir[256];
@@ -65,6 +66,8 @@ addr_is(const uint8_t *a, const char *text)
 static void
 test_config_ip6_keys_parse(void)
 {
+	const struct dp_fwd_routes_config *rt;
+	const struct dp_fwd_neighbors_config *nc;
 	static const char routes[] = "# IPv4 and IPv6 in one file\n"           /* 1 */
 				     "198.18.5.0/24 via 198.18.101.2 port 1\n" /* 2 */
 				     "2001:db8:5::/48 via fe80::1 port 1\n"    /* 3 */
@@ -94,6 +97,8 @@ test_config_ip6_keys_parse(void)
 		rpath);
 	write_file("ip6.ini", ini, path, sizeof(path));
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
+	nc = dp_fwd_neighbors_config(&cfg);
 	rc = dp_config_load(&cfg, path, err, sizeof(err));
 	EXPECT(rc == 0, "load rc %d '%s'", rc, err);
 	rc = dp_config_validate(&cfg, err, sizeof(err));
@@ -106,37 +111,37 @@ test_config_ip6_keys_parse(void)
 	CU_ASSERT_EQUAL(cfg.ports[1].ip6_pfxlen, 127);
 	CU_ASSERT_EQUAL(cfg.ports[1].ip4_plen, 24);
 	/* IPv4 and IPv6 routes go to their own lists, each with its line */
-	CU_ASSERT_EQUAL(cfg.nb_routes, 2);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_routes6, 5);
-	CU_ASSERT_TRUE(addr_is(cfg.routes6[0].prefix, "2001:db8:1::"));
-	CU_ASSERT_EQUAL(cfg.routes6[0].plen, 48);
-	CU_ASSERT_TRUE(cfg.routes6[0].has_gw);
-	CU_ASSERT_TRUE(addr_is(cfg.routes6[0].gw, "2001:db8:101::2"));
-	CU_ASSERT_EQUAL(cfg.routes6[0].port, 1);
-	CU_ASSERT_EQUAL(cfg.routes6[0].loc.line, 11);
-	CU_ASSERT_FALSE(cfg.routes6[1].has_gw);
-	CU_ASSERT_EQUAL(cfg.routes6[1].port, 0);
-	CU_ASSERT_EQUAL(cfg.routes6[1].loc.line, 13);
-	CU_ASSERT_EQUAL(cfg.routes6[2].plen, 0);
-	CU_ASSERT_TRUE(addr_is(cfg.routes6[2].gw, "2001:db8:10::fe"));
-	CU_ASSERT_TRUE(addr_is(cfg.routes6[3].gw, "fe80::1"));
-	CU_ASSERT_EQUAL(cfg.routes6[3].loc.line, 3);
-	CU_ASSERT_STRING_EQUAL(cfg.routes6[3].loc.file, rpath);
-	CU_ASSERT_TRUE(addr_is(cfg.routes6[4].prefix, "2001:db8:6::"));
-	CU_ASSERT_EQUAL(cfg.routes6[4].plen, 64);
-	CU_ASSERT_FALSE(cfg.routes6[4].has_gw);
-	CU_ASSERT_EQUAL(cfg.routes6[4].loc.line, 4);
-	CU_ASSERT_EQUAL(cfg.nb_neighs, 1);
-	CU_ASSERT_EQUAL_FATAL(cfg.nb_neighs6, 2);
-	CU_ASSERT_TRUE(addr_is(cfg.neighs6[0].ip, "2001:db8:101::2"));
-	CU_ASSERT_EQUAL(cfg.neighs6[0].mac.addr_bytes[5], 0x02);
-	CU_ASSERT_EQUAL(cfg.neighs6[0].port, 1);
-	CU_ASSERT_EQUAL(cfg.neighs6[0].loc.line, 17);
-	CU_ASSERT_TRUE(addr_is(cfg.neighs6[1].ip, "fe80::1"));
-	CU_ASSERT_EQUAL(cfg.neighs6[1].loc.line, 19);
+	CU_ASSERT_EQUAL(rt->nb_routes4, 2);
+	CU_ASSERT_EQUAL_FATAL(rt->nb_routes6, 5);
+	CU_ASSERT_TRUE(addr_is(rt->routes6[0].prefix, "2001:db8:1::"));
+	CU_ASSERT_EQUAL(rt->routes6[0].plen, 48);
+	CU_ASSERT_TRUE(rt->routes6[0].has_gw);
+	CU_ASSERT_TRUE(addr_is(rt->routes6[0].gw, "2001:db8:101::2"));
+	CU_ASSERT_EQUAL(rt->routes6[0].port, 1);
+	CU_ASSERT_EQUAL(rt->routes6[0].loc.line, 11);
+	CU_ASSERT_FALSE(rt->routes6[1].has_gw);
+	CU_ASSERT_EQUAL(rt->routes6[1].port, 0);
+	CU_ASSERT_EQUAL(rt->routes6[1].loc.line, 13);
+	CU_ASSERT_EQUAL(rt->routes6[2].plen, 0);
+	CU_ASSERT_TRUE(addr_is(rt->routes6[2].gw, "2001:db8:10::fe"));
+	CU_ASSERT_TRUE(addr_is(rt->routes6[3].gw, "fe80::1"));
+	CU_ASSERT_EQUAL(rt->routes6[3].loc.line, 3);
+	CU_ASSERT_STRING_EQUAL(rt->routes6[3].loc.file, rpath);
+	CU_ASSERT_TRUE(addr_is(rt->routes6[4].prefix, "2001:db8:6::"));
+	CU_ASSERT_EQUAL(rt->routes6[4].plen, 64);
+	CU_ASSERT_FALSE(rt->routes6[4].has_gw);
+	CU_ASSERT_EQUAL(rt->routes6[4].loc.line, 4);
+	CU_ASSERT_EQUAL(nc->nb_neighs4, 1);
+	CU_ASSERT_EQUAL_FATAL(nc->nb_neighs6, 2);
+	CU_ASSERT_TRUE(addr_is(nc->neighs6[0].ip, "2001:db8:101::2"));
+	CU_ASSERT_EQUAL(nc->neighs6[0].mac.addr_bytes[5], 0x02);
+	CU_ASSERT_EQUAL(nc->neighs6[0].port, 1);
+	CU_ASSERT_EQUAL(nc->neighs6[0].loc.line, 17);
+	CU_ASSERT_TRUE(addr_is(nc->neighs6[1].ip, "fe80::1"));
+	CU_ASSERT_EQUAL(nc->neighs6[1].loc.line, 19);
 	dp_config_free(&cfg);
-	CU_ASSERT_PTR_NULL(cfg.routes6);
-	CU_ASSERT_EQUAL(cfg.nb_routes6, 0);
+	CU_ASSERT_PTR_NULL(rt->routes6);
+	CU_ASSERT_EQUAL(rt->nb_routes6, 0);
 }
 
 enum phase { AT_LOAD, AT_VALIDATE };
@@ -309,9 +314,9 @@ test_config_route6_parse_formats(void)
 	unsigned int i;
 
 	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
-		struct dp_config_route6 r;
+		struct dp_fwd_config_route6 r;
 		char err[DP_CONFIG_ERR_LEN] = "";
-		int rc = dp_config_route6_parse(cases[i].text, &r, err, sizeof(err));
+		int rc = dp_fwd_config_route6_parse(cases[i].text, &r, err, sizeof(err));
 
 		EXPECT(rc == cases[i].rc, "'%s': rc %d '%s', expected %d", cases[i].text, rc, err,
 			cases[i].rc);
@@ -329,20 +334,22 @@ test_config_route6_parse_formats(void)
 static void
 test_config_ip6_set_overrides_and_errors(void)
 {
+	const struct dp_fwd_routes_config *rt;
 	char err[DP_CONFIG_ERR_LEN] = "";
 	char buf[64];
 	struct dp_config cfg;
 
 	dp_config_init(&cfg);
+	rt = dp_fwd_routes_config(&cfg);
 	CU_ASSERT_EQUAL(dp_config_set(&cfg, "port0.ip6=2001:db8:20::1/64", err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(addr_is(cfg.ports[0].ip6, "2001:db8:20::1"));
 	CU_ASSERT_EQUAL(dp_config_set(&cfg, "routes.route=2001:db8:9::/48 via fe80::9 port 0", err,
 				sizeof(err)),
 		0);
-	CU_ASSERT_EQUAL(cfg.nb_routes6, 1);
+	CU_ASSERT_EQUAL(rt->nb_routes6, 1);
 	CU_ASSERT_EQUAL(dp_config_set(&cfg, "port0.ip6=2001:db8:20::1", err, sizeof(err)), -EINVAL);
 	EXPECT(strncmp(err, "--set: ", 7) == 0, "error '%s'", err);
-	CU_ASSERT_STRING_EQUAL(dp_config_ip6_str(cfg.routes6[0].gw, buf, sizeof(buf)), "fe80::9");
+	CU_ASSERT_STRING_EQUAL(dp_config_ip6_str(rt->routes6[0].gw, buf, sizeof(buf)), "fe80::9");
 	dp_config_free(&cfg);
 }
 
