@@ -6,7 +6,10 @@
 #                         dpfwd on configs/default.ini for a few seconds, show telemetry
 #   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns + lint),
 #                         then unit + func + netns again built with ASan + UBSan
-#                         (DPFWD_SANITIZE=0: not)
+#                         (DPFWD_SANITIZE=0: not); after each, a summary (scripts/testlog.py)
+#                         that shows every skip as SKIP with its reason. Strict mode
+#                         (CI=true or DPFWD_STRICT=1; DPFWD_STRICT=0 turns it off): any skip,
+#                         or a registered test that did not run, fails the command.
 # Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
 set -euo pipefail
 
@@ -101,11 +104,15 @@ cmd_run() {
 		instructions: (.lcores[0] | {insn_per_pkt, instructions_unavailable})}' "$json"
 }
 
-cunit_summary() {
-	grep -hE "^ +(tests|asserts) " "$1/meson-logs/testlog.txt" | awk '
-		{ tot[$1] += $2; fl[$1] += $5 }
-		END { for (k in tot) printf "  %-8s %6d run, %d failed\n", k, tot[k], fl[k]
-		      printf "tests: %d passed, %d failed\n", tot["tests"] - fl["tests"], fl["tests"] }'
+# The summary of the last `meson test` in build $1 (scripts/testlog.py): per suite the tests
+# registered, run, passed, failed, skipped; per CUnit suite registered, run, failed, not run
+# (a failed suite init runs none); every skip with its reason. Fails on a failure, and in
+# strict mode on a skip or a registered test of suites $2... that did not run.
+summary() {
+	local build=$1
+	shift
+	say "summary ($build)"
+	python3 "$ROOT/scripts/testlog.py" "$build" "${@/#/--suite=}"
 }
 
 # The unit, func and netns suites again in the ASan + UBSan build. Every process the tests start
@@ -113,7 +120,7 @@ cunit_summary() {
 # process and is also written to $ASAN_BUILD/sanitizer-logs, which must stay empty (a
 # test that tolerates a child's failure cannot hide a finding).
 sanitized_tests() {
-	local logs="$ASAN_BUILD/sanitizer-logs"
+	local logs="$ASAN_BUILD/sanitizer-logs" rc=0
 	if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
 		say "configuring $ASAN_BUILD (-Db_sanitize=address,undefined)"
 		meson setup "$ASAN_BUILD" "$ROOT" -Db_sanitize=address,undefined -Db_lundef=false \
@@ -130,21 +137,27 @@ sanitized_tests() {
 		LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0" \
 		UBSAN_OPTIONS="log_path=$logs/ubsan:abort_on_error=1:halt_on_error=1:print_stacktrace=1" \
 		meson test -C "$ASAN_BUILD" --suite unit --suite func --suite netns --print-errorlogs \
-		--num-processes 2
+		--num-processes 2 || rc=1
+	summary "$ASAN_BUILD" unit func netns || rc=1
 	if [ -n "$(ls -A "$logs")" ]; then
 		say "sanitizer reports ($logs):"
 		cat "$logs"/*
 		exit 1
 	fi
 	say "sanitizers: no reports"
-	cunit_summary "$ASAN_BUILD"
+	[ "$rc" = 0 ] || exit 1
 }
 
 cmd_test() {
+	local rc=0
 	say "meson test (suites: unit, func, netns, lint)"
-	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@"
-	say "CUnit summaries"
-	cunit_summary "$BUILD"
+	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || rc=1
+	if [ $# -gt 0 ]; then
+		summary "$BUILD" || rc=1 # the tests asked for, not every suite's
+	else
+		summary "$BUILD" unit func netns lint || rc=1
+	fi
+	[ "$rc" = 0 ] || exit 1
 	if [ $# -gt 0 ]; then
 		say "sanitizer build skipped: meson test arguments were given"
 	elif [ "${DPFWD_SANITIZE:-1}" = 0 ]; then

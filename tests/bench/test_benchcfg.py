@@ -406,4 +406,4 @@ class FwdAnchorPcap(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=1)
+    unittest.main(verbosity=2)

@@ -310,4 +310,4 @@ if __name__ == "__main__":
     except dpplot.PlotUnavailable as e:
         print(f"SKIP: {e}")
         sys.exit(77)
-    unittest.main(verbosity=1)
+    unittest.main(verbosity=2)

@@ -528,4 +528,4 @@ if __name__ == "__main__":
     a, rest = ap.parse_known_args()
     if a.func:
         sys.exit(func())
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=1)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -547,4 +547,4 @@ if __name__ == "__main__":
     if why:
         print("SKIP: " + "; ".join(why) + " (set DPFWD_BUILD to the build dir)")
         sys.exit(77)
-    unittest.main(verbosity=1)
+    unittest.main(verbosity=2)

@@ -106,4 +106,4 @@ class NodeCycles(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(verbosity=2)

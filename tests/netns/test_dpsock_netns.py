@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 dpsock endpoints (issue 6) against an unmodified Linux host: dpfwd on net_af_packet
-(AfPacketTest) and on net_af_xdp (AfXdpTest, skipped where XDP sockets cannot be opened),
+(AfPacketTest) and on net_af_xdp (AfXdpTest, skipped where the kernel refuses XDP sockets),
 the host in a namespace behind a veth (netns.py's topology; only host A and port 0 carry
 traffic here).
 
@@ -430,9 +430,10 @@ class AfPacketTest(Endpoints, unittest.TestCase):
                          r"1940 bytes cannot reach endpoints")
 
 
-class AfXdpTest(netns.SkipWhereXdpFails, Endpoints, unittest.TestCase):
+class AfXdpTest(netns.SkipWhereKernelRefusesXdp, Endpoints, unittest.TestCase):
     """The same on net_af_xdp: frames as they are on the wire, so dpfwd reassembles IPv4
-    from the host too. Skipped, saying why, where XDP sockets cannot be opened."""
+    from the host too. Skipped, with the kernel's errno, only where the kernel itself
+    refuses XDP sockets (netns.xdp_refusal())."""
 
 
 def main():

@@ -422,9 +422,10 @@ class AfPacketTest(Router, unittest.TestCase):
     driver = "net_af_packet"
 
 
-class AfXdpTest(netns.SkipWhereXdpFails, Router, unittest.TestCase):
+class AfXdpTest(netns.SkipWhereKernelRefusesXdp, Router, unittest.TestCase):
     """The same on net_af_xdp (XDP sockets on the veths; libxdp loads the program).
-    Skipped, saying why, where the kernel or DPDK cannot open XDP sockets.
+    Skipped, with the kernel's errno, only where the kernel itself refuses XDP sockets
+    (netns.xdp_refusal()); any other failure to start fails.
 
     DPDK 22.11's af_xdp PMD frees transmitted mbufs from its completion ring only when
     it sends again (kick_tx); dpfwd sends empty bursts after the workers stop

@@ -14,8 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
-
+#include "dp_test.h"
 #include "dpsock_shm.h"
 
 static const struct dpsock_pipe_spec ep_specs[DPSOCK_REGION_PIPES] = {
@@ -408,34 +407,26 @@ test_shm_seq_small_datagram_in_its_slot(void)
 int
 main(void)
 {
-	CU_pSuite s;
-	unsigned int failed;
+	static const struct dp_test tests[] = {
+		{ "test_shm_region_sized_then_checked_in_a_second_mapping",
+			test_shm_region_sized_then_checked_in_a_second_mapping },
+		{ "test_shm_empty_pipe_or_huge_count_refused",
+			test_shm_empty_pipe_or_huge_count_refused },
+		{ "test_shm_class_for_length_and_offset_checks",
+			test_shm_class_for_length_and_offset_checks },
+		{ "test_shm_mixed_classes_released_to_their_own_rings",
+			test_shm_mixed_classes_released_to_their_own_rings },
+		{ "test_shm_sleep_flag_taken_once_by_producer",
+			test_shm_sleep_flag_taken_once_by_producer },
+		{ "test_shm_two_processes_every_datagram_in_order",
+			test_shm_two_processes_every_datagram_in_order },
+		{ "test_shm_seq_ring_laps_in_order", test_shm_seq_ring_laps_in_order },
+		{ "test_shm_seq_small_datagram_in_its_slot",
+			test_shm_seq_small_datagram_in_its_slot },
+		{ "test_shm_seq_two_processes_every_datagram_in_order",
+			test_shm_seq_two_processes_every_datagram_in_order },
+		{ NULL, NULL },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("dpsock_shm", NULL, NULL);
-	CU_add_test(s, "region sized, then checked in a second mapping",
-		test_shm_region_sized_then_checked_in_a_second_mapping);
-	CU_add_test(
-		s, "empty pipe or huge count refused", test_shm_empty_pipe_or_huge_count_refused);
-	CU_add_test(s, "class for a length; offset checks",
-		test_shm_class_for_length_and_offset_checks);
-	CU_add_test(s, "mixed classes released to their own rings",
-		test_shm_mixed_classes_released_to_their_own_rings);
-	CU_add_test(s, "sleep flag taken once by the producer",
-		test_shm_sleep_flag_taken_once_by_producer);
-	CU_add_test(s, "two processes: every datagram, in order",
-		test_shm_two_processes_every_datagram_in_order);
-	CU_add_test(s,
-		"sequence ring: laps in order, a later lap's slot not taken, bad kind refused",
-		test_shm_seq_ring_laps_in_order);
-	CU_add_test(s, "sequence ring: a small datagram in its slot, a large one not",
-		test_shm_seq_small_datagram_in_its_slot);
-	CU_add_test(s, "sequence ring, two processes: every datagram, in order",
-		test_shm_seq_two_processes_every_datagram_in_order);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failed == 0 ? 0 : 1;
+	return dp_test_run("dpsock_shm", tests, NULL, NULL);
 }
