@@ -31,12 +31,14 @@ ring_rig_setup(struct ring_rig *r)
 {
 	/* a runtime folder of its own (its telemetry socket is there): never the
 	 * default "rte" of a DPDK application the user runs beside the tests */
-	char *eal[] = { (char *)(uintptr_t)r->name, "-l", "0,1", "--no-huge", "-m",
+	char *eal[] = { (char *)(uintptr_t)r->name, "--lcores",
+		(char *)(uintptr_t)(r->lcores ? r->lcores : "0,1"), "--no-huge", "-m",
 		(char *)(uintptr_t)(r->mem_mb ? r->mem_mb : "256"), "--no-pci", "--no-shconf",
 		"--file-prefix", r->file_prefix, "--log-level", "*:warning", NULL };
+	struct rte_ring *txq[RIG_MAX_TXQ];
 	char err[DP_CONFIG_ERR_LEN];
 	char name[32];
-	unsigned int i;
+	unsigned int i, q;
 	FILE *f;
 
 	snprintf(
@@ -52,8 +54,13 @@ ring_rig_setup(struct ring_rig *r)
 			RING_F_SP_ENQ | RING_F_SC_DEQ);
 		/* the ethdev is named "net_ring_" + name */
 		snprintf(name, sizeof(name), "%c%u", r->prefix, i);
-		if (r->rx[i] == NULL || r->tx[i] == NULL ||
-			rte_eth_from_rings(name, &r->rx[i], 1, &r->tx[i], 1, 0) < 0) {
+		/* one TX queue per worker, all into the port's one TX ring: the workers are
+		 * walked one at a time on the test thread, never at once */
+		for (q = 0; q < RIG_MAX_TXQ; q++)
+			txq[q] = r->tx[i];
+		if (r->rx[i] == NULL || r->tx[i] == NULL || r->nb_txq > RIG_MAX_TXQ ||
+			rte_eth_from_rings(name, &r->rx[i], 1, txq, r->nb_txq ? r->nb_txq : 1, 0) <
+				0) {
 			fprintf(stderr, "cannot make ring port %s\n", name);
 			return -1;
 		}
@@ -80,7 +87,8 @@ ring_rig_setup(struct ring_rig *r)
 		return -1;
 	}
 	/* the test thread is the worker: flush after every walk unless a test says otherwise */
-	dp_workers[0]->drain_tsc = 0;
+	for (i = 0; i < dp_nb_workers; i++)
+		dp_workers[i]->drain_tsc = 0;
 	return 0;
 }
 
@@ -174,7 +182,10 @@ ring_rig_flush_drain_all(struct ring_rig *r)
 void
 ring_rig_rcu_offline(void)
 {
-	rte_rcu_qsbr_thread_offline(dp_graph_qsv, dp_workers[0]->index);
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_workers; i++)
+		rte_rcu_qsbr_thread_offline(dp_graph_qsv, dp_workers[i]->index);
 }
 
 int

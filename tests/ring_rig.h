@@ -18,6 +18,7 @@
 
 #define RIG_MAX_PORTS 4
 #define RIG_RING_SIZE 1024
+#define RIG_MAX_TXQ   4
 
 struct ring_rig {
 	/* set by the test */
@@ -26,6 +27,9 @@ struct ring_rig {
 	unsigned int nb_ports;
 	unsigned int tx_size[RIG_MAX_PORTS]; /**< TX ring size per port, 0 = RIG_RING_SIZE */
 	const char *mem_mb;                  /**< EAL -m, "256" when NULL */
+	/** EAL --lcores, "0,1" when NULL; more workers than CPUs share one: "0,1,2@1" */
+	const char *lcores;
+	unsigned int nb_txq; /**< TX queues per port, one per worker (all on its TX ring); 0 = 1 */
 	const char *config_text;
 	/* set by ring_rig_setup() */
 	struct rte_ring *rx[RIG_MAX_PORTS], *tx[RIG_MAX_PORTS];
@@ -67,8 +71,8 @@ unsigned int ring_rig_drain(struct ring_rig *r, int port, struct rte_mbuf **out,
 unsigned int ring_rig_drain_free(struct ring_rig *r, int port);
 
 /**
- * The test thread is the rig's worker and reports a quiescent state after each
- * walk, which leaves its RCU counter set: whatever waits for the workers (a
+ * The test thread is the rig's worker (each of them) and reports a quiescent state
+ * after each walk, which leaves its RCU counter set: whatever waits for the workers (a
  * route change, a reload, an endpoint's release) would wait for its next walk
  * forever. Called before such a call: the thread steps out of RCU until it
  * walks again.
