@@ -63,28 +63,22 @@ static struct ring_rig rig = {
 
 /* ---- counters: the worker's and the control lcore's (dp_graph_drops()) ---- */
 
-static uint64_t drops_mark[DP_DROP_MAX];
-
 static void
 snap(void)
 {
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		drops_mark[r] = dp_graph_drops(r);
+	ring_rig_drops_mark(&rig);
 }
 
-/* Drops of reason @p why since snap(), or of every reason when DP_DROP_MAX. */
 static uint64_t
 dropped(enum dp_drop_reason why)
 {
-	uint64_t s = 0;
-	unsigned int r;
+	return ring_rig_graph_dropped(&rig, why);
+}
 
-	for (r = 0; r < DP_DROP_MAX; r++)
-		if (why == DP_DROP_MAX || r == why)
-			s += dp_graph_drops(r) - drops_mark[r];
-	return s;
+static uint64_t
+dropped_total(void)
+{
+	return ring_rig_graph_drops_total(&rig);
 }
 
 /* ---- frames ---- */
@@ -131,26 +125,6 @@ host_reply_of_port0(uint8_t *f)
 	ring_rig_arp(f, 2, host_mac, dp_ports[0].mac.addr_bytes, IP_PORT0, host_mac, IP_HOST);
 }
 
-/* A UDP packet from the host to @p dst (through port1's subnet), sport @p sport. */
-static void
-inject_udp_to(uint32_t dst, uint16_t sport)
-{
-	struct dp_pkt_spec s;
-	uint8_t f[128];
-	size_t len = 0;
-
-	dp_pkt_spec_init(&s);
-	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
-	memcpy(s.src_mac, host_mac, 6);
-	s.src_ip4 = IP_HOST;
-	s.dst_ip4 = dst;
-	s.ttl = 20;
-	s.sport = sport;
-	s.frame_len = 64;
-	CU_ASSERT_FATAL(dp_pkt_build(&s, f, sizeof(f), &len) == 0);
-	ring_rig_inject(&rig, 0, f, len);
-}
-
 /* ---- tests ---- */
 
 /*
@@ -174,7 +148,7 @@ test_ctl_punt_ring_full_counts_drops(void)
 			walk(64);
 	}
 	CU_ASSERT_EQUAL(dropped(DP_DROP_PUNT_FULL), sent - fits);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), sent - fits);
+	CU_ASSERT_EQUAL(dropped_total(), sent - fits);
 	/* the control lcore catches up, a burst of 64 a poll; the worker sends the replies */
 	for (k = 0; k < 2 * fits / 64; k++) {
 		dp_ctl_poll(dp_ctl_now_ms());
@@ -184,7 +158,7 @@ test_ctl_punt_ring_full_counts_drops(void)
 	CU_ASSERT_EQUAL(replies, fits);
 	CU_ASSERT_EQUAL(other, 0);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 0);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), sent - fits);
+	CU_ASSERT_EQUAL(dropped_total(), sent - fits);
 }
 
 /*
@@ -207,7 +181,7 @@ test_ctl_inject_ring_full_counts_drops(void)
 		sent += dp_arp_announce();
 	CU_ASSERT_EQUAL(sent, fits);
 	CU_ASSERT_EQUAL(dropped(DP_DROP_CTL_INJECT_FULL), 2 * rounds - fits);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), 2 * rounds - fits);
+	CU_ASSERT_EQUAL(dropped_total(), 2 * rounds - fits);
 	for (k = 0; k < 2 * fits / 32; k++) {
 		walk(1);
 		got0 += drain_equal(0, want0, &other);
@@ -216,7 +190,7 @@ test_ctl_inject_ring_full_counts_drops(void)
 	CU_ASSERT_EQUAL(got0, (fits + 1) / 2);
 	CU_ASSERT_EQUAL(got1, fits / 2);
 	CU_ASSERT_EQUAL(other, 0);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), 2 * rounds - fits);
+	CU_ASSERT_EQUAL(dropped_total(), 2 * rounds - fits);
 }
 
 /* A frame for a port the config does not have is freed and counted, not queued. */
@@ -232,7 +206,7 @@ test_ctl_send_to_a_port_that_does_not_exist(void)
 	m = ring_rig_mbuf(0, f, 60);
 	CU_ASSERT_EQUAL(dp_ctl_send(m, (uint16_t)rig.nb_ports), -ENODEV);
 	CU_ASSERT_EQUAL(dropped(DP_DROP_CTL_BAD_PORT), 1);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), 1);
+	CU_ASSERT_EQUAL(dropped_total(), 1);
 	walk(4);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), in_use);
@@ -256,7 +230,7 @@ test_ctl_punt_without_handler_counts_ctl_unhandled(void)
 	ring_rig_inject(&rig, 0, f, host_request(f));
 	ring_rig_step();
 	CU_ASSERT_EQUAL(dropped(DP_DROP_CTL_UNHANDLED), 1);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), 1);
+	CU_ASSERT_EQUAL(dropped_total(), 1);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), in_use);
 
@@ -265,7 +239,7 @@ test_ctl_punt_without_handler_counts_ctl_unhandled(void)
 	ring_rig_step();
 	CU_ASSERT_EQUAL(drain_equal(0, want, &other), 1);
 	CU_ASSERT_EQUAL(other, 0);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), 1);
+	CU_ASSERT_EQUAL(dropped_total(), 1);
 }
 
 /*
@@ -279,13 +253,15 @@ test_ctl_neighbor_table_full_counts_drops(void)
 {
 	const unsigned int hosts = 20;
 	struct rte_mbuf *out[64];
-	uint8_t f[60], want[60];
+	uint8_t f[60], want[60], u[2048];
 	unsigned int h, i, n, other = 0, released = 0;
 	uint32_t asked = 0;
 
 	snap();
 	for (h = 0; h < hosts; h++)
-		inject_udp_to(IP_PORT1 + 1 + h, (uint16_t)(3000 + h));
+		ring_rig_inject(&rig, 0, u,
+			ring_rig_udp4(
+				u, 0, host_mac, IP_HOST, IP_PORT1 + 1 + h, (uint16_t)(3000 + h)));
 	ring_rig_step();
 	/* one ARP request for each of the first NEIGH_MAX hosts, none for the others */
 	while ((n = ring_rig_drain(&rig, 1, out, 64)) > 0) {
@@ -305,7 +281,7 @@ test_ctl_neighbor_table_full_counts_drops(void)
 	CU_ASSERT_EQUAL(asked, (UINT32_C(1) << NEIGH_MAX) - 1);
 	CU_ASSERT_EQUAL(other, 0);
 	CU_ASSERT_EQUAL(dropped(DP_DROP_NEIGH_TABLE_FULL), hosts - NEIGH_MAX);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), hosts - NEIGH_MAX);
+	CU_ASSERT_EQUAL(dropped_total(), hosts - NEIGH_MAX);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
 
 	/* the answers: host k's MAC is 02:33:00:00:00:k */
@@ -330,7 +306,7 @@ test_ctl_neighbor_table_full_counts_drops(void)
 	}
 	CU_ASSERT_EQUAL(released, NEIGH_MAX);
 	CU_ASSERT_EQUAL(dropped(DP_DROP_ARP_CONSUMED), NEIGH_MAX);
-	CU_ASSERT_EQUAL(dropped(DP_DROP_MAX), hosts);
+	CU_ASSERT_EQUAL(dropped_total(), hosts);
 }
 
 static void
@@ -339,19 +315,6 @@ test_ctl_no_mbuf_leak(void)
 	ring_rig_step();
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
-}
-
-static int
-suite_init(void)
-{
-	return ring_rig_setup(&rig);
-}
-
-static int
-suite_cleanup(void)
-{
-	ring_rig_cleanup(&rig);
-	return 0;
 }
 
 static const struct dp_test tests[] = {
@@ -369,5 +332,5 @@ static const struct dp_test tests[] = {
 int
 main(void)
 {
-	return dp_test_run("ctl", tests, suite_init, suite_cleanup);
+	return ring_rig_run(&rig, "ctl", tests);
 }

@@ -69,31 +69,17 @@ static struct ring_rig rig = {
 
 /* ---- workers ---- */
 
-static uint64_t drops_mark[2][DP_DROP_MAX];
 static struct dp_relay_stats stats_mark[2];
 
+/* Mark the drop counters (every worker's) and each worker's relay counters. */
 static void
 snap(void)
 {
 	uint16_t w;
 
-	for (w = 0; w < 2; w++) {
-		memcpy(drops_mark[w], dp_workers[w]->stats.drops, sizeof(drops_mark[w]));
+	ring_rig_drops_mark(&rig);
+	for (w = 0; w < 2; w++)
 		CU_ASSERT(dp_relay_stats_get(w, &stats_mark[w]) == 0);
-	}
-}
-
-/* Drops of worker @p w since snap(): of reason @p why, or of any when DP_DROP_MAX. */
-static uint64_t
-dropped(uint16_t w, enum dp_drop_reason why)
-{
-	uint64_t s = 0;
-	unsigned int r;
-
-	for (r = 0; r < DP_DROP_MAX; r++)
-		if (why == DP_DROP_MAX || r == why)
-			s += dp_workers[w]->stats.drops[r] - drops_mark[w][r];
-	return s;
 }
 
 static struct dp_relay_stats
@@ -214,7 +200,7 @@ test_relay_workers_answer_is_handed_to_the_owner(void)
 	CU_ASSERT_EQUAL(moved(0).handoffs_in, 1);
 	CU_ASSERT_EQUAL(moved(0).to_client, 1);
 	CU_ASSERT_EQUAL(moved(0).created, 1);
-	CU_ASSERT_EQUAL(dropped(0, DP_DROP_MAX) + dropped(1, DP_DROP_MAX), 0);
+	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), 0);
 }
 
 /*
@@ -229,11 +215,13 @@ test_relay_workers_full_handoff_ring_counts_drops(void)
 	const unsigned int sent = 1100, fits = RELAY_HANDOFF_RING - 1;
 	struct rte_mbuf *out[64];
 	unsigned int i, k, n, got = 0, bad = 0;
+	uint64_t handoff_full1;
 	uint16_t rport;
 
 	rport = session_of(41001);
 	CU_ASSERT_FATAL(rport != 0);
 	snap();
+	handoff_full1 = dp_workers[1]->stats.drops[DP_DROP_RELAY_HANDOFF_FULL];
 	/* in two rounds: port1's RX ring holds 1023 */
 	for (i = 0; i < sent; i++) {
 		inject_udp(1, BACKEND, 6000, SOURCE, rport, 1000 + i);
@@ -242,8 +230,10 @@ test_relay_workers_full_handoff_ring_counts_drops(void)
 	}
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(moved(1).handoffs, fits);
-	CU_ASSERT_EQUAL(dropped(1, DP_DROP_RELAY_HANDOFF_FULL), sent - fits);
-	CU_ASSERT_EQUAL(dropped(1, DP_DROP_MAX), sent - fits);
+	CU_ASSERT_EQUAL(dp_workers[1]->stats.drops[DP_DROP_RELAY_HANDOFF_FULL] - handoff_full1,
+		sent - fits);
+	CU_ASSERT_EQUAL(ring_rig_graph_dropped(&rig, DP_DROP_RELAY_HANDOFF_FULL), sent - fits);
+	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), sent - fits);
 	/* worker 0 catches up: one burst of the ring a walk */
 	for (k = 0; k < 2 * fits / 32; k++) {
 		walk(0, 1);
@@ -259,7 +249,7 @@ test_relay_workers_full_handoff_ring_counts_drops(void)
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(moved(0).handoffs_in, fits);
 	CU_ASSERT_EQUAL(moved(0).to_client, fits);
-	CU_ASSERT_EQUAL(dropped(0, DP_DROP_MAX), 0);
+	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), sent - fits);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 0);
 }
 
@@ -270,19 +260,6 @@ test_relay_workers_no_mbuf_leak(void)
 	walk(1, 4);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
-}
-
-static int
-suite_init(void)
-{
-	return ring_rig_setup(&rig);
-}
-
-static int
-suite_cleanup(void)
-{
-	ring_rig_cleanup(&rig);
-	return 0;
 }
 
 static const struct dp_test tests[] = {
@@ -297,5 +274,5 @@ static const struct dp_test tests[] = {
 int
 main(void)
 {
-	return dp_test_run("relay_workers", tests, suite_init, suite_cleanup);
+	return ring_rig_run(&rig, "relay_workers", tests);
 }
