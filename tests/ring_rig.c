@@ -14,6 +14,7 @@
 #include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_pkt_craft.h"
 #include "dp_port.h"
 #include "dp_run.h"
 #include "dp_test.h"
@@ -31,12 +32,14 @@ ring_rig_setup(struct ring_rig *r)
 {
 	/* a runtime folder of its own (its telemetry socket is there): never the
 	 * default "rte" of a DPDK application the user runs beside the tests */
-	char *eal[] = { (char *)(uintptr_t)r->name, "-l", "0,1", "--no-huge", "-m",
+	char *eal[] = { (char *)(uintptr_t)r->name, "--lcores",
+		(char *)(uintptr_t)(r->lcores ? r->lcores : "0,1"), "--no-huge", "-m",
 		(char *)(uintptr_t)(r->mem_mb ? r->mem_mb : "256"), "--no-pci", "--no-shconf",
 		"--file-prefix", r->file_prefix, "--log-level", "*:warning", NULL };
+	struct rte_ring *txq[RIG_MAX_TXQ];
 	char err[DP_CONFIG_ERR_LEN];
 	char name[32];
-	unsigned int i;
+	unsigned int i, q;
 	FILE *f;
 
 	snprintf(
@@ -52,8 +55,13 @@ ring_rig_setup(struct ring_rig *r)
 			RING_F_SP_ENQ | RING_F_SC_DEQ);
 		/* the ethdev is named "net_ring_" + name */
 		snprintf(name, sizeof(name), "%c%u", r->prefix, i);
-		if (r->rx[i] == NULL || r->tx[i] == NULL ||
-			rte_eth_from_rings(name, &r->rx[i], 1, &r->tx[i], 1, 0) < 0) {
+		/* one TX queue per worker, all into the port's one TX ring: the workers are
+		 * walked one at a time on the test thread, never at once */
+		for (q = 0; q < RIG_MAX_TXQ; q++)
+			txq[q] = r->tx[i];
+		if (r->rx[i] == NULL || r->tx[i] == NULL || r->nb_txq > RIG_MAX_TXQ ||
+			rte_eth_from_rings(name, &r->rx[i], 1, txq, r->nb_txq ? r->nb_txq : 1, 0) <
+				0) {
 			fprintf(stderr, "cannot make ring port %s\n", name);
 			return -1;
 		}
@@ -80,7 +88,8 @@ ring_rig_setup(struct ring_rig *r)
 		return -1;
 	}
 	/* the test thread is the worker: flush after every walk unless a test says otherwise */
-	dp_workers[0]->drain_tsc = 0;
+	for (i = 0; i < dp_nb_workers; i++)
+		dp_workers[i]->drain_tsc = 0;
 	return 0;
 }
 
@@ -140,7 +149,11 @@ ring_rig_drain_free(struct ring_rig *r, int port)
 void
 ring_rig_drops_mark(struct ring_rig *r)
 {
+	unsigned int why;
+
 	memcpy(r->drops_mark, dp_workers[0]->stats.drops, sizeof(r->drops_mark));
+	for (why = 0; why < DP_DROP_MAX; why++)
+		r->graph_mark[why] = dp_graph_drops(why);
 }
 
 uint64_t
@@ -150,14 +163,57 @@ ring_rig_dropped(const struct ring_rig *r, enum dp_drop_reason why)
 }
 
 uint64_t
-ring_rig_drops_total(const struct ring_rig *r)
+ring_rig_graph_dropped(const struct ring_rig *r, enum dp_drop_reason why)
+{
+	return dp_graph_drops(why) - r->graph_mark[why];
+}
+
+/* @p dropped of every reason, added up */
+static uint64_t
+drops_sum(
+	const struct ring_rig *r, uint64_t (*dropped)(const struct ring_rig *, enum dp_drop_reason))
 {
 	uint64_t s = 0;
 	unsigned int why;
 
 	for (why = 0; why < DP_DROP_MAX; why++)
-		s += ring_rig_dropped(r, why);
+		s += dropped(r, why);
 	return s;
+}
+
+uint64_t
+ring_rig_drops_total(const struct ring_rig *r)
+{
+	return drops_sum(r, ring_rig_dropped);
+}
+
+uint64_t
+ring_rig_graph_drops_total(const struct ring_rig *r)
+{
+	return drops_sum(r, ring_rig_graph_dropped);
+}
+
+/* ring_rig_run()'s rig, for CUnit's suite init and cleanup (which take no argument) */
+static struct ring_rig *run_rig;
+
+static int
+run_setup(void)
+{
+	return ring_rig_setup(run_rig);
+}
+
+static int
+run_cleanup(void)
+{
+	ring_rig_cleanup(run_rig);
+	return 0;
+}
+
+int
+ring_rig_run(struct ring_rig *r, const char *name, const struct dp_test *tests)
+{
+	run_rig = r;
+	return dp_test_run(name, tests, run_setup, run_cleanup);
 }
 
 unsigned int
@@ -174,7 +230,29 @@ ring_rig_flush_drain_all(struct ring_rig *r)
 void
 ring_rig_rcu_offline(void)
 {
-	rte_rcu_qsbr_thread_offline(dp_graph_qsv, dp_workers[0]->index);
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_workers; i++)
+		rte_rcu_qsbr_thread_offline(dp_graph_qsv, dp_workers[i]->index);
+}
+
+size_t
+ring_rig_udp4(
+	uint8_t *f, int port, const uint8_t *src_mac, uint32_t src, uint32_t dst, uint16_t sport)
+{
+	struct dp_pkt_spec s;
+	size_t len = 0;
+
+	dp_pkt_spec_init(&s);
+	memcpy(s.dst_mac, &dp_ports[port].mac, 6);
+	memcpy(s.src_mac, src_mac, 6);
+	s.src_ip4 = src;
+	s.dst_ip4 = dst;
+	s.ttl = 20;
+	s.sport = sport;
+	s.frame_len = 64;
+	CU_ASSERT_FATAL(dp_pkt_build(&s, f, 2048, &len) == 0);
+	return len;
 }
 
 int

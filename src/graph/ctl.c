@@ -292,7 +292,12 @@ dp_ctl_send(struct rte_mbuf *m, uint16_t port)
 {
 	struct dp_worker *w;
 
-	if (dp_nb_workers == 0 || port >= dp_nb_ports) {
+	if (port >= dp_nb_ports) {
+		dp_ctl_drops[DP_DROP_CTL_BAD_PORT]++;
+		rte_pktmbuf_free(m);
+		return -ENODEV;
+	}
+	if (dp_nb_workers == 0) {
 		dp_ctl_drops[DP_DROP_CTL_INJECT_FULL]++;
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;

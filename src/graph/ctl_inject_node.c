@@ -34,6 +34,8 @@ ctl_inject_process(struct rte_graph *graph, struct rte_node *node, void **objs, 
 	for (i = 0; i < n; i++) {
 		uint16_t port = dp_mbuf_meta(node->objs[i], meta_off)->port;
 
+		/* dp_ctl_send() took only ports that exist; checked again, as an edge
+		 * beyond the node's would be the graph's end */
 		if (unlikely(port >= dp_nb_ports)) {
 			w->stats.drops[DP_DROP_CTL_BAD_PORT]++;
 			next[i] = DP_GRAPH_EDGE_DROP;

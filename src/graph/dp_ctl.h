@@ -93,7 +93,9 @@ uint64_t dp_ctl_now_ms(void);
 /**
  * Send a finished frame (Ethernet header included) out of config port @p port,
  * through a worker's TX queue. Takes @p m in every case.
- * @return 0, or -ENOBUFS when the inject ring was full (@p m freed, counted).
+ * @return 0; -ENODEV when there is no port @p port (@p m freed, counted
+ *   ctl_bad_port); -ENOBUFS when the inject ring was full or there is no worker
+ *   (@p m freed, counted ctl_inject_full).
  */
 int dp_ctl_send(struct rte_mbuf *m, uint16_t port);
 

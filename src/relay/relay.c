@@ -150,8 +150,7 @@ session_create(struct relay_worker *rw, unsigned int si, const struct relay_key 
 	uint32_t slot, b;
 	rte_be16_t rport;
 
-	if (ws->cap == 0)
-		return -1 - DP_DROP_RELAY_TABLE_FULL;
+	/* a worker has one slot at least (dp_relay_init()): there is one to take */
 	if (ws->free_head == RELAY_NIL) {
 		/* full: the least recently seen session makes room */
 		s = &rw->sess[ws->lru_head];
@@ -203,9 +202,14 @@ session_create(struct relay_worker *rw, unsigned int si, const struct relay_key 
 	rw->stats.sessions_active++;
 	return (int32_t)(slot << 1);
 undo:
+	/*
+	 * Not seen: the table has room for two keys of every slot (extendable
+	 * buckets), and a slot's keys go before it is taken again. Were rte_hash
+	 * to refuse, the packet has no session.
+	 */
 	s->lru_next = ws->free_head;
 	ws->free_head = slot;
-	return -1 - DP_DROP_RELAY_TABLE_FULL;
+	return -1 - DP_DROP_RELAY_NO_SESSION;
 }
 
 int
@@ -504,6 +508,7 @@ dp_relay_init(const struct dp_config *cfg, char *err, size_t errlen)
 			dp_relay_fini();
 			return -EINVAL;
 		}
+		/* at least 1: per_worker >= 1 (above), max >= 1 (relay_config.c) */
 		svc->cap = RTE_MIN(svc->per_worker, (max + nw - 1) / RTE_MAX(nw, 1u));
 		if (relay_port_claim(svc) < 0) {
 			dp_config_error(err, errlen, &relay_cfg[i]->ports_loc,

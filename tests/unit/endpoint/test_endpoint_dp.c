@@ -100,8 +100,10 @@ struct app {
 	struct ep_dp_bind b;
 };
 
+/* An endpoint whose receive pipe has @p rx_large 64 KiB buffers (what [endpoint] large_bufs
+ * gives an application). */
 static void
-app_open(struct app *a, bool ip6, const char *addr, uint16_t port)
+app_open_rx_large(struct app *a, bool ip6, const char *addr, uint16_t port, uint32_t rx_large)
 {
 	/* pipe 0: the application's sends (SP enqueue, one worker dequeues; frees MP);
 	 * pipe 1: what workers receive (MP enqueue, application dequeues) */
@@ -109,7 +111,9 @@ app_open(struct app *a, bool ip6, const char *addr, uint16_t port)
 		{ .count = { 16, 2, 0 },
 			.data_flags = RING_F_SP_ENQ | RING_F_SC_DEQ,
 			.free_flags = RING_F_SC_DEQ },
-		{ .count = { 8, 2, 0 }, .data_flags = RING_F_SC_DEQ, .free_flags = RING_F_SP_ENQ },
+		{ .count = { 8, rx_large, 0 },
+			.data_flags = RING_F_SC_DEQ,
+			.free_flags = RING_F_SP_ENQ },
 	};
 	int fd;
 
@@ -130,6 +134,12 @@ app_open(struct app *a, bool ip6, const char *addr, uint16_t port)
 	a->b.region = a->region;
 	a->b.size = a->size;
 	a->b.efd = -1;
+}
+
+static void
+app_open(struct app *a, bool ip6, const char *addr, uint16_t port)
+{
+	app_open_rx_large(a, ip6, addr, port, 2);
 }
 
 static int
@@ -701,6 +711,32 @@ test_ep_rx_pipe_full_counts_drops(void)
 }
 
 /*
+ * An endpoint with no large receive buffers ([endpoint] large_bufs = 0: 2 KiB ones only): a
+ * 3000-byte datagram, reassembled from fragments, is ep_rx_too_big; one that fits arrives.
+ */
+static void
+test_ep_rx_too_big_without_large_buffers(void)
+{
+	static uint8_t d[4000];
+	struct app a;
+	size_t n;
+
+	app_open_rx_large(&a, false, "198.18.0.1", EP_PORT, 0);
+	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+	snap();
+	n = datagram(d, false, "198.18.0.2", "198.18.0.1", PEER_PORT, EP_PORT, 3000, 63, 0);
+	CU_ASSERT_EQUAL(inject_fragments(false, d, n, 1480, NULL, 8), 3);
+	inject_udp(false, "198.18.0.2", "198.18.0.1", EP_PORT, 1472, 64, 0);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_RX_TOO_BIG), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+	CU_ASSERT_EQUAL(ep_workers[0].reasm->held, 0);
+	app_recv_check(&a, 1472, 64, "198.18.0.2", PEER_PORT);
+	CU_ASSERT_EQUAL(dpsock_pipe_pending(a.region, pipe_of(&a, DPSOCK_EP_PIPE_RX)), 0);
+	app_close(&a);
+}
+
+/*
  * ip4_fwd takes IPv4 only whole in the first segment; IPv6 may span segments. The second
  * segment starts at an even offset of the UDP datagram (100 payload bytes in the first), or at
  * an odd one (101): the checksum is right both ways, and a wrong one is seen both ways.
@@ -991,6 +1027,73 @@ test_ep_fragments_timeout_and_overlap(void)
 	app_close(&a);
 }
 
+/*
+ * The reassembly table's bounds (README: 64 datagrams, 1024 mbufs held per worker). Last
+ * fragments only, so that none is ever whole and no Time Exceeded is due when they go:
+ * of 65 datagrams the 65th finds no room; then 38 datagrams of 27 fragments (of 28) fill
+ * the 1024 mbufs and their last 2 fragments find no room. Each time ep_frag_full and
+ * nothing else; what the table held goes when it times out.
+ */
+static void
+test_ep_fragments_table_full(void)
+{
+	static uint8_t d[45000], frag[2048], f[2048];
+	struct ep_reasm *r = ep_workers[0].reasm;
+	const uint64_t timeout = r->timeout_tsc;
+	unsigned int k, i;
+	struct app a;
+	size_t n, flen;
+
+	app_open(&a, false, "198.18.0.1", EP_PORT);
+	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+	/* nothing times out while the table fills, however slow the build */
+	r->timeout_tsc = UINT64_MAX / 2;
+	snap();
+	n = datagram(d, false, "198.18.0.2", "198.18.0.1", PEER_PORT, EP_PORT, 2000, 65, 0);
+	for (k = 0; k < 65; k++) {
+		flen = fragment_of(false, d, n, 1480, 1, frag);
+		/* datagram k: its own identification (RFC 791) */
+		((struct rte_ipv4_hdr *)frag)->packet_id = rte_cpu_to_be_16((uint16_t)(k + 1));
+		((struct rte_ipv4_hdr *)frag)->hdr_checksum =
+			rte_cpu_to_be_16(ref_ip4_hdr_cksum(frag));
+		ring_rig_inject(&rig, 0, f, frame(f, 0, false, frag, flen));
+	}
+	run_graph();
+	CU_ASSERT_EQUAL(r->held, 64);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_FULL), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+	r->timeout_tsc = 0;
+	dp_graph_worker_run(worker(), 2 * 1024);
+	r->timeout_tsc = UINT64_MAX / 2;
+	CU_ASSERT_EQUAL(r->held, 0);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_TIMEOUT), 64);
+
+	snap();
+	n = datagram(d, false, "198.18.0.2", "198.18.0.1", PEER_PORT, EP_PORT, 40000, 66, 0);
+	for (k = 0; k < 38; k++) {
+		for (i = 1; i < 28; i++) {
+			flen = fragment_of(false, d, n, 1480, i, frag);
+			((struct rte_ipv4_hdr *)frag)->packet_id =
+				rte_cpu_to_be_16((uint16_t)(100 + k));
+			((struct rte_ipv4_hdr *)frag)->hdr_checksum =
+				rte_cpu_to_be_16(ref_ip4_hdr_cksum(frag));
+			ring_rig_inject(&rig, 0, f, frame(f, 0, false, frag, flen));
+		}
+		run_graph();
+	}
+	CU_ASSERT_EQUAL(r->held, 1024);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_FULL), 38 * 27 - 1024);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 38 * 27 - 1024);
+	r->timeout_tsc = 0;
+	dp_graph_worker_run(worker(), 2 * 1024);
+	r->timeout_tsc = timeout;
+	CU_ASSERT_EQUAL(r->held, 0);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_TIMEOUT), 1024);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(dpsock_pipe_pending(a.region, pipe_of(&a, DPSOCK_EP_PIPE_RX)), 0);
+	app_close(&a);
+}
+
 static void
 test_ep_tx_bad_offsets_dropped(void)
 {
@@ -1024,6 +1127,8 @@ test_ep_tx_bad_offsets_dropped(void)
 	app_close(&a);
 }
 
+/* Sends nothing can route: counted, nothing out, every buffer back to the application. The
+ * config has no default route: 203.0.113.0/24 and 2001:db8:99::/48 have none. */
 static void
 test_ep_tx_bad_dest_and_no_route(void)
 {
@@ -1034,10 +1139,108 @@ test_ep_tx_bad_dest_and_no_route(void)
 	snap();
 	app_send(&a, "224.0.0.1", PEER_PORT, 10, 1);
 	app_send(&a, "198.18.0.2", 0, 10, 1);
+	app_send(&a, "203.0.113.1", PEER_PORT, 10, 1);
 	run_graph();
 	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_BAD_DEST), 2);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_NO_ROUTE), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 3);
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
 	CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 0), 16);
+	app_close(&a);
+
+	app_open(&a, true, "2001:db8:10::1", EP_PORT);
+	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+	snap();
+	app_send(&a, "2001:db8:99::1", PEER_PORT, 10, 1);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_NO_ROUTE), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 0), 16);
+	app_close(&a);
+}
+
+/*
+ * The largest UDP datagram (RFC 768: a 16-bit length; 65507 bytes of payload in IPv4,
+ * 65527 in IPv6 without a jumbogram) goes out in fragments, every byte checked; one byte
+ * more is ep_too_big, nothing out, the buffer back to the application.
+ */
+static void
+test_ep_tx_too_big_past_the_udp_limit(void)
+{
+	static const char *const peer[2] = { "198.18.0.2", "2001:db8:10::2" };
+	static const char *const own[2] = { "198.18.0.1", "2001:db8:10::1" };
+	static const size_t max[2] = { 65507, 65527 };
+	static uint8_t fr[64][2048], pl[70000];
+	size_t lens[64];
+	struct app a;
+	unsigned int nf;
+	int v6;
+
+	ep_params.zc_min = 65536; /* copied: the buffer is back at once */
+	for (v6 = 0; v6 <= 1; v6++) {
+		app_open(&a, v6, own[v6], EP_PORT);
+		CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+		snap();
+		app_send(&a, peer[v6], PEER_PORT, max[v6] + 1, 60);
+		run_graph();
+		CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_TOO_BIG), 1);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+		CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
+		CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 1), 2);
+		snap();
+		app_send(&a, peer[v6], PEER_PORT, max[v6], 61);
+		run_graph();
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+		nf = drain_flat(fr, lens, 64, NULL);
+		/* 65515 bytes in 1480-byte pieces; 65535 in 1448-byte ones (RFC 8200 4.5) */
+		CU_ASSERT_EQUAL_FATAL(nf, v6 ? 46 : 45);
+		CU_ASSERT_EQUAL(
+			check_sent(v6, fr, lens, nf, own[v6], EP_PORT, peer[v6], pl), max[v6]);
+		CU_ASSERT(payload_ok(pl, max[v6], 61));
+		CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 1), 2);
+		app_close(&a);
+	}
+}
+
+/*
+ * Every buffer of the packet pool taken (something else holds them all): a send is
+ * ep_nomem, nothing out, the buffer back to the application; with the pool's buffers
+ * back, the same send goes out.
+ */
+static void
+test_ep_tx_no_mbuf_gives_the_buffer_back(void)
+{
+	static uint8_t fr[4][2048], pl[2048];
+	struct rte_mempool *mp = dp_mem_pool_get(0);
+	struct rte_mbuf **held = calloc(mp->size, sizeof(*held));
+	unsigned int nb_held = 0;
+	size_t lens[4];
+	struct app a;
+
+	CU_ASSERT_FATAL(held != NULL);
+	app_open(&a, false, "198.18.0.1", EP_PORT);
+	CU_ASSERT_EQUAL_FATAL(app_attach(&a), 0);
+	while (nb_held < mp->size && (held[nb_held] = rte_pktmbuf_alloc(mp)) != NULL)
+		nb_held++;
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(mp), 0);
+	snap();
+	app_send(&a, "198.18.0.2", PEER_PORT, 200, 62);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_NOMEM), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0) + ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(free_count(&a, DPSOCK_EP_PIPE_TX, 0), 16);
+	rte_pktmbuf_free_bulk(held, nb_held);
+	free(held);
+	snap();
+	app_send(&a, "198.18.0.2", PEER_PORT, 200, 62);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	CU_ASSERT_EQUAL_FATAL(drain_flat(fr, lens, 4, NULL), 1);
+	CU_ASSERT_EQUAL(
+		check_sent(false, fr, lens, 1, "198.18.0.1", EP_PORT, "198.18.0.2", pl), 200);
+	CU_ASSERT(payload_ok(pl, 200, 62));
 	app_close(&a);
 }
 
@@ -1407,6 +1610,7 @@ static const struct dp_test tests[] = {
 	{ "test_ep_rx_udp4_payload_peer", test_ep_rx_udp4_payload_peer },
 	{ "test_ep_rx_drop_reasons", test_ep_rx_drop_reasons },
 	{ "test_ep_rx_pipe_full_counts_drops", test_ep_rx_pipe_full_counts_drops },
+	{ "test_ep_rx_too_big_without_large_buffers", test_ep_rx_too_big_without_large_buffers },
 	{ "test_ep_rx_multiseg_mbuf_ip6", test_ep_rx_multiseg_mbuf_ip6 },
 	{ "test_ep_rx_udp_shorter_than_ip_payload", test_ep_rx_udp_shorter_than_ip_payload },
 	{ "test_ep_tx_copy_exact_frame", test_ep_tx_copy_exact_frame },
@@ -1415,8 +1619,11 @@ static const struct dp_test tests[] = {
 	{ "test_ep_tx_zero_copy_returns_after_free", test_ep_tx_zero_copy_returns_after_free },
 	{ "test_ep_fragments_both_ways_ip4", test_ep_fragments_both_ways_ip4 },
 	{ "test_ep_fragments_timeout_and_overlap", test_ep_fragments_timeout_and_overlap },
+	{ "test_ep_fragments_table_full", test_ep_fragments_table_full },
 	{ "test_ep_tx_bad_offsets_dropped", test_ep_tx_bad_offsets_dropped },
 	{ "test_ep_tx_bad_dest_and_no_route", test_ep_tx_bad_dest_and_no_route },
+	{ "test_ep_tx_too_big_past_the_udp_limit", test_ep_tx_too_big_past_the_udp_limit },
+	{ "test_ep_tx_no_mbuf_gives_the_buffer_back", test_ep_tx_no_mbuf_gives_the_buffer_back },
 	{ "test_ep_hairpin_to_own_address", test_ep_hairpin_to_own_address },
 	{ "test_ep_ip6_both_ways", test_ep_ip6_both_ways },
 	{ "test_ep_tx_odd_segments_cksum", test_ep_tx_odd_segments_cksum },

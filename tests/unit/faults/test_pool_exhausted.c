@@ -105,19 +105,7 @@ sleep_ms(unsigned int ms)
 static size_t
 udp_to(uint8_t *buf, uint32_t dst, uint16_t sport)
 {
-	struct dp_pkt_spec s;
-	size_t len = 0;
-
-	dp_pkt_spec_init(&s);
-	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
-	memcpy(s.src_mac, host_mac, 6);
-	s.src_ip4 = IP_HOST;
-	s.dst_ip4 = dst;
-	s.ttl = 20;
-	s.sport = sport;
-	s.frame_len = 64;
-	CU_ASSERT_FATAL(dp_pkt_build(&s, buf, 2048, &len) == 0);
-	return len;
+	return ring_rig_udp4(buf, 0, host_mac, IP_HOST, dst, sport);
 }
 
 /* ARP requests for @p tip that port 1 sent; everything else it sent goes to @p other. */

@@ -167,19 +167,8 @@ assert_arp(const struct rte_mbuf *m, uint16_t op, const uint8_t *eth_dst, int po
 static size_t
 udp_to(uint8_t *buf, int in, uint32_t dst, uint16_t sport)
 {
-	struct dp_pkt_spec s;
-	size_t len = 0;
-
-	dp_pkt_spec_init(&s);
-	memcpy(s.dst_mac, &dp_ports[in].mac, 6);
-	memcpy(s.src_mac, in == 0 ? host_mac : gw_mac, 6);
-	s.src_ip4 = in == 0 ? IP_HOST : 0xc6120107;
-	s.dst_ip4 = dst;
-	s.ttl = 20;
-	s.sport = sport;
-	s.frame_len = 64;
-	CU_ASSERT_FATAL(dp_pkt_build(&s, buf, 2048, &len) == 0);
-	return len;
+	return ring_rig_udp4(
+		buf, in, in == 0 ? host_mac : gw_mac, in == 0 ? IP_HOST : 0xc6120107, dst, sport);
 }
 
 static int32_t

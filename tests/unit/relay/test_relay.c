@@ -1442,6 +1442,45 @@ test_relay_ip6_both_directions(void)
 }
 
 /*
+ * A client the relay has no route back to: its datagram reaches the backend, the
+ * backend's answer is dropped as relay_no_route. IPv6: a client in 2001:db8:99::/64,
+ * which no route or link reaches; IPv4: a client behind the default gateway once the
+ * default route is withdrawn; with the route back, the next answer reaches it.
+ */
+static void
+test_relay_answer_without_route_back_is_dropped(void)
+{
+	struct pkt c6 = client6(50401, 40), c4 = client4(40401, 30), b;
+	uint32_t listen = ip4("198.18.0.1"), client = ip4("203.0.113.7");
+	struct rte_mbuf *m;
+	uint16_t rport;
+	int be;
+
+	ip6("2001:db8:99::2", c6.src6);
+	rport = client6_to_backend(&c6);
+	CU_ASSERT_FATAL(rport != 0);
+	b = backend6(rport, 100, 1);
+	nothing_out(&b, DP_DROP_RELAY_NO_ROUTE);
+
+	c4.src = client;
+	c4.smac = gw0_mac;
+	rport = client_to_backend(&c4, &be);
+	CU_ASSERT_FATAL(rport != 0);
+	route(false, "0.0.0.0/0");
+	b = backend4(be, rport, 100);
+	nothing_out(&b, DP_DROP_RELAY_NO_ROUTE);
+	route(true, "0.0.0.0/0 via 198.18.0.254 port 0");
+	snap();
+	m = one_out(&b, 0);
+	if (m != NULL) {
+		check_out(m, &b, gw0_mac, 0, &listen, &client, 5000, 40401);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(moved().to_client, 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
+/*
  * ip6_fwd's shortcut, as ip4_fwd's: a cached IPv6 session seen this second is
  * relayed by ip6_fwd both ways, relay6 takes the first datagram of each
  * direction and the one that readies the cache; a zero UDP checksum of an
@@ -1802,6 +1841,7 @@ static const struct dp_test tests[] = {
 	T(test_relay_evicted_in_burst_keeps_its_next_hop),
 	T(test_relay_flood_of_new_sessions_keeps_flowing),
 	T(test_relay_ip6_both_directions),
+	T(test_relay_answer_without_route_back_is_dropped),
 	T(test_relay_ip6_cached_session_takes_ip6_fwd_shortcut),
 	T(test_relay_ip6_shortcut_checks_what_the_key_does_not_say),
 	T(test_relay_ip6_cache_set_holds_its_ways_of_colliding_keys),
