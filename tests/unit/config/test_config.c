@@ -233,6 +233,40 @@ test_profile_ip4_whole_max(void)
 		"'%s'", err);
 }
 
+/* Driver profiles: mtu (net_tap's 1500, set at start; none: the driver's), and its bad
+ * values named with file:line. */
+static void
+test_profile_mtu(void)
+{
+	static const char *const bad[] = { "40", "70000", "jumbo" };
+	struct dp_port_profile p;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	unsigned int i;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/drivers-cfg/net_tap.ini", src_dir());
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL(p.mtu, 1500);
+	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_packet.ini", src_dir());
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	CU_ASSERT_EQUAL(p.mtu, 0);
+	for (i = 0; i < DP_ARRAY_SIZE(bad); i++) {
+		char ini[128], want[64];
+
+		snprintf(ini, sizeof(ini), "[profile]\ndrivers = x\nmtu = %s\n", bad[i]);
+		write_file("bad-mtu.ini", ini, path, sizeof(path));
+		rc = dp_port_profile_load(path, &p, err, sizeof(err));
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		snprintf(want, sizeof(want), "mtu '%s' must be 0 (the driver's) or 68..65535",
+			bad[i]);
+		EXPECT(strstr(err, "bad-mtu.ini:3:") != NULL && strstr(err, want) != NULL, "'%s'",
+			err);
+	}
+}
+
 /* One key with a bad value: the error names file:line and the key. */
 static void
 test_config_endpoint_bad_values_name_line(void)
@@ -1626,6 +1660,7 @@ static const struct dp_test tests[] = {
 	{ "test_config_endpoint_defaults", test_config_endpoint_defaults },
 	{ "test_config_endpoint_every_key", test_config_endpoint_every_key },
 	{ "test_profile_ip4_whole_max", test_profile_ip4_whole_max },
+	{ "test_profile_mtu", test_profile_mtu },
 	{ "test_config_endpoint_empty_section_turns_on",
 		test_config_endpoint_empty_section_turns_on },
 	{ "test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line },
