@@ -206,6 +206,19 @@ test_config_endpoint_empty_section_turns_on(void)
 	dp_config_free(&cfg);
 }
 
+/* One of drivers-cfg/'s profiles, which must load. */
+static void
+shipped_profile_load(const char *name, struct dp_port_profile *p)
+{
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/drivers-cfg/%s.ini", src_dir(), name);
+	rc = dp_port_profile_load(path, p, err, sizeof(err));
+	EXPECT(rc == 0, "%s: rc %d '%s'", name, rc, err);
+}
+
 /* Driver profiles: ip4_whole_max (net_af_packet cuts IPv4 over 1940 bytes short), and its
  * bad values named with file:line. */
 static void
@@ -216,13 +229,9 @@ test_profile_ip4_whole_max(void)
 	char err[DP_CONFIG_ERR_LEN] = "";
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_packet.ini", src_dir());
-	rc = dp_port_profile_load(path, &p, err, sizeof(err));
-	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	shipped_profile_load("net_af_packet", &p);
 	CU_ASSERT_EQUAL(p.ip4_whole_max, 1940);
-	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_xdp.ini", src_dir());
-	rc = dp_port_profile_load(path, &p, err, sizeof(err));
-	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	shipped_profile_load("net_af_xdp", &p);
 	CU_ASSERT_EQUAL(p.ip4_whole_max, 0); /* frames as they are on the wire */
 	write_file("bad-profile.ini", "[profile]\ndrivers = x\nip4_whole_max = 70000\n", path,
 		sizeof(path));
@@ -245,13 +254,9 @@ test_profile_mtu(void)
 	unsigned int i;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/drivers-cfg/net_tap.ini", src_dir());
-	rc = dp_port_profile_load(path, &p, err, sizeof(err));
-	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	shipped_profile_load("net_tap", &p);
 	CU_ASSERT_EQUAL(p.mtu, 1500);
-	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_packet.ini", src_dir());
-	rc = dp_port_profile_load(path, &p, err, sizeof(err));
-	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	shipped_profile_load("net_af_packet", &p);
 	CU_ASSERT_EQUAL(p.mtu, 0);
 	for (i = 0; i < DP_ARRAY_SIZE(bad); i++) {
 		char ini[128], want[64];
