@@ -35,6 +35,8 @@ struct dp_port_profile {
 	char notes[512];
 	/** Largest IPv4 datagram that arrives whole (0: any); larger ones arrive cut short */
 	uint16_t ip4_whole_max;
+	/** MTU set on the port at start (0: the driver's own is kept) */
+	uint16_t mtu;
 };
 
 struct dp_port {
@@ -52,6 +54,7 @@ struct dp_port {
 	uint64_t rx_offloads; /**< applied */
 	uint64_t tx_offloads;
 	uint64_t rss_hf;
+	uint16_t mtu;      /**< to set at start; 0 = the driver's */
 	bool rx_ip4_cksum; /**< the NIC checks IPv4 header checksums */
 	uint32_t ip4;      /**< host order, 0 = none */
 	uint8_t ip4_plen;

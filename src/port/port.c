@@ -233,10 +233,17 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 			return dp_config_error(
 				err, errlen, loc, "%s '%s' must be 0..65535", key, value);
 		p->ip4_whole_max = (uint16_t)u;
+	} else if (strcmp(key, "mtu") == 0) {
+		if (dp_config_parse_uint(value, 0, 65535, &u) < 0 ||
+			(u != 0 && u < RTE_ETHER_MIN_MTU))
+			return dp_config_error(err, errlen, loc,
+				"%s '%s' must be 0 (the driver's) or %u..65535", key, value,
+				RTE_ETHER_MIN_MTU);
+		p->mtu = (uint16_t)u;
 	} else {
 		return dp_config_error(err, errlen, loc,
 			"unknown key '%s' in [profile] (expected drivers, rx_desc, tx_desc, "
-			"rx_offloads, tx_offloads, rss_hf, devargs, notes, ip4_whole_max)",
+			"rx_offloads, tx_offloads, rss_hf, mtu, devargs, notes, ip4_whole_max)",
 			key);
 	}
 	return 0;
@@ -319,6 +326,36 @@ dp_port_profile_find(const char *dir, const char *want, const char *driver,
 	return rc;
 }
 
+/*
+ * The profile's MTU against what the device takes, and against one packet
+ * buffer: IPv4 is read from a packet's first segment, so a frame of that MTU
+ * (with a VLAN tag) must fit in one.
+ */
+static int
+port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
+	const struct rte_eth_dev_info *info, uint16_t i, char *err, size_t errlen)
+{
+	const struct dp_config_port *cp = &cfg->ports[i];
+	uint32_t frame = (uint32_t)p->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	uint32_t room = cfg->pool_data_room > RTE_PKTMBUF_HEADROOM
+				? cfg->pool_data_room - RTE_PKTMBUF_HEADROOM
+				: 0;
+
+	if (p->mtu == 0)
+		return 0;
+	if (p->mtu < info->min_mtu || p->mtu > info->max_mtu)
+		return dp_config_error(err, errlen, &cp->loc,
+			"port%u (%s): profile %s asks mtu %u, the device takes %u..%u", i,
+			p->driver, p->profile.name, p->mtu, info->min_mtu, info->max_mtu);
+	if (frame > room)
+		return dp_config_error(err, errlen, &cp->loc,
+			"port%u (%s): profile %s asks mtu %u, frames of %u bytes, more than a "
+			"packet buffer holds (%u); raise [mempool] data_room to %u",
+			i, p->driver, p->profile.name, p->mtu, frame, room,
+			frame + RTE_PKTMBUF_HEADROOM);
+	return 0;
+}
+
 int
 dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_t errlen)
 {
@@ -383,13 +420,22 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		p->tx_offloads = p->profile.tx_offloads & info.tx_offload_capa;
 		p->rss_hf = p->nb_rxq > 1 ? p->profile.rss_hf & info.flow_type_rss_offloads : 0;
 		p->rx_ip4_cksum = (p->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
+		p->mtu = p->profile.mtu;
+		rc = port_mtu_check(cfg, p, &info, i, err, errlen);
+		if (rc < 0)
+			return rc;
 		p->ip4 = cp->ip4;
 		p->ip4_plen = cp->ip4_plen;
 		p->promisc = cp->promisc;
 		p->set_mac = cp->has_mac;
 		p->mac = cp->mac;
 		{
-			char want[256], got[256], masked[256];
+			char want[256], got[256], masked[256], mtu[32];
+
+			if (p->mtu)
+				snprintf(mtu, sizeof(mtu), "%u", p->mtu);
+			else
+				dp_strlcpy(mtu, "the driver's", sizeof(mtu));
 
 			dp_port_offload_str(p->rx_offloads, true, got, sizeof(got));
 			dp_port_offload_str(p->profile.rx_offloads & ~info.rx_offload_capa, true,
@@ -398,10 +444,10 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 			DP_LOG(INFO, port,
 				"port%u %s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq "
 				"x %u desc, rx offloads [%s] (not supported, masked: [%s]), tx "
-				"offloads [%s], rss %s",
+				"offloads [%s], rss %s, mtu %s",
 				i, name, p->driver, p->profile.name, p->socket, p->nb_rxq,
 				p->rx_desc, p->nb_txq, p->tx_desc, got, masked, want,
-				p->rss_hf ? "on" : "off");
+				p->rss_hf ? "on" : "off", mtu);
 		}
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
@@ -450,6 +496,17 @@ dp_port_start_all(char *err, size_t errlen)
 			snprintf(err, errlen, "port%u %s (%s): configure failed: %s", i, p->name,
 				p->driver, strerror(-rc));
 			return rc;
+		}
+		if (p->mtu != 0) {
+			/* after configure (ethdev's rule), before the queues: drivers
+			 * size their buffers from it; net_tap sets the kernel's side */
+			rc = rte_eth_dev_set_mtu(p->port_id, p->mtu);
+			if (rc < 0) {
+				snprintf(err, errlen,
+					"port%u %s (%s): cannot set the profile's mtu %u: %s", i,
+					p->name, p->driver, p->mtu, strerror(-rc));
+				return rc;
+			}
 		}
 		rte_eth_dev_info_get(p->port_id, &info);
 		rxc = info.default_rxconf;
@@ -625,6 +682,21 @@ port_stats_read(struct dp_port *p, struct rte_eth_stats *out)
 		prev[k] = c[k];
 		o[k] = base[k] + c[k];
 	}
+	/* per queue: raw, as the driver counts them (not every driver does) */
+	memcpy(out->q_ipackets, cur.q_ipackets, sizeof(cur.q_ipackets));
+	memcpy(out->q_opackets, cur.q_opackets, sizeof(cur.q_opackets));
+}
+
+/* The first @p n of a per-queue counter array (those ethdev has room for). */
+static json_t *
+queue_counts(const uint64_t *q, uint16_t n)
+{
+	json_t *arr = json_array();
+	uint16_t k;
+
+	for (k = 0; arr != NULL && k < RTE_MIN(n, RTE_ETHDEV_QUEUE_STAT_CNTRS); k++)
+		json_array_append_new(arr, json_integer((json_int_t)q[k]));
+	return arr;
 }
 
 static json_t *
@@ -660,6 +732,14 @@ ports_fill(void *arg)
 			"ierrors", (json_int_t)st.ierrors, "oerrors", (json_int_t)st.oerrors,
 			"rx_nombuf", (json_int_t)st.rx_nombuf);
 		if (o != NULL) {
+			uint16_t mtu = 0;
+
+			rte_eth_dev_get_mtu(p->port_id, &mtu);
+			json_object_set_new(o, "mtu", json_integer(mtu));
+			json_object_set_new(
+				o, "rx_queue_pkts", queue_counts(st.q_ipackets, p->nb_rxq));
+			json_object_set_new(
+				o, "tx_queue_pkts", queue_counts(st.q_opackets, p->nb_txq));
 			json_object_set_new(o, "polled",
 				json_boolean(__atomic_load_n(
 					&dp_port_up[p->port_id], __ATOMIC_RELAXED)));

@@ -366,16 +366,19 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 		return rc;
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_port *p = &dp_ports[i];
+		char mtu[32] = "the driver's";
 
+		if (p->mtu)
+			snprintf(mtu, sizeof(mtu), "%u (set at start)", p->mtu);
 		dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
 		dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
 		fprintf(out,
 			"port%u: %s, driver %s, profile %s, socket %d; %u RX / %u TX queues, "
-			"%u / %u descriptors; RX offloads %s; TX offloads %s; IPv4 header "
-			"checksum %s\n",
+			"%u / %u descriptors; RX offloads %s; TX offloads %s; MTU %s; IPv4 "
+			"header checksum %s\n",
 			i, p->name, p->driver, p->has_profile ? p->profile.name : "(none)",
 			p->socket, p->nb_rxq, p->nb_txq, p->rx_desc, p->tx_desc,
-			rxo[0] ? rxo : "none", txo[0] ? txo : "none",
+			rxo[0] ? rxo : "none", txo[0] ? txo : "none", mtu,
 			p->rx_ip4_cksum
 				? "checked by the NIC"
 				: (cfg->ip4_cksum_check ? "checked in software" : "not checked"));

@@ -29,11 +29,12 @@ neighbor entries for dpfwd's ports. With `static_neighbors=False` nothing is sta
 either side: hosts and dpfwd must learn each other by ARP/ND.
 
 Cleanup: everything made here (namespaces, veths, processes started through the harness,
-temporary files, DPDK runtime folders) is registered on creation and undone in reverse
-order: by Topology.down() (or the end of a `with Topology() as t:` block), at exit
-(atexit) and on SIGTERM/SIGINT/SIGHUP (meson's timeout sends SIGTERM). Processes are
-stopped by pid only. Should the test itself be SIGKILLed, its children get SIGTERM from
-the kernel (PR_SET_PDEATHSIG) and the next run removes what it left (sweep_stale()).
+temporary files, DPDK runtime folders and hugepage files) is registered on creation and
+undone in reverse order: by Topology.down() (or the end of a `with Topology() as t:`
+block), at exit (atexit) and on SIGTERM/SIGINT/SIGHUP (meson's timeout sends SIGTERM).
+Processes are stopped by pid only. Should the test itself be SIGKILLed, its children get
+SIGTERM from the kernel (PR_SET_PDEATHSIG) and the next run removes what it left
+(sweep_stale()).
 
 Python 3 standard library only. Needs root, iproute2, ethtool and ping; the tests
 also use iperf3 and tshark.
@@ -159,13 +160,14 @@ def stop_process(proc, sig=signal.SIGTERM, timeout=5.0):
     return proc.returncode
 
 
-def spawn(argv, ns=None, stdout=None, stderr=None, stop_signal=signal.SIGTERM):
+def spawn(argv, ns=None, stdout=None, stderr=None, stop_signal=signal.SIGTERM, stdin=None):
     """Start a process (in namespace ns); it is stopped by cleanup unless waited for.
     `ip netns exec` execs the command in place, so the pid is the command's own."""
     argv = [str(a) for a in argv]
     if ns is not None:
         argv = ["ip", "netns", "exec", ns] + argv
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,
+    proc = subprocess.Popen(argv, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                            preexec_fn=_die_with_parent,
                             stdout=stdout if stdout is not None else subprocess.DEVNULL,
                             stderr=stderr if stderr is not None else subprocess.DEVNULL)
     proc.cleanup = defer(f"stop pid {proc.pid} ({argv[0] if ns is None else argv[4]})",
@@ -206,9 +208,37 @@ def check_environment():
     sh("ip", "link", "del", probe[:15], check=False)
 
 
+def hugepage_files(prefix_re):
+    """Paths of DPDK hugepage files (<file-prefix>map_<n>, in each hugetlbfs mount) whose
+    prefix matches prefix_re (a compiled regular expression, matched in full)."""
+    paths = []
+    for line in read_text("/proc/mounts").splitlines():
+        w = line.split()
+        if len(w) < 3 or w[2] != "hugetlbfs":
+            continue
+        try:
+            names = os.listdir(w[1])
+        except OSError:
+            continue
+        for name in names:
+            m = re.match(r"^(.*)map_\d+$", name)
+            if m and prefix_re.fullmatch(m.group(1)):
+                paths.append(os.path.join(w[1], name))
+    return paths
+
+
+def remove_files(paths):
+    for p in paths:
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
 def sweep_stale():
     """Remove what earlier runs left when they were SIGKILLed (their pid is gone): their
-    namespaces (which takes their veths along), temporary folders, DPDK runtime folders.
+    namespaces (which takes their veths along), temporary folders, DPDK runtime folders,
+    hugepage files.
     Their processes died with them (PR_SET_PDEATHSIG)."""
     def dead(name):
         m = STALE_RE.match(name)
@@ -230,6 +260,9 @@ def sweep_stale():
             path = os.path.join(parent, name)
             if dead(name) and not os.path.exists(os.path.join(path, KEPT)):
                 shutil.rmtree(path, ignore_errors=True)
+    # EAL keeps its hugepage files at exit (dynamic memory mode, --file-prefix)
+    remove_files(p for p in hugepage_files(re.compile(r"dpn\d+_\d+_dp\d+"))
+                 if dead(os.path.basename(p).rsplit("map_", 1)[0]))
 
 
 # ---- topology ----
@@ -302,6 +335,12 @@ class Topology:
         self.mark = len(_cleanups)
         self.tmp = tempfile.mkdtemp(prefix=self.tag + ".")
         defer(f"remove {self.tmp}", self._remove_tmp)
+        self._build()
+        return self
+
+    def _build(self):
+        """The namespaces and links (registered for cleanup); a subclass may lay them out
+        otherwise."""
         for ns in (self.a.ns, self.b.ns, self.router_ns):
             sh("ip", "netns", "add", ns)
             defer(f"delete netns {ns}", lambda ns=ns: sh("ip", "netns", "del", ns,
@@ -313,7 +352,6 @@ class Topology:
                "address", host.mac)
             self._router_end(port)
             self._host_end(host, port)
-        return self
 
     def _remove_tmp(self):
         if KEEP:
@@ -415,12 +453,23 @@ class Dpfwd:
                      "--telemetry-json", self.json, "--telemetry-interval", str(interval_ms)]
         self.proc = None
 
-    def start(self):
-        with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
-            self.proc = spawn(self.argv, ns=self.topo.router_ns, stdout=out, stderr=err)
+    def _defer_eal_files(self):
+        # registered before the process: undone after it stopped
         defer(f"remove /var/run/dpdk/{self.prefix}",
               lambda: shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True))
+        defer(f"remove the hugepage files of {self.prefix}",
+              lambda: remove_files(hugepage_files(re.compile(re.escape(self.prefix)))))
+
+    def start(self):
+        self._defer_eal_files()
+        with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
+            self.proc = spawn(self.argv, ns=self.topo.router_ns, stdout=out, stderr=err)
         return self
+
+    def check(self, timeout=60):
+        """`dpfwd --check` on this config, in the router namespace: the CompletedProcess."""
+        self._defer_eal_files()
+        return sh(*self.argv, "--check", ns=self.topo.router_ns, check=False, timeout=timeout)
 
     def output(self):
         return read_text(self.out_path) + read_text(self.err_path)
@@ -548,14 +597,17 @@ class SkipWhereKernelRefusesXdp:
             raise
 
 
-def run_tests(name, module, banner):
+def run_tests(name, module, banner, probe=None):
     """A netns suite's main: exit 77 (skipped, with the reason) where namespaces
-    cannot be made; otherwise run @p module's unittest cases, clean up every
+    cannot be made (or probe(), when given, raises Unavailable: the kernel refuses what
+    the suite needs); otherwise run @p module's unittest cases, clean up every
     namespace, print a one-line summary and exit 0 only when all passed."""
     import unittest
 
     try:
         check_environment()
+        if probe is not None:
+            probe()
     except Unavailable as e:
         print(f"SKIP: {name}: {e}")
         sys.exit(77)

@@ -16,12 +16,32 @@ Traffic for tests/netns, run inside a host's namespace (ip netns exec NS python3
                              answers from DST:PORT reach it), K datagrams of random bytes
                              each; prints JSON: per client its port, the answers' "|peer"
                              parts, and how many answers were wrong or missing
+  udp-relay-clients DST PORT N K PUSHES WAIT
+                             udp-clients (its JSON on one line), then the same sockets wait
+                             up to WAIT s for PUSHES datagrams each ("push RPORT SEQ", sent
+                             by udp-push to the relay ports) and print, per client, what came
+  udp-push ADDR PORT DST K RPORT...
+                             from ADDR:PORT (a backend), K rounds of one datagram to each
+                             DST:RPORT ("push RPORT SEQ"), paced
+  udp-flow-sender DST PORT N N sockets (N flows, one source port each) to DST:PORT; prints
+                             their ports (JSON), then per stdin line "FLOW COUNT SIZE"
+                             sends COUNT datagrams of SIZE bytes (>= 6: the flow and its
+                             next sequence number first) and prints "sent FLOW"
+  udp-flow-sink ADDR PORT    receives until SIGTERM, then prints JSON: per sender
+                             "addr:port" the (flow, seq, size) of each datagram in order
+  ip4-bad-cksum IFACE DMAC SRC DST PORT N
+                             N Ethernet frames out of IFACE (AF_PACKET: the kernel fills
+                             in no checksum) to DMAC, IPv4/UDP SRC -> DST:PORT whose IPv4
+                             header checksum is wrong (the right one + 1); the UDP one is
+                             right
 
 Standard library only.
 """
 import hashlib
 import json
 import random
+import select
+import signal
 import socket
 import struct
 import sys
@@ -141,6 +161,11 @@ def udp_echo_peer(addr, port):
 
 
 def udp_clients(dst, port, n, k):
+    print(json.dumps(_clients_rounds(dst, port, n, k)[1]), flush=True)
+
+
+def _clients_rounds(dst, port, n, k):
+    """n connected client sockets, k rounds of one datagram each and its answer."""
     rnd = random.Random(5)
     socks = []
     for _ in range(n):
@@ -166,7 +191,76 @@ def udp_clients(dst, port, n, k):
                 r["bad"] += 1
             else:
                 r["peers"].append(peer.decode())
+    return socks, res
+
+
+def udp_relay_clients(dst, port, n, k, pushes, wait):
+    socks, res = _clients_rounds(dst, port, n, k)
     print(json.dumps(res), flush=True)
+    got = {c.fileno(): [] for c in socks}
+    deadline = time.monotonic() + wait
+    while any(len(v) < pushes for v in got.values()) and time.monotonic() < deadline:
+        ready, _, _ = select.select(socks, [], [], 0.2)
+        for c in ready:
+            word, rport, seq = c.recv(65535).split()
+            got[c.fileno()].append([int(rport), int(seq)] if word == b"push" else None)
+    print(json.dumps([{"port": c.getsockname()[1], "pushes": got[c.fileno()]} for c in socks]),
+          flush=True)
+
+
+def udp_push(addr, port, dst, k, rports):
+    s = socket.socket(_family(addr), socket.SOCK_DGRAM)
+    s.bind((addr, port))
+    for seq in range(k):
+        for rport in rports:
+            s.sendto(b"push %d %d" % (rport, seq), (dst, rport))
+        time.sleep(0.002)  # a round at a time: the test is about queues, not their depth
+    print(k * len(rports), flush=True)
+
+
+def udp_flow_sender(dst, port, n):
+    socks = [socket.socket(_family(dst), socket.SOCK_DGRAM) for _ in range(n)]
+    for c in socks:
+        c.connect((dst, port))
+    print(json.dumps([c.getsockname()[1] for c in socks]), flush=True)
+    seqs = [0] * n
+    for line in sys.stdin:
+        flow, count, size = (int(w) for w in line.split())
+        for _ in range(count):
+            socks[flow].send(struct.pack("!HI", flow, seqs[flow]).ljust(size, b"."))
+            seqs[flow] += 1
+        print("sent", flow, flush=True)
+
+
+def udp_flow_sink(addr, port):
+    s = socket.socket(_family(addr), socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s.bind((addr, port))
+    s.settimeout(0.1)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    print("listening", flush=True)
+    flows = {}
+    while not stop:
+        try:
+            data, peer = s.recvfrom(65535)
+        except (socket.timeout, InterruptedError):
+            continue
+        flow, seq = struct.unpack("!HI", data[:6])
+        flows.setdefault(f"{peer[0]}:{peer[1]}", []).append([flow, seq, len(data)])
+    print(json.dumps(flows), flush=True)
+
+
+def ip4_bad_cksum(iface, dmac, src, dst, port, n):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    smac = s.getsockname()[4]
+    udp = udp_datagram(src, dst, 40000, port, b"bad header checksum")
+    good = csum(ip4_header(src, dst, 1, 64, 20 + len(udp)))
+    frame = (bytes.fromhex(dmac.replace(":", "")) + smac + b"\x08\x00" +
+             ip4_header(src, dst, 1, 64, 20 + len(udp), (good + 1) & 0xFFFF) + udp)
+    for _ in range(n):
+        s.send(frame)
 
 
 if __name__ == "__main__":
@@ -181,5 +275,15 @@ if __name__ == "__main__":
         udp_echo_peer(args[0], int(args[1]))
     elif cmd == "udp-clients":
         udp_clients(args[0], int(args[1]), int(args[2]), int(args[3]))
+    elif cmd == "udp-relay-clients":
+        udp_relay_clients(args[0], int(args[1]), *(int(a) for a in args[2:6]))
+    elif cmd == "udp-push":
+        udp_push(args[0], int(args[1]), args[2], int(args[3]), [int(a) for a in args[4:]])
+    elif cmd == "udp-flow-sender":
+        udp_flow_sender(args[0], int(args[1]), int(args[2]))
+    elif cmd == "udp-flow-sink":
+        udp_flow_sink(args[0], int(args[1]))
+    elif cmd == "ip4-bad-cksum":
+        ip4_bad_cksum(args[0], args[1], args[2], args[3], int(args[4]), int(args[5]))
     else:
         sys.exit(f"unknown command {cmd}")

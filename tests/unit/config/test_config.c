@@ -207,6 +207,19 @@ test_config_endpoint_empty_section_turns_on(void)
 	dp_config_free(&cfg);
 }
 
+/* One of drivers-cfg/'s profiles, which must load. */
+static void
+shipped_profile_load(const char *name, struct dp_port_profile *p)
+{
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/drivers-cfg/%s.ini", src_dir(), name);
+	rc = dp_port_profile_load(path, p, err, sizeof(err));
+	EXPECT(rc == 0, "%s: rc %d '%s'", name, rc, err);
+}
+
 /* Driver profiles: ip4_whole_max (net_af_packet cuts IPv4 over 1940 bytes short), and its
  * bad values named with file:line. */
 static void
@@ -217,13 +230,9 @@ test_profile_ip4_whole_max(void)
 	char err[DP_CONFIG_ERR_LEN] = "";
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_packet.ini", src_dir());
-	rc = dp_port_profile_load(path, &p, err, sizeof(err));
-	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	shipped_profile_load("net_af_packet", &p);
 	CU_ASSERT_EQUAL(p.ip4_whole_max, 1940);
-	snprintf(path, sizeof(path), "%s/drivers-cfg/net_af_xdp.ini", src_dir());
-	rc = dp_port_profile_load(path, &p, err, sizeof(err));
-	EXPECT(rc == 0, "rc %d '%s'", rc, err);
+	shipped_profile_load("net_af_xdp", &p);
 	CU_ASSERT_EQUAL(p.ip4_whole_max, 0); /* frames as they are on the wire */
 	write_file("bad-profile.ini", "[profile]\ndrivers = x\nip4_whole_max = 70000\n", path,
 		sizeof(path));
@@ -232,6 +241,36 @@ test_profile_ip4_whole_max(void)
 	EXPECT(strstr(err, "bad-profile.ini:3:") != NULL &&
 			strstr(err, "ip4_whole_max '70000' must be 0..65535") != NULL,
 		"'%s'", err);
+}
+
+/* Driver profiles: mtu (net_tap's 1500, set at start; none: the driver's), and its bad
+ * values named with file:line. */
+static void
+test_profile_mtu(void)
+{
+	static const char *const bad[] = { "40", "70000", "jumbo" };
+	struct dp_port_profile p;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	unsigned int i;
+	int rc;
+
+	shipped_profile_load("net_tap", &p);
+	CU_ASSERT_EQUAL(p.mtu, 1500);
+	shipped_profile_load("net_af_packet", &p);
+	CU_ASSERT_EQUAL(p.mtu, 0);
+	for (i = 0; i < DP_ARRAY_SIZE(bad); i++) {
+		char ini[128], want[64];
+
+		snprintf(ini, sizeof(ini), "[profile]\ndrivers = x\nmtu = %s\n", bad[i]);
+		write_file("bad-mtu.ini", ini, path, sizeof(path));
+		rc = dp_port_profile_load(path, &p, err, sizeof(err));
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		snprintf(want, sizeof(want), "mtu '%s' must be 0 (the driver's) or 68..65535",
+			bad[i]);
+		EXPECT(strstr(err, "bad-mtu.ini:3:") != NULL && strstr(err, want) != NULL, "'%s'",
+			err);
+	}
 }
 
 /* One key with a bad value: the error names file:line and the key. */
@@ -1643,6 +1682,7 @@ static const struct dp_test tests[] = {
 	{ "test_config_endpoint_defaults", test_config_endpoint_defaults },
 	{ "test_config_endpoint_every_key", test_config_endpoint_every_key },
 	{ "test_profile_ip4_whole_max", test_profile_ip4_whole_max },
+	{ "test_profile_mtu", test_profile_mtu },
 	{ "test_config_endpoint_empty_section_turns_on",
 		test_config_endpoint_empty_section_turns_on },
 	{ "test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line },
