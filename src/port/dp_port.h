@@ -96,6 +96,35 @@ int dp_port_eal_args(
 	const struct dp_config *cfg, int user_argc, char **user_argv, char **argv, int max);
 
 /**
+ * What a port requests of its device: the profile's offloads and RSS hash
+ * fields that the device reports it can do, and the rest, dropped.
+ */
+struct dp_port_offloads {
+	uint64_t rx;          /**< RX offloads to request */
+	uint64_t tx;          /**< TX offloads to request */
+	uint64_t rss_hf;      /**< RSS hash fields to request; 0: RSS off */
+	uint64_t rx_dropped;  /**< wanted by the profile, not requested */
+	uint64_t tx_dropped;  /**< wanted by the profile, not requested */
+	uint64_t rss_dropped; /**< wanted by the profile, not hashed on by the device */
+};
+
+/**
+ * Mask @p prof's offloads by what @p info reports (rx_offload_capa,
+ * tx_offload_capa) and its RSS hash fields by flow_type_rss_offloads; RSS only
+ * with more than one RX queue.
+ */
+void dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_dev_info *info,
+	uint16_t nb_rxq, struct dp_port_offloads *out);
+
+/**
+ * The EAL -a argument of PCI device @p dev: @p dev with @p devargs appended
+ * ("0000:3b:00.0,mprq_en=1"), or @p dev as it is when it carries devargs of
+ * its own or @p devargs is empty.
+ * @return 0, or -E2BIG when it does not fit in @p len bytes.
+ */
+int dp_port_pci_arg(const char *dev, const char *devargs, char *buf, size_t len);
+
+/**
  * Load one driver profile file.
  * @return 0, -EINVAL with "file:line: ..." in @p err, -ENOENT.
  */
