@@ -110,11 +110,14 @@ struct dp_port_offloads {
 
 /**
  * Mask @p prof's offloads by what @p info reports (rx_offload_capa,
- * tx_offload_capa) and its RSS hash fields by flow_type_rss_offloads; RSS only
- * with more than one RX queue.
+ * tx_offload_capa) and its RSS hash fields by flow_type_rss_offloads. RSS only
+ * with more than one RX queue, and rss_hash only with RSS on (ethdev refuses it
+ * otherwise). With @p tx_chained (the datapath sends chained mbufs with
+ * external buffers: endpoints) multi_segs is asked for and mbuf_fast_free is
+ * not. What is dropped is logged, each line starting with @p who ("port0 X").
  */
 void dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_dev_info *info,
-	uint16_t nb_rxq, struct dp_port_offloads *out);
+	uint16_t nb_rxq, bool tx_chained, const char *who, struct dp_port_offloads *out);
 
 /**
  * The EAL -a argument of PCI device @p dev: @p dev with @p devargs appended
@@ -140,11 +143,14 @@ int dp_port_profile_find(const char *dir, const char *want, const char *driver,
 
 /**
  * After rte_eal_init: find each configured port, pick its driver profile
- * (by the port's "profile" key, else by driver name), decide queues and
- * descriptors. @p nb_workers TX queues per port (one per worker).
- * @return 0, -ENODEV (a port is missing: message says which), -EINVAL.
+ * (by the port's "profile" key, else by driver name), decide queues,
+ * descriptors and offloads (dp_port_offloads_mask()). @p nb_workers TX queues
+ * per port (one per worker); @p tx_chained: the datapath sends chained mbufs
+ * with external buffers (endpoints are on).
+ * @return 0, -ENODEV (a port is missing: message says which and what to do), -EINVAL.
  */
-int dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_t errlen);
+int dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, bool tx_chained, char *err,
+	size_t errlen);
 
 /** Add each probed port's buffers to the demand of its socket (array by socket). */
 void dp_port_mem_demand(struct dp_mem_demand *per_socket);

@@ -97,7 +97,8 @@ dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, c
 }
 
 int
-dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_t errlen)
+dp_port_probe(
+	const struct dp_config *cfg, uint16_t nb_workers, bool tx_chained, char *err, size_t errlen)
 {
 	uint16_t i;
 	int rc;
@@ -109,7 +110,7 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_dev_info info;
 		struct dp_port_offloads off;
-		char name[DP_CONFIG_DEV_LEN];
+		char name[DP_CONFIG_DEV_LEN], who[DP_CONFIG_DEV_LEN + 16];
 		size_t n;
 
 		memset(p, 0, sizeof(*p));
@@ -157,7 +158,8 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		if (rc != 0)
 			return dp_config_error(err, errlen, &cp->loc,
 				"port%u: descriptor counts rejected: %s", i, strerror(-rc));
-		dp_port_offloads_mask(&p->profile, &info, p->nb_rxq, &off);
+		snprintf(who, sizeof(who), "port%u %s", i, name);
+		dp_port_offloads_mask(&p->profile, &info, p->nb_rxq, tx_chained, who, &off);
 		p->rx_offloads = off.rx;
 		p->tx_offloads = off.tx;
 		p->rss_hf = off.rss_hf;
@@ -168,18 +170,15 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		p->set_mac = cp->has_mac;
 		p->mac = cp->mac;
 		{
-			char want[256], got[256], masked[256];
+			char rxo[256], txo[256];
 
-			dp_port_offload_str(p->rx_offloads, true, got, sizeof(got));
-			dp_port_offload_str(off.rx_dropped, true, masked, sizeof(masked));
-			dp_port_offload_str(p->tx_offloads, false, want, sizeof(want));
+			dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
+			dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
 			DP_LOG(INFO, port,
-				"port%u %s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq "
-				"x %u desc, rx offloads [%s] (not supported, masked: [%s]), tx "
-				"offloads [%s], rss %s",
-				i, name, p->driver, p->profile.name, p->socket, p->nb_rxq,
-				p->rx_desc, p->nb_txq, p->tx_desc, got, masked, want,
-				p->rss_hf ? "on" : "off");
+				"%s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq x %u "
+				"desc, rx offloads [%s], tx offloads [%s], rss %s",
+				who, p->driver, p->profile.name, p->socket, p->nb_rxq, p->rx_desc,
+				p->nb_txq, p->tx_desc, rxo, txo, p->rss_hf ? "on" : "off");
 		}
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;

@@ -39,7 +39,9 @@ offload_names_parse(const char *v, bool rx, uint64_t *out, char *bad, size_t bad
 			const char *name = rx ? rte_eth_dev_rx_offload_name(1ULL << bit)
 					      : rte_eth_dev_tx_offload_name(1ULL << bit);
 
-			if (name != NULL && strcasecmp(name, t) == 0)
+			/* DPDK names the bits it has no name for "UNKNOWN" */
+			if (name != NULL && strcmp(name, "UNKNOWN") != 0 &&
+				strcasecmp(name, t) == 0)
 				break;
 		}
 		if (bit == 64) {
@@ -233,19 +235,92 @@ dp_port_profile_find(const char *dir, const char *want, const char *driver,
 	return rc;
 }
 
+/* The profile's names of the RSS groups with a field in @p hf ("udp", "ip (in part)"). */
+static void
+rss_str(uint64_t hf, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < DP_ARRAY_SIZE(rss_names) && n < len; i++) {
+		uint64_t g = rss_names[i].hf;
+		int w;
+
+		if (g == 0 || (hf & g) == 0)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s%s", n ? " " : "", rss_names[i].name,
+			(hf & g) == g ? "" : " (in part)");
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
 
 void
 dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_dev_info *info,
-	uint16_t nb_rxq, struct dp_port_offloads *out)
+	uint16_t nb_rxq, bool tx_chained, const char *who, struct dp_port_offloads *out)
 {
+	uint64_t rx_nocapa = prof->rx_offloads & ~info->rx_offload_capa;
+	uint64_t tx_nocapa = prof->tx_offloads & ~info->tx_offload_capa;
+	uint64_t tx_want = prof->tx_offloads;
+	char names[256];
+
 	memset(out, 0, sizeof(*out));
-	out->rx = prof->rx_offloads & info->rx_offload_capa;
-	out->tx = prof->tx_offloads & info->tx_offload_capa;
-	out->rx_dropped = prof->rx_offloads & ~info->rx_offload_capa;
-	out->tx_dropped = prof->tx_offloads & ~info->tx_offload_capa;
 	/* one RX queue: nothing to spread */
 	if (nb_rxq > 1) {
 		out->rss_hf = prof->rss_hf & info->flow_type_rss_offloads;
 		out->rss_dropped = prof->rss_hf & ~info->flow_type_rss_offloads;
+	}
+	out->rx = prof->rx_offloads & info->rx_offload_capa;
+	/* ethdev refuses rss_hash without RSS (rte_eth_dev_configure: -EINVAL) */
+	if (out->rss_hf == 0 && (out->rx & RTE_ETH_RX_OFFLOAD_RSS_HASH)) {
+		out->rx &= ~RTE_ETH_RX_OFFLOAD_RSS_HASH;
+		DP_LOG(INFO, port, "%s: rss_hash not requested: RSS is off (%u RX queue%s)", who,
+			nb_rxq, nb_rxq == 1 ? "" : "s, no RSS field the device hashes on");
+	}
+	out->rx_dropped = prof->rx_offloads & ~out->rx;
+	/*
+	 * Chained mbufs, some with external buffers (endpoints: large datagrams,
+	 * zero copy) go out only with multi_segs; mbuf_fast_free would put their
+	 * segments straight back to the pool without releasing the buffers.
+	 */
+	if (tx_chained) {
+		tx_want |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		if (tx_want & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) {
+			tx_want &= ~RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+			DP_LOG(INFO, port,
+				"%s: mbuf_fast_free not requested: endpoints send chained mbufs "
+				"with external buffers",
+				who);
+		}
+		if (!(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+			DP_LOG(NOTICE, port,
+				"%s: the device does not offer multi_segs: endpoint datagrams of "
+				"more than one mbuf may not go out whole",
+				who);
+	}
+	out->tx = tx_want & info->tx_offload_capa;
+	out->tx_dropped = prof->tx_offloads & ~out->tx;
+	if (rx_nocapa != 0) {
+		dp_port_offload_str(rx_nocapa, true, names, sizeof(names));
+		DP_LOG(NOTICE, port,
+			"%s: the device does not offer RX offloads [%s] of profile %s: not "
+			"requested",
+			who, names, prof->name);
+	}
+	if (tx_nocapa != 0) {
+		dp_port_offload_str(tx_nocapa, false, names, sizeof(names));
+		DP_LOG(NOTICE, port,
+			"%s: the device does not offer TX offloads [%s] of profile %s: not "
+			"requested",
+			who, names, prof->name);
+	}
+	if (out->rss_dropped != 0) {
+		rss_str(out->rss_dropped, names, sizeof(names));
+		DP_LOG(NOTICE, port,
+			"%s: the device does not hash on RSS fields [%s] of profile %s: not "
+			"requested",
+			who, names, prof->name);
 	}
 }
