@@ -128,6 +128,14 @@ void dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_
 int dp_port_pci_arg(const char *dev, const char *devargs, char *buf, size_t len);
 
 /**
+ * Why PCI device @p dev did not become a port, from sysfs (@p sysfs_devices:
+ * /sys/bus/pci/devices): not on this machine, bound to no driver, to a kernel
+ * driver, or to vfio-pci or mlx5_core and still not taken; each with what to
+ * do. The sentence goes to @p buf.
+ */
+void dp_port_pci_diagnose(const char *sysfs_devices, const char *dev, char *buf, size_t len);
+
+/**
  * Load one driver profile file.
  * @return 0, -EINVAL with "file:line: ..." in @p err, -ENOENT.
  */

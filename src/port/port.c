@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <ctype.h>
 #include <stddef.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -45,6 +45,80 @@ dp_port_pci_arg(const char *dev, const char *devargs, char *buf, size_t len)
 	else
 		n = snprintf(buf, len, "%s,%s", dev, devargs);
 	return n >= 0 && (size_t)n < len ? 0 : -E2BIG;
+}
+
+/* sysfs's name of a PCI address: domain and lower case ("AF:00.0" -> "0000:af:00.0") */
+static int
+pci_sysfs_name(const char *dev, char *buf, size_t len)
+{
+	unsigned int d = 0, b, s, f;
+	char end;
+
+	if (sscanf(dev, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4 &&
+		sscanf(dev, "%x:%x.%x%c", &b, &s, &f, &end) != 3)
+		return -EINVAL;
+	snprintf(buf, len, "%04x:%02x:%02x.%x", d, b, s, f);
+	return 0;
+}
+
+void
+dp_port_pci_diagnose(const char *sysfs_devices, const char *dev, char *buf, size_t len)
+{
+	static const char *const dpdk_drivers[] = { "vfio-pci", "uio_pci_generic", "igb_uio",
+		NULL };
+	char addr[32], path[PATH_MAX], link[PATH_MAX];
+	const char *drv;
+	struct stat st;
+	ssize_t n;
+	unsigned int k;
+
+	if (pci_sysfs_name(dev, addr, sizeof(addr)) < 0) {
+		snprintf(buf, len, "'%s' is not a PCI address (DDDD:BB:DD.F)", dev);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", sysfs_devices, addr);
+	if (stat(path, &st) != 0) {
+		snprintf(buf, len,
+			"there is no PCI device %s on this machine (%s has none): check the "
+			"address with dpdk-devbind.py --status, which lists the network devices "
+			"and their drivers, then bind the port for DPDK (dpdk-devbind.py -b "
+			"vfio-pci %s; a ConnectX stays on mlx5_core)",
+			addr, sysfs_devices, addr);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s/driver", sysfs_devices, addr);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0) {
+		snprintf(buf, len,
+			"PCI device %s has no driver: bind it for DPDK (dpdk-devbind.py -b "
+			"vfio-pci %s; a ConnectX: modprobe mlx5_core), then check with "
+			"dpdk-devbind.py --status",
+			addr, addr);
+		return;
+	}
+	link[n] = '\0';
+	drv = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	for (k = 0; dpdk_drivers[k] != NULL; k++)
+		if (strcmp(drv, dpdk_drivers[k]) == 0)
+			break;
+	if (dpdk_drivers[k] != NULL)
+		snprintf(buf, len,
+			"PCI device %s is bound to %s, but no DPDK driver took it: is it a NIC "
+			"DPDK has a driver for (dpdk-devbind.py --status), and do EAL's -a/-b "
+			"options (if given by hand) allow it? See the EAL log above",
+			addr, drv);
+	else if (strcmp(drv, "mlx5_core") == 0)
+		snprintf(buf, len,
+			"PCI device %s is a ConnectX on mlx5_core (as it should stay), but DPDK's "
+			"mlx5 driver did not take it: install rdma-core (ibverbs-providers, "
+			"libibverbs1) and check that ibv_devices lists it; see the EAL log above",
+			addr);
+	else
+		snprintf(buf, len,
+			"PCI device %s is bound to the kernel's %s driver: take it from the kernel "
+			"and bind it for DPDK (dpdk-devbind.py --status shows its interface; ip "
+			"link set <interface> down; dpdk-devbind.py -b vfio-pci %s)",
+			addr, drv, addr);
 }
 
 int
@@ -117,13 +191,19 @@ dp_port_probe(
 		dp_strlcpy(name, cp->dev, sizeof(name));
 		n = strcspn(name, ",");
 		name[n] = '\0';
-		if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0)
-			return dp_config_error(err, errlen, &cp->loc, "port%u '%s' not found: %s",
-				i, name,
-				dp_port_dev_is_pci(name)
-					? "is the NIC bound to vfio-pci (82599: dpdk-devbind.py -b "
-					  "vfio-pci) or, for mlx5, is rdma-core installed?"
-					: "the virtual device failed to probe (see the EAL log above)");
+		if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0) {
+			char why[768];
+
+			if (dp_port_dev_is_pci(name))
+				dp_port_pci_diagnose(
+					"/sys/bus/pci/devices", name, why, sizeof(why));
+			else
+				snprintf(why, sizeof(why),
+					"the virtual device failed to probe (see the EAL log above)");
+			dp_config_error(
+				err, errlen, &cp->loc, "port%u '%s' not found: %s", i, name, why);
+			return -ENODEV;
+		}
 		rc = rte_eth_dev_info_get(p->port_id, &info);
 		if (rc != 0)
 			return dp_config_error(err, errlen, &cp->loc, "port%u: cannot get info: %s",
@@ -138,6 +218,13 @@ dp_port_probe(
 			DP_LOG(WARNING, port,
 				"port%u %s: no profile in %s lists driver %s; generic defaults", i,
 				name, cfg->drivers_cfg, p->driver);
+		/* found by driver name, after EAL probed: its devargs never reached -a */
+		if (p->has_profile && cp->profile[0] == '\0' && p->profile.devargs[0] != '\0' &&
+			dp_port_dev_is_pci(cp->dev) && strchr(cp->dev, ',') == NULL)
+			DP_LOG(WARNING, port,
+				"port%u %s: profile %s's devargs (%s) were not given to EAL: name the "
+				"profile in the port's section (profile = %s) or add them to dev",
+				i, name, p->profile.name, p->profile.devargs, p->profile.name);
 		p->socket = rte_eth_dev_socket_id(p->port_id);
 		if (p->socket < 0)
 			p->socket = 0;
