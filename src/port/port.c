@@ -54,9 +54,11 @@ pci_sysfs_name(const char *dev, char *buf, size_t len)
 	unsigned int d = 0, b, s, f;
 	char end;
 
-	if (sscanf(dev, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4 &&
-		sscanf(dev, "%x:%x.%x%c", &b, &s, &f, &end) != 3)
-		return -EINVAL;
+	if (sscanf(dev, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4) {
+		d = 0; /* the first try may have read "bus:slot" as domain and bus */
+		if (sscanf(dev, "%x:%x.%x%c", &b, &s, &f, &end) != 3)
+			return -EINVAL;
+	}
 	snprintf(buf, len, "%04x:%02x:%02x.%x", d, b, s, f);
 	return 0;
 }
