@@ -175,6 +175,13 @@ dp_port_profile_load(const char *path, struct dp_port_profile *p, char *err, siz
 	return dp_config_ini_parse(path, profile_cb, p, &fname, err, errlen);
 }
 
+/* A word of a profile's "drivers": between spaces, tabs or commas, as the offload lists. */
+static bool
+word_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == ',';
+}
+
 static bool
 word_in(const char *list, const char *word)
 {
@@ -182,8 +189,8 @@ word_in(const char *list, const char *word)
 	const char *s = list;
 
 	while ((s = strstr(s, word)) != NULL) {
-		bool start = s == list || s[-1] == ' ' || s[-1] == ',';
-		bool end = s[wl] == '\0' || s[wl] == ' ' || s[wl] == ',';
+		bool start = s == list || word_sep(s[-1]);
+		bool end = s[wl] == '\0' || word_sep(s[wl]);
 
 		if (start && end)
 			return true;
@@ -257,6 +264,13 @@ rss_str(uint64_t hf, char *buf, size_t len)
 	}
 }
 
+static void
+log_not_requested(const char *who, const char *what, const char *names, const char *profile)
+{
+	DP_LOG(NOTICE, port, "%s: the device does not %s [%s] of profile %s: not requested", who,
+		what, names, profile);
+}
+
 void
 dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_dev_info *info,
 	uint16_t nb_rxq, bool tx_chained, const char *who, struct dp_port_offloads *out)
@@ -304,23 +318,14 @@ dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_d
 	out->tx_dropped = prof->tx_offloads & ~out->tx;
 	if (rx_nocapa != 0) {
 		dp_port_offload_str(rx_nocapa, true, names, sizeof(names));
-		DP_LOG(NOTICE, port,
-			"%s: the device does not offer RX offloads [%s] of profile %s: not "
-			"requested",
-			who, names, prof->name);
+		log_not_requested(who, "offer RX offloads", names, prof->name);
 	}
 	if (tx_nocapa != 0) {
 		dp_port_offload_str(tx_nocapa, false, names, sizeof(names));
-		DP_LOG(NOTICE, port,
-			"%s: the device does not offer TX offloads [%s] of profile %s: not "
-			"requested",
-			who, names, prof->name);
+		log_not_requested(who, "offer TX offloads", names, prof->name);
 	}
 	if (out->rss_dropped != 0) {
 		rss_str(out->rss_dropped, names, sizeof(names));
-		DP_LOG(NOTICE, port,
-			"%s: the device does not hash on RSS fields [%s] of profile %s: not "
-			"requested",
-			who, names, prof->name);
+		log_not_requested(who, "hash on RSS fields", names, prof->name);
 	}
 }
