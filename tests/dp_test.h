@@ -81,6 +81,54 @@ dp_test_sleep_s(double s)
 		;
 }
 
+/** Make a test's temporary folder, $TMPDIR/dpfwd-test-@p name-XXXXXX, into @p dir. @return 0 or -1. */
+static inline int
+dp_test_tmpdir_make(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "%s/dpfwd-test-%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		name);
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		dir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/** The whole of file @p path, NUL-terminated, malloc'd; NULL when it cannot be read. */
+static inline char *
+dp_test_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = calloc(1, (size_t)n + 1);
+		if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/** Write @p text to @p dir/@p name; the full path goes to @p path. */
+static inline void
+dp_test_write_file(const char *dir, const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	CU_ASSERT_FATAL(snprintf(path, len, "%s/%s", dir, name) < (int)len);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fputs(text, f) >= 0);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+}
+
 static inline int
 dp_test_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {

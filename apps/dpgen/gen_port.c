@@ -68,7 +68,7 @@ gen_port_probe(struct gen_port *p, uint16_t id, uint32_t max_frame, const char *
 			strerror(-rc));
 		return rc;
 	}
-	/* only what the device does: mbuf_fast_free on net_null, nothing on net_ring */
+	/* only what the device offers */
 	p->tx_offloads = prof.tx_offloads & info.tx_offload_capa;
 	p->max_frame = max_frame;
 	if (max_frame > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN &&

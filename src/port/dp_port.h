@@ -99,6 +99,46 @@ int dp_port_eal_args(
 	const struct dp_config *cfg, int user_argc, char **user_argv, char **argv, int max);
 
 /**
+ * What a port requests of its device: the profile's offloads and RSS hash
+ * fields that the device reports it can do, and the rest, dropped.
+ */
+struct dp_port_offloads {
+	uint64_t rx;          /**< RX offloads to request */
+	uint64_t tx;          /**< TX offloads to request */
+	uint64_t rss_hf;      /**< RSS hash fields to request; 0: RSS off */
+	uint64_t rx_dropped;  /**< wanted by the profile, not requested */
+	uint64_t tx_dropped;  /**< wanted by the profile, not requested */
+	uint64_t rss_dropped; /**< wanted by the profile, not hashed on by the device */
+};
+
+/**
+ * Mask @p prof's offloads by what @p info reports (rx_offload_capa,
+ * tx_offload_capa) and its RSS hash fields by flow_type_rss_offloads. RSS only
+ * with more than one RX queue, and rss_hash only with RSS on (ethdev refuses it
+ * otherwise). With @p tx_chained (the datapath sends chained mbufs with
+ * external buffers: endpoints) multi_segs is asked for and mbuf_fast_free is
+ * not. What is dropped is logged, each line starting with @p who ("port0 X").
+ */
+void dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_dev_info *info,
+	uint16_t nb_rxq, bool tx_chained, const char *who, struct dp_port_offloads *out);
+
+/**
+ * The EAL -a argument of PCI device @p dev: @p dev with @p devargs appended
+ * ("0000:3b:00.0,mprq_en=1"), or @p dev as it is when it carries devargs of
+ * its own or @p devargs is empty.
+ * @return 0, or -E2BIG when it does not fit in @p len bytes.
+ */
+int dp_port_pci_arg(const char *dev, const char *devargs, char *buf, size_t len);
+
+/**
+ * Why PCI device @p dev did not become a port, from sysfs (@p sysfs_devices:
+ * /sys/bus/pci/devices): not on this machine, bound to no driver, to a kernel
+ * driver, or to vfio-pci or mlx5_core and still not taken; each with what to
+ * do. The sentence goes to @p buf.
+ */
+void dp_port_pci_diagnose(const char *sysfs_devices, const char *dev, char *buf, size_t len);
+
+/**
  * Load one driver profile file.
  * @return 0, -EINVAL with "file:line: ..." in @p err, -ENOENT.
  */
@@ -114,11 +154,14 @@ int dp_port_profile_find(const char *dir, const char *want, const char *driver,
 
 /**
  * After rte_eal_init: find each configured port, pick its driver profile
- * (by the port's "profile" key, else by driver name), decide queues and
- * descriptors. @p nb_workers TX queues per port (one per worker).
- * @return 0, -ENODEV (a port is missing: message says which), -EINVAL.
+ * (by the port's "profile" key, else by driver name), decide queues,
+ * descriptors and offloads (dp_port_offloads_mask()). @p nb_workers TX queues
+ * per port (one per worker); @p tx_chained: the datapath sends chained mbufs
+ * with external buffers (endpoints are on).
+ * @return 0, -ENODEV (a port is missing: message says which and what to do), -EINVAL.
  */
-int dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_t errlen);
+int dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, bool tx_chained, char *err,
+	size_t errlen);
 
 /** Add each probed port's buffers to the demand of its socket (array by socket). */
 void dp_port_mem_demand(struct dp_mem_demand *per_socket);

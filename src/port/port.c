@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <ctype.h>
 #include <stddef.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -21,14 +21,6 @@ bool dp_port_up[RTE_MAX_ETHPORTS] __rte_cache_aligned; /* read by every worker e
 uint8_t dp_port_index[RTE_MAX_ETHPORTS];
 uint16_t dp_nb_ports;
 
-/* Used when no profile names a port's driver: no offloads, l3fwd-like rings. */
-static const struct dp_port_profile generic_profile = {
-	.name = "generic",
-	.rx_desc = 1024,
-	.tx_desc = 1024,
-	.rss_hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP,
-};
-
 bool
 dp_port_dev_is_pci(const char *dev)
 {
@@ -42,22 +34,93 @@ dp_port_dev_is_pci(const char *dev)
 	return sscanf(dev, "%x:%x.%x%c", &a, &b, &c, &end) == 3;
 }
 
-static int
-push_arg(char **argv, int *n, int max, const char *a, const char *b)
+int
+dp_port_pci_arg(const char *dev, const char *devargs, char *buf, size_t len)
 {
-	size_t len = strlen(a) + (b ? strlen(b) + 1 : 0) + 1;
+	int n;
 
-	if (*n >= max)
-		return -E2BIG;
-	argv[*n] = malloc(len);
-	if (argv[*n] == NULL)
-		return -ENOMEM;
-	if (b != NULL)
-		snprintf(argv[*n], len, "%s=%s", a, b);
+	/* devargs given in dev win: the profile's are defaults */
+	if (devargs[0] == '\0' || strchr(dev, ',') != NULL)
+		n = snprintf(buf, len, "%s", dev);
 	else
-		snprintf(argv[*n], len, "%s", a);
-	(*n)++;
+		n = snprintf(buf, len, "%s,%s", dev, devargs);
+	return n >= 0 && (size_t)n < len ? 0 : -E2BIG;
+}
+
+/* sysfs's name of a PCI address: domain and lower case ("AF:00.0" -> "0000:af:00.0") */
+static int
+pci_sysfs_name(const char *dev, char *buf, size_t len)
+{
+	unsigned int d = 0, b, s, f;
+	char end;
+
+	if (sscanf(dev, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4) {
+		d = 0; /* the first try may have read "bus:slot" as domain and bus */
+		if (sscanf(dev, "%x:%x.%x%c", &b, &s, &f, &end) != 3)
+			return -EINVAL;
+	}
+	snprintf(buf, len, "%04x:%02x:%02x.%x", d, b, s, f);
 	return 0;
+}
+
+void
+dp_port_pci_diagnose(const char *sysfs_devices, const char *dev, char *buf, size_t len)
+{
+	static const char *const dpdk_drivers[] = { "vfio-pci", "uio_pci_generic", "igb_uio",
+		NULL };
+	char addr[32], path[PATH_MAX], link[PATH_MAX];
+	const char *drv;
+	struct stat st;
+	ssize_t n;
+	unsigned int k;
+
+	if (pci_sysfs_name(dev, addr, sizeof(addr)) < 0) {
+		snprintf(buf, len, "'%s' is not a PCI address (DDDD:BB:DD.F)", dev);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", sysfs_devices, addr);
+	if (stat(path, &st) != 0) {
+		snprintf(buf, len,
+			"there is no PCI device %s on this machine (%s has none): check the "
+			"address with dpdk-devbind.py --status, which lists the network devices "
+			"and their drivers, then bind the port for DPDK (dpdk-devbind.py -b "
+			"vfio-pci %s; a ConnectX stays on mlx5_core)",
+			addr, sysfs_devices, addr);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s/driver", sysfs_devices, addr);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0) {
+		snprintf(buf, len,
+			"PCI device %s has no driver: bind it for DPDK (dpdk-devbind.py -b "
+			"vfio-pci %s; a ConnectX: modprobe mlx5_core), then check with "
+			"dpdk-devbind.py --status",
+			addr, addr);
+		return;
+	}
+	link[n] = '\0';
+	drv = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	for (k = 0; dpdk_drivers[k] != NULL; k++)
+		if (strcmp(drv, dpdk_drivers[k]) == 0)
+			break;
+	if (dpdk_drivers[k] != NULL)
+		snprintf(buf, len,
+			"PCI device %s is bound to %s, but no DPDK driver took it: is it a NIC "
+			"DPDK has a driver for (dpdk-devbind.py --status), and do EAL's -a/-b "
+			"options (if given by hand) allow it? See the EAL log above",
+			addr, drv);
+	else if (strcmp(drv, "mlx5_core") == 0)
+		snprintf(buf, len,
+			"PCI device %s is a ConnectX on mlx5_core (as it should stay), but DPDK's "
+			"mlx5 driver did not take it: install rdma-core (ibverbs-providers, "
+			"libibverbs1) and check that ibv_devices lists it; see the EAL log above",
+			addr);
+	else
+		snprintf(buf, len,
+			"PCI device %s is bound to the kernel's %s driver: take it from the kernel "
+			"and bind it for DPDK (dpdk-devbind.py --status shows its interface; ip "
+			"link set <interface> down; dpdk-devbind.py -b vfio-pci %s)",
+			addr, drv, addr);
 }
 
 int
@@ -71,259 +134,42 @@ dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, c
 
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_config_port *p = &cfg->ports[i];
+		char arg[DP_CONFIG_DEV_LEN + 256];
 
 		if (dp_port_dev_is_pci(p->dev)) {
-			char dev[DP_CONFIG_DEV_LEN + 256];
 			struct dp_port_profile prof;
 			char path[PATH_MAX + 80], err[256];
+			const char *devargs = "";
 
 			any_pci = true;
 			if (user_pci)
 				continue;
-			dp_strlcpy(dev, p->dev, sizeof(dev));
-			/* a profile named in the config may carry devargs (mlx5 tuning) */
-			if (p->profile[0] != '\0' && strchr(p->dev, ',') == NULL) {
+			/* a profile named in the config may carry devargs (mlx5 tuning); a
+			 * bad one is reported when the port is probed */
+			if (p->profile[0] != '\0') {
 				snprintf(path, sizeof(path), "%s/%s.ini", cfg->drivers_cfg,
 					p->profile);
-				if (dp_port_profile_load(path, &prof, err, sizeof(err)) == 0 &&
-					prof.devargs[0] != '\0')
-					snprintf(dev, sizeof(dev), "%s,%s", p->dev, prof.devargs);
+				if (dp_port_profile_load(path, &prof, err, sizeof(err)) == 0)
+					devargs = prof.devargs;
 			}
-			rc = push_arg(argv, &n, max, "-a", NULL);
+			rc = dp_port_pci_arg(p->dev, devargs, arg, sizeof(arg));
 			if (rc == 0)
-				rc = push_arg(argv, &n, max, dev, NULL);
+				rc = dp_args_push(argv, &n, max, "-a");
+			if (rc == 0)
+				rc = dp_args_push(argv, &n, max, arg);
 		} else {
-			rc = push_arg(argv, &n, max, "--vdev", p->dev);
+			snprintf(arg, sizeof(arg), "--vdev=%s", p->dev);
+			rc = dp_args_push(argv, &n, max, arg);
 		}
 		if (rc < 0)
 			return rc;
 	}
 	if (!any_pci && !user_pci) {
-		rc = push_arg(argv, &n, max, "--no-pci", NULL);
+		rc = dp_args_push(argv, &n, max, "--no-pci");
 		if (rc < 0)
 			return rc;
 	}
 	return n;
-}
-
-/* ---- driver profiles ---- */
-
-static int
-offload_names_parse(const char *v, bool rx, uint64_t *out, char *bad, size_t badlen)
-{
-	char buf[512];
-	char *save = NULL, *t;
-
-	*out = 0;
-	dp_strlcpy(buf, v, sizeof(buf));
-	for (t = strtok_r(buf, " ,\t", &save); t != NULL; t = strtok_r(NULL, " ,\t", &save)) {
-		unsigned int bit;
-
-		if (strcmp(t, "none") == 0)
-			continue;
-		for (bit = 0; bit < 64; bit++) {
-			const char *name = rx ? rte_eth_dev_rx_offload_name(1ULL << bit)
-					      : rte_eth_dev_tx_offload_name(1ULL << bit);
-
-			if (name != NULL && strcasecmp(name, t) == 0)
-				break;
-		}
-		if (bit == 64) {
-			dp_strlcpy(bad, t, badlen);
-			return -EINVAL;
-		}
-		*out |= 1ULL << bit;
-	}
-	return 0;
-}
-
-void
-dp_port_offload_str(uint64_t offloads, bool rx, char *buf, size_t len)
-{
-	size_t n = 0;
-	unsigned int bit;
-
-	buf[0] = '\0';
-	for (bit = 0; bit < 64 && n < len; bit++) {
-		const char *name;
-		int w;
-		size_t k;
-
-		if (!(offloads & (1ULL << bit)))
-			continue;
-		name = rx ? rte_eth_dev_rx_offload_name(1ULL << bit)
-			  : rte_eth_dev_tx_offload_name(1ULL << bit);
-		w = snprintf(buf + n, len - n, "%s%s", n ? " " : "", name);
-		if (w < 0)
-			break;
-		/* lower case, as in the profiles */
-		for (k = n; k < len && buf[k] != '\0'; k++)
-			buf[k] = (char)tolower((unsigned char)buf[k]);
-		n += (size_t)w;
-	}
-}
-
-static const struct {
-	const char *name;
-	uint64_t hf;
-} rss_names[] = {
-	{ "ip", RTE_ETH_RSS_IP },
-	{ "udp", RTE_ETH_RSS_UDP },
-	{ "tcp", RTE_ETH_RSS_TCP },
-	{ "sctp", RTE_ETH_RSS_SCTP },
-	{ "none", 0 },
-};
-
-static int
-profile_cb(void *arg, const char *section, const char *key, const char *value,
-	const struct dp_config_loc *loc, char *err, size_t errlen)
-{
-	struct dp_port_profile *p = arg;
-	char bad[64];
-	uint64_t u;
-
-	if (strcmp(section, "profile") != 0)
-		return dp_config_error(
-			err, errlen, loc, "unknown section [%s] (expected [profile])", section);
-	if (key == NULL)
-		return 0; /* an empty [profile]: the defaults */
-	if (strcmp(key, "drivers") == 0) {
-		dp_strlcpy(p->drivers, value, sizeof(p->drivers));
-	} else if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
-		if (dp_config_parse_uint(value, 32, 32768, &u) < 0)
-			return dp_config_error(
-				err, errlen, loc, "%s '%s' must be 32..32768", key, value);
-		if (key[0] == 'r')
-			p->rx_desc = (uint16_t)u;
-		else
-			p->tx_desc = (uint16_t)u;
-	} else if (strcmp(key, "rx_offloads") == 0 || strcmp(key, "tx_offloads") == 0) {
-		bool rx = key[0] == 'r';
-
-		if (offload_names_parse(value, rx, rx ? &p->rx_offloads : &p->tx_offloads, bad,
-			    sizeof(bad)) < 0)
-			return dp_config_error(err, errlen, loc,
-				"unknown %s offload '%s' (names as DPDK prints them, e.g. "
-				"ipv4_cksum, udp_cksum, tcp_cksum, rss_hash, mbuf_fast_free)",
-				rx ? "RX" : "TX", bad);
-	} else if (strcmp(key, "rss_hf") == 0) {
-		char buf[128];
-		char *save = NULL, *t;
-
-		p->rss_hf = 0;
-		dp_strlcpy(buf, value, sizeof(buf));
-		for (t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
-			unsigned int i;
-
-			for (i = 0; i < DP_ARRAY_SIZE(rss_names); i++)
-				if (strcmp(t, rss_names[i].name) == 0)
-					break;
-			if (i == DP_ARRAY_SIZE(rss_names))
-				return dp_config_error(err, errlen, loc,
-					"unknown rss_hf '%s' (expected ip, udp, tcp, sctp, none)",
-					t);
-			p->rss_hf |= rss_names[i].hf;
-		}
-	} else if (strcmp(key, "devargs") == 0) {
-		dp_strlcpy(p->devargs, value, sizeof(p->devargs));
-	} else if (strcmp(key, "notes") == 0) {
-		dp_strlcpy(p->notes, value, sizeof(p->notes));
-	} else if (strcmp(key, "ip4_whole_max") == 0) {
-		if (dp_config_parse_uint(value, 0, 65535, &u) < 0)
-			return dp_config_error(
-				err, errlen, loc, "%s '%s' must be 0..65535", key, value);
-		p->ip4_whole_max = (uint16_t)u;
-	} else if (strcmp(key, "mtu") == 0) {
-		if (dp_config_parse_uint(value, 0, 65535, &u) < 0 ||
-			(u != 0 && u < RTE_ETHER_MIN_MTU))
-			return dp_config_error(err, errlen, loc,
-				"%s '%s' must be 0 (the driver's) or %u..65535", key, value,
-				RTE_ETHER_MIN_MTU);
-		p->mtu = (uint16_t)u;
-	} else {
-		return dp_config_error(err, errlen, loc,
-			"unknown key '%s' in [profile] (expected drivers, rx_desc, tx_desc, "
-			"rx_offloads, tx_offloads, rss_hf, mtu, devargs, notes, ip4_whole_max)",
-			key);
-	}
-	return 0;
-}
-
-int
-dp_port_profile_load(const char *path, struct dp_port_profile *p, char *err, size_t errlen)
-{
-	const char *base = strrchr(path, '/');
-	const char *fname = path;
-	size_t n;
-
-	*p = generic_profile;
-	base = base ? base + 1 : path;
-	n = strcspn(base, ".");
-	if (n >= sizeof(p->name))
-		n = sizeof(p->name) - 1;
-	memcpy(p->name, base, n);
-	p->name[n] = '\0';
-	return dp_config_ini_parse(path, profile_cb, p, &fname, err, errlen);
-}
-
-static bool
-word_in(const char *list, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *s = list;
-
-	while ((s = strstr(s, word)) != NULL) {
-		bool start = s == list || s[-1] == ' ' || s[-1] == ',';
-		bool end = s[wl] == '\0' || s[wl] == ' ' || s[wl] == ',';
-
-		if (start && end)
-			return true;
-		s += wl;
-	}
-	return false;
-}
-
-int
-dp_port_profile_find(const char *dir, const char *want, const char *driver,
-	struct dp_port_profile *out, bool *found, char *err, size_t errlen)
-{
-	char path[PATH_MAX + 300];
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
-
-	*found = false;
-	if (want[0] != '\0') {
-		snprintf(path, sizeof(path), "%s/%s.ini", dir, want);
-		rc = dp_port_profile_load(path, out, err, errlen);
-		*found = rc == 0;
-		return rc;
-	}
-	d = opendir(dir);
-	if (d == NULL) {
-		DP_LOG(WARNING, port, "driver profile folder %s: %s; using generic defaults", dir,
-			strerror(errno));
-		*out = generic_profile;
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL) {
-		size_t n = strlen(de->d_name);
-
-		if (n < 5 || strcmp(de->d_name + n - 4, ".ini") != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		rc = dp_port_profile_load(path, out, err, errlen);
-		if (rc < 0)
-			break;
-		if (word_in(out->drivers, driver)) {
-			*found = true;
-			break;
-		}
-	}
-	closedir(d);
-	if (!*found && rc == 0)
-		*out = generic_profile;
-	return rc;
 }
 
 /*
@@ -357,7 +203,8 @@ port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 }
 
 int
-dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_t errlen)
+dp_port_probe(
+	const struct dp_config *cfg, uint16_t nb_workers, bool tx_chained, char *err, size_t errlen)
 {
 	uint16_t i;
 	int rc;
@@ -368,20 +215,27 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		const struct dp_config_port *cp = &cfg->ports[i];
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_dev_info info;
-		char name[DP_CONFIG_DEV_LEN];
+		struct dp_port_offloads off;
+		char name[DP_CONFIG_DEV_LEN], who[DP_CONFIG_DEV_LEN + 16];
 		size_t n;
 
 		memset(p, 0, sizeof(*p));
 		dp_strlcpy(name, cp->dev, sizeof(name));
 		n = strcspn(name, ",");
 		name[n] = '\0';
-		if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0)
-			return dp_config_error(err, errlen, &cp->loc, "port%u '%s' not found: %s",
-				i, name,
-				dp_port_dev_is_pci(name)
-					? "is the NIC bound to vfio-pci (82599: dpdk-devbind.py -b "
-					  "vfio-pci) or, for mlx5, is rdma-core installed?"
-					: "the virtual device failed to probe (see the EAL log above)");
+		if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0) {
+			char why[768];
+
+			if (dp_port_dev_is_pci(name))
+				dp_port_pci_diagnose(
+					"/sys/bus/pci/devices", name, why, sizeof(why));
+			else
+				snprintf(why, sizeof(why),
+					"the virtual device failed to probe (see the EAL log above)");
+			dp_config_error(
+				err, errlen, &cp->loc, "port%u '%s' not found: %s", i, name, why);
+			return -ENODEV;
+		}
 		rc = rte_eth_dev_info_get(p->port_id, &info);
 		if (rc != 0)
 			return dp_config_error(err, errlen, &cp->loc, "port%u: cannot get info: %s",
@@ -396,6 +250,13 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 			DP_LOG(WARNING, port,
 				"port%u %s: no profile in %s lists driver %s; generic defaults", i,
 				name, cfg->drivers_cfg, p->driver);
+		/* found by driver name, after EAL probed: its devargs never reached -a */
+		if (p->has_profile && cp->profile[0] == '\0' && p->profile.devargs[0] != '\0' &&
+			dp_port_dev_is_pci(cp->dev) && strchr(cp->dev, ',') == NULL)
+			DP_LOG(WARNING, port,
+				"port%u %s: profile %s's devargs (%s) were not given to EAL: name the "
+				"profile in the port's section (profile = %s) or add them to dev",
+				i, name, p->profile.name, p->profile.devargs, p->profile.name);
 		p->socket = rte_eth_dev_socket_id(p->port_id);
 		if (p->socket < 0)
 			p->socket = 0;
@@ -416,9 +277,11 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		if (rc != 0)
 			return dp_config_error(err, errlen, &cp->loc,
 				"port%u: descriptor counts rejected: %s", i, strerror(-rc));
-		p->rx_offloads = p->profile.rx_offloads & info.rx_offload_capa;
-		p->tx_offloads = p->profile.tx_offloads & info.tx_offload_capa;
-		p->rss_hf = p->nb_rxq > 1 ? p->profile.rss_hf & info.flow_type_rss_offloads : 0;
+		snprintf(who, sizeof(who), "port%u %s", i, name);
+		dp_port_offloads_mask(&p->profile, &info, p->nb_rxq, tx_chained, who, &off);
+		p->rx_offloads = off.rx;
+		p->tx_offloads = off.tx;
+		p->rss_hf = off.rss_hf;
 		p->rx_ip4_cksum = (p->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 		p->mtu = p->profile.mtu;
 		rc = port_mtu_check(cfg, p, &info, i, err, errlen);
@@ -430,24 +293,20 @@ dp_port_probe(const struct dp_config *cfg, uint16_t nb_workers, char *err, size_
 		p->set_mac = cp->has_mac;
 		p->mac = cp->mac;
 		{
-			char want[256], got[256], masked[256], mtu[32];
+			char rxo[256], txo[256], mtu[32];
 
 			if (p->mtu)
 				snprintf(mtu, sizeof(mtu), "%u", p->mtu);
 			else
 				dp_strlcpy(mtu, "the driver's", sizeof(mtu));
 
-			dp_port_offload_str(p->rx_offloads, true, got, sizeof(got));
-			dp_port_offload_str(p->profile.rx_offloads & ~info.rx_offload_capa, true,
-				masked, sizeof(masked));
-			dp_port_offload_str(p->tx_offloads, false, want, sizeof(want));
+			dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
+			dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
 			DP_LOG(INFO, port,
-				"port%u %s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq "
-				"x %u desc, rx offloads [%s] (not supported, masked: [%s]), tx "
-				"offloads [%s], rss %s, mtu %s",
-				i, name, p->driver, p->profile.name, p->socket, p->nb_rxq,
-				p->rx_desc, p->nb_txq, p->tx_desc, got, masked, want,
-				p->rss_hf ? "on" : "off", mtu);
+				"%s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq x %u "
+				"desc, rx offloads [%s], tx offloads [%s], rss %s, mtu %s",
+				who, p->driver, p->profile.name, p->socket, p->nb_rxq, p->rx_desc,
+				p->nb_txq, p->tx_desc, rxo, txo, p->rss_hf ? "on" : "off", mtu);
 		}
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;

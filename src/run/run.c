@@ -361,7 +361,7 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 					cfg->rxmap[j].queue);
 	}
 	fprintf(out, "\n");
-	rc = dp_port_probe(cfg, (uint16_t)nb_workers, err, errlen);
+	rc = dp_port_probe(cfg, (uint16_t)nb_workers, ep->enabled, err, errlen);
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < cfg->nb_ports; i++) {
@@ -431,7 +431,9 @@ dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen)
 	if (rc < 0)
 		goto fail;
 	nb_workers = dp_config_worker_lcores(cfg, lcores, DP_ARRAY_SIZE(lcores));
-	rc = dp_port_probe(cfg, (uint16_t)nb_workers, err, errlen);
+	/* endpoints send chained mbufs with external buffers (zero copy) */
+	rc = dp_port_probe(
+		cfg, (uint16_t)nb_workers, dp_endpoint_config(cfg)->enabled, err, errlen);
 	if (rc < 0)
 		goto fail;
 

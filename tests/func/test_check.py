@@ -14,6 +14,10 @@ run is printed, and nothing starts.
   and the error names the port.
 - A pool that cannot be made (more mbufs than the memory given with --no-huge -m 64):
   exit 1 and the error says how to fix it.
+- A PCI port that is not on this machine (an address sysfs does not list, with the mlx5
+  profile): the EAL arguments carry -a with the profile's devargs (read from the file
+  here), exit 1, and the error names the port's file:line, says the device is not
+  here and what to do (dpdk-devbind.py --status, -b vfio-pci).
 About 5 s. Exit 77 (skipped) when dpfwd is not built.
 """
 import os
@@ -90,6 +94,29 @@ class TestCheck(unittest.TestCase):
         self.assertEqual(rc, 1, out + err)
         self.assertIn("cannot create the packet pool on socket 0 (1000000 mbufs", err)
         self.assertIn("reserve more hugepages or set [mempool] size", err)
+
+    def test_pci_port_not_on_this_machine(self):
+        sysfs = Path("/sys/bus/pci/devices")
+        addr = next(a for a in ("0000:af:00.0", "0000:fe:1f.7", "00ff:ff:1f.7")
+                    if not (sysfs / a).exists())
+        profile = REPO / "drivers-cfg" / "net_mlx5.ini"
+        devargs = next(l.split("=", 1)[1].strip() for l in profile.read_text().splitlines()
+                       if l.startswith("devargs"))
+        with tempfile.TemporaryDirectory() as d:
+            cfg = Path(d) / "pci.ini"
+            cfg.write_text(f"[dpfwd]\nmain_lcore = 0\ndrivers_cfg = {REPO / 'drivers-cfg'}\n"
+                           f"[port0]\ndev = {addr}\nprofile = net_mlx5\nip4 = 198.18.0.1/24\n"
+                           "[lcores]\nrx = (0,0,1)\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+        self.assertEqual(rc, 1, out + err)
+        eal = next(l for l in out.splitlines() if l.startswith("EAL:"))
+        self.assertIn(f" -a {addr},{devargs}", eal)
+        self.assertNotIn("ok:", out)
+        error = next(l for l in err.splitlines() if l.startswith("dpfwd --check: error:"))
+        self.assertIn(f"{cfg}:5: port0 '{addr}' not found: there is no PCI device {addr} "
+                      "on this machine", error)
+        self.assertIn("dpdk-devbind.py --status", error)
+        self.assertIn(f"dpdk-devbind.py -b vfio-pci {addr}", error)
 
 
 if __name__ == "__main__":

@@ -46,22 +46,12 @@ struct run {
 	char err[256];
 };
 
+/* A file's text, "" when there is none */
 static char *
 slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
+	char *buf = dp_test_read_file(path);
 
-	if (f == NULL)
-		return strdup("");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n)
-		buf[0] = '\0';
-	fclose(f);
 	return buf ? buf : strdup("");
 }
 

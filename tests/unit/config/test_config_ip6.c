@@ -42,13 +42,7 @@ suite_cleanup(void)
 static void
 write_file(const char *name, const char *text, char *path, size_t len)
 {
-	FILE *f;
-
-	CU_ASSERT_FATAL(snprintf(path, len, "%s/%s", tmpdir, name) < (int)len);
-	f = fopen(path, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_FATAL(fputs(text, f) >= 0);
-	CU_ASSERT_FATAL(fclose(f) == 0);
+	dp_test_write_file(tmpdir, name, text, path, len);
 }
 
 static bool

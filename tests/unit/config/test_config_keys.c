@@ -323,26 +323,6 @@ test_config_keys_defaults_are_the_tables(void)
 
 /* ---- docs/config-reference.md ---- */
 
-static char *
-read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf != NULL) {
-			*len = fread(buf, 1, (size_t)n, f);
-			buf[*len] = '\0';
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /* The tables are the reference: a key added, changed or documented anew shows there. */
 static void
 test_config_keys_reference_doc_is_current(void)
@@ -358,7 +338,8 @@ test_config_keys_reference_doc_is_current(void)
 	CU_ASSERT_EQUAL(dp_config_reference_print(f), 0);
 	CU_ASSERT_FATAL(fclose(f) == 0);
 	snprintf(path, sizeof(path), "%s/docs/config-reference.md", src);
-	have = read_all(path, &have_len);
+	have = dp_test_read_file(path);
+	have_len = have != NULL ? strlen(have) : 0;
 	EXPECT(have != NULL, "cannot read %s", path);
 	if (have != NULL) {
 		for (i = 0; i < want_len && i < have_len && want[i] == have[i]; i++)
