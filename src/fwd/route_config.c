@@ -16,9 +16,6 @@
 
 /* The longest line of a route file, comment included */
 #define ROUTE_FILE_LINE_MAX 510
-/* A route's text: bytes with its NUL, words (a longer one or more is refused) */
-#define ROUTE_TEXT_MAX  256
-#define ROUTE_WORDS_MAX 8
 
 static struct dp_fwd_routes_config *
 routes_at(struct dp_config *cfg)
@@ -90,43 +87,28 @@ route4_push(struct dp_fwd_routes_config *rt, const struct dp_fwd_config_route4 *
 	return 0;
 }
 
-/*
- * The words of route @p text, cut in @p buf, into @p tok.
- * @return how many, or -EINVAL with the message in @p err.
- */
-static int
-route_words(const char *text, char buf[ROUTE_TEXT_MAX], char *tok[ROUTE_WORDS_MAX], char *err,
-	size_t errlen)
-{
-	char *save = NULL;
-	char *t;
-	int n = 0;
-
-	if (dp_strlcpy(buf, text, ROUTE_TEXT_MAX) < 0)
-		return dp_config_error(err, errlen, NULL, "route too long");
-	for (t = strtok_r(buf, " \t", &save); t != NULL && n < ROUTE_WORDS_MAX;
-		t = strtok_r(NULL, " \t", &save))
-		tok[n++] = t;
-	if (t != NULL)
-		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
-	return n;
-}
-
 int
 dp_fwd_config_route4_parse(
 	const char *text, struct dp_fwd_config_route4 *r, char *err, size_t errlen)
 {
-	char buf[ROUTE_TEXT_MAX];
-	char *tok[ROUTE_WORDS_MAX];
+	char buf[256];
+	char *tok[8];
+	char *save = NULL;
+	char *t;
 	const char *why;
+	unsigned int n = 0;
 	uint64_t port;
 	uint32_t ip;
-	int n;
 
 	memset(r, 0, sizeof(*r));
-	n = route_words(text, buf, tok, err, errlen);
-	if (n < 0)
-		return n;
+	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
+		return dp_config_error(err, errlen, NULL, "route too long");
+	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
+		t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if (t != NULL)
+		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
+
 	if (n == 2 && tok[0][0] == 'R') {
 		/* l3fwd: R<prefix>/<len> <port> */
 		if (dp_config_parse_ip4_prefix(tok[0] + 1, &ip, &r->plen) < 0)
@@ -177,16 +159,22 @@ dp_fwd_config_route6_parse(
 {
 	static const char *const expected =
 		"expected 'PREFIX/len via ADDR port N', 'PREFIX/len port N' or 'RPREFIX/len N'";
-	char buf[ROUTE_TEXT_MAX];
-	char *tok[ROUTE_WORDS_MAX];
+	char buf[256];
+	char *tok[8];
+	char *save = NULL;
+	char *t;
 	const char *pfx, *port_s, *why;
+	unsigned int n = 0;
 	uint64_t port;
-	int n;
 
 	memset(r, 0, sizeof(*r));
-	n = route_words(text, buf, tok, err, errlen);
-	if (n < 0)
-		return n;
+	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
+		return dp_config_error(err, errlen, NULL, "route too long");
+	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
+		t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if (t != NULL)
+		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
 	if (n == 2 && tok[0][0] == 'R') {
 		pfx = tok[0] + 1;
 		port_s = tok[1];
