@@ -201,8 +201,13 @@ def main():
     ap.add_argument("--suite", action="append", default=[],
                     help="a suite the run was asked for (all of its tests must run)")
     a = ap.parse_args()
-    with open(os.path.join(a.build, "meson-logs", "testlog.json")) as f:
-        results = [json.loads(ln) for ln in f if ln.strip()]
+    log = os.path.join(a.build, "meson-logs", "testlog.json")
+    try:
+        with open(log) as f:
+            results = [json.loads(ln) for ln in f if ln.strip()]
+    except OSError as e:
+        print(f"testlog: no test run to summarize: {e}")
+        return 1
     tests = introspect(a.build)
     registered, lists = [], {}
     for t in tests:

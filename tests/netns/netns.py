@@ -617,6 +617,9 @@ def run_tests(name, module, banner, probe=None):
     cleanup_all()
     sys.stderr.flush()
     r = prog.result
-    print(f"{name}: {r.testsRun - len(r.failures) - len(r.errors) - len(r.skipped)} passed, "
+    # a setUpClass that fails or skips is an entry of its own, not one of testsRun
+    not_passed = [t for t, _ in r.failures + r.errors + r.skipped
+                  if isinstance(t, unittest.TestCase)]
+    print(f"{name}: {r.testsRun - len(not_passed)} passed, "
           f"{len(r.failures) + len(r.errors)} failed, {len(r.skipped)} skipped")
     sys.exit(0 if r.wasSuccessful() else 1)
