@@ -435,6 +435,7 @@ perf_pair_run(const struct perf_test *pt, const struct perf_opts *o, perf_role_f
 	sh->pp.block = pt->block;
 	sh->pp.fds[0] = sh->pp.fds[1] = -1;
 	if (pt->remote) {
+		sh->pp.lossy = true;
 		sh->pp.addr[1] = o->remote;
 		sh->pp.addr_len[1] = o->remote_len;
 	}
