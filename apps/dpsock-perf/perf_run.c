@@ -138,6 +138,7 @@ perf_pingpong_client(
 		t0 = perf_ticks();
 		if (send_one(ep, ctl, i, pt->size) < 0)
 			goto fail;
+		res->requests++;
 		for (;;) {
 			int r = t->recv(ep, &rx, 1);
 
@@ -539,6 +540,7 @@ perf_test_run(const struct perf_test *pt, const struct perf_opts *o, struct perf
 	a = &sh->ctl.res[0];
 	b = &sh->ctl.res[1];
 	cell->rtt = a->rtt;
+	cell->requests = a->requests;
 	cell->lost_replies = a->lost_replies;
 	cell->chk = a->chk;
 	chk_add(&cell->chk, &b->chk);
