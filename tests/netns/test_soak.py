@@ -30,11 +30,13 @@ Every second the test samples dpfwd's telemetry and RSS. Checks:
   packets held for a neighbor counted once). Every ARP request either way was answered;
   the ARP replies dpfwd took in are its only drops (arp_consumed), no other drop;
   dpsock-perf's requests = the echo's = endpoint tx, its replies = the echo's = endpoint
-  rx, no reply lost. The workers' rx and tx are the ports' sums.
+  rx, every request answered (a reply later than dpsock-perf's 0.5 s wait is late, not
+  lost: it still comes and is checked). The workers' rx and tx are the ports' sums.
 - flat: mempool in use in the second half never above the first half's most (plus a
   burst per port in flight), and back at the baseline at the end; relay sessions never
   above max_sessions; no endpoint left; RSS grew by less than 4 MiB after the first
-  quarter (not checked under ASan, whose quarantine keeps freed memory);
+  quarter or 10 s, when the memif rings went round once (not checked under ASan, whose
+  quarantine keeps freed memory);
 - dpfwd exits 0 with no mbuf over its baseline.
 Exit 77 (skipped, with the reason) when dpfwd, dpgen, dpsock-perf or udprtt is not
 built, or when namespaces cannot be made here (needs root). Everything made (namespaces,
@@ -268,7 +270,7 @@ class PerfLoop:
         self.runs += 1
         if self.json is not None:
             doc = json.loads(self.json.read_text())
-            self.cells += [dict(c, warmup=doc["params"]["warmup"]) for c in doc["cells"]]
+            self.cells += doc["cells"]
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -365,16 +367,14 @@ class Soak(unittest.TestCase):
                  if v != base["by_reason"].get(k, 0)}
         x = {k: r1[k] - r0[k] for k in r1}  # port2, both sides, over the soak
         rcells = [c for c in remote.cells if c["transport"] == "dpsock-remote"]
-        # a cell's requests: warm-up, measured round trips and lost ones (one more for each
-        # lost in the warm-up, which fails anyway)
-        for c in rcells:
-            c["requests"] = c["warmup"] + (c["rtt_us"] or {}).get("n", 0) + c["lost_replies"]
+        # every request answered; a reply later than dpsock-perf's wait (0.5 s) counts as
+        # lost there but is still received and checked: late, not lost
         bad = [f"{c['size']} B: {c['status']} {c['note']}".rstrip() +
-               f", {c['lost_replies']} lost, {c['check']['msgs']} of {c['requests']} back"
-               for c in rcells
-               if c["status"] != "ok" or not c["check"]["ok"] or c["lost_replies"] != 0 or
+               f", {c['check']['msgs']} of {c.get('requests')} back" for c in rcells
+               if c["status"] != "ok" or not c["check"]["ok"] or
                c["check"]["msgs"] != c["requests"]]
         requests = sum(c["requests"] for c in rcells)
+        late = sum(c["lost_replies"] for c in rcells)
         replies = sum(c["check"]["msgs"] for c in rcells)
         accounts = [
             ("dpsock-perf remote cells not ok", bad, []),
@@ -430,7 +430,11 @@ class Soak(unittest.TestCase):
         self.assertGreater(local.runs, 1)
         self.assertGreater(remote.runs, 1)
         if not under_asan():
-            q = samples[len(samples) // 4]["rss_kb"]
+            # dpfwd touches the pages of the dpgens' memif rings (16384 slots of 2 KB, two
+            # a port: 128 MB) as the slots come round: RSS grows until each ring went round
+            # once, about 16384 / rate seconds; from then on it stays
+            t = max(SECONDS / 4, 10)
+            q = next(s["rss_kb"] for s in samples if s["t"] >= t or s is samples[-1])
             self.assertLess(samples[-1]["rss_kb"] - q, 4096, samples)
 
         self.assertEqual(fwd.stop(), 0, fwd.log())
@@ -438,7 +442,7 @@ class Soak(unittest.TestCase):
         print("rss kB:", [s["rss_kb"] for s in samples])
         print(f"soak {SECONDS} s: dpgen F {f['sent']} forwarded, dpgen R {r['sent']} relayed "
               f"(evicted {evicted}); local dpsock-perf runs {local.runs}; remote runs "
-              f"{remote.runs}, {requests} round trips; port2 ARP host->dpfwd "
+              f"{remote.runs}, {requests} round trips ({late} late); port2 ARP host->dpfwd "
               f"{x['arp_out_req']} requests {x['arp_out_rep']} replies, dpfwd->host "
               f"{x['arp_in_req']} requests {x['arp_in_rep']} replies; dpfwd rx {rx} tx {tx}; "
               f"in use {first}/{second} (halves' max), "
