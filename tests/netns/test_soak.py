@@ -408,10 +408,11 @@ class Soak(unittest.TestCase):
         ]
         wrong = [f"{what}: {got} != {want}" for what, got, want in accounts if got != want]
         self.assertEqual(wrong, [], f"port2 {x}\necho {echo}")
-        # traffic all along: at least a quarter of RATE (the generators get what CPU this
-        # shared 2-core machine leaves them) and a hundred round trips a second
-        self.assertGreater(f["sent"], SECONDS * 2500)
-        self.assertGreater(r["sent"], SECONDS * 2500)
+        # traffic all along: at least a tenth of RATE (the generators get what CPU this
+        # shared 2-core machine leaves beside dpfwd, the dpsock-perf processes and the
+        # echo; 3 to 6 kpps here, under ASan too) and a hundred round trips a second
+        self.assertGreater(f["sent"], SECONDS * 1000)
+        self.assertGreater(r["sent"], SECONDS * 1000)
         self.assertGreater(requests, SECONDS * 100)
         self.assertGreater(x["arp_in_req"], 0, x)  # dpfwd resolved the host
 
