@@ -52,7 +52,8 @@ usage(FILE *f)
 		"  --sizes LIST        message sizes, e.g. 8,64,1K,64K,1M (default "
 		"8,64,512,1K,4K,16K,64K,256K,1M)\n"
 		"  --transports LIST   dpsock-local,dpsock-zc,udp-loopback,unix-dgram,shm-spin "
-		"(default all)\n"
+		"(default all);\n"
+		"                      dpsock-remote alone: only --remote's cells\n"
 		"  --mode M            auto (dpsock spin, Linux sockets block), spin, block, both\n"
 		"  --iters N           measured ping-pong round trips per size (default 10000)\n"
 		"  --warmup N          round trips before measuring (default 1000)\n"
@@ -260,6 +261,7 @@ main(int argc, char **argv)
 	int cpu[2] = { 0, 1 }, c;
 	bool breakdown = false, quick = false, tx = false, sizes_set = false;
 	bool warmup_set = false, iters_set = false, dur_set = false;
+	bool transports_set = false, remote_listed = false;
 	const char *json = NULL, *local = DEFAULT_LOCAL, *remote = NULL, *mode_s = "auto";
 	char dpsock_why[PERF_NOTE_LEN] = "", cpu_note[128] = "";
 	bool dpsock_ok;
@@ -280,8 +282,14 @@ main(int argc, char **argv)
 
 			snprintf(buf, sizeof(buf), "%s", optarg);
 			nt = 0;
+			transports_set = true;
 			for (tok = strtok_r(buf, ",", &save); tok;
 				tok = strtok_r(NULL, ",", &save)) {
+				/* its cells come with --remote; listed alone: only those */
+				if (strcmp(tok, "dpsock-remote") == 0) {
+					remote_listed = true;
+					continue;
+				}
 				if (nt == 7 || (tlist[nt] = perf_transport_find(tok)) == NULL) {
 					fprintf(stderr, "dpsock-perf: unknown transport '%s'\n",
 						tok);
@@ -396,6 +404,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpsock-perf: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (remote_listed && !o.have_remote) {
+		fprintf(stderr, "dpsock-perf: transport dpsock-remote needs --remote ADDR:PORT\n");
+		return EXIT_USAGE;
+	}
 	perf_clock_init();
 	if (perf_msg_init() < 0) {
 		fprintf(stderr, "dpsock-perf: out of memory\n");
@@ -426,7 +438,7 @@ main(int argc, char **argv)
 		memcpy(sizes, default_sizes, sizeof(default_sizes));
 		nb_sizes = sizeof(default_sizes) / sizeof(default_sizes[0]);
 	}
-	if (nt == 0)
+	if (nt == 0 && !transports_set)
 		for (nt = 0; perf_transports[nt] != NULL; nt++)
 			tlist[nt] = perf_transports[nt];
 

@@ -187,6 +187,7 @@ struct perf_pair {
 	const struct perf_opts *o;
 	size_t size;
 	bool block;
+	bool lossy; /**< dpsock-remote: a request or its reply may be lost */
 	int fds[2]; /**< unix-dgram: socketpair */
 	void *shm;  /**< shm-spin: the two rings */
 	size_t shm_len;
@@ -201,6 +202,7 @@ struct perf_ep {
 	bool block;
 	int fd;
 	void *ds;       /**< struct dpsock * */
+	void *evq;      /**< struct dpsock_evq *: lossy and blocking (bounded receive waits) */
 	uint8_t *tx;    /**< a message of the test's size, holding the pattern */
 	uint8_t *rxbuf; /**< receive buffer (PERF_MAX_SIZE + 64) */
 	size_t rxcap;

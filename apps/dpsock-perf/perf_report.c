@@ -236,6 +236,7 @@ cell_json(const struct perf_cell *c)
 				c->rtt.max, "mean", c->rtt.mean));
 	else
 		json_object_set_new(o, "rtt_us", json_null());
+	json_object_set_new(o, "requests", json_integer((json_int_t)c->requests));
 	json_object_set_new(o, "lost_replies", json_integer((json_int_t)c->lost_replies));
 	if (c->streamed)
 		json_object_set_new(o, "stream",

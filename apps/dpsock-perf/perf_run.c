@@ -138,6 +138,7 @@ perf_pingpong_client(
 		t0 = perf_ticks();
 		if (send_one(ep, ctl, i, pt->size) < 0)
 			goto fail;
+		res->requests++;
 		for (;;) {
 			int r = t->recv(ep, &rx, 1);
 
@@ -435,6 +436,7 @@ perf_pair_run(const struct perf_test *pt, const struct perf_opts *o, perf_role_f
 	sh->pp.block = pt->block;
 	sh->pp.fds[0] = sh->pp.fds[1] = -1;
 	if (pt->remote) {
+		sh->pp.lossy = true;
 		sh->pp.addr[1] = o->remote;
 		sh->pp.addr_len[1] = o->remote_len;
 	}
@@ -538,6 +540,7 @@ perf_test_run(const struct perf_test *pt, const struct perf_opts *o, struct perf
 	a = &sh->ctl.res[0];
 	b = &sh->ctl.res[1];
 	cell->rtt = a->rtt;
+	cell->requests = a->requests;
 	cell->lost_replies = a->lost_replies;
 	cell->chk = a->chk;
 	chk_add(&cell->chk, &b->chk);

@@ -23,7 +23,9 @@ struct perf_side_res {
 	char why[PERF_NOTE_LEN];
 	struct perf_check chk; /**< everything this side received */
 	struct perf_rtt rtt;   /**< side A: ping-pong */
-	uint64_t lost_replies; /**< side A, lossy transports: replies that never came */
+	uint64_t requests;     /**< side A: ping-pong requests sent */
+	uint64_t lost_replies; /**< side A, lossy: no reply within the timeout (a late one is
+				    still received and checked) */
 	uint64_t sent;         /**< side A: streamed messages */
 	uint64_t again;        /**< sends refused for want of room */
 	double tx_s;           /**< side A: seconds it streamed */
@@ -69,6 +71,7 @@ struct perf_cell {
 	enum perf_status status;
 	char note[PERF_NOTE_LEN];
 	struct perf_rtt rtt;
+	uint64_t requests;
 	uint64_t lost_replies;
 	bool streamed;
 	uint64_t sent, received, lost, again;

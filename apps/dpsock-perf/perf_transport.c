@@ -11,8 +11,8 @@
  *                  small message: a spin flag and the data (the floor)
  *
  * Spin mode: every call is non-blocking and the caller polls. Block mode: the
- * first receive of a call waits (Linux sockets: at most PERF_RCV_TIMEOUT_MS, so
- * that a lost message cannot hang the test).
+ * first receive of a call waits (Linux sockets and dpsock-remote: at most
+ * PERF_RCV_TIMEOUT_MS, so that a lost message cannot hang the test).
  *
  * Zero-copy senders build a buffer's pattern once, the first time they get that
  * buffer (and again when a message is longer than what it holds), then write only
@@ -117,6 +117,18 @@ dps_open(struct perf_ep *ep, char *why, size_t whylen)
 		return why_err(why, whylen, -rc, "dpsock_getsockname%s", "");
 	}
 	pp->addr_len[ep->side] = len;
+	if (ep->block && pp->lossy) {
+		/* a wait that can end: 1 us of spinning, then asleep as a blocking call */
+		ep->evq = dpsock_evq_create(1);
+		rc = ep->evq == NULL ? -errno : dpsock_evq_add(ep->evq, ds, DPSOCK_EV_IN, NULL);
+		if (rc < 0) {
+			if (ep->evq != NULL)
+				dpsock_evq_destroy(ep->evq);
+			ep->evq = NULL;
+			dpsock_close(ds);
+			return why_err(why, whylen, -rc, "dpsock_evq%s", "");
+		}
+	}
 	ep->ds = ds;
 	return 0;
 }
@@ -157,8 +169,13 @@ dps_recv(struct perf_ep *ep, struct perf_rx *rx, unsigned int max)
 	unsigned int i;
 
 	for (i = 0; i < max; i++) {
-		ssize_t r = dpsock_recv(ep->ds, ep->rxbuf, ep->rxcap, i ? MSG_DONTWAIT : 0);
+		int fl = i != 0 || ep->evq != NULL ? MSG_DONTWAIT : 0;
+		ssize_t r = dpsock_recv(ep->ds, ep->rxbuf, ep->rxcap, fl);
+		struct dpsock_event ev;
 
+		if (r == -EAGAIN && i == 0 && ep->evq != NULL &&
+			dpsock_evq_wait(ep->evq, &ev, 1, PERF_RCV_TIMEOUT_MS) > 0)
+			r = dpsock_recv(ep->ds, ep->rxbuf, ep->rxcap, MSG_DONTWAIT);
 		if (r < 0)
 			return i ? (int)i : (int)r;
 		perf_rx_check(rx, ep->rxbuf, (size_t)r);
@@ -169,6 +186,9 @@ dps_recv(struct perf_ep *ep, struct perf_rx *rx, unsigned int max)
 static void
 dps_close(struct perf_ep *ep)
 {
+	if (ep->evq != NULL)
+		dpsock_evq_destroy(ep->evq);
+	ep->evq = NULL;
 	if (ep->ds != NULL)
 		dpsock_close(ep->ds);
 	ep->ds = NULL;

@@ -122,10 +122,12 @@ class Proc:
 
 
 class Dpfwd(Proc):
-    """dpfwd on CONFIG (a path) with --set overrides, telemetry JSON every INTERVAL ms."""
+    """dpfwd on CONFIG (a path) with --set overrides, telemetry JSON every INTERVAL ms; in
+    network namespace NETNS when given (`ip netns exec` execs in place: the pid is dpfwd's)."""
 
     def __init__(self, dir: Path, config: Path, sets: List[str] = (), interval_ms: int = 100,
-                 name: str = "dpfwd", eal: List[str] = EAL_SMALL, args: List[str] = ()):
+                 name: str = "dpfwd", eal: List[str] = EAL_SMALL, args: List[str] = (),
+                 netns: Optional[str] = None):
         super().__init__(dir, name)
         self.config = config
         self.prefix = f"{name}{os.getpid()}"
@@ -135,6 +137,8 @@ class Dpfwd(Proc):
         for s in sets:
             self.argv += ["--set", s]
         self.argv += list(args)
+        if netns is not None:
+            self.argv = ["ip", "netns", "exec", netns] + self.argv
         self._tel = None
 
     def __enter__(self) -> "Dpfwd":

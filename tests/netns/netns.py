@@ -302,15 +302,18 @@ class Topology:
 
     static_neighbors: the single switch between fixed neighbors (dpfwd without ARP/ND)
     and dynamic ones (both sides learn by ARP/ND).
-    ip6: also give dpfwd its IPv6 addresses (hosts always have theirs).
+    ip6: also give dpfwd its IPv6 addresses (hosts have theirs unless host_ip6 is off).
+    nb_hosts: 1 makes host a and port 0 only.
+    host_ip6: off, the hosts' eth0 has IPv6 disabled (they send no RS, MLD or ND at all).
     """
     seq = 0
 
-    def __init__(self, static_neighbors=True, ip6=False):
+    def __init__(self, static_neighbors=True, ip6=False, nb_hosts=2, host_ip6=True):
         Topology.seq += 1
         self.tag = f"dpn{os.getpid()}_{Topology.seq}"
         self.static_neighbors = static_neighbors
         self.ip6 = ip6
+        self.nb_hosts, self.host_ip6 = nb_hosts, host_ip6
         self.a = Host("a", self.tag + "-a", "02:00:00:0a:00:02", "198.18.10.2", "198.18.10.1",
                       "2001:db8:10::2", "2001:db8:10::1")
         self.b = Host("b", self.tag + "-b", "02:00:00:14:00:02", "198.18.20.2", "198.18.20.1",
@@ -322,12 +325,12 @@ class Topology:
                        "2001:db8:10::1"),
             RouterPort(1, self.tag + "b", "02:00:00:14:00:01", "198.18.20.1", 24,
                        "2001:db8:20::1"),
-        ]
+        ][:nb_hosts]
         self.tmp = None
         self.mark = 0
 
     def hosts(self):
-        return (self.a, self.b)
+        return (self.a, self.b)[:self.nb_hosts]
 
     def up(self):
         """Make it; down() undoes it and whatever was registered after (dpfwd, tools)."""
@@ -341,7 +344,7 @@ class Topology:
     def _build(self):
         """The namespaces and links (registered for cleanup); a subclass may lay them out
         otherwise."""
-        for ns in (self.a.ns, self.b.ns, self.router_ns):
+        for ns in [h.ns for h in self.hosts()] + [self.router_ns]:
             sh("ip", "netns", "add", ns)
             defer(f"delete netns {ns}", lambda ns=ns: sh("ip", "netns", "del", ns,
                                                          check=False))
@@ -382,16 +385,21 @@ class Topology:
         h.run("ethtool", "-K", h.ifname, "tx", "off", "tso", "off", "gso", "off",
               "gro", "off")
         h.run("ip", "addr", "add", f"{h.ip4}/{port.plen}", "dev", h.ifname)
-        # nodad: usable at once, and DAD probes are not the traffic under test
-        h.run("ip", "-6", "addr", "add", f"{h.ip6}/64", "dev", h.ifname, "nodad")
+        if self.host_ip6:
+            # nodad: usable at once, and DAD probes are not the traffic under test
+            h.run("ip", "-6", "addr", "add", f"{h.ip6}/64", "dev", h.ifname, "nodad")
+        else:
+            h.run("sysctl", "-qw", f"net.ipv6.conf.{h.ifname}.disable_ipv6=1")
         for a in h.extra4:
             h.run("ip", "addr", "add", f"{a}/32", "dev", "lo")
         h.run("ip", "link", "set", h.ifname, "up")
         h.run("ip", "route", "add", "default", "via", h.gw4)
-        h.run("ip", "-6", "route", "add", "default", "via", h.gw6)
+        if self.host_ip6:
+            h.run("ip", "-6", "route", "add", "default", "via", h.gw6)
         if self.static_neighbors:
             h.run("ip", "neigh", "replace", h.gw4, "lladdr", port.mac, "dev", h.ifname,
                   "nud", "permanent")
+        if self.static_neighbors and self.host_ip6:
             h.run("ip", "-6", "neigh", "replace", h.gw6, "lladdr", port.mac, "dev",
                   h.ifname, "nud", "permanent")
 
@@ -416,8 +424,9 @@ class Topology:
             if self.ip6:
                 lines.append(f"{IP6_PORT_KEY} = {p.ip6}/64")
             lines.append("")
-        lines += ["[lcores]", "rx = (0,0,1),(1,0,1)", "",
-                  "[routes]", f"route = 198.19.30.0/24 via {self.b.ip4} port 1", ""]
+        lines += ["[lcores]", "rx = " + ",".join(f"({p.index},0,1)" for p in self.ports), ""]
+        if self.nb_hosts > 1:
+            lines += ["[routes]", f"route = 198.19.30.0/24 via {self.b.ip4} port 1", ""]
         if self.static_neighbors:
             lines.append("[neighbors]")
             for h, p in zip(self.hosts(), self.ports):
