@@ -259,6 +259,13 @@ dp_port_profile_load(const char *path, struct dp_port_profile *p, char *err, siz
 	return dp_config_ini_parse(path, profile_cb, p, &fname, err, errlen);
 }
 
+/* A word of a profile's "drivers": between spaces, tabs or commas, as the offload lists. */
+static bool
+word_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == ',';
+}
+
 static bool
 word_in(const char *list, const char *word)
 {
@@ -266,8 +273,8 @@ word_in(const char *list, const char *word)
 	const char *s = list;
 
 	while ((s = strstr(s, word)) != NULL) {
-		bool start = s == list || s[-1] == ' ' || s[-1] == ',';
-		bool end = s[wl] == '\0' || s[wl] == ' ' || s[wl] == ',';
+		bool start = s == list || word_sep(s[-1]);
+		bool end = s[wl] == '\0' || word_sep(s[wl]);
 
 		if (start && end)
 			return true;
