@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seed corpora of tests/fuzz/fuzz_relay.c and tests/fuzz/fuzz_dpsock_ctl.c.
+"""Seed corpora of tests/fuzz/fuzz_relay.c, fuzz_dpsock_ctl.c and fuzz_profile.c.
 
-    python3 tests/fuzz/gen_seeds.py                  # both, into tests/fuzz/corpus/<name>/
+    python3 tests/fuzz/gen_seeds.py                  # all, into tests/fuzz/corpus/<name>/
     python3 tests/fuzz/gen_seeds.py relay --out DIR  # one of them, elsewhere
 
 Each seed is a file NNN-what. The seeds this script wrote before are replaced; inputs a
@@ -292,7 +292,78 @@ def dpsock_seeds():
     return s
 
 
-TARGETS = {'relay': relay_seeds, 'dpsock_ctl': dpsock_seeds}
+# ---- fuzz_profile.c ----
+
+RX_OFFLOADS = ('vlan_strip ipv4_cksum udp_cksum tcp_cksum tcp_lro qinq_strip outer_ipv4_cksum '
+               'macsec_strip vlan_filter vlan_extend scatter timestamp security keep_crc '
+               'sctp_cksum outer_udp_cksum rss_hash buffer_split')
+TX_OFFLOADS = ('vlan_insert ipv4_cksum udp_cksum tcp_cksum sctp_cksum tcp_tso udp_tso '
+               'outer_ipv4_cksum qinq_insert vxlan_tnl_tso gre_tnl_tso ipip_tnl_tso '
+               'geneve_tnl_tso macsec_insert mt_lockfree multi_segs mbuf_fast_free security '
+               'udp_tnl_tso ip_tnl_tso outer_udp_cksum send_on_timestamp')
+
+
+def prof(*lines, dev=None):
+    """A profile: [profile] then @lines; a last line '--dev DEV' is the port's dev."""
+    text = '[profile]\n' + ''.join(line + '\n' for line in lines)
+    return (text + ('--dev ' + dev if dev is not None else '')).encode()
+
+
+def profile_seeds():
+    cfg = os.path.join(HERE, '..', '..', 'drivers-cfg')
+    s = []
+    for f in sorted(os.listdir(cfg)):
+        if f.endswith('.ini'):
+            with open(os.path.join(cfg, f), 'rb') as fh:
+                s.append(('drivers_cfg_' + f[:-4], fh.read()))
+    half = len(RX_OFFLOADS.split()) // 2
+    s += [
+        ('empty', b''),
+        ('empty_section', prof()),
+        ('all_keys', prof('drivers = net_fuzz fuzz_pci', 'rx_desc = 512', 'tx_desc = 2048',
+                          'rx_offloads = ipv4_cksum udp_cksum', 'tx_offloads = mbuf_fast_free',
+                          'rss_hf = ip udp', 'devargs = a=1,b=2', 'notes = what it is for',
+                          'ip4_whole_max = 1500')),
+        ('rx_offloads_first_half', prof('rx_offloads = ' + ' '.join(RX_OFFLOADS.split()[:half]))),
+        ('rx_offloads_second_half',
+         prof('rx_offloads = ' + ' '.join(RX_OFFLOADS.split()[half:]))),
+        ('tx_offloads_tso', prof('tx_offloads = ' + ' '.join(
+            w for w in TX_OFFLOADS.split() if w.endswith('tso')))),
+        ('tx_offloads_rest', prof('tx_offloads = ' + ' '.join(
+            w for w in TX_OFFLOADS.split() if not w.endswith('tso')))),
+        ('offloads_case_and_separators',
+         prof('rx_offloads = IPV4_CKSUM,Udp_Cksum\ttcp_cksum  none', 'tx_offloads = none')),
+        ('rss_all', prof('rss_hf = ip,udp tcp sctp')),
+        ('rss_none', prof('rss_hf = none')),
+        ('desc_limits', prof('rx_desc = 32', 'tx_desc = 32768')),
+        ('drivers_commas', prof('drivers = a,b c')),
+        ('drivers_tab', prof('drivers = net_a\tnet_b')),
+        ('notes_escaped_hash', prof(r'notes = ring \# 1 # a comment')),
+        ('devargs_and_pci_dev_with_args', prof('devargs = x=1', dev='0000:3b:00.0,y=2')),
+        ('devargs_short_pci', prof('devargs = mprq_en=1', dev='3b:00.1')),
+        ('devargs_vdev', prof('devargs = mprq_en=1', dev='net_null0,size=64')),
+        ('devargs_long', prof('devargs = ' + 'k=v,' * 60 + 'end=1', dev='0000:00:00.0')),
+        ('dev_empty', prof(dev='')),
+        ('comment_and_blank', b'# a profile\n\n[profile]  # here\n  rx_desc = 64  \n'),
+        ('crlf', b'[profile]\r\nrx_desc = 64\r\n'),
+        ('err_unknown_key', prof('rx_ring = 64')),
+        ('err_unknown_section', b'[port0]\ndev = x\n'),
+        ('err_two_sections', prof('rx_desc = 64') + b'[other]\n'),
+        ('err_key_before_section', b'rx_desc = 64\n[profile]\n'),
+        ('err_desc_low', prof('rx_desc = 31')),
+        ('err_desc_high', prof('tx_desc = 32769')),
+        ('err_desc_text', prof('rx_desc = many')),
+        ('err_unknown_rx_offload', prof('rx_offloads = ipv4_cksum tcp_tso')),
+        ('err_unknown_tx_offload', prof('tx_offloads = rss_hash')),
+        ('err_unknown_rss', prof('rss_hf = ipv4')),
+        ('err_whole_max', prof('ip4_whole_max = 65536')),
+        ('err_no_value', prof('notes =')),
+        ('err_long_value', prof('notes = ' + 'n' * 300)),
+    ]
+    return s
+
+
+TARGETS = {'relay': relay_seeds, 'dpsock_ctl': dpsock_seeds, 'profile': profile_seeds}
 
 
 def write(name, out):
