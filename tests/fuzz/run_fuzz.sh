@@ -10,7 +10,8 @@ bin=$1 seeds=$2 work=$3 secs=$4
 name=$(basename "$bin")
 dict="$(dirname "$0")/${name#fuzz_}.dict"
 mkdir -p "$work/corpus"
+# libFuzzer exits 77 on a finding by default, which meson reads as a skip
 set -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=9218 \
-	-artifact_prefix="$work/" -print_final_stats=1
+	-error_exitcode=1 -timeout_exitcode=1 -artifact_prefix="$work/" -print_final_stats=1
 [ -f "$dict" ] && set -- "$@" -dict="$dict"
 exec "$bin" "$@" "$work/corpus" "$seeds"
