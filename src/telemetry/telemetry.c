@@ -288,6 +288,24 @@ static struct {
 } actions[MAX_ACTIONS];
 static unsigned int nb_actions;
 
+/* An action's error as a JSON string: jansson takes UTF-8 only, and an error may quote the
+ * params as the user sent them (then bytes >= 0x80 as '?'). */
+static json_t *
+action_error(const char *err)
+{
+	char buf[RTE_TEL_MAX_STRING_LEN];
+	json_t *v = json_string(err);
+	size_t i;
+
+	if (v != NULL)
+		return v;
+	dp_strlcpy(buf, err, sizeof(buf));
+	for (i = 0; buf[i] != '\0'; i++)
+		if ((unsigned char)buf[i] >= 0x80)
+			buf[i] = '?';
+	return json_string(buf);
+}
+
 static int
 tel_action(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -309,7 +327,7 @@ tel_action(const char *cmd, const char *params, struct rte_tel_data *d)
 		res = json_object();
 	json_object_set_new(res, "ok", json_boolean(rc == 0));
 	if (rc != 0)
-		json_object_set_new(res, "error", json_string(err[0] ? err : strerror(-rc)));
+		json_object_set_new(res, "error", action_error(err[0] ? err : strerror(-rc)));
 	tel_from_json(d, res);
 	json_decref(res);
 	/* the answer says what went wrong; a negative return would hide it */
