@@ -3,8 +3,8 @@
  * A fuzzer's private folder for the files it hands to dpfwd's loaders: made in
  * /dev/shm (else $TMPDIR or /tmp), removed with its files at exit and by
  * fuzz_die(), which reports a finding and aborts (abort() runs no atexit()
- * handler, so fuzz_die() removes them itself). For fuzz_config and
- * fuzz_routes; one folder per process.
+ * handler, so fuzz_die() removes them itself). For fuzz_config, fuzz_routes,
+ * fuzz_profile and fuzz_dpctl; one folder per process.
  */
 #ifndef FUZZ_TMPDIR_H
 #define FUZZ_TMPDIR_H
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FUZZ_TMP_FILES 2
+#define FUZZ_TMP_FILES 4
 
 static struct {
 	const char *who; /**< the fuzzer's name, before each message */

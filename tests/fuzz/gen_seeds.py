@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seed corpora of tests/fuzz/fuzz_relay.c, fuzz_dpsock_ctl.c and fuzz_profile.c.
+"""Seed corpora of tests/fuzz/fuzz_relay.c, fuzz_dpsock_ctl.c, fuzz_profile.c, fuzz_dpctl.c.
 
     python3 tests/fuzz/gen_seeds.py                  # all, into tests/fuzz/corpus/<name>/
     python3 tests/fuzz/gen_seeds.py relay --out DIR  # one of them, elsewhere
@@ -363,7 +363,74 @@ def profile_seeds():
     return s
 
 
-TARGETS = {'relay': relay_seeds, 'dpsock_ctl': dpsock_seeds, 'profile': profile_seeds}
+# ---- fuzz_dpctl.c ----
+
+# dpfwd's telemetry commands that take no params: what dpctl's shows read
+DPCTL_SECTIONS = ['run/info', 'port/stats', 'graph/lcores', 'graph/nodes', 'graph/drops',
+                  'graph/delay', 'fwd/routes', 'fwd/route_changes', 'fwd/ip6', 'fwd/neighbors',
+                  'fwd/icmp4', 'relay/stats', 'endpoint/stats', 'endpoint/list', 'mem/pools',
+                  'ctl/stats']
+
+
+def cmds(*lines):
+    """Lines as dpctl sends them: '/dpfwd/<what>[,params]'."""
+    return ''.join('/dpfwd/' + line + '\n' for line in lines).encode()
+
+
+def dpctl_seeds():
+    s = [('empty', b'')]
+    s += [('show_' + w.replace('/', '_'), cmds(w)) for w in DPCTL_SECTIONS]
+    s += [
+        ('show_everything', cmds(*DPCTL_SECTIONS)),
+        ('graph', cmds('graph/graph')),
+        ('graph_worker0', cmds('graph/graph,0')),
+        ('graph_worker_absent', cmds('graph/graph,7')),
+        ('graph_worker_text', cmds('graph/graph,-1', 'graph/graph,x')),
+        ('route_add_via', cmds('route/add,198.19.7.0/24 via 198.18.1.2 port 1')),
+        ('route_add_onlink', cmds('route/add,198.23.0.0/16 port 0')),
+        ('route_add_l3fwd', cmds('route/add,R198.24.0.0/16 1')),
+        ('route_add_long', cmds('route/add,198.25.1.128/25 port 1', 'route/list,198.25.0.0/16')),
+        ('route_add_host', cmds('route/add,198.26.0.9/32 via 198.18.0.2 port 0')),
+        ('route_add_default', cmds('route/add,0.0.0.0/0 via 198.18.1.2 port 1', 'route/list')),
+        ('route_add_v6', cmds('route/add,2001:db8:30::/48 via 2001:db8:11::2 port 1',
+                              'route/list,2001:db8::/32')),
+        ('route_add_v6_onlink', cmds('route/add,2001:db8:31::/64 port 0')),
+        ('route_add_then_del', cmds('route/add,198.27.0.0/16 port 1', 'route/del,198.27.0.0/16')),
+        ('route_add_twice', cmds('route/add,198.28.0.0/16 port 1', 'route/add,198.28.0.0/16 port 0')),
+        ('route_del_config', cmds('route/del,198.19.0.0/16', 'route/list')),
+        ('route_del_v6', cmds('route/del,2001:db8:20::/48')),
+        ('route_del_absent', cmds('route/del,198.29.0.0/16')),
+        ('route_del_port_addr', cmds('route/del,198.18.0.1/32')),
+        ('route_del_connected', cmds('route/del,198.18.0.0/24')),
+        ('route_del_adjacency', cmds('route/del,198.18.1.2/32')),
+        ('route_add_port_addr', cmds('route/add,198.18.1.1/32 port 0')),
+        ('route_add_bad_port', cmds('route/add,198.30.0.0/16 port 9')),
+        ('route_add_host_bits', cmds('route/add,198.31.0.1/16 port 0')),
+        ('route_add_garbage', cmds('route/add,a route', 'route/add', 'route/add,')),
+        ('route_add_fill_table', cmds(*['route/add,10.%d.0.0/16 port %d' % (i, i % 2)
+                                        for i in range(30)])),
+        ('route_add_fill_tbl8', cmds(*['route/add,10.0.%d.0/25 port 0' % i for i in range(12)])),
+        ('route_list_all', cmds('route/list')),
+        ('route_list_prefix', cmds('route/list,198.18.0.0/16')),
+        ('route_list_host', cmds('route/list,198.18.1.2/32')),
+        ('route_list_v6_all', cmds('route/list,::/0')),
+        ('route_list_bad', cmds('route/list,not a prefix', 'route/list,198.18.0.0/33')),
+        ('reload_config', cmds('route/reload,0')),
+        ('reload_other_routes', cmds('route/reload,1', 'route/list', 'route/list,::/0')),
+        ('reload_bad_route', cmds('route/reload,2')),
+        ('reload_three_ports', cmds('route/reload,3')),
+        ('reload_absent', cmds('route/reload,9', 'route/reload')),
+        ('add_reload_list', cmds('route/add,198.19.9.0/24 port 0', 'route/reload,0', 'route/list')),
+        ('unknown_command', cmds('route/move,1', 'nosuch')),
+        ('leading_commas', b',,/dpfwd/route/list,198.18.0.0/16\n'),
+        ('quote_in_params', cmds('route/add,"198.19.0.0/16', 'route/del,\\x"')),
+        ('not_dpfwd', b'/ethdev/list\n/eal/params\n'),
+    ]
+    return s
+
+
+TARGETS = {'relay': relay_seeds, 'dpsock_ctl': dpsock_seeds, 'profile': profile_seeds,
+           'dpctl': dpctl_seeds}
 
 
 def write(name, out):
