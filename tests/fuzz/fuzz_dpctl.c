@@ -73,14 +73,14 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define RIG_PORTS_TEXT                                                                            \
+#define RIG_PORTS_TEXT                                                                             \
 	"[dpfwd]\nburst = 32\nneigh_max = 16\n"                                                    \
 	"[mempool]\ncache = 32\n"                                                                  \
 	"[port0]\ndev = net_ring_t0\nip4 = 198.18.0.1/24\nip6 = 2001:db8:10::1/64\n"               \
 	"[port1]\ndev = net_ring_t1\nip4 = 198.18.1.1/24\nip6 = 2001:db8:11::1/64\n"               \
 	"[lcores]\nrx = (0,0,1),(1,0,1)\n"                                                         \
 	"[neighbors]\nneigh = 198.18.1.2 lladdr 02:00:00:00:01:02 port 1\n"
-#define RIG_ROUTES_TEXT                                                                           \
+#define RIG_ROUTES_TEXT                                                                            \
 	"[routes]\nip4_max = 64\nip4_tbl8 = 8\n"                                                   \
 	"route = 198.19.0.0/16 via 198.18.1.2 port 1\n"                                            \
 	"route = 198.20.0.0/24 port 0\n"                                                           \
@@ -110,9 +110,9 @@ static const char *reload_path[NB_RELOAD];
 static int sock = -1;
 static char commands[MAX_COMMANDS][64]; /* dpfwd's, as "/" lists them */
 static unsigned int nb_commands;
-static json_t *base4, *base6; /* the route lists of the rig as set up */
+static json_t *base4, *base6; /* the route lists as a reload of 0.ini makes them */
 static char *reply_buf;
-/* a route add, del or reload succeeded in this input: the rig's tables are reloaded after it */
+/* a route add, del or reload succeeded in this input: restore() after it */
 static bool changed;
 
 /* ---- the socket ---- */
@@ -158,7 +158,8 @@ ask_value(const char *msg, const char *cmd, json_t **whole)
 
 	*whole = ask(msg, strlen(msg), true);
 	v = json_object_get(*whole, cmd);
-	if (!json_is_object(*whole) || json_object_size(*whole) != 1 || v == NULL || json_is_null(v))
+	if (!json_is_object(*whole) || json_object_size(*whole) != 1 || v == NULL ||
+		json_is_null(v))
 		fuzz_die("'%s': answer without a value for %s", msg, cmd);
 	return v;
 }
@@ -276,9 +277,8 @@ route_list(const char *prefix)
 	lines = json_object_get(v, "routes");
 	total = json_integer_value(json_object_get(v, "routes_in_prefix"));
 	shown = json_integer_value(json_object_get(v, "shown"));
-	if (!json_is_array(lines) || (json_int_t)json_array_size(lines) != shown ||
-		shown > total || shown > LIST_MAX ||
-		!is_flag(json_object_get(v, "truncated")) ||
+	if (!json_is_array(lines) || (json_int_t)json_array_size(lines) != shown || shown > total ||
+		shown > LIST_MAX || !is_flag(json_object_get(v, "truncated")) ||
 		flag_set(json_object_get(v, "truncated")) != (total > shown))
 		fuzz_die("'%s': %" JSON_INTEGER_FORMAT " shown of %" JSON_INTEGER_FORMAT
 			 ", %zu lines",
@@ -307,8 +307,7 @@ route_listed(const char *pfx)
 
 	if (lines == NULL)
 		fuzz_die("route list '%s' refused", pfx);
-	json_array_foreach(lines, i, l)
-		found |= line_is(json_string_value(l), pfx);
+	json_array_foreach(lines, i, l) found |= line_is(json_string_value(l), pfx);
 	json_decref(lines);
 	return found;
 }
@@ -343,9 +342,7 @@ json_array_has(const json_t *a, const json_t *v)
 	const json_t *e;
 	size_t i;
 
-	json_array_foreach(a, i, e)
-		if (json_equal(e, v))
-			return true;
+	json_array_foreach(a, i, e) if (json_equal(e, v)) return true;
 	return false;
 }
 

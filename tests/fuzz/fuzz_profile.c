@@ -53,8 +53,8 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *path;    /* the profile: <folder>/fuzz.ini */
-static const char *again;   /* its text written back: <folder>/again.txt (not *.ini) */
+static const char *path;  /* the profile: <folder>/fuzz.ini */
+static const char *again; /* its text written back: <folder>/again.txt (not *.ini) */
 static int fd = -1;
 
 /* rss_hf's names (port.c): a profile's hash fields are a union of these */
