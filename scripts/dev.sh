@@ -173,7 +173,7 @@ fuzz_tests() {
 	fi
 	# the targets only: apps/ (a static dpfwd under ASan) would double the build
 	say "building the fuzz targets in $FUZZ_BUILD"
-	ninja -C "$FUZZ_BUILD" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null
+	ninja -C "$FUZZ_BUILD" -j "$(nproc)" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null
 	say "fuzzing: ${#names[@]} targets, ${secs} s each, $jobs at a time (DPFWD_FUZZ_SECONDS, DPFWD_FUZZ_JOBS)"
 	stamp="$FUZZ_BUILD/.fuzz-start"
 	touch "$stamp"
@@ -183,7 +183,7 @@ fuzz_tests() {
 	printf '  %-11s %10s %8s %6s %7s %7s %5s\n' target inputs inputs/s edges features corpus new
 	for n in "${names[@]}"; do
 		awk -v t="$n" '
-			/^#[0-9]+ .*cov: / { for (i = 1; i < NF; i++) if ($i ~ /^(cov|ft|corp):$/) v[$i] = $(i + 1) }
+			/^#[0-9]+[ \t].*cov: / { for (i = 1; i < NF; i++) if ($i ~ /^(cov|ft|corp):$/) v[$i] = $(i + 1) }
 			/^stat::number_of_executed_units:/ { runs = $2 }
 			/^stat::average_exec_per_sec:/ { rate = $2 }
 			/^stat::new_units_added:/ { added = $2 }

@@ -18,15 +18,16 @@ set -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=9218 \
 [ -f "$dict" ] && set -- "$@" -dict="$dict"
 "$bin" "$@" "$work/corpus" "$seeds" >"$log" 2>&1
 rc=$?
-# the last status line (DONE, or the last before a finding) and the final counts
-grep -a -E '^#[0-9]+ +(INITED|DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1
-grep -a '^stat::' "$log"
-if [ "$rc" != 0 ]; then
-	# the report: from libFuzzer's or a sanitizer's first error line (or the target's own
-	# message just before it) to the end
-	awk '/^==[0-9]+==|^[^ ]*: runtime error|^fuzz_[a-z_0-9]+: |ERROR: libFuzzer/ { p = 1 } p' \
-		"$log" | head -n 80
-	grep -a 'Test unit written to' "$log"
-	echo "$name: exit $rc; whole output in $log"
-	exit 1
+if [ "$rc" = 0 ]; then
+	# the last status line (DONE) and the final counts
+	grep -a -E '^#[0-9]+[[:space:]]+(INITED|DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1
+	grep -a '^stat::' "$log"
+	exit 0
 fi
+# the report: from libFuzzer's or a sanitizer's first error line (or the target's own message
+# just before it), then the counts and the input that did it
+awk '/^==[0-9]+==|^[^ ]*: runtime error|^fuzz_[a-z_0-9]+: |ERROR: libFuzzer/ { p = 1 } p' "$log" |
+	grep -a -v -E '^stat::|Test unit written to' | head -n 80
+grep -a -E '^stat::|Test unit written to' "$log"
+echo "$name: exit $rc; whole output in $log"
+exit 1
