@@ -55,7 +55,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *path;  /* the profile: <folder>/fuzz.ini */
 static const char *again; /* its text written back: <folder>/again.txt (not *.ini) */
-static int fd = -1;
 
 /* rss_hf's names (port.c): a profile's hash fields are a union of these */
 static const uint64_t rss_groups[] = { RTE_ETH_RSS_IP, RTE_ETH_RSS_UDP, RTE_ETH_RSS_TCP,
@@ -68,30 +67,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	fuzz_tmp_make("fuzz_profile", "profile");
-	path = fuzz_tmp_file("fuzz.ini");
+	path = fuzz_tmp_input("fuzz.ini");
 	again = fuzz_tmp_file("again.txt");
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		fuzz_die("%s: %s", path, strerror(errno));
-	fuzz_tmp.fd = fd;
 	return 0;
-}
-
-/* "<path>:<line>: " with 1 <= line <= @p lines, terminated inside @p err. */
-static void
-check_refusal(const char *what, const char *err, size_t len, const char *file, unsigned int lines)
-{
-	size_t n = strlen(file);
-	char *end;
-	long line;
-
-	if (memchr(err, '\0', len) == NULL)
-		fuzz_die("%s: message not terminated", what);
-	if (strncmp(err, file, n) != 0 || err[n] != ':')
-		fuzz_die("%s: error '%s' does not name the file", what, err);
-	line = strtol(err + n + 1, &end, 10);
-	if (end == err + n + 1 || strncmp(end, ": ", 2) != 0 || line < 1 || line > (long)lines)
-		fuzz_die("%s: error '%s' does not name a line 1..%u", what, err, lines);
 }
 
 static void
@@ -268,42 +246,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[DP_CONFIG_ERR_LEN];
 	struct dp_port_profile p;
-	const char *dev = DEFAULT_DEV;
-	char *dev_line = NULL;
-	const uint8_t *nl;
-	size_t file_len = size, i;
-	unsigned int lines = 0;
+	unsigned int lines;
+	size_t file_len;
+	char *dev_line;
 	int rc;
 
-	nl = memrchr(data, '\n', size);
-	i = nl != NULL ? (size_t)(nl - data) + 1 : 0;
-	if (size - i >= strlen(DEV_MARK) && memcmp(data + i, DEV_MARK, strlen(DEV_MARK)) == 0) {
-		file_len = i;
-		i += strlen(DEV_MARK);
-		dev_line = strndup((const char *)data + i, size - i);
-		if (dev_line == NULL)
-			fuzz_die("no memory");
-		dev = dev_line;
-	}
-	if (pwrite(fd, data, file_len, 0) != (ssize_t)file_len ||
-		ftruncate(fd, (off_t)file_len) != 0)
-		fuzz_die("cannot write %s: %s", path, strerror(errno));
-	for (i = 0; i < file_len; i++)
-		lines += data[i] == '\n';
-	lines += file_len > 0 && data[file_len - 1] != '\n';
+	dev_line = fuzz_tmp_input_write(data, size, DEV_MARK, &file_len, &lines);
 
 	memset(err, ERR_FILL, sizeof(err));
 	rc = dp_port_profile_load(path, &p, err, sizeof(err));
 	if (rc != 0 && rc != -EINVAL)
 		fuzz_die("load: rc %d", rc);
 	if (rc != 0) {
-		check_refusal("load", err, sizeof(err), path, lines);
+		if (memchr(err, '\0', sizeof(err)) == NULL)
+			fuzz_die("load: message not terminated");
+		fuzz_check_file_line("load", err, path, lines);
 	} else {
 		check_profile(&p);
 		check_round_trip(&p);
 		check_find(&p);
 	}
-	check_eal_args(dev, rc == 0 ? &p : NULL);
+	check_eal_args(dev_line != NULL ? dev_line : DEFAULT_DEV, rc == 0 ? &p : NULL);
 	free(dev_line);
 	return 0;
 }
