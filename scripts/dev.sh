@@ -6,10 +6,12 @@
 #                         dpfwd on configs/default.ini for a few seconds, show telemetry
 #   scripts/dev.sh test   same set-up, then every test (meson test: unit + func + netns + lint),
 #                         then unit + func + netns again built with ASan + UBSan
-#                         (DPFWD_SANITIZE=0: not); after each, a summary (scripts/testlog.py)
-#                         that shows every skip as SKIP with its reason. Strict mode
-#                         (CI=true or DPFWD_STRICT=1; DPFWD_STRICT=0 turns it off): any skip,
-#                         or a registered test that did not run, fails the command.
+#                         (DPFWD_SANITIZE=0: not), then every libFuzzer target for a bounded
+#                         time (DPFWD_FUZZ=0: not; DPFWD_FUZZ_SECONDS: each target's time);
+#                         after each, a summary (scripts/testlog.py) that shows every skip
+#                         as SKIP with its reason. Strict mode (CI=true or DPFWD_STRICT=1;
+#                         DPFWD_STRICT=0 turns it off): any skip, or a registered test that
+#                         did not run, fails the command.
 # Both are safe to run twice. DPFWD_RUN_SECONDS changes the run length.
 set -euo pipefail
 
@@ -17,9 +19,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${DPFWD_BUILD_DIR:-$ROOT/build}"
 # the same sources built with AddressSanitizer + UndefinedBehaviorSanitizer (gcc)
 ASAN_BUILD="${DPFWD_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+# the fuzz targets (tests/fuzz) built with clang: libFuzzer, ASan, UBSan
+FUZZ_BUILD="${DPFWD_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
 	libpcap-dev libjansson-dev libmicrohttpd-dev libsystemd-dev python3 python3-pyelftools python3-matplotlib
-	ministat curl clang-format clang-tidy jq
+	ministat curl clang-format clang-tidy jq clang libclang-rt-14-dev
 	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd) # the last line: tests/netns (hosts in namespaces)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
@@ -148,6 +152,66 @@ sanitized_tests() {
 	[ "$rc" = 0 ] || exit 1
 }
 
+# Every libFuzzer target (tests/fuzz/fuzz_*.c) in the clang build $FUZZ_BUILD for
+# DPFWD_FUZZ_SECONDS each (60), DPFWD_FUZZ_JOBS at a time (2): with seven targets about four
+# minutes on 2 cores. Each starts from its checked-in seeds and what it found in earlier
+# runs here ($FUZZ_BUILD/tests/fuzz/fuzz-work-<name>/corpus, never committed: README,
+# Fuzzing, says how to merge new inputs into the corpora). Fails on any crash, leak, timeout
+# or sanitizer report, and names the input that did it. Skipped, like the sanitizer build,
+# when meson test arguments are given or DPFWD_FUZZ=0.
+fuzz_tests() {
+	local secs="${DPFWD_FUZZ_SECONDS:-60}" jobs="${DPFWD_FUZZ_JOBS:-2}"
+	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found
+	if [ $# -gt 0 ]; then
+		say "fuzzing skipped: meson test arguments were given"
+		return
+	elif [ "${DPFWD_FUZZ:-1}" = 0 ]; then
+		say "fuzzing skipped: DPFWD_FUZZ=0"
+		return
+	fi
+	for f in "$ROOT"/tests/fuzz/fuzz_*.c; do
+		n=${f##*/fuzz_}
+		names+=("${n%.c}")
+	done
+	if [ ! -f "$FUZZ_BUILD/build.ninja" ]; then
+		say "configuring $FUZZ_BUILD (clang, -Dfuzz=true: libFuzzer, ASan, UBSan)"
+		CC=clang meson setup "$FUZZ_BUILD" "$ROOT" -Dfuzz=true -Dfuzz_seconds="$secs" >/dev/null
+	elif [ "$(meson introspect --buildoptions "$FUZZ_BUILD" |
+		jq '.[] | select(.name == "fuzz_seconds") | .value')" != "$secs" ]; then
+		meson configure "$FUZZ_BUILD" -Dfuzz_seconds="$secs" >/dev/null
+	fi
+	# the targets only: apps/ (a static dpfwd under ASan) would double the build
+	say "building the fuzz targets in $FUZZ_BUILD"
+	ninja -C "$FUZZ_BUILD" -j "$(nproc)" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null
+	say "fuzzing: ${#names[@]} targets, ${secs} s each, $jobs at a time (DPFWD_FUZZ_SECONDS, DPFWD_FUZZ_JOBS)"
+	stamp="$FUZZ_BUILD/.fuzz-start"
+	touch "$stamp"
+	meson test -C "$FUZZ_BUILD" --setup fuzz --suite fuzz --no-rebuild --print-errorlogs \
+		--num-processes "$jobs" || rc=$?
+	say "fuzzing: inputs run and coverage (edges, features) per target"
+	printf '  %-11s %10s %8s %6s %7s %7s %5s\n' target inputs inputs/s edges features corpus new
+	for n in "${names[@]}"; do
+		awk -v t="$n" '
+			/^#[0-9]+[ \t].*cov: / { for (i = 1; i < NF; i++) if ($i ~ /^(cov|ft|corp):$/) v[$i] = $(i + 1) }
+			/^stat::number_of_executed_units:/ { runs = $2 }
+			/^stat::average_exec_per_sec:/ { rate = $2 }
+			/^stat::new_units_added:/ { added = $2 }
+			END { sub(/\/.*/, "", v["corp:"])
+			      printf "  %-11s %10s %8s %6s %7s %7s %5s\n", t, runs, rate, v["cov:"],
+				     v["ft:"], v["corp:"], added }' "$dir/fuzz-work-$n/fuzz.log" 2>/dev/null ||
+			printf '  %-11s (no log)\n' "$n"
+	done
+	found=$(find "$dir" -path "$dir/fuzz-work-*" -newer "$stamp" \( -name 'crash-*' -o \
+		-name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) 2>/dev/null || true)
+	rm -f "$stamp"
+	if [ "$rc" != 0 ] || [ -n "$found" ]; then
+		say "fuzzing found something; the inputs (replay: $dir/fuzz_<name> FILE):"
+		printf '  %s\n' $found
+		exit 1
+	fi
+	say "fuzzing: no finding"
+}
+
 cmd_test() {
 	local rc=0
 	say "meson test (suites: unit, func, netns, lint)"
@@ -165,6 +229,7 @@ cmd_test() {
 	else
 		sanitized_tests
 	fi
+	fuzz_tests "$@"
 }
 
 case "${1:-}" in

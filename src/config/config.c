@@ -53,6 +53,8 @@ vfail(char *err, size_t errlen, const struct dp_config_loc *loc, const char *fmt
 {
 	int n = 0;
 
+	if (errlen == 0)
+		return -EINVAL; /* no room asked for (err may be NULL): the caller keeps no message */
 	if (loc != NULL && loc->file != NULL && loc->line > 0)
 		n = snprintf(err, errlen, "%s:%d: ", loc->file, loc->line);
 	else if (loc != NULL && loc->file != NULL)

@@ -62,10 +62,24 @@ tel_name(const char *in, char *out, size_t len)
 	return out;
 }
 
+/* DPDK 22.11's JSON writer reads a byte >= 0x80 as a negative control character and writes a
+ * stray escape for it (or drops it): a reply dpctl cannot parse. Strings go to rte_telemetry
+ * in ASCII, such bytes as '?' (cut where rte_telemetry cuts them). */
+static const char *
+tel_ascii(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] != '\0' && i + 1 < len; i++)
+		out[i] = (unsigned char)in[i] < 0x80 ? in[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 static void
 tel_add_scalar_dict(struct rte_tel_data *d, const char *key, json_t *v)
 {
-	char buf[64], nbuf[RTE_TEL_MAX_STRING_LEN];
+	char buf[64], nbuf[RTE_TEL_MAX_STRING_LEN], sbuf[RTE_TEL_MAX_STRING_LEN];
 	const char *name = tel_name(key, nbuf, sizeof(nbuf));
 
 	switch (json_typeof(v)) {
@@ -84,13 +98,14 @@ tel_add_scalar_dict(struct rte_tel_data *d, const char *key, json_t *v)
 		rte_tel_data_add_dict_string(d, name, buf);
 		break;
 	case JSON_STRING:
-		rte_tel_data_add_dict_string(d, name, json_string_value(v));
+		rte_tel_data_add_dict_string(
+			d, name, tel_ascii(json_string_value(v), sbuf, sizeof(sbuf)));
 		break;
 	case JSON_NULL:
 		rte_tel_data_add_dict_string(d, name, "null");
 		break;
 	default: {
-		char *s = json_dumps(v, JSON_COMPACT);
+		char *s = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
 
 		rte_tel_data_add_dict_string(d, name, s ? s : "?");
 		free(s);
@@ -198,13 +213,15 @@ tel_from_json_flat(struct rte_tel_data *d, json_t *v)
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	json_array_foreach(v, i, e)
 	{
+		char sbuf[RTE_TEL_MAX_STRING_LEN];
 		char *s;
 
 		if (json_is_string(e)) {
-			rte_tel_data_add_array_string(d, json_string_value(e));
+			rte_tel_data_add_array_string(
+				d, tel_ascii(json_string_value(e), sbuf, sizeof(sbuf)));
 			continue;
 		}
-		s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
+		s = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
 		rte_tel_data_add_array_string(d, s ? s : "?");
 		free(s);
 	}
@@ -288,6 +305,17 @@ static struct {
 } actions[MAX_ACTIONS];
 static unsigned int nb_actions;
 
+/* An action's error as a JSON string: jansson takes UTF-8 only, and an error may quote the
+ * params as the user sent them (bytes that are not UTF-8: ASCII, as rte_telemetry gets it). */
+static json_t *
+action_error(const char *err)
+{
+	char buf[RTE_TEL_MAX_STRING_LEN];
+	json_t *v = json_string(err);
+
+	return v != NULL ? v : json_string(tel_ascii(err, buf, sizeof(buf)));
+}
+
 static int
 tel_action(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -309,7 +337,7 @@ tel_action(const char *cmd, const char *params, struct rte_tel_data *d)
 		res = json_object();
 	json_object_set_new(res, "ok", json_boolean(rc == 0));
 	if (rc != 0)
-		json_object_set_new(res, "error", json_string(err[0] ? err : strerror(-rc)));
+		json_object_set_new(res, "error", action_error(err[0] ? err : strerror(-rc)));
 	tel_from_json(d, res);
 	json_decref(res);
 	/* the answer says what went wrong; a negative return would hide it */

@@ -61,7 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *path;
 static const char *routes_path;
-static int fd = -1;
 
 /* A route file next to the config: IPv4, l3fwd's format, IPv6, all on port 0. */
 static const char routes_txt[] = "# for 'file = routes.txt'\n"
@@ -77,12 +76,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	fuzz_tmp_make("fuzz_config", "config");
-	path = fuzz_tmp_file("dpfwd.ini");
+	path = fuzz_tmp_input("dpfwd.ini");
 	routes_path = fuzz_tmp_file("routes.txt");
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		fuzz_die("%s: %s", path, strerror(errno));
-	fuzz_tmp.fd = fd;
 	f = fopen(routes_path, "w");
 	if (f == NULL || fputs(routes_txt, f) < 0 || fclose(f) != 0)
 		fuzz_die("%s: cannot write it", routes_path);
@@ -122,21 +117,6 @@ after_file(const char *err, const char *file)
 	size_t n = strlen(file);
 
 	return strncmp(err, file, n) == 0 && err[n] == ':' ? err + n + 1 : NULL;
-}
-
-/* "<path>:<line>: " with 1 <= line <= @p lines: where a refused file went wrong. */
-static void
-check_file_line(const char *err, unsigned int lines)
-{
-	const char *rest = after_file(err, path);
-	char *end;
-	long line;
-
-	if (rest == NULL)
-		fuzz_die("error '%s' does not name the file", err);
-	line = strtol(rest, &end, 10);
-	if (end == rest || strncmp(end, ": ", 2) != 0 || line < 1 || line > (long)lines)
-		fuzz_die("error '%s' does not name a line 1..%u", err, lines);
 }
 
 /* A refused config names a file it read ("<file>:") or an override ("--set:"). */
@@ -371,7 +351,7 @@ check_ini(const uint8_t *data, size_t len, unsigned int lines)
 	if (rc != 0 && rc != -EINVAL)
 		fuzz_die("ini: rc %d", rc);
 	if (rc != 0)
-		check_file_line(check_msg(err, sizeof(err), "ini"), lines);
+		fuzz_check_file_line("ini", check_msg(err, sizeof(err), "ini"), path, lines);
 	else if (m.fails)
 		fuzz_die("ini: accepted a file that rte_cfgfile fails on");
 	else if (m.next != m.nb)
@@ -384,30 +364,15 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[DP_CONFIG_ERR_LEN];
-	char *set = NULL;
-	const uint8_t *nl;
 	struct dp_config cfg;
-	size_t file_len = size, i;
-	unsigned int lines = 0;
+	unsigned int lines;
+	size_t file_len;
+	char *set;
 	int rc;
 
 	if (may_block(data, size))
 		return -1; /* not added to the corpus */
-	nl = memrchr(data, '\n', size);
-	i = nl != NULL ? (size_t)(nl - data) + 1 : 0;
-	if (size - i >= strlen(SET_MARK) && memcmp(data + i, SET_MARK, strlen(SET_MARK)) == 0) {
-		file_len = i;
-		i += strlen(SET_MARK);
-		set = strndup((const char *)data + i, size - i);
-		if (set == NULL)
-			fuzz_die("no memory");
-	}
-	if (pwrite(fd, data, file_len, 0) != (ssize_t)file_len ||
-		ftruncate(fd, (off_t)file_len) != 0)
-		fuzz_die("cannot write %s: %s", path, strerror(errno));
-	for (i = 0; i < file_len; i++)
-		lines += data[i] == '\n';
-	lines += file_len > 0 && data[file_len - 1] != '\n';
+	set = fuzz_tmp_input_write(data, size, SET_MARK, &file_len, &lines);
 
 	if (memchr(data, '\0', file_len) == NULL)
 		check_ini(data, file_len, lines);
@@ -418,7 +383,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != 0 && rc != -EINVAL)
 		fuzz_die("load: rc %d", rc);
 	if (rc != 0)
-		check_file_line(check_msg(err, sizeof(err), "load"), lines);
+		fuzz_check_file_line("load", check_msg(err, sizeof(err), "load"), path, lines);
 	if (rc == 0 && set != NULL) {
 		memset(err, ERR_FILL, sizeof(err));
 		rc = dp_config_set(&cfg, set, err, sizeof(err));

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seed corpora of tests/fuzz/fuzz_relay.c and tests/fuzz/fuzz_dpsock_ctl.c.
+"""Seed corpora of tests/fuzz/fuzz_relay.c, fuzz_dpsock_ctl.c, fuzz_profile.c, fuzz_dpctl.c.
 
-    python3 tests/fuzz/gen_seeds.py                  # both, into tests/fuzz/corpus/<name>/
+    python3 tests/fuzz/gen_seeds.py                  # all, into tests/fuzz/corpus/<name>/
     python3 tests/fuzz/gen_seeds.py relay --out DIR  # one of them, elsewhere
 
 Each seed is a file NNN-what. The seeds this script wrote before are replaced; inputs a
@@ -292,7 +292,145 @@ def dpsock_seeds():
     return s
 
 
-TARGETS = {'relay': relay_seeds, 'dpsock_ctl': dpsock_seeds}
+# ---- fuzz_profile.c ----
+
+RX_OFFLOADS = ('vlan_strip ipv4_cksum udp_cksum tcp_cksum tcp_lro qinq_strip outer_ipv4_cksum '
+               'macsec_strip vlan_filter vlan_extend scatter timestamp security keep_crc '
+               'sctp_cksum outer_udp_cksum rss_hash buffer_split')
+TX_OFFLOADS = ('vlan_insert ipv4_cksum udp_cksum tcp_cksum sctp_cksum tcp_tso udp_tso '
+               'outer_ipv4_cksum qinq_insert vxlan_tnl_tso gre_tnl_tso ipip_tnl_tso '
+               'geneve_tnl_tso macsec_insert mt_lockfree multi_segs mbuf_fast_free security '
+               'udp_tnl_tso ip_tnl_tso outer_udp_cksum send_on_timestamp')
+
+
+def prof(*lines, dev=None):
+    """A profile: [profile] then @lines; a last line '--dev DEV' is the port's dev."""
+    text = '[profile]\n' + ''.join(line + '\n' for line in lines)
+    return (text + ('--dev ' + dev if dev is not None else '')).encode()
+
+
+def profile_seeds():
+    cfg = os.path.join(HERE, '..', '..', 'drivers-cfg')
+    s = []
+    for f in sorted(os.listdir(cfg)):
+        if f.endswith('.ini'):
+            with open(os.path.join(cfg, f), 'rb') as fh:
+                s.append(('drivers_cfg_' + f[:-4], fh.read()))
+    half = len(RX_OFFLOADS.split()) // 2
+    s += [
+        ('empty', b''),
+        ('empty_section', prof()),
+        ('all_keys', prof('drivers = net_fuzz fuzz_pci', 'rx_desc = 512', 'tx_desc = 2048',
+                          'rx_offloads = ipv4_cksum udp_cksum', 'tx_offloads = mbuf_fast_free',
+                          'rss_hf = ip udp', 'devargs = a=1,b=2', 'notes = what it is for',
+                          'ip4_whole_max = 1500')),
+        ('rx_offloads_first_half', prof('rx_offloads = ' + ' '.join(RX_OFFLOADS.split()[:half]))),
+        ('rx_offloads_second_half',
+         prof('rx_offloads = ' + ' '.join(RX_OFFLOADS.split()[half:]))),
+        ('tx_offloads_tso', prof('tx_offloads = ' + ' '.join(
+            w for w in TX_OFFLOADS.split() if w.endswith('tso')))),
+        ('tx_offloads_rest', prof('tx_offloads = ' + ' '.join(
+            w for w in TX_OFFLOADS.split() if not w.endswith('tso')))),
+        ('offloads_case_and_separators',
+         prof('rx_offloads = IPV4_CKSUM,Udp_Cksum\ttcp_cksum  none', 'tx_offloads = none')),
+        ('rss_all', prof('rss_hf = ip,udp tcp sctp')),
+        ('rss_none', prof('rss_hf = none')),
+        ('desc_limits', prof('rx_desc = 32', 'tx_desc = 32768')),
+        ('drivers_commas', prof('drivers = a,b c')),
+        ('drivers_tab', prof('drivers = net_a\tnet_b')),
+        ('notes_escaped_hash', prof(r'notes = ring \# 1 # a comment')),
+        ('devargs_and_pci_dev_with_args', prof('devargs = x=1', dev='0000:3b:00.0,y=2')),
+        ('devargs_short_pci', prof('devargs = mprq_en=1', dev='3b:00.1')),
+        ('devargs_vdev', prof('devargs = mprq_en=1', dev='net_null0,size=64')),
+        ('devargs_long', prof('devargs = ' + 'k=v,' * 60 + 'end=1', dev='0000:00:00.0')),
+        ('dev_empty', prof(dev='')),
+        ('comment_and_blank', b'# a profile\n\n[profile]  # here\n  rx_desc = 64  \n'),
+        ('crlf', b'[profile]\r\nrx_desc = 64\r\n'),
+        ('err_unknown_key', prof('rx_ring = 64')),
+        ('err_unknown_section', b'[port0]\ndev = x\n'),
+        ('err_two_sections', prof('rx_desc = 64') + b'[other]\n'),
+        ('err_key_before_section', b'rx_desc = 64\n[profile]\n'),
+        ('err_desc_low', prof('rx_desc = 31')),
+        ('err_desc_high', prof('tx_desc = 32769')),
+        ('err_desc_text', prof('rx_desc = many')),
+        ('err_unknown_rx_offload', prof('rx_offloads = ipv4_cksum tcp_tso')),
+        ('err_unknown_tx_offload', prof('tx_offloads = rss_hash')),
+        ('err_unknown_rss', prof('rss_hf = ipv4')),
+        ('err_whole_max', prof('ip4_whole_max = 65536')),
+        ('err_no_value', prof('notes =')),
+        ('err_long_value', prof('notes = ' + 'n' * 300)),
+    ]
+    return s
+
+
+# ---- fuzz_dpctl.c ----
+
+# dpfwd's telemetry commands that take no params: what dpctl's shows read
+DPCTL_SECTIONS = ['run/info', 'port/stats', 'graph/lcores', 'graph/nodes', 'graph/drops',
+                  'graph/delay', 'fwd/routes', 'fwd/route_changes', 'fwd/ip6', 'fwd/neighbors',
+                  'fwd/icmp4', 'relay/stats', 'endpoint/stats', 'endpoint/list', 'mem/pools',
+                  'ctl/stats']
+
+
+def cmds(*lines):
+    """Lines as dpctl sends them: '/dpfwd/<what>[,params]'."""
+    return ''.join('/dpfwd/' + line + '\n' for line in lines).encode()
+
+
+def dpctl_seeds():
+    s = [('empty', b'')]
+    s += [('show_' + w.replace('/', '_'), cmds(w)) for w in DPCTL_SECTIONS]
+    s += [
+        ('show_everything', cmds(*DPCTL_SECTIONS)),
+        ('graph', cmds('graph/graph')),
+        ('graph_worker0', cmds('graph/graph,0')),
+        ('graph_worker_absent', cmds('graph/graph,7')),
+        ('graph_worker_text', cmds('graph/graph,-1', 'graph/graph,x')),
+        ('route_add_via', cmds('route/add,198.19.7.0/24 via 198.18.1.2 port 1')),
+        ('route_add_onlink', cmds('route/add,198.23.0.0/16 port 0')),
+        ('route_add_l3fwd', cmds('route/add,R198.24.0.0/16 1')),
+        ('route_add_long', cmds('route/add,198.25.1.128/25 port 1', 'route/list,198.25.0.0/16')),
+        ('route_add_host', cmds('route/add,198.26.0.9/32 via 198.18.0.2 port 0')),
+        ('route_add_default', cmds('route/add,0.0.0.0/0 via 198.18.1.2 port 1', 'route/list')),
+        ('route_add_v6', cmds('route/add,2001:db8:30::/48 via 2001:db8:11::2 port 1',
+                              'route/list,2001:db8::/32')),
+        ('route_add_v6_onlink', cmds('route/add,2001:db8:31::/64 port 0')),
+        ('route_add_then_del', cmds('route/add,198.27.0.0/16 port 1', 'route/del,198.27.0.0/16')),
+        ('route_add_twice', cmds('route/add,198.28.0.0/16 port 1', 'route/add,198.28.0.0/16 port 0')),
+        ('route_del_config', cmds('route/del,198.19.0.0/16', 'route/list')),
+        ('route_del_v6', cmds('route/del,2001:db8:20::/48')),
+        ('route_del_absent', cmds('route/del,198.29.0.0/16')),
+        ('route_del_port_addr', cmds('route/del,198.18.0.1/32')),
+        ('route_del_connected', cmds('route/del,198.18.0.0/24')),
+        ('route_del_adjacency', cmds('route/del,198.18.1.2/32')),
+        ('route_add_port_addr', cmds('route/add,198.18.1.1/32 port 0')),
+        ('route_add_bad_port', cmds('route/add,198.30.0.0/16 port 9')),
+        ('route_add_host_bits', cmds('route/add,198.31.0.1/16 port 0')),
+        ('route_add_garbage', cmds('route/add,a route', 'route/add', 'route/add,')),
+        ('route_add_fill_table', cmds(*['route/add,10.%d.0.0/16 port %d' % (i, i % 2)
+                                        for i in range(30)])),
+        ('route_add_fill_tbl8', cmds(*['route/add,10.0.%d.0/25 port 0' % i for i in range(12)])),
+        ('route_list_all', cmds('route/list')),
+        ('route_list_prefix', cmds('route/list,198.18.0.0/16')),
+        ('route_list_host', cmds('route/list,198.18.1.2/32')),
+        ('route_list_v6_all', cmds('route/list,::/0')),
+        ('route_list_bad', cmds('route/list,not a prefix', 'route/list,198.18.0.0/33')),
+        ('reload_config', cmds('route/reload,0')),
+        ('reload_other_routes', cmds('route/reload,1', 'route/list', 'route/list,::/0')),
+        ('reload_bad_route', cmds('route/reload,2')),
+        ('reload_three_ports', cmds('route/reload,3')),
+        ('reload_absent', cmds('route/reload,9', 'route/reload')),
+        ('add_reload_list', cmds('route/add,198.19.9.0/24 port 0', 'route/reload,0', 'route/list')),
+        ('unknown_command', cmds('route/move,1', 'nosuch')),
+        ('leading_commas', b',,/dpfwd/route/list,198.18.0.0/16\n'),
+        ('quote_in_params', cmds('route/add,"198.19.0.0/16', 'route/del,\\x"')),
+        ('not_dpfwd', b'/ethdev/list\n/eal/params\n'),
+    ]
+    return s
+
+
+TARGETS = {'relay': relay_seeds, 'dpsock_ctl': dpsock_seeds, 'profile': profile_seeds,
+           'dpctl': dpctl_seeds}
 
 
 def write(name, out):
