@@ -59,6 +59,7 @@
 #include "dp_config.h"
 #include "dp_ctl.h"
 #include "dp_fwd.h"
+#include "dp_fwd_config.h"
 #include "fuzz_tmpdir.h"
 #include "ring_rig.h"
 
@@ -241,8 +242,8 @@ check_list_line(const char *msg, const char *line)
 {
 	char text[256], err[DP_CONFIG_ERR_LEN];
 	const char *hash = strstr(line, " # ");
-	struct dp_config_route6 r6;
-	struct dp_config_route r4;
+	struct dp_fwd_config_route6 r6;
+	struct dp_fwd_config_route4 r4;
 	size_t n = hash != NULL ? (size_t)(hash - line) : strlen(line);
 	int rc;
 
@@ -253,8 +254,8 @@ check_list_line(const char *msg, const char *line)
 	/* a local route has no port: any port reads it */
 	if (hash != NULL && strcmp(hash, " # local") == 0)
 		snprintf(text + n, sizeof(text) - n, " port 0");
-	rc = strchr(text, ':') != NULL ? dp_config_route6_parse(text, &r6, err, sizeof(err))
-				       : dp_config_route_parse(text, &r4, err, sizeof(err));
+	rc = strchr(text, ':') != NULL ? dp_fwd_config_route6_parse(text, &r6, err, sizeof(err))
+				       : dp_fwd_config_route4_parse(text, &r4, err, sizeof(err));
 	if (rc != 0)
 		fuzz_die("'%s': line '%s' does not read back: %s", msg, line, err);
 }
@@ -317,17 +318,17 @@ static bool
 route_prefix(const char *params, bool add, char *pfx, size_t len)
 {
 	char text[CMD_MAX + 16], err[DP_CONFIG_ERR_LEN], a[64];
-	struct dp_config_route6 r6;
-	struct dp_config_route r4;
+	struct dp_fwd_config_route6 r6;
+	struct dp_fwd_config_route4 r4;
 
 	/* del takes a prefix alone: read it as dpfwd does, with a port */
 	snprintf(text, sizeof(text), add ? "%s" : "%s port 0", params);
 	if (strchr(params, ':') != NULL) {
-		if (dp_config_route6_parse(text, &r6, err, sizeof(err)) != 0)
+		if (dp_fwd_config_route6_parse(text, &r6, err, sizeof(err)) != 0)
 			return false;
 		snprintf(pfx, len, "%s/%u", dp_config_ip6_str(r6.prefix, a, sizeof(a)), r6.plen);
 	} else {
-		if (dp_config_route_parse(text, &r4, err, sizeof(err)) != 0)
+		if (dp_fwd_config_route4_parse(text, &r4, err, sizeof(err)) != 0)
 			return false;
 		snprintf(pfx, len, "%s/%u", dp_config_ip4_str(r4.prefix, a, sizeof(a)), r4.plen);
 	}

@@ -95,7 +95,7 @@ fuzz_tmp_file(const char *name)
 }
 
 /* The folder's file @p name, kept open for the inputs (fuzz_tmp_input_write()). @return its path. */
-static const char *
+static inline const char *
 fuzz_tmp_input(const char *name)
 {
 	const char *p = fuzz_tmp_file(name);
@@ -112,7 +112,7 @@ fuzz_tmp_input(const char *name)
  * else NULL. @p file_len: the bytes written; @p lines: their lines (a last one without a
  * newline counts).
  */
-static char *
+static inline char *
 fuzz_tmp_input_write(
 	const uint8_t *data, size_t size, const char *mark, size_t *file_len, unsigned int *lines)
 {
@@ -138,7 +138,7 @@ fuzz_tmp_input_write(
 }
 
 /* A refusal's message @p err says where: "<file>:<line>: " with 1 <= line <= @p lines. */
-static void
+static inline void
 fuzz_check_file_line(const char *what, const char *err, const char *file, unsigned int lines)
 {
 	size_t n = strlen(file);
