@@ -5,8 +5,9 @@
  * fuzz_die(), which reports a finding and aborts (abort() runs no atexit()
  * handler, so fuzz_die() removes them itself). For fuzz_config, fuzz_routes,
  * fuzz_profile and fuzz_dpctl; one folder per process. Also what the targets
- * that read an input as a file share: the file, an option on its last line,
- * and the check of a "file:line: " message.
+ * that read an input as a file share (inline: not every target uses them):
+ * the file, an option on its last line, and the check of a "file:line: "
+ * message.
  */
 #ifndef FUZZ_TMPDIR_H
 #define FUZZ_TMPDIR_H
@@ -95,7 +96,7 @@ fuzz_tmp_file(const char *name)
 }
 
 /* The folder's file @p name, kept open for the inputs (fuzz_tmp_input_write()). @return its path. */
-static const char *
+static inline const char *
 fuzz_tmp_input(const char *name)
 {
 	const char *p = fuzz_tmp_file(name);
@@ -112,7 +113,7 @@ fuzz_tmp_input(const char *name)
  * else NULL. @p file_len: the bytes written; @p lines: their lines (a last one without a
  * newline counts).
  */
-static char *
+static inline char *
 fuzz_tmp_input_write(
 	const uint8_t *data, size_t size, const char *mark, size_t *file_len, unsigned int *lines)
 {
@@ -138,7 +139,7 @@ fuzz_tmp_input_write(
 }
 
 /* A refusal's message @p err says where: "<file>:<line>: " with 1 <= line <= @p lines. */
-static void
+static inline void
 fuzz_check_file_line(const char *what, const char *err, const char *file, unsigned int lines)
 {
 	size_t n = strlen(file);
