@@ -161,7 +161,7 @@ sanitized_tests() {
 # when meson test arguments are given or DPFWD_FUZZ=0.
 fuzz_tests() {
 	local secs="${DPFWD_FUZZ_SECONDS:-60}" jobs="${DPFWD_FUZZ_JOBS:-2}"
-	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found
+	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found out
 	if [ $# -gt 0 ]; then
 		say "fuzzing skipped: meson test arguments were given"
 		return
@@ -182,7 +182,10 @@ fuzz_tests() {
 	fi
 	# the targets only: apps/ (a static dpfwd under ASan) would double the build
 	say "building the fuzz targets in $FUZZ_BUILD"
-	ninja -C "$FUZZ_BUILD" -j "$(nproc)" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null
+	if ! out=$(ninja -C "$FUZZ_BUILD" -j "$(nproc)" "${names[@]/#/tests/fuzz/fuzz_}" 2>&1); then
+		printf '%s\n' "$out" | tail -n 40
+		exit 1
+	fi
 	say "fuzzing: ${#names[@]} targets, ${secs} s each, $jobs at a time (DPFWD_FUZZ_SECONDS, DPFWD_FUZZ_JOBS)"
 	stamp="$FUZZ_BUILD/.fuzz-start"
 	touch "$stamp"

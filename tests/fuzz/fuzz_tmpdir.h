@@ -5,8 +5,9 @@
  * fuzz_die(), which reports a finding and aborts (abort() runs no atexit()
  * handler, so fuzz_die() removes them itself). For fuzz_config, fuzz_routes,
  * fuzz_profile and fuzz_dpctl; one folder per process. Also what the targets
- * that read an input as a file share: the file, an option on its last line,
- * and the check of a "file:line: " message.
+ * that read an input as a file share (inline: not every target uses them):
+ * the file, an option on its last line, and the check of a "file:line: "
+ * message.
  */
 #ifndef FUZZ_TMPDIR_H
 #define FUZZ_TMPDIR_H
