@@ -52,6 +52,15 @@ def check(eal, *extra, config=CONFIG):
     return p.returncode, p.stdout, p.stderr
 
 
+def one_port(d, drivers_cfg, port):
+    """A config in folder d: one port (port: its section's lines, dev first, on line 5),
+    polled by lcore 1."""
+    cfg = Path(d) / "one-port.ini"
+    cfg.write_text(f"[dpfwd]\nmain_lcore = 0\ndrivers_cfg = {drivers_cfg}\n"
+                   f"[port0]\n{port}ip4 = 198.18.0.1/24\n[lcores]\nrx = (0,0,1)\n")
+    return cfg
+
+
 class TestCheck(unittest.TestCase):
     def test_bench_config_plan(self):
         rc, out, err = check(["-l", "0,1"])
@@ -105,10 +114,7 @@ class TestCheck(unittest.TestCase):
         devargs = next(l.split("=", 1)[1].strip() for l in profile.read_text().splitlines()
                        if l.startswith("devargs"))
         with tempfile.TemporaryDirectory() as d:
-            cfg = Path(d) / "pci.ini"
-            cfg.write_text(f"[dpfwd]\nmain_lcore = 0\ndrivers_cfg = {REPO / 'drivers-cfg'}\n"
-                           f"[port0]\ndev = {addr}\nprofile = net_mlx5\nip4 = 198.18.0.1/24\n"
-                           "[lcores]\nrx = (0,0,1)\n")
+            cfg = one_port(d, REPO / "drivers-cfg", f"dev = {addr}\nprofile = net_mlx5\n")
             rc, out, err = check(["-l", "0,1"], config=cfg)
         self.assertEqual(rc, 1, out + err)
         eal = next(l for l in out.splitlines() if l.startswith("EAL:"))
@@ -126,10 +132,8 @@ class TestCheck(unittest.TestCase):
             shutil.copytree(REPO / "drivers-cfg", profiles)
             memif = profiles / "net_memif.ini"
             memif.write_text(memif.read_text() + "mtu = 1600\n")
-            cfg = Path(d) / "memif.ini"
-            cfg.write_text(f"[dpfwd]\nmain_lcore = 0\ndrivers_cfg = {profiles}\n"
-                           f"[port0]\ndev = net_memif0,role=server,id=0,socket={d}/m.sock\n"
-                           "ip4 = 198.18.0.1/24\n[lcores]\nrx = (0,0,1)\n")
+            memif_dev = f"net_memif0,role=server,id=0,socket={d}/m.sock"
+            cfg = one_port(d, profiles, f"dev = {memif_dev}\n")
             rc, out, err = check(["-l", "0,1"], config=cfg)
         self.assertEqual(rc, 2, out + err)
         self.assertNotIn("ok:", out)
