@@ -173,9 +173,9 @@ dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, c
 }
 
 /*
- * The profile's MTU against what the device takes, and against one packet
- * buffer: IPv4 is read from a packet's first segment, so a frame of that MTU
- * (with a VLAN tag) must fit in one.
+ * The profile's MTU against what the device takes (its MTU range and largest
+ * frame), and against one packet buffer: IPv4 is read from a packet's first
+ * segment, so a frame of that MTU (with a VLAN tag) must fit in one.
  */
 static int
 port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
@@ -186,6 +186,10 @@ port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 	uint32_t room = cfg->pool_data_room > RTE_PKTMBUF_HEADROOM
 				? cfg->pool_data_room - RTE_PKTMBUF_HEADROOM
 				: 0;
+	/* ethdev's overhead of a frame over its MTU (eth_dev_get_overhead_len) */
+	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu
+				    ? info->max_rx_pktlen - info->max_mtu
+				    : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 
 	if (p->mtu == 0)
 		return 0;
@@ -193,6 +197,14 @@ port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 		return dp_config_error(err, errlen, &cp->loc,
 			"port%u (%s): profile %s asks mtu %u, the device takes %u..%u", i,
 			p->driver, p->profile.name, p->mtu, info->min_mtu, info->max_mtu);
+	/* ethdev's own limit (eth_dev_validate_mtu): the MTU and the driver's overhead fit
+	 * max_rx_pktlen (net_memif, net_af_packet, net_tap: 1518 or 1522) */
+	if ((uint32_t)p->mtu + overhead > info->max_rx_pktlen)
+		return dp_config_error(err, errlen, &cp->loc,
+			"port%u (%s): profile %s asks mtu %u, the device takes frames of %u bytes "
+			"at most (mtu %u)",
+			i, p->driver, p->profile.name, p->mtu, info->max_rx_pktlen,
+			info->max_rx_pktlen - overhead);
 	if (frame > room)
 		return dp_config_error(err, errlen, &cp->loc,
 			"port%u (%s): profile %s asks mtu %u, frames of %u bytes, more than a "

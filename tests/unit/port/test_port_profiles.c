@@ -1060,8 +1060,8 @@ eal_start(void)
 
 /*
  * Each device's driver name picks its profile, and the profile asks only for
- * offloads and RSS fields that the driver reports (rte_eth_dev_info_get): the
- * PMD is the oracle.
+ * offloads and RSS fields that the driver reports, and an mtu in its range
+ * (rte_eth_dev_info_get): the PMD is the oracle.
  */
 static void
 test_virtual_profiles_ask_what_their_pmd_offers(void)
@@ -1073,6 +1073,7 @@ test_virtual_profiles_ask_what_their_pmd_offers(void)
 		char name[64], dir[PATH_MAX], err[DP_CONFIG_ERR_LEN] = "";
 		struct rte_eth_dev_info info;
 		struct dp_port_profile p;
+		uint32_t overhead;
 		uint16_t id;
 		bool found = false;
 
@@ -1106,6 +1107,15 @@ test_virtual_profiles_ask_what_their_pmd_offers(void)
 		EXPECT((p.rss_hf & ~info.flow_type_rss_offloads) == 0,
 			"%s: profile %s asks RSS 0x%" PRIx64 ", the PMD hashes on 0x%" PRIx64, name,
 			p.name, p.rss_hf, info.flow_type_rss_offloads);
+		/* as ethdev checks an MTU (rte_ethdev.c 22.11, eth_dev_validate_mtu): in
+		 * min_mtu..max_mtu, and with the header overhead within max_rx_pktlen */
+		overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu
+				   ? info.max_rx_pktlen - info.max_mtu
+				   : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+		EXPECT(p.mtu == 0 || (p.mtu >= info.min_mtu && p.mtu <= info.max_mtu &&
+					     p.mtu + overhead <= info.max_rx_pktlen),
+			"%s: profile %s sets mtu %u, the PMD takes %u..%u and frames up to %u",
+			name, p.name, p.mtu, info.min_mtu, info.max_mtu, info.max_rx_pktlen);
 		/* RSS fields only where there can be several queues to spread over */
 		EXPECT(p.rss_hf == 0 || info.max_rx_queues > 1, "%s: RSS with at most %u queue",
 			name, info.max_rx_queues);
