@@ -69,6 +69,17 @@ class Testlog(unittest.TestCase):
         self.assertFalse(ok, out)
         self.assertRegex(out, r'unit/graph\s+3\s+1\s+0\s+2 .*no CUnit run summary')
 
+    def test_cunit_without_its_list_fails_strict_only(self):
+        out = "     CUnit - A unit testing framework for C - Version 2.1-3\n" + CUNIT_OK
+        for lists in ({}, {('unit', 'hist'): None}):
+            text, ok = run([res('unit / hist', stdout=out)], [('unit', 'hist')], lists)
+            self.assertTrue(ok, text)
+            self.assertRegex(text, r'unit/hist\s+2\s+2\s+0\s+0 .*list of tests could not')
+            text, ok = run([res('unit / hist', stdout=out)], [('unit', 'hist')], lists,
+                           strict=STRICT)
+            self.assertFalse(ok, text)
+            self.assertIn('unit/hist: its registered tests are not known', text)
+
     def test_exit_77_is_a_skip_with_its_reason(self):
         r = res('netns / netns', 'SKIP', stdout='SKIP: netns: not root\n')
         out, ok = run([r], [('netns', 'netns')], suites=['netns'])
