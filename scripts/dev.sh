@@ -153,7 +153,7 @@ sanitized_tests() {
 }
 
 # Every libFuzzer target (tests/fuzz/fuzz_*.c) in the clang build $FUZZ_BUILD for
-# DPFWD_FUZZ_SECONDS each (60), DPFWD_FUZZ_JOBS at a time (2): with seven targets about four
+# DPFWD_FUZZ_SECONDS each (60), DPFWD_FUZZ_JOBS at a time (2): with seven targets about 4½
 # minutes on 2 cores. Each starts from its checked-in seeds and what it found in earlier
 # runs here ($FUZZ_BUILD/tests/fuzz/fuzz-work-<name>/corpus, never committed: README,
 # Fuzzing, says how to merge new inputs into the corpora). Fails on any crash, leak, timeout
