@@ -93,7 +93,8 @@ bool dp_port_dev_is_pci(const char *dev);
  * Each is appended to @p argv as a malloc'd string (freed by the caller).
  * @param user_argv  the user's EAL arguments, so that -a/-b/--no-pci given by
  *                   hand are respected
- * @return number of strings appended, or -ENOMEM / -E2BIG.
+ * @return number of strings appended, or -ENOMEM / -E2BIG (then none are
+ *         left appended).
  */
 int dp_port_eal_args(
 	const struct dp_config *cfg, int user_argc, char **user_argv, char **argv, int max);

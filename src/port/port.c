@@ -162,14 +162,19 @@ dp_port_eal_args(const struct dp_config *cfg, int user_argc, char **user_argv, c
 			rc = dp_args_push(argv, &n, max, arg);
 		}
 		if (rc < 0)
-			return rc;
+			goto fail;
 	}
 	if (!any_pci && !user_pci) {
 		rc = dp_args_push(argv, &n, max, "--no-pci");
 		if (rc < 0)
-			return rc;
+			goto fail;
 	}
 	return n;
+fail:
+	/* a failed call leaves nothing for the caller to free */
+	while (n > 0)
+		free(argv[--n]);
+	return rc;
 }
 
 /*
