@@ -28,6 +28,21 @@ PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcun
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 
+# Strict mode as scripts/testlog.py decides it (exit 0: on).
+strict() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testlog
+sys.exit(0 if testlog.strict_mode()[0] else 1)' "$ROOT/scripts"
+}
+
+# A whole step skipped (the sanitizer build, fuzzing): said, and in strict mode a failure.
+step_skipped() {
+	say "$1 skipped: $2"
+	if strict; then
+		echo "strict mode: a skipped step fails the run (DPFWD_STRICT=0 allows it)" >&2
+		return 1
+	fi
+}
+
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "dev.sh: run as root (DPDK needs hugepages and device access)" >&2
@@ -153,20 +168,20 @@ sanitized_tests() {
 }
 
 # Every libFuzzer target (tests/fuzz/fuzz_*.c) in the clang build $FUZZ_BUILD for
-# DPFWD_FUZZ_SECONDS each (60), DPFWD_FUZZ_JOBS at a time (2): with seven targets about 4½
+# DPFWD_FUZZ_SECONDS each (45), DPFWD_FUZZ_JOBS at a time (2): with seven targets about 4
 # minutes on 2 cores. Each starts from its checked-in seeds and what it found in earlier
 # runs here ($FUZZ_BUILD/tests/fuzz/fuzz-work-<name>/corpus, never committed: README,
 # Fuzzing, says how to merge new inputs into the corpora). Fails on any crash, leak, timeout
 # or sanitizer report, and names the input that did it. Skipped, like the sanitizer build,
 # when meson test arguments are given or DPFWD_FUZZ=0.
 fuzz_tests() {
-	local secs="${DPFWD_FUZZ_SECONDS:-60}" jobs="${DPFWD_FUZZ_JOBS:-2}"
+	local secs="${DPFWD_FUZZ_SECONDS:-45}" jobs="${DPFWD_FUZZ_JOBS:-2}"
 	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found out
 	if [ $# -gt 0 ]; then
 		say "fuzzing skipped: meson test arguments were given"
 		return
 	elif [ "${DPFWD_FUZZ:-1}" = 0 ]; then
-		say "fuzzing skipped: DPFWD_FUZZ=0"
+		step_skipped fuzzing "DPFWD_FUZZ=0"
 		return
 	fi
 	for f in "$ROOT"/tests/fuzz/fuzz_*.c; do
@@ -228,11 +243,12 @@ cmd_test() {
 	if [ $# -gt 0 ]; then
 		say "sanitizer build skipped: meson test arguments were given"
 	elif [ "${DPFWD_SANITIZE:-1}" = 0 ]; then
-		say "sanitizer build skipped: DPFWD_SANITIZE=0"
+		step_skipped "sanitizer build" "DPFWD_SANITIZE=0" || rc=1
 	else
 		sanitized_tests
 	fi
 	fuzz_tests "$@"
+	[ "$rc" = 0 ]
 }
 
 case "${1:-}" in

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,41 @@ runtime_dir_remove(void)
 	dp_dir_remove_flat(rte_eal_get_runtime_dir());
 }
 
+/*
+ * The runtime folders of earlier rigs whose process is gone (a timed-out test
+ * or fuzz run killed before its atexit ran): dpfwd-test-<name>-<pid> beside
+ * ours, removed when no process has that pid. A pid in use again keeps its
+ * folder: it may be another rig's.
+ */
+static void
+stale_runtime_dirs_remove(void)
+{
+	char base[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(base, sizeof(base), "%s", rte_eal_get_runtime_dir());
+	d = opendir(dirname(base));
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		const char *dash = strrchr(de->d_name, '-');
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, "dpfwd-test-", 11) != 0 || dash == NULL)
+			continue;
+		pid = strtol(dash + 1, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		dp_dir_remove_flat(path);
+	}
+	closedir(d);
+}
+
 int
 ring_rig_setup(struct ring_rig *r)
 {
@@ -47,6 +87,7 @@ ring_rig_setup(struct ring_rig *r)
 	if (rte_eal_init((int)DP_ARRAY_SIZE(eal) - 1, eal) < 0)
 		return -1;
 	atexit(runtime_dir_remove); /* also for the fuzz targets, which exit without cleanup */
+	stale_runtime_dirs_remove();
 	for (i = 0; i < r->nb_ports && i < RIG_MAX_PORTS; i++) {
 		snprintf(name, sizeof(name), "%c_rx%u", r->prefix, i);
 		r->rx[i] = rte_ring_create(name, RIG_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);

@@ -101,10 +101,12 @@ class TestDpctl(unittest.TestCase):
         cls.log_path = cls.dir / "dpfwd.log"
         cls.fwd_log = open(cls.log_path, "w")
         # dpfwd adds --in-memory itself (or --no-huge without free hugepages); -j none: the
-        # shared /run/dpfwd/telemetry.json is not ours to rewrite
+        # shared /run/dpfwd/telemetry.json is not ours to rewrite. tearDownClass stops it;
+        # --duration only bounds an orphan's life (a loaded machine stretches the tests
+        # far past their own run time)
         cls.fwd = subprocess.Popen(
             [str(DPFWD), "-l", "0,1", "--file-prefix", cls.prefix, "--",
-             "-c", str(CONFIG), "--duration", "50", "-j", "none"],
+             "-c", str(CONFIG), "--duration", "900", "-j", "none"],
             stdout=cls.fwd_log, stderr=subprocess.STDOUT,
             env=dict(os.environ, DPFWD_BUILD=str(BUILD)))
         cls.ready_error = None
