@@ -707,7 +707,9 @@ static const struct dp_config_key mempool_keys[] = {
 		CFG_FIELD(pool_data_room),
 		.min = 256 + RTE_PKTMBUF_HEADROOM,
 		.max = 65535,
-		.unset = "RTE_MBUF_DEFAULT_BUF_SIZE (2048 bytes and the headroom)",
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config, pool_data_room_set),
+		.unset = "RTE_MBUF_DEFAULT_BUF_SIZE (2048 bytes and the headroom), more when a "
+			 "port's mtu needs it",
 		.doc = "bytes of a packet buffer, headroom included" },
 };
 
@@ -769,6 +771,15 @@ static const struct dp_config_key port_keys[] = {
 		PORT_FIELD(promisc),
 		.def = "off",
 		.doc = "promiscuous mode" },
+	{ .name = "mtu",
+		.type = DP_CONFIG_UINT,
+		PORT_FIELD(mtu),
+		.min = DP_CONFIG_MTU_MIN,
+		.max = DP_CONFIG_MTU_MAX,
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_port, mtu_at),
+		.unset = "the driver profile's, else 1500",
+		.doc = "the largest IP packet the port sends and takes (the device's range is "
+		       "checked at start); 1280 at least with ip6" },
 };
 
 static const struct dp_config_key lcores_keys[] = {
@@ -1239,6 +1250,11 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 		for (j = 0; j < cfg->nb_rxmap; j++)
 			if (cfg->rxmap[j].port == i && cfg->rxmap[j].queue + 1 > nq)
 				nq = cfg->rxmap[j].queue + 1;
+		if (p->has_ip6 && p->mtu != 0 && p->mtu < DP_CONFIG_MTU_MIN6)
+			return fail(err, errlen, &p->mtu_at,
+				"[port%u] mtu %u with an ip6 address: IPv6 links carry 1280 bytes "
+				"at least (RFC 8200 5)",
+				i, p->mtu);
 		if (p->rx_queues == 0)
 			p->rx_queues = nq;
 		else if (nq > p->rx_queues)

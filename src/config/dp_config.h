@@ -34,6 +34,12 @@ extern int dp_logtype_config;
 #define DP_CONFIG_NEIGH_HOLD_MAX 64
 #define DP_CONFIG_DEV_LEN        256
 #define DP_CONFIG_ERR_LEN        512
+/** [portN] mtu's bounds: IPv4's least (RFC 791), and ethdev's largest jumbo frame
+ * (RTE_ETHER_MAX_JUMBO_FRAME_LEN) less the header and CRC; the device's own range is
+ * checked when the port is probed. */
+#define DP_CONFIG_MTU_MIN  68
+#define DP_CONFIG_MTU_MIN6 1280 /* a port with ip6: IPv6's least (RFC 8200 5) */
+#define DP_CONFIG_MTU_MAX  (0x3f00 - 18)
 
 /** Where a value came from: a file and line, or a command-line override. */
 struct dp_config_loc {
@@ -56,6 +62,8 @@ struct dp_config_port {
 	uint8_t ip6_pfxlen;
 	uint8_t ip6[16]; /**< global unicast, network order (the link-local is from the MAC) */
 	bool promisc;
+	uint16_t mtu;                /**< 0 = the driver profile's, else 1500 */
+	struct dp_config_loc mtu_at; /**< where mtu was given (file NULL: not given) */
 	struct dp_config_loc loc;
 };
 
@@ -111,6 +119,7 @@ struct dp_config {
 	uint32_t pool_cache;
 	char pool_ops[32];
 	uint16_t pool_data_room;
+	bool pool_data_room_set; /**< data_room given: not sized for the ports' MTUs */
 	/* the rest */
 	struct dp_config_port ports[DP_CONFIG_MAX_PORTS];
 	uint16_t nb_ports;

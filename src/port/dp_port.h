@@ -39,6 +39,13 @@ struct dp_port_profile {
 	uint16_t mtu;
 };
 
+/** Where a port's MTU comes from. */
+enum dp_port_mtu_from {
+	DP_PORT_MTU_DEFAULT, /**< neither: 1500, set only where the device has another */
+	DP_PORT_MTU_PROFILE, /**< its driver profile's mtu */
+	DP_PORT_MTU_CONFIG,  /**< [portN] mtu */
+};
+
 struct dp_port {
 	uint16_t port_id; /**< DPDK's */
 	char name[64];
@@ -54,7 +61,8 @@ struct dp_port {
 	uint64_t rx_offloads; /**< applied */
 	uint64_t tx_offloads;
 	uint64_t rss_hf;
-	uint16_t mtu;      /**< to set at start; 0 = the driver's */
+	uint16_t mtu;      /**< the port's MTU: [portN] mtu, else the profile's, else 1500 */
+	uint8_t mtu_from;  /**< where mtu comes from: enum dp_port_mtu_from */
 	bool rx_ip4_cksum; /**< the NIC checks IPv4 header checksums */
 	uint32_t ip4;      /**< host order, 0 = none */
 	uint8_t ip4_plen;
@@ -69,6 +77,15 @@ struct dp_port {
 };
 
 extern struct dp_port dp_ports[DP_PORT_MAX];
+
+/**
+ * Bytes of packet buffer (headroom included) that a frame of every probed
+ * port's MTU, with a VLAN tag, needs in one segment. Call after dp_port_probe().
+ */
+uint32_t dp_port_data_room_needed(void);
+
+/** " (the default)", " (the profile's)" or " (config)": where an MTU comes from, for logs. */
+const char *dp_port_mtu_from_str(uint8_t from);
 
 /**
  * Per DPDK port id: true while the port's link is up. Workers read it once per

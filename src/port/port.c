@@ -177,16 +177,33 @@ fail:
 	return rc;
 }
 
+/* What asks for a port's MTU, for errors: "[port0] mtu 9000", "profile net_tap's mtu 1500". */
+static void
+port_mtu_who(const struct dp_port *p, uint16_t i, char *who, size_t len)
+{
+	if (p->mtu_from == DP_PORT_MTU_CONFIG)
+		snprintf(who, len, "[port%u] mtu %u", i, p->mtu);
+	else if (p->mtu_from == DP_PORT_MTU_PROFILE)
+		snprintf(who, len, "profile %s asks mtu %u", p->profile.name, p->mtu);
+	else
+		snprintf(who, len, "the default mtu %u", p->mtu);
+}
+
 /*
- * The profile's MTU against what the device takes (its MTU range and largest
- * frame), and against one packet buffer: IPv4 is read from a packet's first
- * segment, so a frame of that MTU (with a VLAN tag) must fit in one.
+ * A port's MTU against what the device takes (its MTU range and largest
+ * frame), and, with [mempool] data_room given, against one packet buffer:
+ * IPv4 is read from a packet's first segment, so a frame of that MTU (with a
+ * VLAN tag) must fit in one. Without it the buffers are sized for the MTUs
+ * (dp_port_data_room_needed()). The default MTU is checked only where it is
+ * set: a device that cannot take 1500 keeps its own.
  */
 static int
 port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 	const struct rte_eth_dev_info *info, uint16_t i, char *err, size_t errlen)
 {
 	const struct dp_config_port *cp = &cfg->ports[i];
+	const struct dp_config_loc *loc =
+		p->mtu_from == DP_PORT_MTU_CONFIG ? &cp->mtu_at : &cp->loc;
 	uint32_t frame = (uint32_t)p->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
 	uint32_t room = cfg->pool_data_room > RTE_PKTMBUF_HEADROOM
 				? cfg->pool_data_room - RTE_PKTMBUF_HEADROOM
@@ -195,28 +212,48 @@ port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu
 				    ? info->max_rx_pktlen - info->max_mtu
 				    : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	char who[96];
 
-	if (p->mtu == 0)
+	if (p->mtu_from == DP_PORT_MTU_DEFAULT)
 		return 0;
+	port_mtu_who(p, i, who, sizeof(who));
 	if (p->mtu < info->min_mtu || p->mtu > info->max_mtu)
-		return dp_config_error(err, errlen, &cp->loc,
-			"port%u (%s): profile %s asks mtu %u, the device takes %u..%u", i,
-			p->driver, p->profile.name, p->mtu, info->min_mtu, info->max_mtu);
+		return dp_config_error(err, errlen, loc, "port%u (%s): %s, the device takes %u..%u",
+			i, p->driver, who, info->min_mtu, info->max_mtu);
 	/* ethdev's own limit (eth_dev_validate_mtu): the MTU and the driver's overhead fit
 	 * max_rx_pktlen (net_memif, net_af_packet, net_tap: 1518 or 1522) */
 	if ((uint32_t)p->mtu + overhead > info->max_rx_pktlen)
-		return dp_config_error(err, errlen, &cp->loc,
-			"port%u (%s): profile %s asks mtu %u, the device takes frames of %u bytes "
-			"at most (mtu %u)",
-			i, p->driver, p->profile.name, p->mtu, info->max_rx_pktlen,
-			info->max_rx_pktlen - overhead);
-	if (frame > room)
-		return dp_config_error(err, errlen, &cp->loc,
-			"port%u (%s): profile %s asks mtu %u, frames of %u bytes, more than a "
-			"packet buffer holds (%u); raise [mempool] data_room to %u",
-			i, p->driver, p->profile.name, p->mtu, frame, room,
+		return dp_config_error(err, errlen, loc,
+			"port%u (%s): %s, the device takes frames of %u bytes at most (mtu %u)", i,
+			p->driver, who, info->max_rx_pktlen, info->max_rx_pktlen - overhead);
+	if (cfg->pool_data_room_set && frame > room)
+		return dp_config_error(err, errlen, loc,
+			"port%u (%s): %s, frames of %u bytes, more than a packet buffer holds "
+			"([mempool] data_room %u: %u after the headroom); raise data_room to %u or "
+			"leave it unset",
+			i, p->driver, who, frame, cfg->pool_data_room, room,
 			frame + RTE_PKTMBUF_HEADROOM);
 	return 0;
+}
+
+const char *
+dp_port_mtu_from_str(uint8_t from)
+{
+	return from == DP_PORT_MTU_CONFIG    ? " (config)"
+	       : from == DP_PORT_MTU_PROFILE ? " (the profile's)"
+					     : " (the default)";
+}
+
+uint32_t
+dp_port_data_room_needed(void)
+{
+	uint32_t need = 0;
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_ports; i++)
+		need = RTE_MAX(need, (uint32_t)dp_ports[i].mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
+					     RTE_ETHER_CRC_LEN + RTE_PKTMBUF_HEADROOM);
+	return need;
 }
 
 int
@@ -300,7 +337,16 @@ dp_port_probe(
 		p->tx_offloads = off.tx;
 		p->rss_hf = off.rss_hf;
 		p->rx_ip4_cksum = (p->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
-		p->mtu = p->profile.mtu;
+		if (cp->mtu != 0) {
+			p->mtu = cp->mtu;
+			p->mtu_from = DP_PORT_MTU_CONFIG;
+		} else if (p->profile.mtu != 0) {
+			p->mtu = p->profile.mtu;
+			p->mtu_from = DP_PORT_MTU_PROFILE;
+		} else {
+			p->mtu = RTE_ETHER_MTU;
+			p->mtu_from = DP_PORT_MTU_DEFAULT;
+		}
 		rc = port_mtu_check(cfg, p, &info, i, err, errlen);
 		if (rc < 0)
 			return rc;
@@ -310,20 +356,16 @@ dp_port_probe(
 		p->set_mac = cp->has_mac;
 		p->mac = cp->mac;
 		{
-			char rxo[256], txo[256], mtu[32];
-
-			if (p->mtu)
-				snprintf(mtu, sizeof(mtu), "%u", p->mtu);
-			else
-				dp_strlcpy(mtu, "the driver's", sizeof(mtu));
+			char rxo[256], txo[256];
 
 			dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
 			dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
 			DP_LOG(INFO, port,
 				"%s: driver %s, profile %s, socket %d, %u rxq x %u desc, %u txq x %u "
-				"desc, rx offloads [%s], tx offloads [%s], rss %s, mtu %s",
+				"desc, rx offloads [%s], tx offloads [%s], rss %s, mtu %u%s",
 				who, p->driver, p->profile.name, p->socket, p->nb_rxq, p->rx_desc,
-				p->nb_txq, p->tx_desc, rxo, txo, p->rss_hf ? "on" : "off", mtu);
+				p->nb_txq, p->tx_desc, rxo, txo, p->rss_hf ? "on" : "off", p->mtu,
+				dp_port_mtu_from_str(p->mtu_from));
 		}
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
@@ -373,15 +415,31 @@ dp_port_start_all(char *err, size_t errlen)
 				p->driver, strerror(-rc));
 			return rc;
 		}
-		if (p->mtu != 0) {
-			/* after configure (ethdev's rule), before the queues: drivers
-			 * size their buffers from it; net_tap sets the kernel's side */
-			rc = rte_eth_dev_set_mtu(p->port_id, p->mtu);
-			if (rc < 0) {
-				snprintf(err, errlen,
-					"port%u %s (%s): cannot set the profile's mtu %u: %s", i,
-					p->name, p->driver, p->mtu, strerror(-rc));
-				return rc;
+		/* after configure (ethdev's rule), before the queues: drivers size their
+		 * buffers from it; net_tap and net_af_packet set the kernel's side. The
+		 * default only where ethdev has another (it starts at 1500), and a device
+		 * that cannot take it keeps its own */
+		{
+			uint16_t cur = 0;
+
+			if (p->mtu_from != DP_PORT_MTU_DEFAULT ||
+				(rte_eth_dev_get_mtu(p->port_id, &cur) == 0 && cur != p->mtu)) {
+				char who[96];
+
+				rc = rte_eth_dev_set_mtu(p->port_id, p->mtu);
+				if (rc < 0 && p->mtu_from == DP_PORT_MTU_DEFAULT) {
+					DP_LOG(NOTICE, port,
+						"port%u %s (%s): keeps its mtu %u (setting 1500: "
+						"%s)",
+						i, p->name, p->driver, cur, strerror(-rc));
+					p->mtu = cur;
+				} else if (rc < 0) {
+					port_mtu_who(p, i, who, sizeof(who));
+					snprintf(err, errlen,
+						"port%u %s (%s): %s: cannot set it: %s", i, p->name,
+						p->driver, who, strerror(-rc));
+					return rc;
+				}
 			}
 		}
 		rte_eth_dev_info_get(p->port_id, &info);

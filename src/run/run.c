@@ -307,6 +307,9 @@ pools_make(
 	memset(&mp, 0, sizeof(mp));
 	mp.cache = cfg->pool_cache;
 	mp.data_room = cfg->pool_data_room;
+	/* unset, the buffers hold a frame of the largest MTU in one segment */
+	if (!cfg->pool_data_room_set && dp_port_data_room_needed() > mp.data_room)
+		mp.data_room = (uint16_t)RTE_MIN(dp_port_data_room_needed(), (uint32_t)UINT16_MAX);
 	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
 	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
 		char why[512], line[768];
@@ -366,10 +369,9 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 		return rc;
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_port *p = &dp_ports[i];
-		char mtu[32] = "the driver's";
+		char mtu[48];
 
-		if (p->mtu)
-			snprintf(mtu, sizeof(mtu), "%u (set at start)", p->mtu);
+		snprintf(mtu, sizeof(mtu), "%u%s", p->mtu, dp_port_mtu_from_str(p->mtu_from));
 		dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
 		dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
 		fprintf(out,

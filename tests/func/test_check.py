@@ -19,10 +19,13 @@ run is printed, and nothing starts.
   here), exit 1, and the error names the port's file:line, says the device is not
   here and what to do (dpdk-devbind.py --status, -b vfio-pci).
 - A profile's mtu that the device cannot take (net_memif's frames stop at 1518 bytes, as
-  DPDK 22.11's memif reports): exit 2 at --check, not a failure at start.
+  DPDK 22.11's memif reports): exit 2 at --check, not a failure at start. The same for a
+  [portN] mtu, at its own line; under 1280 on a port with ip6; over what a [mempool]
+  data_room given by hand holds. mtu 9000 with data_room unset: the buffers grow to hold it.
 About 5 s. Exit 77 (skipped) when dpfwd is not built.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -139,6 +142,52 @@ class TestCheck(unittest.TestCase):
         self.assertNotIn("ok:", out)
         self.assertIn(f"{cfg}:5: port0 (net_memif): profile net_memif asks mtu 1600, the "
                       "device takes frames of 1518 bytes at most (mtu 1500)", err)
+
+    def test_port_mtu_over_the_device_names_its_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            memif_dev = f"net_memif0,role=server,id=0,socket={d}/m.sock"
+            # the mtu line is line 6: after [dpfwd] (3 lines), [port0] and dev
+            cfg = one_port(d, REPO / "drivers-cfg", f"dev = {memif_dev}\nmtu = 1600\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+        self.assertEqual(rc, 2, out + err)
+        self.assertNotIn("ok:", out)
+        self.assertIn(f"{cfg}:6: port0 (net_memif): [port0] mtu 1600, the device takes "
+                      "frames of 1518 bytes at most (mtu 1500)", err)
+
+    def test_port_mtu_under_ipv6_minimum(self):
+        with tempfile.TemporaryDirectory() as d:
+            cfg = one_port(d, REPO / "drivers-cfg",
+                           "dev = net_null0\nmtu = 1200\nip6 = 2001:db8::1/64\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn(f"{cfg}:6: [port0] mtu 1200 with an ip6 address: IPv6 links carry "
+                      "1280 bytes at least", err)
+
+    def test_jumbo_mtu_sizes_the_packet_buffers(self):
+        """mtu 9000: the plan shows it, and the pool's buffers hold a 9000-byte packet with
+        its Ethernet header, a VLAN tag and the CRC after DPDK's 128-byte headroom."""
+        with tempfile.TemporaryDirectory() as d:
+            cfg = one_port(d, REPO / "drivers-cfg", "dev = net_null0\nmtu = 9000\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+        self.assertEqual(rc, 0, out + err)
+        port = next(l for l in out.splitlines() if l.startswith("port0:"))
+        self.assertIn("MTU 9000 (config)", port)
+        pool = re.search(r"pool dpfwd_pkt_s0: \d+ mbufs x (\d+) B", out + err)
+        self.assertIsNotNone(pool, out + err)
+        # the element holds the mbuf header (128 B) and the data room
+        self.assertGreaterEqual(int(pool.group(1)), 128 + 128 + 9000 + 14 + 4 + 4)
+
+    def test_jumbo_mtu_with_a_small_data_room_says_what_to_raise(self):
+        with tempfile.TemporaryDirectory() as d:
+            cfg = Path(d) / "small-room.ini"
+            cfg.write_text("[dpfwd]\nmain_lcore = 0\n[mempool]\ndata_room = 2176\n"
+                           "[port0]\ndev = net_null0\nmtu = 9000\nip4 = 198.18.0.1/24\n"
+                           "[lcores]\nrx = (0,0,1)\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn(f"{cfg}:7: port0 (net_null): [port0] mtu 9000, frames of 9018 bytes, "
+                      "more than a packet buffer holds ([mempool] data_room 2176: 2048 after "
+                      "the headroom); raise data_room to 9146 or leave it unset", err)
 
 
 if __name__ == "__main__":

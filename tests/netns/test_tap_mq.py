@@ -295,8 +295,8 @@ class TapMultiQueueTest(unittest.TestCase):
         self.assertEqual(self.check.returncode, 0, self.check.stdout + self.check.stderr)
         self.assertIn(f"port0: net_tap0, driver net_tap, profile net_tap, socket 0; 2 RX / 2 TX "
                       f"queues, {prof['rx_desc']} / {prof['tx_desc']} descriptors; RX offloads "
-                      f"{prof['rx_offloads']}; TX offloads {prof['tx_offloads']}; MTU {mtu} (set "
-                      f"at start); IPv4 header checksum checked by the NIC", self.check.stdout)
+                      f"{prof['rx_offloads']}; TX offloads {prof['tx_offloads']}; MTU {mtu} (the "
+                      f"profile's); IPv4 header checksum checked by the NIC", self.check.stdout)
         note(f"TAP MTU {self.mtu_before} -> {mtu}; rx offloads [{port['rx_offloads']}], "
              f"tx offloads [{port['tx_offloads']}]")
 
