@@ -698,8 +698,39 @@ struct list_req {
  * '#'. An adjacency is the /32 of a neighbor's own address to its entry; a route
  * through that neighbor shares the entry (and its flag) but is the user's.
  */
+/*
+ * Whether a prefix is its port's own connected one (the port's address's
+ * prefix; over IPv6 also fe80::/64). An on-link route of the config or of
+ * dpctl shares the port's connected next hop but is not that.
+ */
+static bool
+list_connected(const struct dp_fwd_nh *nh, uint32_t ip4, const uint8_t *ip6, uint8_t plen, bool v6)
+{
+	static const uint8_t ll[8] = { 0xfe, 0x80 };
+
+	if (!(nh->flags & DP_FWD_NH_F_CONNECTED) || nh->port >= DP_CONFIG_MAX_PORTS)
+		return false;
+	if (v6) {
+		const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[nh->port];
+		uint8_t pfx[16];
+		unsigned int k;
+
+		if (plen == 64 && memcmp(ip6, ll, 8) == 0)
+			return true;
+		if (!p->has_global || plen != p->pfxlen)
+			return false;
+		memcpy(pfx, p->global, 16);
+		for (k = plen; k < 128; k++)
+			pfx[k / 8] &= (uint8_t) ~(0x80 >> (k % 8));
+		return memcmp(pfx, ip6, 16) == 0;
+	}
+	return dp_ports[nh->port].ip4 != 0 && plen == dp_ports[nh->port].ip4_plen && plen > 0 &&
+	       (dp_ports[nh->port].ip4 & (~0u << (32 - plen))) == ip4;
+}
+
 static void
-list_line(struct list_req *q, const char *pfx, uint32_t ip4, uint8_t plen, uint64_t hop, bool v6)
+list_line(struct list_req *q, const char *pfx, uint32_t ip4, const uint8_t *ip6, uint8_t plen,
+	uint64_t hop, bool v6)
 {
 	const struct dp_fwd_nh *nh = hop < dp_fwd.nb_nh ? &dp_fwd.nh[hop] : NULL;
 	char line[128], gw[INET6_ADDRSTRLEN];
@@ -715,9 +746,9 @@ list_line(struct list_req *q, const char *pfx, uint32_t ip4, uint8_t plen, uint6
 	} else {
 		const bool onlink =
 			v6 ? memcmp(nh->gw6, (const uint8_t[16]){ 0 }, 16) == 0 : nh->gw == 0;
-		const char *kind = adj                                   ? " # adjacency"
-				   : (nh->flags & DP_FWD_NH_F_CONNECTED) ? " # connected"
-									 : "";
+		const char *kind = adj                                      ? " # adjacency"
+				   : list_connected(nh, ip4, ip6, plen, v6) ? " # connected"
+									    : "";
 
 		if (onlink && !adj) {
 			snprintf(line, sizeof(line), "%s/%u port %u%s", pfx, plen, nh->port, kind);
@@ -759,15 +790,16 @@ do_list(void *arg)
 		rib6 = rte_fib6_get_rib(dp_fwd_ip6.fib);
 		n6 = rte_rib6_lookup_exact(rib6, r.prefix, r.plen);
 		if (n6 != NULL && rte_rib6_get_nh(n6, &hop) == 0)
-			list_line(q, dp_config_ip6_str(r.prefix, pfx, sizeof(pfx)), 0, r.plen, hop,
-				true);
+			list_line(q, dp_config_ip6_str(r.prefix, pfx, sizeof(pfx)), 0, r.prefix,
+				r.plen, hop, true);
 		n6 = NULL;
 		while ((n6 = rte_rib6_get_nxt(rib6, r.prefix, r.plen, n6, RTE_RIB6_GET_NXT_ALL)) !=
 			NULL) {
 			if (rte_rib6_get_ip(n6, ip6) < 0 || rte_rib6_get_depth(n6, &depth) < 0 ||
 				rte_rib6_get_nh(n6, &hop) < 0)
 				continue;
-			list_line(q, dp_config_ip6_str(ip6, pfx, sizeof(pfx)), 0, depth, hop, true);
+			list_line(q, dp_config_ip6_str(ip6, pfx, sizeof(pfx)), 0, ip6, depth, hop,
+				true);
 		}
 		return 0;
 	}
@@ -782,7 +814,7 @@ do_list(void *arg)
 			return -EINVAL;
 		n = rte_rib_lookup_exact(rib, r.prefix, r.plen);
 		if (n != NULL && rte_rib_get_nh(n, &hop) == 0)
-			list_line(q, dp_config_ip4_str(r.prefix, pfx, sizeof(pfx)), r.prefix,
+			list_line(q, dp_config_ip4_str(r.prefix, pfx, sizeof(pfx)), r.prefix, NULL,
 				r.plen, hop, false);
 		n = NULL;
 		while ((n = rte_rib_get_nxt(rib, r.prefix, r.plen, n, RTE_RIB_GET_NXT_ALL)) !=
@@ -790,8 +822,8 @@ do_list(void *arg)
 			if (rte_rib_get_ip(n, &ip) < 0 || rte_rib_get_depth(n, &depth) < 0 ||
 				rte_rib_get_nh(n, &hop) < 0)
 				continue;
-			list_line(
-				q, dp_config_ip4_str(ip, pfx, sizeof(pfx)), ip, depth, hop, false);
+			list_line(q, dp_config_ip4_str(ip, pfx, sizeof(pfx)), ip, NULL, depth, hop,
+				false);
 		}
 	}
 	return 0;

@@ -331,7 +331,12 @@ class TestDpctl(unittest.TestCase):
 
     def test_21_route_list(self):
         self.run_dpctl(["route", "add", "198.19.0.0/16 via 198.18.101.2 port 1"])
+        # on-link: it shares port 1's connected next hop, but is the user's route
+        self.run_dpctl(["route", "add", "198.18.77.0/24 port 1"])
         try:
+            r = self.run_dpctl(["route", "list", "198.18.77.0/24"])
+            self.assertEqual(r.stdout.splitlines(),
+                             ["198.18.77.0/24 port 1", "# 1 routes in 198.18.77.0/24"])
             r = self.run_dpctl(["route", "list", "198.19.0.0/16"])
             self.assertEqual(r.stdout.splitlines(),
                              ["198.19.0.0/16 via 198.18.101.2 port 1",
@@ -346,7 +351,9 @@ class TestDpctl(unittest.TestCase):
             self.assertIn("198.18.1.0/24 via 198.18.101.2 port 1", lines)
             shown = self.dpctl_json(["show", "routes"])["routes"]["ip4_routes"]
             self.assertEqual(len([x for x in lines if "# adjacency" not in x]), shown)
+            self.assertIn("198.18.101.0/24 port 1 # connected", lines)
         finally:
+            self.run_dpctl(["route", "del", "198.18.77.0/24"])
             self.run_dpctl(["route", "del", "198.19.0.0/16"])
         r = self.run_dpctl(["route", "list", "198.19.0.0/16"])
         self.assertEqual(r.stdout.splitlines(), ["# 0 routes in 198.19.0.0/16"])
