@@ -918,9 +918,9 @@ test_config_value_too_long_names_line(void)
 /*
  * rte_cfgfile does not cut a line at a "#" right after a backslash, and turns
  * each "\#" of the value into "#": the 255 bytes it keeps are counted after
- * that. A longer value used to pass the scan, which cut the line at that "#",
- * and rte_cfgfile then cut the value short without a word (found by
- * tests/fuzz/fuzz_config).
+ * that. The scan must count the same way: cutting the line at that "#" would
+ * pass a longer value, which rte_cfgfile then cuts short without a word (a
+ * case of tests/fuzz/fuzz_config).
  */
 static void
 test_config_escaped_hash_value_length(void)
@@ -991,9 +991,9 @@ test_config_long_comment_line_names_line(void)
 }
 
 /*
- * A NUL byte is not text: it used to end the line for the scan's length check,
- * so a last line of 600 bytes with a NUL in its first 322 passed the scan and
- * rte_cfgfile then failed the whole file without a line number (found by
+ * A NUL byte is not text: were it to end the line for the scan's length check,
+ * a last line of 600 bytes with a NUL in its first 322 would pass the scan and
+ * rte_cfgfile would fail the whole file without a line number (a case of
  * tests/fuzz/fuzz_config). Such a line is refused with its line number, in
  * configs and in route files, and the length check still comes first.
  */
@@ -1191,8 +1191,8 @@ test_config_route_file_undefined_port_names_route_file(void)
 /* More routes than a uint16_t counts: validate must still finish. */
 /*
  * Each route file keeps its own name in the routes it gave and in its errors,
- * however many there are: the config and 11 route files (the table of names
- * used to hold 8, and every file after the 8th took the 8th's name).
+ * however many there are: the config and 11 route files (more than 8, so a
+ * table of names too small would give later files an earlier file's name).
  */
 static void
 test_config_many_route_files_keep_their_names(void)

@@ -1525,8 +1525,8 @@ test_ep_stats_json(void)
 
 /*
  * The server thread (endpoint.c) on the [endpoint] socket: once HELLO agreed on
- * the version, a request of another version closes the connection; it used to
- * be served (tests/fuzz/corpus/dpsock_ctl/crash-request_of_another_version).
+ * the version, a request of another version closes the connection rather than
+ * being served (tests/fuzz/corpus/dpsock_ctl/crash-request_of_another_version).
  */
 static void
 test_ep_server_closes_on_another_version(void)
