@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Two dpfwd binaries side by side: each runs CONFIG for SECONDS, alternately, ROUNDS
 # times, and prints busy cycles per received packet (telemetry: busy_cycles / rx_pkts
-# over the lcores) and Mpps received. The way the README's "side by side" cycle
-# numbers were taken: on a noisy VM only numbers from the same run compare.
+# over the lcores) and Mpps received: how docs/performance.md's side-by-side numbers
+# are taken (docs/benchmarking.md); on a noisy VM only numbers from the same run compare.
 # AB_TOGETHER=1: both at once each round, on swapped cores (A's worker on CPU 1 and
 # B's on CPU 0, then the other way), and the median of the rounds' B/A ratios.
 # AB_SET_A / AB_SET_B: overrides for one side only, after the common ones (one binary,

@@ -12,7 +12,7 @@ start of a line or after a blank), `;` at the start of a line too.
 
     [bench]
     name = fwd-2000flows-64b-variants   # default: the file name without .ini
-    description = seed 003 tunables      # free text, into the results
+    description = dpfwd's tunables      # free text, into the results
     config = fwd-2000flows-64b.ini       # the dpfwd config; relative to this file
     rig = pcap                           # pcap | memif
     pcap = ${DPFWD_BUILD}/pcap/fwd-2000flows-64b.pcap   # pcap rig: what port RX_PORT replays

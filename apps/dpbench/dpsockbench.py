@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""dpbench dpsock, dpsock-tx: libdpsock against Linux sockets (issue 6, seeds 002 and 000).
+"""dpbench dpsock, dpsock-tx: libdpsock against Linux sockets (after SocksDirect's
+evaluation), and single-core UDP TX of 63 KB datagrams.
 
     dpbench.py dpsock [--build BUILD] [--runs 3] [--sizes 8,64,...] [--quick] [--breakdown]
                       [--mode auto|spin|block|both] [--json OUT] [--no-huge] [--keep]
@@ -14,7 +15,7 @@ without hugepages, --no-huge), runs apps/dpsock-perf --runs times (every transpo
 size in each run: dpsock-local, dpsock-zc, udp-loopback, unix-dgram, shm-spin), stops
 dpfwd by pid and removes the folder. Printed: per cell the median over the runs and the
 spread [min..max] (dpstat's median: the upper middle), the ratios of the medians, and
-the targets of issue 6 with pass/fail:
+the targets with pass/fail:
 
     8 B intra-host RTT p50 <= 0.3 us                        (dpsock-local)
     8 B RTT p50 >= 100x lower than udp-loopback's
@@ -38,7 +39,7 @@ pair), but it busy-polls CPU 1, where dpsock-perf's receiver runs on this 2-CPU 
 dpbench makes it SCHED_IDLE (it runs when the CPU is otherwise idle); --keep-worker leaves
 it alone.
 
-`dpsock-tx`: seed 000's single-core UDP TX of 63 KB datagrams on dpfwd's endpoint TX path.
+`dpsock-tx`: single-core UDP TX of 63 KB datagrams on dpfwd's endpoint TX path.
 Per variant of the variants file (its [dpsock-tx] section and [variant NAME] sections of
 dpfwd --set overrides, benchcfg.py's style), round robin, --runs times: dpfwd on the
 variant, `dpsock-perf --tx-stream` for warmup + duration seconds, and from dpfwd's
@@ -196,7 +197,7 @@ def size_str(n: int) -> str:
 
 
 def targets(agg: dict) -> List[dict]:
-    """Issue 6's targets: name, value, threshold, ok (True / False / None: not measured)
+    """The endpoint targets: name, value, threshold, ok (True / False / None: not measured)
     and how the value was found."""
     out = []
     dl = find_key(agg, "dpsock-local", 8)
@@ -809,7 +810,7 @@ def cmd_dpsock(args) -> int:
             "-> veth -> the same echo server. Both clients on CPU "
             f"{DP.MAIN_LCORE}, the echo server on CPU {DP.FWD_LCORE}.")
     log("")
-    log("targets (issue 6):")
+    log("targets:")
     for line in targets_text(tg):
         log(line)
     machine = docs[0]["machine"] if docs else None
@@ -831,7 +832,7 @@ def cmd_dpsock(args) -> int:
 
 
 # --------------------------------------------------------------------------
-# dpsock-tx: seed 000 on the endpoint TX path
+# dpsock-tx: single-core UDP TX of 63 KB datagrams on the endpoint TX path
 # --------------------------------------------------------------------------
 
 class TxBenchError(Exception):
@@ -1150,7 +1151,7 @@ def add_parsers(sub, dpbench_module) -> None:
     global DP
     DP = dpbench_module
     p = sub.add_parser("dpsock", help="libdpsock vs Linux UDP / AF_UNIX / raw shared memory: "
-                       "RTT, msgs/s, Gbps for 8 B..1 MiB, the issue 6 targets")
+                       "RTT, msgs/s, Gbps for 8 B..1 MiB, the targets")
     p.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
     p.add_argument("--runs", type=int, help="dpsock-perf runs (default 3; --quick: 1)")
     p.add_argument("--sizes", help="dpsock-perf --sizes (e.g. 8,64,1K,1M)")
@@ -1172,7 +1173,7 @@ def add_parsers(sub, dpbench_module) -> None:
                    "server); needs root")
     p.set_defaults(func=cmd_dpsock)
 
-    t = sub.add_parser("dpsock-tx", help="seed 000: one app streams 63 KB UDP datagrams through "
+    t = sub.add_parser("dpsock-tx", help="one app streams 63 KB UDP datagrams through "
                        "dpfwd's endpoint TX path; Gbps, cycles/packet per mempool variant")
     t.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
     t.add_argument("--variants", default=TX_VARIANTS, help="the variants file")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""dpbench relay, relay-pps: dpfwd's UDP relay against a Linux userspace relay (issue 5, seed 001).
+"""dpbench relay, relay-pps: dpfwd's UDP relay against a Linux userspace relay.
 
     dpbench.py relay [--build BUILD] [--reps 3] [--count 5000] [--size 64]
                      [--rate 2000] [--rate-count 10000] [--inflight 32]

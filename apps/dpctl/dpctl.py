@@ -9,7 +9,7 @@ prints what the /dpfwd/... commands answer as tables (VPP's show runtime, show e
 show interface) or, with --json, as JSON for scripts.  Counters are "cleared" by a
 snapshot kept beside dpctl's other state, subtracted from what later shows print.
 
-Python 3 standard library only; apps/dpctl/README.md is its manual.
+Python 3 standard library only; docs/dpctl.md is its manual.
 """
 import argparse
 import datetime

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --tx-stream: one dpsock endpoint streams datagrams to an address of another
- * host through dpfwd's TX path (seed 000's single-core UDP TX, dpbench.py
+ * host through dpfwd's TX path (single-core UDP TX of large datagrams, dpbench.py
  * dpsock-tx), for --duration seconds, busy-polling; prints a JSON summary.
  * The wire side (packets, bytes, dpfwd's cycles) is dpfwd's telemetry.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udprelay: a small epoll UDP relay in Linux userspace: the anchor dpfwd's relay is
- * measured against (seed 001's "userspace relay").
+ * measured against (a userspace relay, as eBPF relay studies compare with).
  *
  *   udprelay -l LISTEN_ADDR:PORT -b BACKEND_ADDR:PORT [-i IDLE_S] [-m MAX_SESSIONS]
  *

@@ -995,7 +995,7 @@ dp_config_reference_print(FILE *f)
 	      "\n"
 	      "Every key of every section of a dpfwd config, with its type, range and default.\n"
 	      "How the files are read (INI, `#` comments, `${VAR}`, `--set section.key=value`) is\n"
-	      "in the README, \"Configuration\". Numbers are decimal or `0x` hex; booleans are\n"
+	      "in [configuration.md](configuration.md). Numbers are decimal or `0x` hex; booleans are\n"
 	      "`on`/`off`, `yes`/`no`, `true`/`false` or `1`/`0`; relative paths are relative to\n"
 	      "the config file's folder. An unknown section or key is an error that names its file\n"
 	      "and line.\n",

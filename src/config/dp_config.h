@@ -4,7 +4,7 @@
  * dpfwd configuration: INI files (read with DPDK's rte_cfgfile) turned into
  * validated structs. Every error carries "file:line: what is wrong".
  *
- * Format (README "Configuration"; every key, its type, range and default: the key tables
+ * Format (docs/configuration.md; every key, its type, range and default: the key tables
  * below, printed as docs/config-reference.md):
  *
  *   [dpfwd]          main_lcore, burst, tx_drain_us, node_stats, ip4_cksum_check, ...

@@ -21,7 +21,7 @@
  * on average: count, quantiles and mean estimate those of all packets sent,
  * without the bias towards the partial bursts' longer waits that timing them
  * all unweighted would bring. Maximum and jitter are over the timed packets.
- * N = 1 times every packet, as before sampling.
+ * N = 1 times every packet.
  *
  * Why not rte_latencystats: it keeps one global set of figures behind a
  * spinlock, updated from RX/TX callbacks on every burst of every lcore; here

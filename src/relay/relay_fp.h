@@ -180,10 +180,9 @@ dp_relay4_key(const struct relay_emc_entry *emc, uint32_t mask, const struct rte
 		return NULL;
 	relay_key4_of_pkt(l3, k);
 	e = &emc[(relay_emc_hash_w(k) & mask) * RELAY_EMC_PAIR];
-	/* the first way's line: the second holds a key only when the pair took
-	 * two, and the pair is a 128-byte aligned pair of lines, which the L2's
-	 * spatial prefetcher fetches together (prefetching both lines too was
-	 * slower) */
+	/* the first way's line only: the second holds a key only when the pair
+	 * took two, and the pair is a 128-byte aligned pair of lines, which the
+	 * L2's spatial prefetcher fetches together */
 	rte_prefetch0(e);
 	return e;
 }
@@ -243,7 +242,7 @@ relay_key6_of_pkt(const uint8_t *l3, uint64_t w[5])
  * The first step for a checked IPv6 datagram to an address that may be the
  * relay's, whose next header is UDP (relay6's packets): its cache set, the
  * first entry's two lines prefetched (as for IPv4, not the second entry's,
- * which was slower); NULL also for a zero
+ * which the L2's prefetcher brings); NULL also for a zero
  * UDP checksum, which relay6 drops (RFC 8200 8.1).
  */
 static __rte_always_inline const struct relay_emc6_entry *

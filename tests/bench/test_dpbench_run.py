@@ -9,7 +9,7 @@
 - a variant whose dpfwd cannot start: dpbench names the run and the reason,
   keeps the good run in results.json and exits 1.
 - a dpfwd killed while it is measured: the same.
-- fwd-anchor --workers 2 (issue 4's 2-worker run): every program gets two
+- fwd-anchor --workers 2 (the 2-worker run): every program gets two
   forwarding lcores on two CPUs and port 0 two RX queues; one short dpfwd run
   forwards on both workers, each its own RX queue, nothing lost.
 

@@ -3,7 +3,7 @@
 """bench/dpsockbench: `dpbench.py dpsock` and `dpsock-tx` (apps/dpbench/dpsockbench.py).
 
 unit (default): no dpfwd, no process: the aggregation of dpsock-perf's JSON over runs
-(dpstat's median and spread), the ratios of the medians, issue 6's targets and their
+(dpstat's median and spread), the ratios of the medians, the endpoint targets and their
 verdicts, the table, the completeness check, the variants file of dpsock-tx (file:line
 errors) and the wire window it reads from dpfwd's telemetry. SAMPLE is one recorded
 dpsock-perf --quick run (cells of 8 B and 1 MiB, trimmed); the other runs are it scaled.

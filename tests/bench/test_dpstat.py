@@ -96,8 +96,8 @@ class TestDataset(unittest.TestCase):
         self.assertTrue(r.significant)
         self.assertEqual(r.lines()[1].split()[0], "-9")
 
-    def test_seed_003_summaries_show_no_difference(self):
-        # seed 003's ministat output (N, avg, stddev per tunable): all three
+    def test_iflib_report_summaries_show_no_difference(self):
+        # the FreeBSD iflib forwarding report's ministat output (N, avg, stddev per tunable): all three
         # "No difference proven at 95.0% confidence"
         x = (5, 4637167.9, 65541.784)
         for other in ((5, 4657819.7, 24991.263), (5, 4569664.4, 35609.45),

@@ -17,7 +17,7 @@ dpbench.py (DPFWD_BUILD, default build/):
   same for a dpgen killed in an rfc2544 trial.
 - a gen_pcap that does not exist: exit 1, the file:line of the key named.
 - the memif peer going away under a running dpfwd (no dpbench, no --hold on the
-  path that used to crash): a dpgen that --holds its port after its JSON and ends
+  path DPDK's memif unmaps under): a dpgen that --holds its port after its JSON and ends
   on SIGINT; one that ends on its own; several SIGKILLed while they send at
   1 Mpps (DPDK 22.11's memif unmaps the rings under the worker: SIGSEGV before
   dpfwd's munmap guard); then a new dpgen gets every packet back.  dpfwd stays up

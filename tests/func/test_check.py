@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-dpfwd --check (issue 7): the config and the machine are checked and what dpfwd would
+dpfwd --check: the config and the machine are checked and what dpfwd would
 run is printed, and nothing starts.
 
 - On the bench config: exit 0; the plan names the EAL arguments dpfwd adds (the vdevs),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-Faults while traffic flows (issue 7), on the memif rig:
+Faults while traffic flows, on the memif rig:
 
   dpgen (memif client) ==net_memif==> port0 dpfwd (memif server) ==> routed back to dpgen
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-Routes reloaded while traffic flows lose no packet (issue 4: "a functional test sends
-traffic through a reload and counts every packet").
+Routes reloaded while traffic flows lose no packet: traffic is sent through
+reloads and every packet is counted.
 
   dpgen (memif client) ==net_memif==> port0 dpfwd (memif server, configs/bench/fwd-memif.ini)
         <=========================== routed back: 198.18.1.0/24, 198.18.2.0/24 via dpgen

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-dpfwd with two worker lcores (issue 4, multi-lcore), on DPDK virtual ports, pcap in ->
+dpfwd with two worker lcores on DPDK virtual ports, pcap in ->
 pcap out, every packet and every byte checked:
 
   port0  net_pcap0  rx_pcap=in0.pcap   polled by worker lcore 1   (198.18.0.1/24)

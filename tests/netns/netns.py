@@ -69,7 +69,7 @@ STALE_RE = re.compile(r"^dpn(\d+)_\d+(-[abr]|\.[a-z0-9_]+|_dp\d+)$")
 # iperf3 lost TCP segments (none with 4096 frames) and, with another run of this suite
 # beside it, UDP datagrams.
 DEVARGS = {"net_af_packet": ("framecnt=4096",)}
-# the keys dpfwd will take for IPv6 (issue 4); only written when a topology has ip6=True
+# the keys dpfwd will take for IPv6; only written when a topology has ip6=True
 IP6_PORT_KEY = "ip6"
 
 

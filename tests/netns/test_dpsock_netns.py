@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-dpsock endpoints (issue 6) against an unmodified Linux host: dpfwd on net_af_packet
+dpsock endpoints against an unmodified Linux host: dpfwd on net_af_packet
 (AfPacketTest) and on net_af_xdp (AfXdpTest, skipped where the kernel refuses XDP sockets),
 the host in a namespace behind a veth (netns.py's topology; only host A and port 0 carry
 traffic here).

@@ -432,7 +432,7 @@ class AfXdpTest(netns.SkipWhereKernelRefusesXdp, Router, unittest.TestCase):
     (dp_port_tx_reclaim) so that its exit check finds none held: none allowed here."""
 
 
-# The UDP relay (issue 5): clients on A send to dpfwd's port0 address, port 5000; dpfwd
+# The UDP relay: clients on A send to dpfwd's port0 address, port 5000; dpfwd
 # relays to the server on B from its port1 address and a relay port, and back.
 RELAY_CONFIG = """
 [relay0]

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Drop reasons (src/common/dp_drop.h): the list the build collects from every
- * module's drop.def has unique names and is the README's table, row for row;
+ * module's drop.def has unique names and is docs/telemetry.md's table, row for row;
  * dp_drop_register() hands out the slots after the static reasons, refuses a
  * name taken, bad arguments and a seventeenth reason, and dp_drop_unregister()
  * frees a slot. No EAL.
@@ -17,11 +17,11 @@
 #include "dp_drop.h"
 #include "dp_test.h"
 
-#define README_MAX_ROWS 256
+#define DOC_MAX_ROWS 256
 
-/* The names of the README's drop table ("### Drop reasons"), in order. */
+/* The names of docs/telemetry.md's drop table (under "## Drop reasons"), in order. */
 static unsigned int
-readme_drop_names(char names[][DP_DROP_NAME_SIZE], unsigned int max)
+doc_drop_names(char names[][DP_DROP_NAME_SIZE], unsigned int max)
 {
 	const char *src = getenv("DPFWD_SRC") ? getenv("DPFWD_SRC") : DP_SOURCE_DIR;
 	char path[PATH_MAX], line[1024];
@@ -29,14 +29,15 @@ readme_drop_names(char names[][DP_DROP_NAME_SIZE], unsigned int max)
 	unsigned int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/README.md", src);
+	snprintf(path, sizeof(path), "%s/docs/telemetry.md", src);
 	f = fopen(path, "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char name[DP_DROP_NAME_SIZE];
 
 		if (!in_section) {
-			in_section = strcmp(line, "### Drop reasons\n") == 0;
+			in_section = strcmp(line, "## Drop reasons\n") == 0 ||
+				     strcmp(line, "### Drop reasons\n") == 0;
 			continue;
 		}
 		if (line[0] != '|') {
@@ -76,32 +77,34 @@ test_drop_static_names_unique_and_described(void)
 	CU_ASSERT_EQUAL(DP_DROP_MAX, DP_DROP_DYN_FIRST + DP_DROP_DYN_SLOTS);
 }
 
-/* The README documents every reason of the collected list and no other, in its order. */
+/* docs/telemetry.md documents every reason of the collected list and no other, in its order. */
 static void
-test_drop_readme_table_is_the_collected_list(void)
+test_drop_doc_table_is_the_collected_list(void)
 {
-	static char readme[README_MAX_ROWS][DP_DROP_NAME_SIZE];
-	unsigned int n = readme_drop_names(readme, README_MAX_ROWS), r, i;
+	static char doc[DOC_MAX_ROWS][DP_DROP_NAME_SIZE];
+	unsigned int n = doc_drop_names(doc, DOC_MAX_ROWS), r, i;
 
 	for (r = 0; r < DP_DROP_DYN_FIRST; r++) {
 		for (i = 0; i < n; i++)
-			if (strcmp(readme[i], dp_drop_name(r)) == 0)
+			if (strcmp(doc[i], dp_drop_name(r)) == 0)
 				break;
 		if (i == n)
-			fprintf(stderr, "\n  README.md's drop table does not list %s\n",
+			fprintf(stderr, "\n  docs/telemetry.md's drop table does not list %s\n",
 				dp_drop_name(r));
 		else if (i != r)
-			fprintf(stderr, "\n  README.md lists %s as row %u, the list has it at %u\n",
+			fprintf(stderr,
+				"\n  docs/telemetry.md lists %s as row %u, the list has it at %u\n",
 				dp_drop_name(r), i + 1, r + 1);
 		CU_ASSERT_EQUAL(i, r);
 	}
 	for (i = 0; i < n; i++) {
 		for (r = 0; r < DP_DROP_DYN_FIRST; r++)
-			if (strcmp(readme[i], dp_drop_name(r)) == 0)
+			if (strcmp(doc[i], dp_drop_name(r)) == 0)
 				break;
 		if (r == DP_DROP_DYN_FIRST)
-			fprintf(stderr, "\n  README.md lists %s, which no drop.def declares\n",
-				readme[i]);
+			fprintf(stderr,
+				"\n  docs/telemetry.md lists %s, which no drop.def declares\n",
+				doc[i]);
 		CU_ASSERT(r < DP_DROP_DYN_FIRST);
 	}
 	CU_ASSERT_EQUAL(n, DP_DROP_DYN_FIRST);
@@ -178,8 +181,7 @@ test_drop_register_full_then_a_freed_slot_again(void)
 static const struct dp_test tests[] = {
 	{ "test_drop_static_names_unique_and_described",
 		test_drop_static_names_unique_and_described },
-	{ "test_drop_readme_table_is_the_collected_list",
-		test_drop_readme_table_is_the_collected_list },
+	{ "test_drop_doc_table_is_the_collected_list", test_drop_doc_table_is_the_collected_list },
 	{ "test_drop_register_takes_the_first_free_slot",
 		test_drop_register_takes_the_first_free_slot },
 	{ "test_drop_register_refuses_a_name_taken", test_drop_register_refuses_a_name_taken },

@@ -470,6 +470,99 @@ test_config_shipped_configs_load(void)
 	EXPECT(found >= 8, "%u dpfwd configs in configs/ and configs/bench/", found);
 }
 
+/*
+ * The two-port NIC examples (configs/mlx5-2port.ini, configs/ixgbe-2port.ini, docs/nics.md):
+ * each loads and validates; two PCI ports, each naming the profile of its NIC, which
+ * ships in drivers-cfg/ and lists the driver DPDK 22.11 reports; two workers, each
+ * polling one queue of each port (two RX queues a port: RSS); IPv4 and IPv6 addresses
+ * and routes; and EAL's -a for each port carries the profile's devargs, as dpfwd (and
+ * --check) would give them. No NIC is needed: nothing is probed.
+ */
+static void
+test_config_nic_examples_load(void)
+{
+	static const struct {
+		const char *file, *pci[2], *profile, *driver;
+	} ex[] = {
+		{ "mlx5-2port.ini", { "0000:3b:00.0", "0000:3b:00.1" }, "net_mlx5", "mlx5_pci" },
+		{ "ixgbe-2port.ini", { "0000:01:00.0", "0000:01:00.1" }, "net_ixgbe", "net_ixgbe" },
+	};
+	unsigned int e;
+
+	for (e = 0; e < DP_ARRAY_SIZE(ex); e++) {
+		const struct dp_fwd_routes_config *rt;
+		struct dp_port_profile prof;
+		struct dp_config cfg;
+		char path[PATH_MAX], want[512], drivers[256 + 2], driver[64 + 2];
+		char err[DP_CONFIG_ERR_LEN] = "";
+		char *argv[16], *user[] = { "dpfwd", NULL };
+		unsigned int lc[8], p, q;
+		int rc, n, i;
+
+		snprintf(path, sizeof(path), "%s/configs/%s", src_dir(), ex[e].file);
+		dp_config_init(&cfg);
+		rt = dp_fwd_routes_config(&cfg);
+		rc = dp_config_load(&cfg, path, err, sizeof(err));
+		EXPECT(rc == 0, "load %s: rc %d '%s'", path, rc, err);
+		rc = dp_config_validate(&cfg, err, sizeof(err));
+		EXPECT(rc == 0, "validate %s: rc %d '%s'", path, rc, err);
+		if (rc != 0) {
+			dp_config_free(&cfg);
+			continue;
+		}
+
+		shipped_profile_load(ex[e].profile, &prof);
+		snprintf(drivers, sizeof(drivers), " %s ", prof.drivers);
+		snprintf(driver, sizeof(driver), " %s ", ex[e].driver);
+		EXPECT(strstr(drivers, driver) != NULL, "%s: profile %s lists drivers '%s', not %s",
+			ex[e].file, ex[e].profile, prof.drivers, ex[e].driver);
+
+		CU_ASSERT_EQUAL_FATAL(cfg.nb_ports, 2);
+		for (p = 0; p < 2; p++) {
+			CU_ASSERT_STRING_EQUAL(cfg.ports[p].dev, ex[e].pci[p]);
+			CU_ASSERT_TRUE(dp_port_dev_is_pci(cfg.ports[p].dev));
+			CU_ASSERT_STRING_EQUAL(cfg.ports[p].profile, ex[e].profile);
+			CU_ASSERT_EQUAL(cfg.ports[p].rx_queues, 2);
+			CU_ASSERT_NOT_EQUAL(cfg.ports[p].ip4, 0);
+			CU_ASSERT_TRUE(cfg.ports[p].has_ip6);
+		}
+		/* two workers, neither the control lcore, each a queue of each port */
+		CU_ASSERT_EQUAL_FATAL(dp_config_worker_lcores(&cfg, lc, 8), 2);
+		CU_ASSERT_NOT_EQUAL(lc[0], cfg.main_lcore);
+		CU_ASSERT_NOT_EQUAL(lc[1], cfg.main_lcore);
+		CU_ASSERT_EQUAL_FATAL(cfg.nb_rxmap, 4);
+		for (p = 0; p < 2; p++)
+			for (q = 0; q < 2; q++) {
+				unsigned int m, hits = 0;
+
+				for (m = 0; m < cfg.nb_rxmap; m++)
+					hits += cfg.rxmap[m].port == p &&
+						cfg.rxmap[m].lcore == lc[q];
+				EXPECT(hits == 1, "%s: lcore %u polls %u queues of port %u",
+					ex[e].file, lc[q], hits, p);
+			}
+		CU_ASSERT(rt->nb_routes4 >= 2);
+		CU_ASSERT(rt->nb_routes6 >= 2);
+
+		/* EAL's -a per port, with the profile's devargs, and no --vdev or --no-pci */
+		snprintf(cfg.drivers_cfg, sizeof(cfg.drivers_cfg), "%s/drivers-cfg", src_dir());
+		n = dp_port_eal_args(&cfg, 1, user, argv, (int)DP_ARRAY_SIZE(argv));
+		CU_ASSERT_EQUAL_FATAL(n, 4);
+		for (p = 0; p < 2; p++) {
+			if (prof.devargs[0] != '\0')
+				snprintf(want, sizeof(want), "%s,%s", ex[e].pci[p], prof.devargs);
+			else
+				snprintf(want, sizeof(want), "%s", ex[e].pci[p]);
+			EXPECT(strcmp(argv[2 * p], "-a") == 0 && strcmp(argv[2 * p + 1], want) == 0,
+				"%s: port%u's EAL args '%s %s', want '-a %s'", ex[e].file, p,
+				argv[2 * p], argv[2 * p + 1], want);
+		}
+		for (i = 0; i < n; i++)
+			free(argv[i]);
+		dp_config_free(&cfg);
+	}
+}
+
 /* A file with every key set to a non-default value. */
 static void
 test_config_all_keys_parse(void)
@@ -918,9 +1011,9 @@ test_config_value_too_long_names_line(void)
 /*
  * rte_cfgfile does not cut a line at a "#" right after a backslash, and turns
  * each "\#" of the value into "#": the 255 bytes it keeps are counted after
- * that. A longer value used to pass the scan, which cut the line at that "#",
- * and rte_cfgfile then cut the value short without a word (found by
- * tests/fuzz/fuzz_config).
+ * that. The scan must count the same way: cutting the line at that "#" would
+ * pass a longer value, which rte_cfgfile then cuts short without a word (a
+ * case of tests/fuzz/fuzz_config).
  */
 static void
 test_config_escaped_hash_value_length(void)
@@ -991,9 +1084,9 @@ test_config_long_comment_line_names_line(void)
 }
 
 /*
- * A NUL byte is not text: it used to end the line for the scan's length check,
- * so a last line of 600 bytes with a NUL in its first 322 passed the scan and
- * rte_cfgfile then failed the whole file without a line number (found by
+ * A NUL byte is not text: were it to end the line for the scan's length check,
+ * a last line of 600 bytes with a NUL in its first 322 would pass the scan and
+ * rte_cfgfile would fail the whole file without a line number (a case of
  * tests/fuzz/fuzz_config). Such a line is refused with its line number, in
  * configs and in route files, and the length check still comes first.
  */
@@ -1191,8 +1284,8 @@ test_config_route_file_undefined_port_names_route_file(void)
 /* More routes than a uint16_t counts: validate must still finish. */
 /*
  * Each route file keeps its own name in the routes it gave and in its errors,
- * however many there are: the config and 11 route files (the table of names
- * used to hold 8, and every file after the 8th took the 8th's name).
+ * however many there are: the config and 11 route files (more than 8, so a
+ * table of names too small would give later files an earlier file's name).
  */
 static void
 test_config_many_route_files_keep_their_names(void)
@@ -1634,6 +1727,7 @@ test_config_worker_lcores_respects_max(void)
 static const struct dp_test tests[] = {
 	{ "test_config_default_ini_loads", test_config_default_ini_loads },
 	{ "test_config_shipped_configs_load", test_config_shipped_configs_load },
+	{ "test_config_nic_examples_load", test_config_nic_examples_load },
 	{ "test_config_all_keys_parse", test_config_all_keys_parse },
 	{ "test_config_errors_name_file_and_line", test_config_errors_name_file_and_line },
 	{ "test_config_unknown_section_names_file_and_line",

@@ -1028,7 +1028,7 @@ test_ep_fragments_timeout_and_overlap(void)
 }
 
 /*
- * The reassembly table's bounds (README: 64 datagrams, 1024 mbufs held per worker). Last
+ * The reassembly table's bounds (docs/dpsock.md: 64 datagrams, 1024 mbufs held per worker). Last
  * fragments only, so that none is ever whole and no Time Exceeded is due when they go:
  * of 65 datagrams the 65th finds no room; then 38 datagrams of 27 fragments (of 28) fill
  * the 1024 mbufs and their last 2 fragments find no room. Each time ep_frag_full and
@@ -1525,8 +1525,8 @@ test_ep_stats_json(void)
 
 /*
  * The server thread (endpoint.c) on the [endpoint] socket: once HELLO agreed on
- * the version, a request of another version closes the connection; it used to
- * be served (tests/fuzz/corpus/dpsock_ctl/crash-request_of_another_version).
+ * the version, a request of another version closes the connection rather than
+ * being served (tests/fuzz/corpus/dpsock_ctl/crash-request_of_another_version).
  */
 static void
 test_ep_server_closes_on_another_version(void)

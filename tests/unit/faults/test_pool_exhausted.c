@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The packet pool with no buffer left (issue 7's "mempool exhaustion"), in one
+ * The packet pool with no buffer left (mempool exhaustion), in one
  * process: two net_ring ports, the worker graph and the control lcore walked
  * on the test thread (tests/ring_rig.h). The test takes every free buffer, as
  * a NIC's RX rings or a slow application would, while packets need dpfwd to

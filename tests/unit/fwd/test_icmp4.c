@@ -5,7 +5,7 @@
  * go in on a port's RX ring; every byte of what comes out of a TX ring is
  * checked (echo replies, time exceeded, unreachable), and so is every drop
  * counter when nothing should come out. Plus the token bucket on a fake
- * clock, the config keys, the README's drop table and the mbuf baseline.
+ * clock, the config keys, docs/telemetry.md's drop table and the mbuf baseline.
  *
  *   198.18.0.2 (static neighbor) --- port0 198.18.0.1/24
  *                                    port1 198.18.101.1/24 --- 198.18.101.2 -> 198.18.1.0/24
@@ -759,16 +759,16 @@ test_icmp4_config_keys_are_checked(void)
 	dp_config_free(&c);
 }
 
-/* README's drop table names every reason this code counts. */
+/* docs/telemetry.md's drop table names every reason this code counts. */
 static void
-test_icmp4_readme_lists_its_drop_reasons(void)
+test_icmp4_doc_lists_its_drop_reasons(void)
 {
 	static const enum dp_drop_reason mine[] = { DP_DROP_IP4_LOCAL, DP_DROP_IP4_FRAG_LOCAL,
 		DP_DROP_ICMP_TRUNCATED, DP_DROP_ICMP_CKSUM, DP_DROP_ICMP_UNHANDLED,
 		DP_DROP_ICMP_BAD_ADDR, DP_DROP_ICMP_ERR_ABOUT_ERR, DP_DROP_ICMP_ERR_FRAGMENT,
 		DP_DROP_ICMP_NO_ROUTE, DP_DROP_ICMP_RATELIMITED, DP_DROP_IP4_TTL,
 		DP_DROP_IP4_NO_ROUTE };
-	FILE *f = fopen(DP_SOURCE_DIR "/README.md", "r");
+	FILE *f = fopen(DP_SOURCE_DIR "/docs/telemetry.md", "r");
 	static char text[1 << 20];
 	char want[96];
 	unsigned int i, r;
@@ -781,7 +781,8 @@ test_icmp4_readme_lists_its_drop_reasons(void)
 	for (i = 0; i < DP_ARRAY_SIZE(mine); i++) {
 		snprintf(want, sizeof(want), "| `%s` |", dp_drop_name(mine[i]));
 		if (strstr(text, want) == NULL)
-			fprintf(stderr, "\n  README.md does not list %s\n", dp_drop_name(mine[i]));
+			fprintf(stderr, "\n  docs/telemetry.md does not list %s\n",
+				dp_drop_name(mine[i]));
 		CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
 	}
 	/* the others' are theirs to document: only said here, on one line */
@@ -789,7 +790,7 @@ test_icmp4_readme_lists_its_drop_reasons(void)
 		snprintf(want, sizeof(want), "| `%s` |", dp_drop_name(r));
 		if (strstr(text, want) != NULL)
 			continue;
-		fprintf(stderr, "%s%s", n++ == 0 ? "\n  note: not in README.md: " : " ",
+		fprintf(stderr, "%s%s", n++ == 0 ? "\n  note: not in docs/telemetry.md: " : " ",
 			dp_drop_name(r));
 	}
 	if (n != 0)
@@ -865,7 +866,7 @@ static const struct dp_test tests[] = {
 	T(test_icmp4_errors_about_queries_and_first_fragments_are_sent),
 	T(test_icmp4_no_error_about_errors_broadcasts_fragments),
 	T(test_icmp4_errors_are_rate_limited_per_config),
-	T(test_icmp4_readme_lists_its_drop_reasons),
+	T(test_icmp4_doc_lists_its_drop_reasons),
 	T(test_icmp4_accounting_adds_up_in_telemetry),
 	T(test_icmp4_no_mbuf_leak),
 	{ NULL, NULL },

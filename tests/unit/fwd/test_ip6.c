@@ -1177,9 +1177,9 @@ test_ip6_mixed_burst_with_nd(void)
 	rte_pktmbuf_free_bulk(out, n0);
 }
 
-/* README's drop table names every IPv6, ICMPv6 and ND reason. */
+/* docs/telemetry.md's drop table names every IPv6, ICMPv6 and ND reason. */
 static void
-test_ip6_readme_lists_every_reason(void)
+test_ip6_doc_lists_every_reason(void)
 {
 	static char text[1 << 20];
 	const char *src = getenv("DPFWD_SRC") ? getenv("DPFWD_SRC") : DP_SOURCE_DIR;
@@ -1188,7 +1188,7 @@ test_ip6_readme_lists_every_reason(void)
 	size_t n;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/README.md", src);
+	snprintf(path, sizeof(path), "%s/docs/telemetry.md", src);
 	f = fopen(path, "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	n = fread(text, 1, sizeof(text) - 1, f);
@@ -1204,7 +1204,7 @@ test_ip6_readme_lists_every_reason(void)
 			continue;
 		snprintf(want, sizeof(want), "| `%s` |", name);
 		if (strstr(text, want) == NULL)
-			fprintf(stderr, "\n  README.md does not list %s\n", name);
+			fprintf(stderr, "\n  docs/telemetry.md does not list %s\n", name);
 		CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
 	}
 }
@@ -1385,7 +1385,7 @@ static const struct dp_test tests[] = {
 		test_ip6_ns_for_own_address_gets_na_and_teaches_sender },
 	{ "test_ip6_ns_for_link_local_and_dad_probe", test_ip6_ns_for_link_local_and_dad_probe },
 	{ "test_ip6_mixed_burst_with_nd", test_ip6_mixed_burst_with_nd },
-	{ "test_ip6_readme_lists_every_reason", test_ip6_readme_lists_every_reason },
+	{ "test_ip6_doc_lists_every_reason", test_ip6_doc_lists_every_reason },
 	{ "test_ip6_route_reload_swaps_the_table", test_ip6_route_reload_swaps_the_table },
 	{ "test_ip6_route_add_and_del_while_forwarding",
 		test_ip6_route_add_and_del_while_forwarding },

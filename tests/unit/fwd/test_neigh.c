@@ -569,7 +569,7 @@ neigh_reader_main(void *arg)
 
 /*
  * Workers read the neighbor table without locks while the control lcore
- * changes it (README: rte_hash's lock-free lookups, a MAC changed by one
+ * changes it (docs/routing.md: rte_hash's lock-free lookups, a MAC changed by one
  * 8-byte store): a thread looks one neighbor up and copies its MACs in a
  * loop while this one flips that neighbor's MAC back and forth and adds 200
  * other neighbors; the reader always finds the same entry and never a MAC

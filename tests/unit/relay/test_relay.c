@@ -1170,9 +1170,9 @@ test_relay_evicted_session_leaves_the_cache(void)
  * One burst: a backend answers client U, then a new client X takes U's slot
  * (the table is full and U is the least recently seen). U's answer still
  * goes to U's own next hop: U is on-link and unresolved, so it waits for ARP
- * and nothing reaches a client yet. It used to leave at once for the MAC of
- * X, whose session the slot held by the time the burst's new destinations
- * were looked up (tests/fuzz/corpus/relay/crash-evicted_session_hop).
+ * and nothing reaches a client yet; it must not leave for the MAC of X,
+ * whose session the slot holds by the time the burst's new destinations
+ * are looked up (tests/fuzz/corpus/relay/crash-evicted_session_hop).
  */
 static void
 test_relay_evicted_in_burst_keeps_its_next_hop(void)

@@ -322,7 +322,7 @@ static const char *const full_snapshot =
 	"   \"in_caches\": 1, \"in_use_baseline\": 1, \"cache_size\": 1}],"
 	" \"fwd\": {\"ip4_routes\": 1, \"next_hops_total\": 1}}";
 
-/* Every family is valid, and README's table names each one. */
+/* Every family is valid, and docs/telemetry.md's table names each one. */
 static void
 test_prom_every_family_is_documented(void)
 {
@@ -331,7 +331,7 @@ test_prom_every_family_is_documented(void)
 	const char *p;
 	size_t n = 0;
 	unsigned int families = 0;
-	FILE *f = fopen(DP_SOURCE_DIR "/README.md", "r");
+	FILE *f = fopen(DP_SOURCE_DIR "/docs/telemetry.md", "r");
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	CU_ASSERT_TRUE(getdelim(&readme, &n, '\0', f) > 0);
@@ -343,8 +343,8 @@ test_prom_every_family_is_documented(void)
 		families++;
 		snprintf(want, sizeof(want), "`%.*s`", (int)len, p + 7);
 		if (strstr(readme, want) == NULL) {
-			fprintf(stderr, "%s is not in README.md\n", want);
-			CU_FAIL("metric missing from README");
+			fprintf(stderr, "%s is not in docs/telemetry.md\n", want);
+			CU_FAIL("metric missing from docs/telemetry.md");
 		}
 	}
 	CU_ASSERT_EQUAL(families, 44); /* every row of prom.c's table */
