@@ -176,6 +176,11 @@ def promlint(text):
     reserved characters, camel case, unit abbreviations), and of a histogram's shape
     (le ascending, counts cumulative, +Inf equal to _count). [] when there is nothing
     to report. The text must also parse with prometheus_client's parser.
+
+    promtool itself ships in Debian's prometheus package, whose install starts a
+    Prometheus server (its init script, or its enabled systemd unit): too much for a
+    test tool, so these are its rules (client_golang's promlint), tested against
+    promtool's messages by test_promlint_reports_what_promtool_reports.
     """
     from prometheus_client.parser import text_string_to_metric_families
     problems = []
