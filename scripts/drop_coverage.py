@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-DEF_ROW = re.compile(r'^DP_DROP\((\w+),\s*"(\w+)"', re.M)
+DEF_ROW = re.compile(r'^DP_(?:DROP|CONSUMED)\((\w+),\s*"(\w+)"', re.M)
 SKIP_DIRS = ('fuzz', 'lint')
 
 

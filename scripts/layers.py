@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-DROP_DEF = re.compile(r'^\s*DP_DROP\(\s*(\w+)\s*,\s*"([^"]*)"', re.M)
+DROP_DEF = re.compile(r'^\s*DP_(?:DROP|CONSUMED)\(\s*(\w+)\s*,\s*"([^"]*)"', re.M)
 DROP_USE = re.compile(r'\bDP_DROP_(\w+)')
 
 

@@ -511,7 +511,7 @@ def subtract(section, cur, snap):
             isinstance(o, dict) and o.get("timed_pkts") for o in cur.values())
         return sub_nodes(cur, snap, stats_on)
     if section == "drops":
-        out, back = sub(cur, snap, ["total"])
+        out, back = sub(cur, snap, [k for k in ("total", "consumed") if k in cur])
         by = cur.get("by_reason") or {}
         out["by_reason"], bk = sub(by, snap.get("by_reason"), list(by))
         return out, back + bk
@@ -967,16 +967,22 @@ def show_drops(s, args):
     since = s.since()
     by = drops.get("by_reason") or {}
     if args.json:
-        return {"counters": since, "total": drops.get("total"), "by_reason": by}
+        return {"counters": since, "total": drops.get("total"),
+                "consumed": drops.get("consumed"), "by_reason": by}
     items = sorted(((k, v) for k, v in by.items() if is_num(v) and (v or args.all)),
                    key=lambda kv_: (-kv_[1], kv_[0]))
     out = [s.since_line(since)]
     if not items:
         out.append("no drops")
     else:
+        # total: the errors; consumed: ARP/ND learned from, then freed (not errors)
         total = drops.get("total") or 0
-        rows = [[k, n(v), pct(v / total) if total else "-"] for k, v in items]
+        consumed = drops.get("consumed") or 0
+        rows = [[k, n(v), pct(v / (total + consumed)) if total + consumed else "-"]
+                for k, v in items]
         rows.append(["total", n(total), ""])
+        if consumed or args.all:
+            rows.append(["consumed", n(consumed), ""])
         out.append(table(["Reason", "Count", "Share"], rows))
     return "\n".join(out)
 

@@ -11,6 +11,8 @@
 #ifndef DP_DROP_H
 #define DP_DROP_H
 
+#include <stdbool.h>
+
 /** Reasons dp_drop_register() can add at run time. */
 #define DP_DROP_DYN_SLOTS 16
 
@@ -37,6 +39,14 @@ enum dp_drop_reason {
 const char *dp_drop_name(enum dp_drop_reason r);
 /** One-line description of a reason; NULL when dp_drop_name() is. */
 const char *dp_drop_desc(enum dp_drop_reason r);
+
+/**
+ * True for a reason that is not an error (DP_CONSUMED in its drop.def: a packet
+ * taken in and freed on purpose, as an ARP reply once learned from); such
+ * reasons count in drops.consumed, the others (and those registered at run
+ * time) in drops.total.
+ */
+bool dp_drop_is_consumed(enum dp_drop_reason r);
 
 /**
  * Add a drop reason at run time (control path, while nothing reads the

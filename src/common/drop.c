@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -14,6 +15,15 @@ static const char *const drop_names[DP_DROP_DYN_FIRST] = {
 static const char *const drop_descs[DP_DROP_DYN_FIRST] = {
 #define DP_DROP(sym, name, desc) [DP_DROP_##sym] = (desc),
 #include "dp_drop_list.def"
+#undef DP_DROP
+};
+
+/* The reasons that are not errors (DP_CONSUMED): counted apart, in drops.consumed. */
+static const bool drop_consumed[DP_DROP_DYN_FIRST] = {
+#define DP_DROP(sym, name, desc)
+#define DP_CONSUMED(sym, name, desc) [DP_DROP_##sym] = true,
+#include "dp_drop_list.def"
+#undef DP_CONSUMED
 #undef DP_DROP
 };
 
@@ -45,6 +55,14 @@ dp_drop_desc(enum dp_drop_reason r)
 	if (i < DP_DROP_MAX && drop_dyn[i - DP_DROP_DYN_FIRST].name[0] != '\0')
 		return drop_dyn[i - DP_DROP_DYN_FIRST].desc;
 	return NULL;
+}
+
+bool
+dp_drop_is_consumed(enum dp_drop_reason r)
+{
+	unsigned int i = (unsigned int)r;
+
+	return i < DP_DROP_DYN_FIRST && drop_consumed[i];
 }
 
 int

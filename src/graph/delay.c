@@ -5,8 +5,11 @@
  * count, mean, standard deviation, p50/p90/p99/p99.9, max and the RFC 3550
  * jitter, in nanoseconds, and the non-empty buckets in cycles, from which a
  * reader computes any other quantile or the delay between two snapshots
- * (the per-second line does). With delay_stats_sample N > 1 the counts are
- * estimates: one full TX burst in N is timed and stands for N (dp_delay.h).
+ * (the per-second line does). Per worker too, the packets at or below each
+ * of a fixed list of delays (le_ns): the cumulative buckets of the Prometheus
+ * histogram dpfwd_delay_seconds, fixed so that scrapes of several lcores and
+ * machines add up. With delay_stats_sample N > 1 the counts are estimates:
+ * one full TX burst in N is timed and stands for N (dp_delay.h).
  */
 #include <math.h>
 
@@ -15,6 +18,32 @@
 #include "dp_delay.h"
 #include "dp_graph.h"
 #include "dp_telemetry.h"
+
+/* The upper bounds of the cumulative counts (le_counts), in nanoseconds: 250 ns to 1 s. */
+static const uint64_t delay_le_ns[] = { 250, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+	200000, 500000, 1000000, 2000000, 5000000, 10000000, 100000000, 1000000000 };
+#define DELAY_NB_LE (sizeof(delay_le_ns) / sizeof(delay_le_ns[0]))
+
+/*
+ * For each bound, the packets of the buckets that lie wholly at or below it: a
+ * bucket that straddles a bound counts under the next one, so a count never
+ * holds a packet slower than its bound.
+ */
+static json_t *
+le_counts_json(const struct dp_hist_bucket *b, size_t n, double ns)
+{
+	json_t *arr = json_array();
+	uint64_t below = 0;
+	size_t i = 0, k;
+
+	for (k = 0; k < DELAY_NB_LE; k++) {
+		for (; i < n && (double)(b[i].low + b[i].width - 1) * ns <= (double)delay_le_ns[k];
+			i++)
+			below += b[i].count;
+		json_array_append_new(arr, json_integer((json_int_t)below));
+	}
+	return arr;
+}
 
 /* the figures of one histogram; @p h may be the sum of several */
 static json_t *
@@ -50,6 +79,7 @@ delay_json(const struct dp_hist *h, double jitter_cycles, bool with_buckets)
 	}
 #define Q(q) (n ? json_real(dp_hist_bucket_quantile(b, n, q) * ns) : json_null())
 	json_object_set_new(o, "count", json_integer((json_int_t)count));
+	json_object_set_new(o, "sum_cycles", json_integer((json_int_t)h->sum));
 	json_object_set_new(o, "mean_ns", count ? json_real(mean * ns) : json_null());
 	json_object_set_new(o, "stddev_ns", count ? json_real(sqrt(var) * ns) : json_null());
 	json_object_set_new(o, "p50_ns", Q(0.5));
@@ -59,10 +89,12 @@ delay_json(const struct dp_hist *h, double jitter_cycles, bool with_buckets)
 #undef Q
 	json_object_set_new(o, "max_ns", count ? json_real((double)h->max * ns) : json_null());
 	json_object_set_new(o, "jitter_ns", count ? json_real(jitter_cycles * ns) : json_null());
-	if (with_buckets)
+	if (with_buckets) {
 		json_object_set_new(o, "buckets_cycles", arr);
-	else
+	} else {
 		json_decref(arr);
+		json_object_set_new(o, "le_counts", le_counts_json(b, n, ns));
+	}
 	return o;
 }
 
@@ -96,6 +128,14 @@ delay_fill(void *arg)
 	json_object_set_new(root, "enabled", json_boolean(enabled));
 	json_object_set_new(root, "from", json_string("rx burst to tx burst, TSC"));
 	json_object_set_new(root, "sample", json_integer(sample));
+	{
+		json_t *le = json_array();
+		size_t k;
+
+		for (k = 0; k < DELAY_NB_LE; k++)
+			json_array_append_new(le, json_integer((json_int_t)delay_le_ns[k]));
+		json_object_set_new(root, "le_ns", le);
+	}
 	json_object_set_new(root, "total",
 		delay_json(&total.hist, total.hist.count ? jitter / (double)total.hist.count : 0,
 			true));

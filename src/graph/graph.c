@@ -667,11 +667,12 @@ static json_t *
 drops_fill(void *arg)
 {
 	json_t *by = json_object();
-	uint64_t total = 0;
+	uint64_t total = 0, consumed = 0;
 	unsigned int r;
 
 	RTE_SET_USED(arg);
-	/* the static reasons and those registered (dp_drop_register()), not free slots */
+	/* the static reasons and those registered (dp_drop_register()), not free slots;
+	 * packets freed on purpose (ARP/ND learned from) are no error: apart from total */
 	for (r = 0; r < DP_DROP_MAX; r++) {
 		const char *name = dp_drop_name(r);
 		uint64_t v;
@@ -679,10 +680,14 @@ drops_fill(void *arg)
 		if (name == NULL)
 			continue;
 		v = dp_graph_drops(r);
-		total += v;
+		if (dp_drop_is_consumed(r))
+			consumed += v;
+		else
+			total += v;
 		json_object_set_new(by, name, json_integer((json_int_t)v));
 	}
-	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_reason", by);
+	return json_pack("{s:I, s:I, s:o}", "total", (json_int_t)total, "consumed",
+		(json_int_t)consumed, "by_reason", by);
 }
 
 /*
@@ -762,7 +767,8 @@ dp_graph_telemetry_register(void)
 			nodes_fill, NULL);
 	if (rc == 0)
 		rc = dp_telemetry_section_register("drops", "/dpfwd/graph/drops",
-			"Dropped packets: total and by reason", drops_fill, NULL);
+			"Dropped packets: total (errors), consumed (ARP/ND learned from) and by reason",
+			drops_fill, NULL);
 	if (rc == 0)
 		rc = dp_telemetry_action_register("/dpfwd/graph/graph",
 			"The graph a worker runs (param: worker index, default 0): nodes, "

@@ -8,7 +8,7 @@
  *  - a one-line summary per interval on stdout,
  *  - Prometheus text over HTTP (GET /metrics), rendered from a fresh snapshot per scrape.
  *
- * Snapshot layout (schema_version 1, documented in README "Telemetry JSON"):
+ * Snapshot layout (schema_version 1; docs/telemetry.md and docs/telemetry.schema.json):
  *   { "schema_version": 1, "dpfwd_version", "time_unix", "uptime_s", "tsc_hz",
  *     "interval": {rates over the last interval}, <section>: ..., ... }
  */
@@ -94,7 +94,7 @@ int dp_telemetry_insn_read(int fd, uint64_t *count);
 /**
  * Render a snapshot (as dp_telemetry_snapshot() builds it) in the Prometheus text
  * exposition format, version 0.0.4: one family per metric (# HELP, # TYPE, then its
- * samples), names and labels from a fixed table (README "Prometheus metrics"). Values
+ * samples), names and labels from a fixed table (docs/telemetry.md "Prometheus metrics"). Values
  * missing from @p snap or null there are left out; label values are escaped.
  *
  * @param len  receives the text's length (without the final NUL); may be NULL

@@ -7,8 +7,8 @@
  *   dpfwd_lcore_rx_packets_total{lcore="1"} 123456
  *
  * The text is a walk over the same JSON snapshot the file and the rte_telemetry commands
- * show, so the exports cannot disagree. Names come from one table (below, and README
- * "Prometheus metrics"), not from JSON keys, so they are valid and stay put when a JSON
+ * show, so the exports cannot disagree. Names come from one table (below, and
+ * docs/telemetry.md "Prometheus metrics"), not from JSON keys, so they are valid and stay put when a JSON
  * key is added; a key the table does not name is not exported. Each row picks one value
  * out of every object of a "source" (the lcores, the ports, ...) that labels it.
  */
@@ -47,9 +47,10 @@ struct prom_family {
 	enum prom_src src;
 	const char *key;  /* the value in each object of the source; NULL: the element */
 	const char *name; /* [a-zA-Z_:][a-zA-Z0-9_:]*, counters end in _total */
-	const char *type; /* "counter" or "gauge" */
+	const char *type; /* "counter", "gauge" or "histogram" (SRC_DELAY only) */
 	const char *help;
 	const struct prom_info_label *info; /* info family: value 1, labels from strings */
+	double scale;                       /* the value times this (0: as it is), to base units */
 };
 
 static const struct prom_info_label dpfwd_info[] = { { "version", "dpfwd_version" },
@@ -151,22 +152,14 @@ static const struct prom_family families[] = {
 		"Mbufs in use after the ports started; a clean stop returns to it.", NULL },
 	{ SRC_POOL, "cache_size", "dpfwd_mempool_cache_size", G, "Per-lcore cache size.", NULL },
 
-	{ SRC_DELAY, "count", "dpfwd_delay_packets_total", C,
-		"Packets sent, as the delay histogram counts them ([dpfwd] delay_stats; an "
-		"estimate when delay_stats_sample > 1).",
+	{ SRC_DELAY, NULL, "dpfwd_delay_seconds", "histogram",
+		"Per-packet delay from the RX poll to the TX burst, since start ([dpfwd] "
+		"delay_stats; counts are estimates when delay_stats_sample > 1).",
 		NULL },
-	{ SRC_DELAY, "p50_ns", "dpfwd_delay_p50_nanoseconds", G,
-		"Median RX-to-TX delay since start.", NULL },
-	{ SRC_DELAY, "p90_ns", "dpfwd_delay_p90_nanoseconds", G, "90th percentile delay.", NULL },
-	{ SRC_DELAY, "p99_ns", "dpfwd_delay_p99_nanoseconds", G, "99th percentile delay.", NULL },
-	{ SRC_DELAY, "p999_ns", "dpfwd_delay_p999_nanoseconds", G, "99.9th percentile delay.",
-		NULL },
-	{ SRC_DELAY, "max_ns", "dpfwd_delay_max_nanoseconds", G, "Largest delay seen.", NULL },
-	{ SRC_DELAY, "mean_ns", "dpfwd_delay_mean_nanoseconds", G, "Mean delay.", NULL },
-	{ SRC_DELAY, "stddev_ns", "dpfwd_delay_stddev_nanoseconds", G,
-		"Standard deviation of the delay (from the histogram).", NULL },
-	{ SRC_DELAY, "jitter_ns", "dpfwd_delay_jitter_nanoseconds", G,
-		"RFC 3550 interarrival jitter of the delay.", NULL },
+	{ SRC_DELAY, "max_ns", "dpfwd_delay_max_seconds", G, "Largest delay seen since start.",
+		NULL, 1e-9 },
+	{ SRC_DELAY, "jitter_ns", "dpfwd_delay_jitter_seconds", G,
+		"RFC 3550 interarrival jitter of the delay.", NULL, 1e-9 },
 
 	{ SRC_FWD, "ip4_routes", "dpfwd_ip4_routes", G, "IPv4 routes installed.", NULL },
 	{ SRC_FWD, "next_hops_total", "dpfwd_next_hops", G, "IPv4 next hops.", NULL },
@@ -185,6 +178,7 @@ struct prom_out {
 	FILE *f;
 	const struct prom_family *fam;
 	unsigned int samples;
+	const json_t *snap; /* the snapshot rendered */
 };
 
 typedef void (*prom_sample_cb)(
@@ -220,20 +214,28 @@ put_header(struct prom_out *o)
 	fprintf(o->f, "\n# TYPE %s %s\n", o->fam->name, o->fam->type);
 }
 
+/* One sample of the family being written: @p suffix after its name ("" or "_bucket"). */
 static void
-put_sample(struct prom_out *o, const struct prom_label *labels, unsigned int nb, const char *value)
+put_series(struct prom_out *o, const char *suffix, const struct prom_label *labels, unsigned int nb,
+	const char *value)
 {
 	unsigned int i;
 
 	if (o->samples++ == 0)
 		put_header(o);
-	fputs(o->fam->name, o->f);
+	fprintf(o->f, "%s%s", o->fam->name, suffix);
 	for (i = 0; i < nb; i++) {
 		fprintf(o->f, "%s%s=\"", i == 0 ? "{" : ",", labels[i].name);
 		put_escaped(o->f, labels[i].value, true);
 		fputc('"', o->f);
 	}
 	fprintf(o->f, "%s %s\n", nb ? "}" : "", value);
+}
+
+static void
+put_sample(struct prom_out *o, const struct prom_label *labels, unsigned int nb, const char *value)
+{
+	put_series(o, "", labels, nb, value);
 }
 
 /* A JSON number or boolean as a sample value; false for null, strings, containers. */
@@ -264,6 +266,48 @@ value_str(const json_t *v, char *buf, size_t len)
 	}
 }
 
+/*
+ * The delay histogram of one lcore (an element of "delay".lcores): its cumulative
+ * counts at the bounds of "delay".le_ns as _bucket{le} in seconds, then +Inf (every
+ * packet), _sum (seconds, from the TSC cycles) and _count.
+ */
+static void
+emit_histogram(
+	struct prom_out *o, const struct prom_label *labels, unsigned int nb, const json_t *obj)
+{
+	const json_t *le_ns = json_object_get(json_object_get(o->snap, "delay"), "le_ns");
+	const double tsc_hz = (double)json_integer_value(json_object_get(o->snap, "tsc_hz"));
+	const json_t *counts = json_object_get(obj, "le_counts");
+	const json_t *count = json_object_get(obj, "count");
+	struct prom_label all[PROM_MAX_LABELS];
+	char le[32], buf[64];
+	unsigned int n;
+	size_t k;
+
+	if (!json_is_integer(count) || !json_is_array(counts) || nb + 1 > PROM_MAX_LABELS ||
+		json_array_size(counts) != json_array_size(le_ns) || tsc_hz <= 0)
+		return;
+	for (n = 0; n < nb; n++)
+		all[n] = labels[n];
+	all[nb] = (struct prom_label){ "le", le };
+	for (k = 0; k <= json_array_size(le_ns); k++) {
+		const json_t *c = k < json_array_size(le_ns) ? json_array_get(counts, k) : count;
+
+		if (k < json_array_size(le_ns))
+			snprintf(le, sizeof(le), "%.9g",
+				(double)json_integer_value(json_array_get(le_ns, k)) * 1e-9);
+		else
+			snprintf(le, sizeof(le), "+Inf");
+		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(c));
+		put_series(o, "_bucket", all, nb + 1, buf);
+	}
+	snprintf(buf, sizeof(buf), "%.15g",
+		(double)json_integer_value(json_object_get(obj, "sum_cycles")) / tsc_hz);
+	put_series(o, "_sum", labels, nb, buf);
+	snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(count));
+	put_series(o, "_count", labels, nb, buf);
+}
+
 static void
 emit(struct prom_out *o, const struct prom_label *labels, unsigned int nb, const json_t *obj)
 {
@@ -272,6 +316,10 @@ emit(struct prom_out *o, const struct prom_label *labels, unsigned int nb, const
 	char buf[64];
 	unsigned int n = 0, i;
 
+	if (strcmp(fam->type, "histogram") == 0) {
+		emit_histogram(o, labels, nb, obj);
+		return;
+	}
 	if (fam->info != NULL) {
 		if (!json_is_object(obj))
 			return;
@@ -289,6 +337,14 @@ emit(struct prom_out *o, const struct prom_label *labels, unsigned int nb, const
 	}
 	if (fam->key != NULL)
 		obj = json_is_object(obj) ? json_object_get(obj, fam->key) : NULL;
+	if (fam->scale != 0 && json_is_number(obj)) {
+		json_t *scaled = json_real(json_number_value(obj) * fam->scale);
+
+		if (scaled != NULL && value_str(scaled, buf, sizeof(buf)))
+			put_sample(o, labels, nb, buf);
+		json_decref(scaled);
+		return;
+	}
 	if (obj != NULL && value_str(obj, buf, sizeof(buf)))
 		put_sample(o, labels, nb, buf);
 }
@@ -395,6 +451,7 @@ dp_telemetry_prom_text(const json_t *snap, size_t *len)
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
 		o.fam = &families[i];
 		o.samples = 0;
+		o.snap = snap;
 		src_foreach(snap, families[i].src, emit, &o);
 	}
 	if (ferror(o.f)) {

@@ -483,7 +483,8 @@ dp_telemetry_json_write(const char *path, const json_t *snap)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	rc = json_dumpfd(snap, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	/* 16 significant digits: time_unix (10 digits of seconds) keeps its microseconds */
+	rc = json_dumpfd(snap, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(16));
 	if (rc == 0 && write(fd, "\n", 1) != 1)
 		rc = -1;
 	if (rc < 0) {

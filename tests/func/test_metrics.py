@@ -10,8 +10,9 @@ Functional tests of dpfwd's Prometheus endpoint ([dpfwd] metrics), on DPDK virtu
 
 dpfwd binds "metrics = 127.0.0.1:0" (any free port) and says which one in the JSON's
 run.metrics; we scrape it with urllib, parse the text exposition format as Prometheus
-reads it (and check it on the way), and compare the counters with the telemetry JSON
-written at exit. EAL runs with --no-huge and its own --file-prefix; every dpfwd is
+reads it (and check it on the way, with prometheus_client's parser and the rules
+`promtool check metrics` applies), compare the counters with the telemetry JSON written
+at exit, and the metric families with docs/telemetry.md's table. EAL runs with --no-huge and its own --file-prefix; every dpfwd is
 reaped (SIGKILLed after RUN_TIMEOUT_S) and its EAL runtime folder removed.
 
 Set DPMT_KEEP=1 to keep the temporary folder.
@@ -31,6 +32,7 @@ import urllib.error
 import urllib.request
 
 BUILD = os.environ.get("DPFWD_BUILD", "build")
+SRC = os.environ.get("DPFWD_SRC", os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("DPFWD_BIN", os.path.join(BUILD, "apps", "dpfwd", "dpfwd"))
 PCAP = os.path.join(BUILD, "pcap", "fwd-2000flows-64b.pcap")
 PCAP_FRAMES = 2000
@@ -75,9 +77,20 @@ SAMPLE = re.compile(r"(" + NAME + r")(?:\{(.*)\})? (\S+)")
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,?)')
 
 
+HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
+
+
 def key(name, /, **labels):
     """A sample's identity: its name and its sorted labels."""
     return (name, tuple(sorted(labels.items())))
+
+
+def family_type(types, name):
+    """The type of the family a sample name belongs to (a histogram's NAME_bucket ...)."""
+    for suffix in ("",) + HISTOGRAM_SUFFIXES:
+        if name.endswith(suffix) and name[:len(name) - len(suffix)] in types:
+            return types[name[:len(name) - len(suffix)]]
+    raise KeyError(name)
 
 
 def parse_labels(text):
@@ -100,7 +113,8 @@ def parse_exposition(text):
     """
     Text format 0.0.4 -> ({family: type}, {key: value}). Raises AssertionError when a
     line would not be read as meant: names, HELP then TYPE once per family and before its
-    samples, a family's samples in one block, counters named _total, no series twice.
+    samples, a family's samples in one block (a histogram's as NAME_bucket, _sum and
+    _count), counters named _total, no series twice.
     """
     types, samples, helped = {}, {}, set()
     family = None
@@ -116,14 +130,18 @@ def parse_exposition(text):
         if line.startswith("# TYPE "):
             parts = line.split(" ")
             assert len(parts) == 4 and parts[2] == family, where
-            assert parts[3] in ("counter", "gauge"), where
+            assert parts[3] in ("counter", "gauge", "histogram"), where
             types[family] = parts[3]
             continue
         m = SAMPLE.fullmatch(line)
         assert m is not None, where
         name, labels, value = m.groups()
-        assert name == family and name in types, f"{where}: not in its family's block"
-        if types[name] == "counter":
+        if types.get(family) == "histogram":
+            assert name in [family + s for s in HISTOGRAM_SUFFIXES], \
+                f"{where}: not in its histogram's block"
+        else:
+            assert name == family and name in types, f"{where}: not in its family's block"
+        if types[family] == "counter":
             assert name.endswith("_total"), where
         k = key(name, **parse_labels(labels or ""))
         assert k not in samples, f"{where}: series twice"
@@ -131,8 +149,128 @@ def parse_exposition(text):
     return types, samples
 
 
+# ---- what `promtool check metrics` reports (client_golang's promlint), and histograms ----
+
+# promlint's units: a name part (or a part after a metric prefix) of a unit that is not
+# the base unit is reported ("use base unit seconds instead of nanoseconds")
+PROMLINT_UNITS = {"amperes": "amperes", "bytes": "bytes", "celsius": "celsius",
+                  "grams": "grams", "joules": "joules", "kelvin": "kelvin", "meters": "meters",
+                  "metres": "metres", "seconds": "seconds", "volts": "volts",
+                  "minutes": "seconds", "hours": "seconds", "days": "seconds",
+                  "weeks": "seconds", "kelvins": "kelvin", "fahrenheit": "celsius",
+                  "rankine": "celsius", "inches": "meters", "yards": "meters",
+                  "miles": "meters", "bits": "bytes", "calories": "joules",
+                  "pounds": "grams", "ounces": "grams"}
+PROMLINT_PREFIXES = ("pico", "nano", "micro", "milli", "centi", "deci", "deca", "hecto",
+                     "kilo", "kibi", "mega", "mibi", "giga", "gibi", "tera", "tebi", "peta",
+                     "pebi")
+PROMLINT_ABBREVIATIONS = {"s", "ms", "us", "ns", "sec", "b", "kb", "mb", "gb", "tb", "pb",
+                          "m", "h", "d"}
+CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def promlint(text):
+    """
+    The findings of `promtool check metrics` on an exposition text (Prometheus'
+    promlint rules: help, units, counters, reserved suffixes and labels, type names,
+    reserved characters, camel case, unit abbreviations), and of a histogram's shape
+    (le ascending, counts cumulative, +Inf equal to _count). [] when there is nothing
+    to report. The text must also parse with prometheus_client's parser.
+
+    promtool itself ships in Debian's prometheus package, whose install starts a
+    Prometheus server (its init script, or its enabled systemd unit): too much for a
+    test tool, so these are its rules (client_golang's promlint), tested against
+    promtool's messages by test_promlint_reports_what_promtool_reports.
+    """
+    from prometheus_client.parser import text_string_to_metric_families
+    problems = []
+    list(text_string_to_metric_families(text))  # raises on what it cannot read
+    helps, types, labels = {}, {}, {}
+    buckets = {}
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            parts = line.split(" ", 3)
+            helps[parts[2]] = parts[3] if len(parts) > 3 else ""
+        elif line.startswith("# TYPE "):
+            parts = line.split(" ")
+            types[parts[2]] = parts[3]
+        elif line and not line.startswith("#"):
+            m = SAMPLE.fullmatch(line)
+            name, lab = m.group(1), parse_labels(m.group(2) or "")
+            fam = next((f for f in (name, *(name[:-len(s)] for s in HISTOGRAM_SUFFIXES
+                                              if name.endswith(s))) if f in types), name)
+            labels.setdefault(fam, set()).update(lab)
+            if types.get(fam) == "histogram":
+                series = tuple(sorted((k, v) for k, v in lab.items() if k != "le"))
+                b = buckets.setdefault((fam, series), {"le": [], "count": None})
+                if name.endswith("_bucket"):
+                    b["le"].append((float(lab["le"]), float(m.group(3))))
+                elif name.endswith("_count"):
+                    b["count"] = float(m.group(3))
+    for fam, typ in types.items():
+        parts = fam.split("_")
+        if not helps.get(fam):
+            problems.append(f"{fam}: no help text")
+        for p in parts:
+            base = PROMLINT_UNITS.get(p)
+            for pre in PROMLINT_PREFIXES:
+                if base is None and p.startswith(pre):
+                    base = PROMLINT_UNITS.get(p[len(pre):])
+            if base is not None and base != p:
+                problems.append(f'{fam}: use base unit "{base}" instead of "{p}"')
+            if p in PROMLINT_ABBREVIATIONS:
+                problems.append(f"{fam}: metric names should not contain abbreviated units")
+        if typ == "counter" and not fam.endswith("_total"):
+            problems.append(f'{fam}: counter metrics should have "_total" suffix')
+        if typ != "counter" and fam.endswith("_total"):
+            problems.append(f'{fam}: non-counter metrics should not have "_total" suffix')
+        if typ not in ("histogram", "summary"):
+            if fam.endswith(("_count", "_sum", "_bucket")):
+                problems.append(f"{fam}: non-histogram and non-summary metrics should not "
+                                "have a reserved suffix")
+            if "le" in labels.get(fam, ()):
+                problems.append(f'{fam}: non-histogram metrics should not have "le" label')
+        if typ != "summary" and "quantile" in labels.get(fam, ()):
+            problems.append(f'{fam}: non-summary metrics should not have "quantile" label')
+        if f"_{typ}_" in fam or fam.endswith(f"_{typ}"):
+            problems.append(f'{fam}: metric name should not include type "{typ}"')
+        if ":" in fam:
+            problems.append(f"{fam}: metric names should not contain ':'")
+        if CAMEL.search(fam) or any(CAMEL.search(lb) for lb in labels.get(fam, ())):
+            problems.append(f"{fam}: metric names and label names should be snake_case")
+    for (fam, series), b in buckets.items():
+        les = [le for le, _ in b["le"]]
+        counts = [c for _, c in b["le"]]
+        if les != sorted(les) or len(set(les)) != len(les):
+            problems.append(f"{fam}{series}: le not ascending")
+        if counts != sorted(counts):
+            problems.append(f"{fam}{series}: bucket counts not cumulative")
+        if not les or les[-1] != float("inf") or counts[-1] != b["count"]:
+            problems.append(f"{fam}{series}: no +Inf bucket equal to _count")
+    return problems
+
+
+def doc_metrics():
+    """{name: (type, labels)} of the Prometheus table of docs/telemetry.md."""
+    with open(os.path.join(SRC, "docs", "telemetry.md")) as f:
+        text = f.read()
+    sec = text[text.index("## Prometheus metrics"):]
+    sec = sec[:sec.index("\n## ", 5)]
+    out = {}
+    for name, typ, labels in re.findall(r"^\| `(dpfwd_\w+)` \| (\w+) \|([^|]*)\|", sec,
+                                        re.M):
+        out[name] = (typ, set(re.findall(r"`(\w+)`", labels.split("(")[0])))
+    return out
+
+
+def table_metrics():
+    """The metric names of src/telemetry/prom.c's family table."""
+    with open(os.path.join(SRC, "src", "telemetry", "prom.c")) as f:
+        return set(re.findall(r'^\s*\{ SRC_\w+, (?:"\w+"|NULL), "(dpfwd_\w+)"', f.read(), re.M))
+
+
 def expected_counters(snap):
-    """The counters a scrape shows for a telemetry JSON, by README's table."""
+    """The counters a scrape shows for a telemetry JSON, by docs/telemetry.md's table."""
     exp = {}
     for lc in snap["lcores"]:
         lcore = str(lc["lcore"])
@@ -305,7 +443,7 @@ class MetricsTest(unittest.TestCase):
                           ("dpfwd_uptime_seconds", "gauge")):
             self.assertEqual(types.get(name), typ, name)
         for k, v in first.items():
-            if types[k[0]] == "counter":
+            if family_type(types, k[0]) == "counter":
                 self.assertGreaterEqual(s[k], v, k)
 
         self.assertEqual(d.stop(), 0, d.stderr())
@@ -329,7 +467,7 @@ class MetricsTest(unittest.TestCase):
         types, a = scrape_samples(url)
         time.sleep(0.5)
         _, b = scrape_samples(url)
-        counters = [k for k in a if types[k[0]] == "counter"]
+        counters = [k for k in a if family_type(types, k[0]) == "counter"]
         self.assertGreater(len(counters), 40)
         for k in counters:
             self.assertGreaterEqual(b[k], a[k], k)
@@ -354,6 +492,65 @@ class MetricsTest(unittest.TestCase):
         for k, v in expected_counters(snap).items():
             self.assertGreaterEqual(v, b[k], k)
         self.assertEqual(snap["run"]["metrics"], url)
+
+    def test_promlint_reports_what_promtool_reports(self):
+        """The checker below finds what promtool check metrics finds on a bad text."""
+        bad = ("# HELP x_delay_p99_nanoseconds p99.\n# TYPE x_delay_p99_nanoseconds gauge\n"
+               "x_delay_p99_nanoseconds{lcore=\"1\"} 5\n"
+               "# HELP x_pkts Packets.\n# TYPE x_pkts counter\nx_pkts 1\n"
+               "# HELP x_up_total Up.\n# TYPE x_up_total gauge\nx_up_total 1\n"
+               "# HELP x_t_ms Time.\n# TYPE x_t_ms gauge\nx_t_ms{le=\"1\"} 1\n"
+               "# HELP x_d_seconds D.\n# TYPE x_d_seconds histogram\n"
+               "x_d_seconds_bucket{le=\"1\"} 3\nx_d_seconds_bucket{le=\"0.5\"} 2\n"
+               "x_d_seconds_sum 1\nx_d_seconds_count 4\n")
+        found = "\n".join(promlint(bad))
+        for what in ('x_delay_p99_nanoseconds: use base unit "seconds" instead of '
+                     '"nanoseconds"',
+                     'x_pkts: counter metrics should have "_total" suffix',
+                     'x_up_total: non-counter metrics should not have "_total" suffix',
+                     "x_t_ms: metric names should not contain abbreviated units",
+                     'x_t_ms: non-histogram metrics should not have "le" label',
+                     "le not ascending", "bucket counts not cumulative",
+                     "no +Inf bucket equal to _count"):
+            self.assertIn(what, found)
+
+    def test_scrape_passes_promtool_rules_and_is_the_doc(self):
+        """A scrape under traffic: nothing for promtool to report; its families, types and
+        labels are docs/telemetry.md's table, which is prom.c's; the delay histogram adds
+        up to the JSON's delay counts."""
+        d = self.run_dpfwd("lint", infinite=True)
+        url = d.metrics_url()
+        time.sleep(0.3)
+        status, _, body = scrape(url)
+        self.assertEqual(status, 200)
+        self.assertEqual(promlint(body), [])
+        types, samples = parse_exposition(body)
+        doc = doc_metrics()
+        self.assertEqual(sorted(set(doc) ^ table_metrics()), [],
+                         "docs/telemetry.md's metrics vs src/telemetry/prom.c's table")
+        labels = {}
+        for (name, lab) in samples:
+            fam = next(f for f in (name, name.rsplit("_", 1)[0]) if f in types)
+            labels.setdefault(fam, set()).update(k for k, _ in lab if k != "le")
+        for fam, typ in types.items():
+            self.assertIn(fam, doc, "scraped, not in docs/telemetry.md")
+            self.assertEqual((typ, labels[fam]), doc[fam], fam)
+        self.assertEqual(types["dpfwd_delay_seconds"], "histogram")
+        inf = samples[key("dpfwd_delay_seconds_bucket", lcore="1", le="+Inf")]
+        self.assertGreater(inf, 0)
+        self.assertEqual(inf, samples[key("dpfwd_delay_seconds_count", lcore="1")])
+        mean = (samples[key("dpfwd_delay_seconds_sum", lcore="1")] / inf)
+        self.assertTrue(1e-8 < mean < 1.0, mean)
+        self.assertEqual(d.stop(), 0, d.stderr())
+        snap = d.read_json()
+        lc = snap["delay"]["lcores"][0]
+        self.assertGreaterEqual(lc["count"], inf)
+        # cumulative; every packet counted at a bound well above the largest delay (a
+        # bucket spans at most a quarter of its low end)
+        self.assertEqual(lc["le_counts"], sorted(lc["le_counts"]))
+        for le_ns, n in zip(snap["delay"]["le_ns"], lc["le_counts"]):
+            if le_ns >= 1.5 * lc["max_ns"] + 10:
+                self.assertEqual(n, lc["count"], le_ns)
 
     def test_metrics_off_by_default(self):
         d = self.run_dpfwd("off", metrics="", extra=("--duration", "0.5"))

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Drop reasons (src/common/dp_drop.h): the list the build collects from every
- * module's drop.def has unique names and is docs/telemetry.md's table, row for row;
+ * module's drop.def has unique names and is the table of docs/telemetry.md, row
+ * for row, which says of each whether it counts in drops.total (an error) or
+ * drops.consumed (DP_CONSUMED: freed on purpose, as dp_drop_is_consumed() says);
  * dp_drop_register() hands out the slots after the static reasons, refuses a
  * name taken, bad arguments and a seventeenth reason, and dp_drop_unregister()
  * frees a slot. No EAL.
@@ -18,10 +20,14 @@
 #include "dp_test.h"
 
 #define DOC_MAX_ROWS 256
+#define DOC_PATH     "docs/telemetry.md"
 
-/* The names of docs/telemetry.md's drop table (under "## Drop reasons"), in order. */
+/*
+ * The rows of the drop table of docs/telemetry.md ("## Drop reasons"), in order:
+ * each reason's name, and whether its row says it counts in drops.consumed.
+ */
 static unsigned int
-doc_drop_names(char names[][DP_DROP_NAME_SIZE], unsigned int max)
+doc_drop_rows(char names[][DP_DROP_NAME_SIZE], bool *consumed, unsigned int max)
 {
 	const char *src = getenv("DPFWD_SRC") ? getenv("DPFWD_SRC") : DP_SOURCE_DIR;
 	char path[PATH_MAX], line[1024];
@@ -29,15 +35,14 @@ doc_drop_names(char names[][DP_DROP_NAME_SIZE], unsigned int max)
 	unsigned int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/docs/telemetry.md", src);
+	snprintf(path, sizeof(path), "%s/" DOC_PATH, src);
 	f = fopen(path, "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char name[DP_DROP_NAME_SIZE];
+		char name[DP_DROP_NAME_SIZE], group[16];
 
 		if (!in_section) {
-			in_section = strcmp(line, "## Drop reasons\n") == 0 ||
-				     strcmp(line, "### Drop reasons\n") == 0;
+			in_section = strcmp(line, "## Drop reasons\n") == 0;
 			continue;
 		}
 		if (line[0] != '|') {
@@ -46,8 +51,10 @@ doc_drop_names(char names[][DP_DROP_NAME_SIZE], unsigned int max)
 			continue;
 		}
 		in_table = true;
-		if (sscanf(line, "| `%47[^`]` |", name) == 1 && n < max)
-			snprintf(names[n++], DP_DROP_NAME_SIZE, "%s", name);
+		if (sscanf(line, "| `%47[^`]` | `drops.%15[a-z]` |", name, group) == 2 && n < max) {
+			snprintf(names[n], DP_DROP_NAME_SIZE, "%s", name);
+			consumed[n++] = strcmp(group, "consumed") == 0;
+		}
 	}
 	fclose(f);
 	return n;
@@ -77,37 +84,49 @@ test_drop_static_names_unique_and_described(void)
 	CU_ASSERT_EQUAL(DP_DROP_MAX, DP_DROP_DYN_FIRST + DP_DROP_DYN_SLOTS);
 }
 
-/* docs/telemetry.md documents every reason of the collected list and no other, in its order. */
+/* docs/telemetry.md documents every reason of the collected list and no other, in its
+ * order, each in the group (drops.total or drops.consumed) it counts in. */
 static void
 test_drop_doc_table_is_the_collected_list(void)
 {
 	static char doc[DOC_MAX_ROWS][DP_DROP_NAME_SIZE];
-	unsigned int n = doc_drop_names(doc, DOC_MAX_ROWS), r, i;
+	static bool consumed[DOC_MAX_ROWS];
+	unsigned int n = doc_drop_rows(doc, consumed, DOC_MAX_ROWS), r, i;
 
 	for (r = 0; r < DP_DROP_DYN_FIRST; r++) {
 		for (i = 0; i < n; i++)
 			if (strcmp(doc[i], dp_drop_name(r)) == 0)
 				break;
 		if (i == n)
-			fprintf(stderr, "\n  docs/telemetry.md's drop table does not list %s\n",
+			fprintf(stderr, "\n  " DOC_PATH "'s drop table does not list %s\n",
 				dp_drop_name(r));
 		else if (i != r)
 			fprintf(stderr,
-				"\n  docs/telemetry.md lists %s as row %u, the list has it at %u\n",
+				"\n  " DOC_PATH " lists %s as row %u, the list has it at %u\n",
 				dp_drop_name(r), i + 1, r + 1);
+		else if (consumed[i] != dp_drop_is_consumed(r))
+			fprintf(stderr,
+				"\n  " DOC_PATH " counts %s in drops.%s, dpfwd in drops.%s\n",
+				dp_drop_name(r), consumed[i] ? "consumed" : "total",
+				dp_drop_is_consumed(r) ? "consumed" : "total");
 		CU_ASSERT_EQUAL(i, r);
+		CU_ASSERT(i == n || consumed[i] == dp_drop_is_consumed(r));
 	}
 	for (i = 0; i < n; i++) {
 		for (r = 0; r < DP_DROP_DYN_FIRST; r++)
 			if (strcmp(doc[i], dp_drop_name(r)) == 0)
 				break;
 		if (r == DP_DROP_DYN_FIRST)
-			fprintf(stderr,
-				"\n  docs/telemetry.md lists %s, which no drop.def declares\n",
+			fprintf(stderr, "\n  " DOC_PATH " lists %s, which no drop.def declares\n",
 				doc[i]);
 		CU_ASSERT(r < DP_DROP_DYN_FIRST);
 	}
 	CU_ASSERT_EQUAL(n, DP_DROP_DYN_FIRST);
+	/* the two that are not errors, and a registered reason is one */
+	CU_ASSERT_TRUE(dp_drop_is_consumed(DP_DROP_ARP_CONSUMED));
+	CU_ASSERT_TRUE(dp_drop_is_consumed(DP_DROP_ND_CONSUMED));
+	CU_ASSERT_FALSE(dp_drop_is_consumed(DP_DROP_IP4_NO_ROUTE));
+	CU_ASSERT_FALSE(dp_drop_is_consumed(DP_DROP_DYN_FIRST));
 }
 
 static void

@@ -6,7 +6,9 @@
  * faster than the control lcore polls (punt ring full), a control lcore that
  * sends faster than the worker walks (inject ring full), a frame for a port
  * that does not exist, a punt of a kind with no handler, and the control
- * lcore's neighbor table full ([dpfwd] neigh_max). Each time the exact drop
+ * lcore's neighbor table full ([dpfwd] neigh_max), where the telemetry's
+ * drops.total counts the errors and drops.consumed the ARP replies learned
+ * from. Each time the exact drop
  * counter moves by the exact count, every other frame comes out (checked
  * byte for byte against RFC 826 frames built here), and nothing else is lost.
  *
@@ -24,6 +26,7 @@
 #include "dp_neigh.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
+#include "dp_telemetry.h"
 #include "dp_test.h"
 #include "ring_rig.h"
 
@@ -79,6 +82,20 @@ static uint64_t
 dropped_total(void)
 {
 	return ring_rig_graph_drops_total(&rig);
+}
+
+/* drops.total and drops.consumed of a fresh telemetry snapshot */
+static void
+telemetry_drops(json_int_t *total, json_int_t *consumed)
+{
+	json_t *s = dp_telemetry_snapshot();
+	const json_t *d;
+
+	CU_ASSERT_FATAL(s != NULL);
+	d = json_object_get(s, "drops");
+	*total = json_integer_value(json_object_get(d, "total"));
+	*consumed = json_integer_value(json_object_get(d, "consumed"));
+	json_decref(s);
 }
 
 /* ---- frames ---- */
@@ -256,8 +273,10 @@ test_ctl_neighbor_table_full_counts_drops(void)
 	uint8_t f[60], want[60], u[2048];
 	unsigned int h, i, n, other = 0, released = 0;
 	uint32_t asked = 0;
+	json_int_t total0, consumed0, total1, consumed1;
 
 	snap();
+	telemetry_drops(&total0, &consumed0);
 	for (h = 0; h < hosts; h++)
 		ring_rig_inject(&rig, 0, u,
 			ring_rig_udp4(
@@ -307,6 +326,10 @@ test_ctl_neighbor_table_full_counts_drops(void)
 	CU_ASSERT_EQUAL(released, NEIGH_MAX);
 	CU_ASSERT_EQUAL(dropped(DP_DROP_ARP_CONSUMED), NEIGH_MAX);
 	CU_ASSERT_EQUAL(dropped_total(), hosts);
+	/* the ARP replies learned from are no error: consumed, not in total */
+	telemetry_drops(&total1, &consumed1);
+	CU_ASSERT_EQUAL(total1 - total0, hosts - NEIGH_MAX);
+	CU_ASSERT_EQUAL(consumed1 - consumed0, NEIGH_MAX);
 }
 
 static void

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Telemetry without EAL: the Prometheus text of crafted snapshots (escaping, names,
- * one header per family, values left out when null), the metrics HTTP server on a
+ * one header per family, values left out when null, the delay histogram), the JSON
+ * file's precision, the metrics HTTP server on a
  * loopback port (GET /metrics, 404, 405, a busy port, stop frees the port), and the
  * [dpfwd] metrics values the config accepts.
  */
@@ -89,7 +90,8 @@ name_len(const char *s)
 /*
  * Check the exposition format line by line: names valid, "# HELP" then "# TYPE" once per
  * family and before its samples, a family's samples together, counters named _total,
- * label values quoted with only \\ \" \n escapes, a value after the labels.
+ * a histogram's samples NAME_bucket, NAME_sum and NAME_count, label values quoted with
+ * only \\ \" \n escapes, a value after the labels.
  */
 static bool
 exposition_ok(const char *text)
@@ -129,12 +131,23 @@ exposition_ok(const char *text)
 			ok = help && strncmp(line + 7, family, n) == 0 && line[7 + n] == ' ';
 			if (ok)
 				snprintf(type, sizeof(type), "%s", line + 8 + n);
-			ok &= strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0;
+			ok &= strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0 ||
+			      strcmp(type, "histogram") == 0;
 			continue;
 		}
 		ok = line[0] != '#' && type[0] != '\0';
 		n = name_len(line);
-		ok &= n == strlen(family) && strncmp(line, family, n) == 0;
+		if (strcmp(type, "histogram") == 0) {
+			/* NAME_bucket{...,le="..."}, NAME_sum, NAME_count */
+			const size_t f = strlen(family);
+
+			ok &= n > f && strncmp(line, family, f) == 0 &&
+			      (strncmp(line + f, "_bucket", n - f) == 0 ||
+				      strncmp(line + f, "_sum", n - f) == 0 ||
+				      strncmp(line + f, "_count", n - f) == 0);
+		} else {
+			ok &= n == strlen(family) && strncmp(line, family, n) == 0;
+		}
 		if (ok && strcmp(type, "counter") == 0)
 			ok = n > 6 && strncmp(line + n - 6, "_total", 6) == 0;
 		p = line + n;
@@ -320,9 +333,11 @@ static const char *const full_snapshot =
 	"   \"rx_nombuf\": 1, \"link_up\": false, \"link_speed_mbps\": 1}],"
 	" \"mempools\": [{\"name\": \"m\", \"size\": 1, \"in_use\": 1, \"available\": 1,"
 	"   \"in_caches\": 1, \"in_use_baseline\": 1, \"cache_size\": 1}],"
+	" \"delay\": {\"le_ns\": [250, 500], \"lcores\": [{\"lcore\": 1, \"count\": 3,"
+	"   \"sum_cycles\": 6, \"le_counts\": [1, 2], \"max_ns\": 5.0, \"jitter_ns\": 1.0}]},"
 	" \"fwd\": {\"ip4_routes\": 1, \"next_hops_total\": 1}}";
 
-/* Every family is valid, and docs/telemetry.md's table names each one. */
+/* Every family is valid, and the table of docs/telemetry.md names each one. */
 static void
 test_prom_every_family_is_documented(void)
 {
@@ -347,9 +362,61 @@ test_prom_every_family_is_documented(void)
 			CU_FAIL("metric missing from docs/telemetry.md");
 		}
 	}
-	CU_ASSERT_EQUAL(families, 44); /* every row of prom.c's table */
+	CU_ASSERT_EQUAL(families, 47); /* the families full_snapshot has values for */
 	free(readme);
 	free(t);
+}
+
+/*
+ * The delay histogram: cumulative counts at the bounds in seconds, +Inf = _count = every
+ * packet, _sum in seconds (cycles / tsc_hz); max and jitter in seconds.
+ */
+static void
+test_prom_delay_histogram_in_seconds(void)
+{
+	char *t = prom_of("{\"tsc_hz\": 2000000000, \"delay\": {\"le_ns\": [250, 1000000000],"
+			  " \"lcores\": [{\"lcore\": 3, \"count\": 7, \"sum_cycles\": 3000,"
+			  " \"le_counts\": [2, 6], \"max_ns\": 1500.0, \"jitter_ns\": 20.0}]}}");
+
+	CU_ASSERT_TRUE(exposition_ok(t));
+	CU_ASSERT_TRUE(has_line(t, "# TYPE dpfwd_delay_seconds histogram"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_seconds_bucket{lcore=\"3\",le=\"2.5e-07\"} 2"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_seconds_bucket{lcore=\"3\",le=\"1\"} 6"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_seconds_bucket{lcore=\"3\",le=\"+Inf\"} 7"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_seconds_sum{lcore=\"3\"} 1.5e-06"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_seconds_count{lcore=\"3\"} 7"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_max_seconds{lcore=\"3\"} 1.5e-06"));
+	CU_ASSERT_TRUE(has_line(t, "dpfwd_delay_jitter_seconds{lcore=\"3\"} 2e-08"));
+	CU_ASSERT_PTR_NULL(strstr(t, "nanoseconds"));
+	free(t);
+	/* counts that do not match the bounds: no histogram rather than a wrong one */
+	t = prom_of("{\"tsc_hz\": 1, \"delay\": {\"le_ns\": [250, 500], \"lcores\": [{\"lcore\": 3,"
+		    " \"count\": 7, \"sum_cycles\": 3, \"le_counts\": [2]}]}}");
+	CU_ASSERT_PTR_NULL(strstr(t, "dpfwd_delay_seconds"));
+	free(t);
+}
+
+/* The JSON file keeps time_unix to the microsecond (10 digits of seconds, then 6). */
+static void
+test_json_write_keeps_microseconds(void)
+{
+	char path[] = "/tmp/dptel.XXXXXX";
+	json_t *snap = json_pack("{s:f, s:f}", "time_unix", 1795000000.123456, "x", 0.1);
+	json_t *back;
+	json_error_t e;
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0 && snap != NULL);
+	close(fd);
+	CU_ASSERT_EQUAL(dp_telemetry_json_write(path, snap), 0);
+	back = json_load_file(path, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+	CU_ASSERT_DOUBLE_EQUAL(
+		json_real_value(json_object_get(back, "time_unix")), 1795000000.123456, 5e-7);
+	CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(back, "x")), 0.1, 1e-15);
+	json_decref(back);
+	json_decref(snap);
+	unlink(path);
 }
 
 /* ---- the HTTP server ---- */
@@ -599,6 +666,8 @@ main(void)
 		{ "test_prom_empty_snapshot_gives_empty_text",
 			test_prom_empty_snapshot_gives_empty_text },
 		{ "test_prom_every_family_is_documented", test_prom_every_family_is_documented },
+		{ "test_prom_delay_histogram_in_seconds", test_prom_delay_histogram_in_seconds },
+		{ "test_json_write_keeps_microseconds", test_json_write_keeps_microseconds },
 		{ "test_metrics_serves_metrics_404_and_405",
 			test_metrics_serves_metrics_404_and_405 },
 		{ "test_metrics_stop_frees_the_port", test_metrics_stop_frees_the_port },
