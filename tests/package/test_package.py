@@ -5,7 +5,8 @@ The Debian packages (debian/): the tree as git sees it (tracked and new files, n
 ignored build folders) is copied to a temporary folder, `dpkg-buildpackage -b -us -uc`
 builds it there, and then:
 
-- exactly the packages dpfwd, libdpsock0 and libdpsock-dev are made;
+- exactly the packages dpfwd, libdpsock0 and libdpsock-dev are made (beside the
+  -dbgsym packages debhelper makes of their debug symbols);
 - each holds its files: dpfwd the programs, profiles, configs, unit and completion;
   libdpsock0 the library under its soname; libdpsock-dev the header, the .so link, the .pc;
 - lintian reports no error on them (its warnings are printed).
@@ -66,7 +67,9 @@ class TestPackage(unittest.TestCase):
         if build.returncode != 0:
             raise RuntimeError(f"dpkg-buildpackage failed ({build.returncode}):\n"
                                f"{cls.build_log[-6000:]}")
-        cls.debs = {p.name.split("_")[0]: p for p in top.glob("*.deb")}
+        cls.debs = {p.name.split("_")[0]: p for p in top.glob("*.deb")
+                    if not p.name.split("_")[0].endswith("-dbgsym")}
+        cls.dbgsym = sorted(p.name.split("_")[0] for p in top.glob("*-dbgsym_*"))
         cls.changes = next(top.glob("*.changes"))
 
     @classmethod
@@ -75,6 +78,7 @@ class TestPackage(unittest.TestCase):
 
     def test_three_packages(self):
         self.assertEqual(sorted(self.debs), ["dpfwd", "libdpsock-dev", "libdpsock0"])
+        self.assertEqual(self.dbgsym, ["dpfwd-dbgsym", "libdpsock0-dbgsym"])
 
     def test_contents(self):
         dpfwd = deb_files(self.debs["dpfwd"])
