@@ -34,6 +34,8 @@ SNAPSHOT_VERSION = 1
 DEFAULT_INTERVAL = 0.2  # seconds between the two samples that make rates
 
 PROG = "dpctl"
+# meson install writes the project's version here (apps/dpctl/meson.build)
+VERSION = None  # from the source tree: read from meson.build (version_text)
 
 
 class DpctlError(Exception):
@@ -1506,6 +1508,22 @@ Human output sorts and hides: runtime and drops show what counted, --all everyth
 """
 
 
+def version_text():
+    """dpctl --version: its version and the Python running it."""
+    v = VERSION
+    if v is None:
+        build = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                             "meson.build")
+        try:
+            with open(build) as f:
+                m = re.search(r"^project\('dpfwd'.*?version: '([^']+)'", f.read(), re.S | re.M)
+            v = m.group(1) if m else "unknown"
+        except OSError:
+            v = "unknown"
+    return (f"{PROG} {v}\nPython {sys.version.split()[0]}; talks to dpfwd over DPDK "
+            f"telemetry v2 (the socket names its DPDK: dpctl show info)")
+
+
 def common_options(defaults):
     """Options accepted before or after the command.  defaults=False: SUPPRESS, so that
     the subcommand's copy does not overwrite the main parser's value."""
@@ -1530,6 +1548,7 @@ def build_parser():
     fmt = argparse.RawDescriptionHelpFormatter
     ap = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, formatter_class=fmt,
                                  parents=[top])
+    ap.add_argument("-V", "--version", action="version", version=version_text())
     cmds = ap.add_subparsers(dest="cmd", metavar="COMMAND")
     cmds.required = True
 

@@ -4,7 +4,8 @@
  *
  *   dpfwd [EAL options] -- -c FILE [--duration S] [--telemetry-json FILE]
  *         [--telemetry-interval MS] [--stats] [--set section.key=value]... [--check]
- *   dpfwd --config-reference      (docs/config-reference.md)
+ *   dpfwd --config-reference      (the config reference, Markdown)
+ *   dpfwd --version               (its version, DPDK's, how it was built)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_version.h>
 
 #include "dp_build_config.h"
 #include "dp_common.h"
@@ -33,12 +35,12 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: dpfwd [EAL options] -- -c FILE [options]\n"
 		"\n"
-		"DPDK poll-mode IPv4 router. EAL options are DPDK's (see dpdk-testpmd --help);\n"
-		"dpfwd adds the ports of its config as --vdev/-a, and -l <main>,<workers> when\n"
-		"no -l/-c/--lcores is given.\n"
+		"DPDK poll-mode datapath: routes IPv4 and IPv6, relays UDP, serves dpsock endpoints.\n"
+		"EAL options are DPDK's (see dpdk-testpmd --help); dpfwd adds the ports of its\n"
+		"config as --vdev/-a, and -l <main>,<workers> when no -l/-c/--lcores is given.\n"
 		"\n"
 		"Options after --:\n"
-		"  -c, --config FILE            dpfwd config (INI; see README \"Configuration\")\n"
+		"  -c, --config FILE            dpfwd config (INI; --config-reference lists the keys)\n"
 		"  -d, --duration S             stop after S seconds (default 0: until SIGINT/SIGTERM)\n"
 		"  -j, --telemetry-json FILE    rewrite this JSON snapshot every interval and at exit\n"
 		"                               (default " DEFAULT_JSON "; 'none' to disable)\n"
@@ -55,12 +57,26 @@ usage(FILE *f)
 		"      --config-reference       print every config key (Markdown: type, range,\n"
 		"                               default) and exit\n"
 		"  -h, --help                   this text\n"
-		"  -V, --version                print the version\n"
+		"  -V, --version                print dpfwd's version, DPDK's and the build options\n"
 		"\n"
 		"Telemetry is also served as DPDK telemetry commands /dpfwd/... on the EAL\n"
 		"telemetry socket: dpdk-telemetry.py [-f PREFIX], then /dpfwd/graph/nodes.\n"
+		"SIGHUP reads the routes again. Under systemd (NOTIFY_SOCKET) dpfwd sends READY=1\n"
+		"once its ports are up and every worker has run, RELOADING=1 then READY=1 around\n"
+		"a SIGHUP reload, STOPPING=1 when it stops.\n"
 		"Exit status: 0 on a clean stop, 1 when a port or resource fails, 2 for bad\n"
 		"arguments or config.\n");
+}
+
+static void
+version_print(FILE *f)
+{
+	fprintf(f,
+		"dpfwd %s\n"
+		"%s\n"
+		"build: DPDK linked %s, sanitizers %s, systemd notify %s\n",
+		DP_VERSION, rte_version(), DP_DPDK_LINK, DP_SANITIZE,
+		DP_HAVE_SYSTEMD ? "on" : "off (built without libsystemd)");
 }
 
 struct app_args {
@@ -143,7 +159,7 @@ parse_app_args(int argc, char **argv, struct app_args *a)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("dpfwd %s\n", DP_VERSION);
+			version_print(stdout);
 			exit(0);
 		default:
 			usage(stderr);
@@ -208,6 +224,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 
+	rc = dp_run_lcores_present(&cfg, eal_argc, argv, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "dpfwd: error: %s\n", err);
+		dp_config_free(&cfg);
+		return 2;
+	}
 	eal_n = dp_run_eal_args(&cfg, eal_argc, argv, eal_argv, MAX_EAL_ARGS);
 	if (eal_n < 0) {
 		fprintf(stderr, "dpfwd: error: too many EAL arguments\n");

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 
 #include "dp_build_config.h"
+#include "dp_config.h"
 #include "gen_args.h"
 #include "gen_seq.h"
 
@@ -17,6 +18,17 @@
 #define IP6_DOC_PLEN   32 /* 2001:db8::/32, RFC 3849 */
 #define HDRS_V4        (14 + 20 + 8)
 #define HDRS_V6        (14 + 40 + 8)
+
+/* dp_config's default: the source tree's profiles from the build tree, else the installed */
+static const char *
+gen_drivers_cfg_default(void)
+{
+	static char path[PATH_MAX];
+
+	if (path[0] == '\0')
+		dp_config_drivers_cfg_default(path, sizeof(path));
+	return path;
+}
 
 /* Laid out as printed (under 92 columns); clang-format would re-wrap the strings. */
 /* clang-format off */
@@ -105,7 +117,7 @@ gen_args_usage(FILE *f)
 		"                         a memif peer can stop before dpgen disconnects (default 0)\n"
 		"  --json FILE            per-second samples and totals as JSON, written at exit\n"
 		"  --quiet                no per-second lines\n"
-		"  --drivers-cfg DIR      driver profiles (default %s/drivers-cfg)\n"
+		"  --drivers-cfg DIR      driver profiles (default %s)\n"
 		"  -h, --help             this text;  -V, --version  the version\n"
 		"\n"
 		"Each second one line: TX and RX in Mpps and Gbps, twice: 'frame' counts frame bytes\n"
@@ -118,7 +130,7 @@ gen_args_usage(FILE *f)
 		"        --flows 2 --payload 1000 --rate 1Mpps --duration 5 --json out.json\n"
 		"\n"
 		"Exit status: 0 done, 1 a run-time failure (EAL, port, memory), 2 bad arguments.\n",
-		GEN_FLOWS_MAX, GEN_FRAME_MAX, DP_SOURCE_DIR);
+		GEN_FLOWS_MAX, GEN_FRAME_MAX, gen_drivers_cfg_default());
 }
 /* clang-format on */
 
@@ -301,7 +313,7 @@ defaults(struct gen_opts *o)
 	o->stamp = true;
 	o->drain_ms = 100;
 	o->seq_window = 65536;
-	o->drivers_cfg = DP_SOURCE_DIR "/drivers-cfg";
+	o->drivers_cfg = gen_drivers_cfg_default();
 }
 
 /* Sizes and addresses once every option is known (they depend on -6 and --no-stamp). */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include <rte_cfgfile.h>
@@ -666,7 +667,7 @@ static const struct dp_config_key dpfwd_keys[] = {
 	{ .name = "drivers_cfg",
 		.type = DP_CONFIG_PATH,
 		CFG_FIELD(drivers_cfg),
-		.unset = "drivers-cfg/ of the source tree",
+		.unset = "PREFIX/share/dpfwd/drivers-cfg (run from the build tree: the source tree's)",
 		.doc = "the folder of driver profiles (NAME.ini)" },
 	{ .name = "metrics",
 		.type = DP_CONFIG_CUSTOM,
@@ -1084,6 +1085,36 @@ scan_file(struct scan *sc, const char *path, const struct dp_config_loc *floc, c
 		" (rte_cfgfile's limit, comments included)", true, scan_line, sc, err, errlen);
 }
 
+/*
+ * The driver profiles when the config names none: a binary of the build tree takes the
+ * source tree's drivers-cfg/; an installed one the profiles installed beside it
+ * (DATADIR/dpfwd/drivers-cfg, relative to its own folder, so that a relocated install
+ * finds its own), else the install path it was built for.
+ */
+void
+dp_config_drivers_cfg_default(char *out, size_t len)
+{
+	char exe[PATH_MAX], path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t blen = strlen(DP_BUILD_DIR);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		if (strncmp(exe, DP_BUILD_DIR, blen) == 0 && exe[blen] == '/') {
+			snprintf(out, len, "%s/drivers-cfg", DP_SOURCE_DIR);
+			return;
+		}
+		if (DP_DRIVERS_CFG_FROM_BIN[0] != '\0' &&
+			(size_t)snprintf(path, sizeof(path), "%s/%s", dirname(exe),
+				DP_DRIVERS_CFG_FROM_BIN) < sizeof(path) &&
+			access(path, R_OK | X_OK) == 0 && realpath(path, exe) != NULL) {
+			dp_strlcpy(out, exe, len);
+			return;
+		}
+	}
+	dp_strlcpy(out, DP_DRIVERS_CFG_DIR, len);
+}
+
 void
 dp_config_init(struct dp_config *cfg)
 {
@@ -1104,7 +1135,7 @@ dp_config_init(struct dp_config *cfg)
 			dp_config_section_defaults(s, (char *)cfg + s->off, &at, err, sizeof(err));
 	}
 	/* those that are not a value one would write */
-	snprintf(cfg->drivers_cfg, sizeof(cfg->drivers_cfg), "%s/drivers-cfg", DP_SOURCE_DIR);
+	dp_config_drivers_cfg_default(cfg->drivers_cfg, sizeof(cfg->drivers_cfg));
 	cfg->pool_data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 }
 

@@ -356,6 +356,13 @@ int dp_config_reference_print(FILE *f);
 void dp_config_init(struct dp_config *cfg);
 
 /**
+ * The drivers_cfg a config gets when it names none: the source tree's drivers-cfg/ for a
+ * binary of the build tree, else the installed profiles (DATADIR/dpfwd/drivers-cfg,
+ * looked up beside the binary first, for a relocated install).
+ */
+void dp_config_drivers_cfg_default(char *out, size_t len);
+
+/**
  * Read and validate a config file.
  *
  * @param path  the INI file

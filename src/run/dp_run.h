@@ -30,13 +30,24 @@ enum dp_run_exit {
 /**
  * EAL arguments for @p cfg, appended after the user's: the lcores (-l main,workers)
  * unless the user gave -l/-c/--lcores, the ports' --vdev/-a, and, unless the
- * user chose a memory option, --in-memory (no hugepage files left behind) or,
- * when no hugepage is free, --no-huge -m 1024 with a notice on stderr saying
- * how to reserve some.
+ * user chose a memory option (--no-huge, --in-memory, --huge-dir, --huge-unlink,
+ * -m, --socket-mem; --file-prefix is not one), --in-memory (no hugepage files left
+ * behind) or, when no hugepage is free, --no-huge -m 1024 with a notice on stderr
+ * saying how to reserve some.
  * @param out   receives argv[0], the user's arguments, then ours (malloc'd strings)
  * @return the new argc, or -ENOMEM/-E2BIG.
  */
 int dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, int max);
+
+/**
+ * Before rte_eal_init(), when the user gave no -l/-c/--lcores (dpfwd then makes -l from
+ * the config): every lcore of @p cfg (main_lcore, [lcores] rx) is a CPU this process may
+ * run on, so that a config naming a CPU the machine lacks is a config error (file:line)
+ * rather than an EAL failure.
+ * @return 0, or -EINVAL with the lcore, where it was set and this machine's CPUs in @p err.
+ */
+int dp_run_lcores_present(
+	const struct dp_config *cfg, int argc, char **argv, char *err, size_t errlen);
 
 /** Free what dp_run_eal_args() allocated. */
 void dp_run_eal_args_free(char **out, int n);
@@ -62,17 +73,21 @@ int dp_run_setup(const struct dp_config *cfg, char *err, size_t errlen);
  */
 int dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen);
 
-/** Launch the workers. @return 0 or -errno. */
+/**
+ * Launch the workers; once each has walked its graph once, sd_notify READY=1 (under
+ * systemd's Type=notify; nothing otherwise). @return 0 or -errno.
+ */
 int dp_run_start(void);
 
 /**
  * The control loop: every interval take a snapshot, write the JSON file and
- * print the summary line; return on SIGINT/SIGTERM or when the duration ends.
+ * print the summary line; on SIGHUP read the routes again (sd_notify RELOADING=1,
+ * then READY=1); return on SIGINT/SIGTERM or when the duration ends.
  */
 enum dp_run_exit dp_run_loop(const struct dp_run_opts *opts);
 
 /**
- * Stop the workers (their TX buffers are flushed), write the final snapshot,
+ * sd_notify STOPPING=1, stop the workers (their TX buffers are flushed), write the final snapshot,
  * then stop and close the ports and free everything.
  * @param leak  receives mbufs in use above the baseline after the stop (0 = none leaked)
  * @return 0, or -errno if the final JSON could not be written.

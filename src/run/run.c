@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 #include <rte_lcore.h>
 
 #include "dp_build_config.h"
+#if DP_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 #include "dp_common.h"
 #include "dp_ctl.h"
 #include "dp_endpoint.h"
@@ -68,12 +72,91 @@ dp_run_request_stop(void)
 	stop_requested = 1;
 }
 
+/*
+ * The service manager's readiness protocol (sd_notify(3)): a no-op unless NOTIFY_SOCKET
+ * is set, i.e. outside systemd's Type=notify units.
+ */
+static void
+notify(const char *state)
+{
+#if DP_HAVE_SYSTEMD
+	int rc = sd_notify(0, state);
+
+	if (rc < 0)
+		DP_LOG(WARNING, common, "sd_notify(%s): %s", state, strerror(-rc));
+#else
+	RTE_SET_USED(state);
+#endif
+}
+
+/* RELOADING=1 carries the monotonic time it was sent at (sd_notify(3)) */
+static void
+notify_reloading(void)
+{
+	char msg[64];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
+		(uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+	notify(msg);
+}
+
+static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
+
+/* whether this process may run on @p cpu (EAL pins lcore N to CPU N unless told otherwise) */
+static int
+cpu_check(const cpu_set_t *set, unsigned int cpu, const char *what, const struct dp_config_loc *loc,
+	char *err, size_t errlen)
+{
+	char cpus[128] = "";
+	int len = 0;
+	unsigned int c;
+
+	if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, set))
+		return 0;
+	for (c = 0; c < CPU_SETSIZE && len >= 0 && (size_t)len < sizeof(cpus); c++)
+		if (CPU_ISSET(c, set))
+			len += snprintf(cpus + len, sizeof(cpus) - len, "%s%u", len ? "," : "", c);
+	if (loc != NULL && loc->file != NULL)
+		return dp_config_error(err, errlen, loc,
+			"%s %u is not a CPU of this machine that dpfwd may run on (CPUs: %s); "
+			"change it, or give EAL -l/--lcores",
+			what, cpu, cpus);
+	snprintf(err, errlen,
+		"%s %u is not a CPU of this machine that dpfwd may run on (CPUs: %s); change it, "
+		"or give EAL -l/--lcores",
+		what, cpu, cpus);
+	return -EINVAL;
+}
+
+int
+dp_run_lcores_present(const struct dp_config *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+	cpu_set_t set;
+	unsigned int i;
+	int rc;
+
+	/* the user's own lcore list: EAL maps lcores to CPUs as it says, and checks it */
+	if (dp_args_has(argc, argv, lcore_opts))
+		return 0;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	rc = cpu_check(&set, cfg->main_lcore, "[dpfwd] main_lcore", NULL, err, errlen);
+	for (i = 0; rc == 0 && i < cfg->nb_rxmap; i++)
+		rc = cpu_check(&set, cfg->rxmap[i].lcore, "[lcores] rx: lcore", &cfg->rxmap[i].loc,
+			err, errlen);
+	return rc;
+}
+
 int
 dp_run_eal_args(const struct dp_config *cfg, int argc, char **argv, char **out, int max)
 {
-	static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
+	/* what decides where EAL's memory comes from; --file-prefix only names the runtime
+	 * folder, and --in-memory or the --no-huge fallback still apply beside it */
 	static const char *const mem_opts[] = { "--no-huge", "--in-memory", "--huge-dir",
-		"--file-prefix", "--huge-unlink", "-m", "--socket-mem", NULL };
+		"--huge-unlink", "-m", "--socket-mem", NULL };
 	bool user_mem = dp_args_has(argc, argv, mem_opts);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	unsigned int nb, i;
@@ -367,6 +450,7 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	rc = dp_port_probe(cfg, (uint16_t)nb_workers, ep->enabled, err, errlen);
 	if (rc < 0)
 		return rc;
+	fprintf(out, "driver profiles: %s\n", cfg->drivers_cfg);
 	for (i = 0; i < cfg->nb_ports; i++) {
 		const struct dp_port *p = &dp_ports[i];
 		char mtu[48];
@@ -489,6 +573,25 @@ fail:
 	return rc;
 }
 
+/* Until every worker has walked its graph once (or a second has passed: a worker that
+ * does not start is the log's to tell, not a reason to hold the service back). */
+static void
+first_walks_wait(void)
+{
+	double deadline = dp_time_mono() + 1.0;
+	uint16_t i;
+
+	for (i = 0; i < dp_nb_workers; i++) {
+		const uint64_t *it = &dp_workers[i]->stats.iterations;
+
+		while (__atomic_load_n(it, __ATOMIC_RELAXED) == 0 && dp_time_mono() < deadline) {
+			struct timespec ts = { .tv_sec = 0, .tv_nsec = 100 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 int
 dp_run_start(void)
 {
@@ -508,6 +611,10 @@ dp_run_start(void)
 		rc = dp_modules_run(err, sizeof(err));
 		if (rc < 0)
 			DP_LOG(ERR, common, "%s", err);
+	}
+	if (rc == 0) {
+		first_walks_wait();
+		notify("READY=1\nSTATUS=forwarding");
 	}
 	return rc;
 }
@@ -559,9 +666,15 @@ dp_run_loop(const struct dp_run_opts *opts)
 			char err[DP_CONFIG_ERR_LEN];
 
 			reload_requested = 0;
-			if (dp_fwd_route_reload(run_cfg->path, err, sizeof(err)) < 0)
+			notify_reloading();
+			if (dp_fwd_route_reload(run_cfg->path, err, sizeof(err)) < 0) {
 				DP_LOG(ERR, fwd,
 					"SIGHUP: routes not reloaded, the old ones stay: %s", err);
+				notify("READY=1\nSTATUS=forwarding; the last reload failed, the "
+				       "old routes stay (see the log)");
+			} else {
+				notify("READY=1\nSTATUS=forwarding");
+			}
 		}
 		now = dp_time_mono();
 		if (stop_requested) {
@@ -586,6 +699,7 @@ dp_run_teardown(const struct dp_run_opts *opts, int64_t *leak)
 {
 	int rc;
 
+	notify("STOPPING=1");
 	/* while the workers run: a module's stop may wait for them (RCU) */
 	dp_modules_stop();
 	dp_graph_workers_stop();

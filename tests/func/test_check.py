@@ -10,6 +10,10 @@ run is printed, and nothing starts.
   The run is short (no --duration: dpfwd would otherwise run until stopped); its runtime
   directory is removed after.
 - A worker lcore that EAL does not have: exit 2 with the reason, nothing printed as ok.
+- A worker lcore that is not a CPU of this machine (no -l given: dpfwd makes it from the
+  config): exit 2, a config error at the rx line's file:line, before EAL starts.
+- --file-prefix given by the user, no memory option: dpfwd still adds --in-memory (free
+  hugepages) or --no-huge -m 1024 (none) to the EAL arguments, and the check passes.
 - A port that cannot be probed (a vdev of a driver that does not exist): exit non-zero
   and the error names the port.
 - A pool that cannot be made (more mbufs than the memory given with --no-huge -m 64):
@@ -91,6 +95,39 @@ class TestCheck(unittest.TestCase):
         self.assertEqual(rc, 2, out + err)
         self.assertIn("lcore 1 polls ports in [lcores] but is not enabled in EAL", err)
         self.assertNotIn("ok:", out)
+
+    def test_worker_lcore_the_machine_lacks(self):
+        cpus = os.sched_getaffinity(0)
+        lcore = max(cpus) + 1
+        self.assertLess(lcore, 128, "this test needs a CPU number under RTE_MAX_LCORE")
+        with tempfile.TemporaryDirectory() as d:
+            cfg = Path(d) / "lcore.ini"
+            cfg.write_text(CONFIG.read_text().replace("rx = (0,0,1)", f"rx = (0,0,{lcore})"))
+            line = cfg.read_text().splitlines().index(f"rx = (0,0,{lcore})") + 1
+            rc, out, err = check([], config=cfg)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn(f"dpfwd: error: {cfg}:{line}: [lcores] rx: lcore {lcore} is not a CPU of "
+                      "this machine that dpfwd may run on (CPUs: "
+                      f"{','.join(str(c) for c in sorted(cpus))})", err)
+        self.assertNotIn("EAL:", out)   # refused before EAL
+        self.assertNotIn("ok:", out)
+
+    def test_file_prefix_keeps_memory_fallback(self):
+        prefix = f"dpfwd-check-fp-{os.getpid()}"
+        cmd = [str(DPFWD), "-l", "0,1", "--file-prefix", prefix, "--", "-c", str(CONFIG),
+               "--check"]
+        try:
+            p = subprocess.run(cmd, env=dict(os.environ, DPFWD_BUILD=str(BUILD)),
+                               capture_output=True, text=True, timeout=60)
+        finally:
+            shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        eal = next(l for l in p.stdout.splitlines() if l.startswith("EAL:")).split()
+        self.assertIn("--file-prefix", eal)
+        # which one depends on the hugepages free at that moment (others may take them)
+        self.assertTrue("--in-memory" in eal or
+                        ("--no-huge" in eal and eal[eal.index("-m") + 1] == "1024"), eal)
+        self.assertEqual(eal.count("--file-prefix"), 1, eal)
 
     def test_port_that_cannot_be_probed(self):
         with tempfile.TemporaryDirectory() as d:
