@@ -667,7 +667,8 @@ static const struct dp_config_key dpfwd_keys[] = {
 	{ .name = "drivers_cfg",
 		.type = DP_CONFIG_PATH,
 		CFG_FIELD(drivers_cfg),
-		.unset = "PREFIX/share/dpfwd/drivers-cfg (run from the build tree: the source tree's)",
+		.unset =
+			"PREFIX/share/dpfwd/drivers-cfg (run from the build tree: the source tree's)",
 		.doc = "the folder of driver profiles (NAME.ini)" },
 	{ .name = "metrics",
 		.type = DP_CONFIG_CUSTOM,
