@@ -88,13 +88,17 @@ class TestPackage(unittest.TestCase):
                   "/usr/share/dpfwd/pcap/fwd-2000flows-64b.pcap",
                   "/lib/systemd/system/dpfwd@.service",
                   "/usr/share/bash-completion/completions/dpfwd",
-                  "/usr/share/bash-completion/completions/dpctl"):
+                  "/usr/share/bash-completion/completions/dpctl",
+                  "/usr/share/man/man8/dpfwd.8.gz", "/usr/share/man/man8/dpctl.8.gz",
+                  "/usr/share/man/man1/dpgen.1.gz", "/usr/share/man/man1/dpbench.1.gz",
+                  "/usr/share/man/man5/dpfwd.ini.5.gz"):
             self.assertIn(f, dpfwd)
         lib = deb_files(self.debs["libdpsock0"])
         self.assertTrue(any(f.endswith("/libdpsock.so.0") for f in lib), lib)
         self.assertFalse(any(f.endswith("/libdpsock.so") for f in lib), lib)
         dev = deb_files(self.debs["libdpsock-dev"])
         self.assertIn("/usr/include/dpsock.h", dev)
+        self.assertIn("/usr/share/man/man3/libdpsock.3.gz", dev)
         self.assertTrue(any(f.endswith("/pkgconfig/libdpsock.pc") for f in dev), dev)
         self.assertTrue(any(f.endswith("/libdpsock.so") for f in dev), dev)
 
