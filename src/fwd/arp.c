@@ -136,8 +136,6 @@ free:
 	rte_pktmbuf_free(m);
 }
 
-static void arp_link_up(uint16_t port);
-
 int
 dp_arp_start(void)
 {
@@ -147,38 +145,22 @@ dp_arp_start(void)
 	if (rc < 0)
 		return rc;
 	dp_neigh_solicit_register(4, arp_solicit);
-	return dp_port_link_up_hook_add(arp_link_up);
-}
-
-int
-dp_arp_announce_port(uint16_t port)
-{
-	static const struct rte_ether_addr zero;
-	struct rte_ether_addr bcast;
-
-	if (port >= dp_nb_ports || dp_ports[port].ip4 == 0)
-		return -ENOENT;
-	/* neighbors that had another MAC for the address update */
-	memset(&bcast, 0xff, sizeof(bcast));
-	return arp_send_new(
-		port, RTE_ARP_OP_REQUEST, &bcast, &zero, rte_cpu_to_be_32(dp_ports[port].ip4));
+	return 0;
 }
 
 unsigned int
 dp_arp_announce(void)
 {
+	struct rte_ether_addr bcast;
+	static const struct rte_ether_addr zero;
 	unsigned int n = 0;
 	uint16_t i;
 
+	/* announce every address: neighbors that had another MAC for it update */
+	memset(&bcast, 0xff, sizeof(bcast));
 	for (i = 0; i < dp_nb_ports; i++)
-		if (dp_arp_announce_port(i) == 0)
+		if (dp_ports[i].ip4 != 0 && arp_send_new(i, RTE_ARP_OP_REQUEST, &bcast, &zero,
+						    rte_cpu_to_be_32(dp_ports[i].ip4)) == 0)
 			n++;
 	return n;
-}
-
-/* A link that comes up after the start's announce lost it: again, on that port. */
-static void
-arp_link_up(uint16_t port)
-{
-	dp_arp_announce_port(port);
 }

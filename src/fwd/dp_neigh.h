@@ -145,9 +145,6 @@ int dp_neigh_start(void);
 int dp_arp_start(void);
 /** One gratuitous ARP per port address (when ports go live). @return frames queued. */
 unsigned int dp_arp_announce(void);
-/** The gratuitous ARP of port @p port's address (also when its link comes up, from
- * dp_arp_start() on). @return 0, -ENOENT (no IPv4 address), or arp_send's -errno. */
-int dp_arp_announce_port(uint16_t port);
 void dp_neigh_fini(void);
 int dp_neigh_telemetry_register(void);
 

@@ -210,16 +210,6 @@ void dp_port_tx_reclaim(void);
  */
 unsigned int dp_port_link_poll(void);
 
-/** Called by dp_port_link_poll() on the control lcore for a port whose link came up. */
-typedef void (*dp_port_link_up_fn)(uint16_t port);
-
-/**
- * Have @p fn called for each port whose link comes up (a module that announces
- * the port's addresses: a gratuitous ARP sent while the link was down is lost).
- * Adding one already there does nothing. @return 0, or -ENOSPC (4 at most).
- */
-int dp_port_link_up_hook_add(dp_port_link_up_fn fn);
-
 /**
  * While workers run, make munmap() from any thread other than an EAL worker
  * lcore wait until every worker has passed a quiescent state on @p qsv

@@ -552,29 +552,10 @@ dp_port_tx_reclaim(void)
 	}
 }
 
-#define LINK_UP_HOOKS_MAX 4
-static dp_port_link_up_fn link_up_hooks[LINK_UP_HOOKS_MAX];
-
-int
-dp_port_link_up_hook_add(dp_port_link_up_fn fn)
-{
-	unsigned int i;
-
-	for (i = 0; i < LINK_UP_HOOKS_MAX; i++) {
-		if (link_up_hooks[i] == fn)
-			return 0;
-		if (link_up_hooks[i] == NULL) {
-			link_up_hooks[i] = fn;
-			return 0;
-		}
-	}
-	return -ENOSPC;
-}
-
 unsigned int
 dp_port_link_poll(void)
 {
-	unsigned int changed = 0, h;
+	unsigned int changed = 0;
 	uint16_t i;
 
 	for (i = 0; i < dp_nb_ports; i++) {
@@ -592,8 +573,6 @@ dp_port_link_poll(void)
 		changed++;
 		DP_LOG(INFO, port, "port%u %s: link %s%s", i, p->name, up ? "up" : "down",
 			up ? "" : "; not polled, packets routed to it are dropped (port_down)");
-		for (h = 0; up && h < LINK_UP_HOOKS_MAX && link_up_hooks[h] != NULL; h++)
-			link_up_hooks[h](i);
 	}
 	return changed;
 }

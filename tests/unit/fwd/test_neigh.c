@@ -207,34 +207,6 @@ test_neigh_announces_each_address(void)
 	rte_pktmbuf_free_bulk(out, n);
 }
 
-/* A link that comes up later gets its port's gratuitous ARP again (the first was lost);
- * going down sends nothing, and the other port stays quiet. */
-static void
-test_neigh_announces_again_when_a_link_comes_up(void)
-{
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	static const uint8_t zero[6];
-	struct rte_mbuf *out[8];
-	unsigned int n;
-
-	drain_free();
-	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_set_link_down(dp_ports[1].port_id), 0);
-	CU_ASSERT_EQUAL(dp_port_link_poll(), 1);
-	ring_rig_step();
-	CU_ASSERT_EQUAL(drain(0, out, 8) + drain(1, out, 8), 0);
-	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_set_link_up(dp_ports[1].port_id), 0);
-	CU_ASSERT_EQUAL(dp_port_link_poll(), 1);
-	ring_rig_step();
-	CU_ASSERT_EQUAL(drain(0, out, 8), 0);
-	n = drain(1, out, 8);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	assert_arp(out[0], 1, bcast, 1, IP_PORT1, zero, IP_PORT1);
-	rte_pktmbuf_free_bulk(out, n);
-	CU_ASSERT_EQUAL(dp_port_link_poll(), 0); /* no change, nothing sent */
-	ring_rig_step();
-	CU_ASSERT_EQUAL(drain(0, out, 8) + drain(1, out, 8), 0);
-}
-
 static void
 test_neigh_answers_arp_for_own_address_and_learns_sender(void)
 {
@@ -722,8 +694,6 @@ suite_cleanup(void)
 
 static const struct dp_test tests[] = {
 	{ "test_neigh_announces_each_address", test_neigh_announces_each_address },
-	{ "test_neigh_announces_again_when_a_link_comes_up",
-		test_neigh_announces_again_when_a_link_comes_up },
 	{ "test_neigh_answers_arp_for_own_address_and_learns_sender",
 		test_neigh_answers_arp_for_own_address_and_learns_sender },
 	{ "test_neigh_ignores_and_counts_other_arp", test_neigh_ignores_and_counts_other_arp },
