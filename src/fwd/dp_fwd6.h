@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <rte_ether.h>
 
 #include "dp_config.h"
@@ -39,6 +40,17 @@ struct dp_fwd_port6 {
 	bool has_global;
 	uint8_t pfxlen;
 };
+
+/** Port @p p's connected prefix (its global address with the host bits cleared) in @p pfx. */
+static inline void
+dp_fwd_port6_prefix(const struct dp_fwd_port6 *p, uint8_t pfx[16])
+{
+	unsigned int k;
+
+	memcpy(pfx, p->global, 16);
+	for (k = p->pfxlen; k < 128; k++)
+		pfx[k / 8] &= (uint8_t) ~(0x80 >> (k % 8));
+}
 
 struct dp_fwd_ip6_table {
 	struct rte_fib6 *fib; /**< NULL: IPv6 is off (no address, route or neighbor configured) */

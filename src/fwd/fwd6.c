@@ -195,7 +195,6 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 		const struct dp_config_port *cp = &cfg->ports[i];
 		const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[i];
 		uint8_t pfx[16];
-		unsigned int k;
 
 		/* every port: its link-local address, and a connected next hop for
 		 * link-local destinations (replies, routes via fe80::...) */
@@ -203,9 +202,7 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 		if (rc == 0)
 			rc = connected6((uint16_t)i, &idx);
 		if (rc == 0 && p->has_global) {
-			memcpy(pfx, p->global, 16);
-			for (k = p->pfxlen; k < 128; k++)
-				pfx[k / 8] &= (uint8_t) ~(0x80 >> (k % 8));
+			dp_fwd_port6_prefix(p, pfx);
 			rc = route6_add(fib, &nb, pfx, p->pfxlen, idx);
 			if (rc == 0)
 				rc = route6_add(fib, &nb, p->global, 128, DP_FWD_NH_LOCAL);

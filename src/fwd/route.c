@@ -694,11 +694,6 @@ struct list_req {
 };
 
 /*
- * A route as a route file line (what a reload would read back), its kind after
- * '#'. An adjacency is the /32 of a neighbor's own address to its entry; a route
- * through that neighbor shares the entry (and its flag) but is the user's.
- */
-/*
  * Whether a prefix is its port's own connected one (the port's address's
  * prefix; over IPv6 also fe80::/64). An on-link route of the config or of
  * dpctl shares the port's connected next hop but is not that.
@@ -713,21 +708,23 @@ list_connected(const struct dp_fwd_nh *nh, uint32_t ip4, const uint8_t *ip6, uin
 	if (v6) {
 		const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[nh->port];
 		uint8_t pfx[16];
-		unsigned int k;
 
 		if (plen == 64 && memcmp(ip6, ll, 8) == 0)
 			return true;
 		if (!p->has_global || plen != p->pfxlen)
 			return false;
-		memcpy(pfx, p->global, 16);
-		for (k = plen; k < 128; k++)
-			pfx[k / 8] &= (uint8_t) ~(0x80 >> (k % 8));
+		dp_fwd_port6_prefix(p, pfx);
 		return memcmp(pfx, ip6, 16) == 0;
 	}
 	return dp_ports[nh->port].ip4 != 0 && plen == dp_ports[nh->port].ip4_plen && plen > 0 &&
 	       (dp_ports[nh->port].ip4 & (~0u << (32 - plen))) == ip4;
 }
 
+/*
+ * A route as a route file line (what a reload would read back), its kind after
+ * '#'. An adjacency is the /32 of a neighbor's own address to its entry; a route
+ * through that neighbor shares the entry (and its flag) but is the user's.
+ */
 static void
 list_line(struct list_req *q, const char *pfx, uint32_t ip4, const uint8_t *ip6, uint8_t plen,
 	uint64_t hop, bool v6)

@@ -118,16 +118,11 @@ cpu_check(const cpu_set_t *set, unsigned int cpu, const char *what, const struct
 	for (c = 0; c < CPU_SETSIZE && len >= 0 && (size_t)len < sizeof(cpus); c++)
 		if (CPU_ISSET(c, set))
 			len += snprintf(cpus + len, sizeof(cpus) - len, "%s%u", len ? "," : "", c);
-	if (loc != NULL && loc->file != NULL)
-		return dp_config_error(err, errlen, loc,
-			"%s %u is not a CPU of this machine that dpfwd may run on (CPUs: %s); "
-			"change it, or give EAL -l/--lcores",
-			what, cpu, cpus);
-	snprintf(err, errlen,
-		"%s %u is not a CPU of this machine that dpfwd may run on (CPUs: %s); change it, "
-		"or give EAL -l/--lcores",
+	/* with file:line where the config set it; main_lcore has no location of its own */
+	return dp_config_error(err, errlen, loc,
+		"%s %u is not a CPU of this machine that dpfwd may run on (CPUs: %s); "
+		"change it, or give EAL -l/--lcores",
 		what, cpu, cpus);
-	return -EINVAL;
 }
 
 int
@@ -391,8 +386,10 @@ pools_make(
 	mp.cache = cfg->pool_cache;
 	mp.data_room = cfg->pool_data_room;
 	/* unset, the buffers hold a frame of the largest MTU in one segment */
-	if (!cfg->pool_data_room_set && dp_port_data_room_needed() > mp.data_room)
-		mp.data_room = (uint16_t)RTE_MIN(dp_port_data_room_needed(), (uint32_t)UINT16_MAX);
+	if (!cfg->pool_data_room_set)
+		mp.data_room = (uint16_t)RTE_MIN(
+			RTE_MAX(dp_port_data_room_needed(), (uint32_t)mp.data_room),
+			(uint32_t)UINT16_MAX);
 	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
 	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
 		char why[512], line[768];
