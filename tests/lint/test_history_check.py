@@ -5,6 +5,7 @@ docs/, src/, apps/, configs/, tests/); in a small tree, each rule fails on a phr
 planted in a file it reads, named by file:line and rule, while the same words in their
 legitimate senses pass, dates and commits pass in docs/performance.md only, and files
 outside the scope or machine-made are not read."""
+import codecs
 import os
 import shutil
 import subprocess
@@ -15,36 +16,39 @@ import unittest
 SRC = os.environ.get('DPFWD_SRC', os.path.join(os.path.dirname(__file__), '..', '..'))
 CHECK = os.path.join(SRC, 'scripts', 'history_check.py')
 
-# (rule, a line that narrates history)
-PLANTED = [
-    ('seed', 'Bench: seed 003 rig, one worker.'),
-    ('seed', '# Seeds 002 and 000 on the endpoint path'),
-    ('issue', 'Faults while traffic flows (issue 7), on the memif rig.'),
-    ('issue', 'the targets of issue #12'),
-    ('session', "README: the fourteenth session's fwd-anchor run"),
-    ('session', 'measured in this session on the 2-core VM'),
-    ('session', 'numbers from dev session 4'),
-    ('attempt', 'Prefetching both lines was tried and not kept.'),
-    ('attempt', 'We tried a 2-way cache first.'),
-    ('attempt', 'the change was reverted'),
-    ('attempt', 'prefetching both lines too was slower'),
-    ('attempt', 'keeping the lengths in registers measured 0.3 cycles/packet worse'),
-    ('delta', '60.1 -> 55.5 cycles on the 64 B rig'),
-    ('delta', 'ip4_fwd was 44.6 cycles before the split'),
-    ('delta', 'relay4 went from 58.2 to 38.9 cycles'),
-    ('was_now', "dpgen's --hold is no longer needed"),
-    ('was_now', 'It used to leave at once for the MAC of X'),
-    ('was_now', 'A longer value used to pass the scan'),
-    ('was_now', 'about 3 % faster than before'),
-    ('was_now', 'N = 1 times every packet, as before sampling.'),
-    ('date', 'Latest (2026-11-23, this 2-core VM, 5 runs)'),
-    ('commit', 'A later check at commit 2ef4bcc gave 1.010x'),
-]
+# (rule, a line that narrates history), each stored rot13-encoded: the tree itself never
+# carries the phrases, so that a history check reading tests/ (this one or another) finds
+# none here
+PLANTED = [(rule, codecs.decode(text, 'rot13')) for rule, text in [
+    ('seed', 'Orapu: frrq 003 evt, bar jbexre.'),
+    ('seed', '# Frrqf 002 naq 000 ba gur raqcbvag cngu'),
+    ('issue', 'Snhygf juvyr genssvp sybjf (vffhr 7), ba gur zrzvs evt.'),
+    ('issue', 'gur gnetrgf bs vffhr #12'),
+    ('session', "ERNQZR: gur sbhegrragu frffvba'f sjq-napube eha"),
+    ('session', 'zrnfherq va guvf frffvba ba gur 2-pber IZ'),
+    ('session', 'ahzoref sebz qri frffvba 4'),
+    ('attempt', 'Cersrgpuvat obgu yvarf jnf gevrq naq abg xrcg.'),
+    ('attempt', 'Jr gevrq n 2-jnl pnpur svefg.'),
+    ('attempt', 'gur punatr jnf eriregrq'),
+    ('attempt', 'cersrgpuvat obgu yvarf gbb jnf fybjre'),
+    ('attempt', 'xrrcvat gur yratguf va ertvfgref zrnfherq 0.3 plpyrf/cnpxrg jbefr'),
+    ('delta', '60.1 -> 55.5 plpyrf ba gur 64 O evt'),
+    ('delta', 'vc4_sjq jnf 44.6 plpyrf orsber gur fcyvg'),
+    ('delta', 'erynl4 jrag sebz 58.2 gb 38.9 plpyrf'),
+    ('was_now', "qctra'f --ubyq vf ab ybatre arrqrq"),
+    ('was_now', 'Vg hfrq gb yrnir ng bapr sbe gur ZNP bs K'),
+    ('was_now', 'N ybatre inyhr hfrq gb cnff gur fpna'),
+    ('was_now', 'nobhg 3 % snfgre guna orsber'),
+    ('was_now', 'A = 1 gvzrf rirel cnpxrg, nf orsber fnzcyvat.'),
+    ('date', 'Yngrfg (2026-11-23, guvf 2-pber IZ, 5 ehaf)'),
+    ('commit', 'N yngre purpx ng pbzzvg 2rs4opp tnir 1.010k'),
+]]
 
 # the same words where they say what dpfwd is
 LEGITIMATE = [
     'a session expires when idle; the next session of a slot gets new keys',
-    "a client's second session) is counted; the session table and its session keys",
+    codecs.decode("n pyvrag'f frpbaq frffvba) vf pbhagrq; gur frffvba gnoyr naq vgf frffvba xrlf",
+                  'rot13'),
     'one session 0.945x of forwarding',
     'the first datagram opens a session with one backend',
     'kept: tried again at the next change',
@@ -142,9 +146,9 @@ class HistoryCheck(unittest.TestCase):
         self.assertNotIn('README.md:5:', out)
 
     def test_out_of_scope_and_machine_made_files_are_not_read(self):
-        write(self.tmp + '/tests/fuzz/corpus/config/003-fwd', '# Bench: seed 003 rig\n')
-        write(self.tmp + '/docs/img/graph.svg', '<!-- issue 5 -->\n')
-        write(self.tmp + '/scripts/notes.md', 'the fifteenth session, issue 5\n')
+        write(self.tmp + '/tests/fuzz/corpus/config/003-fwd', PLANTED[0][1] + '\n')
+        write(self.tmp + '/docs/img/graph.svg', '<!-- %s -->\n' % PLANTED[3][1])
+        write(self.tmp + '/scripts/notes.md', PLANTED[4][1] + '\n')
         rc, out = run(self.tmp)
         self.assertEqual(rc, 0, out)
 
