@@ -5,10 +5,10 @@ test); in a small tree, a reason named only in a comment, a docstring, a longer
 string or a fuzz target fails, named by its drop.def line."""
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import unittest
+
+from lintcheck import run_script, write
 
 SRC = os.environ.get('DPFWD_SRC', os.path.join(os.path.dirname(__file__), '..', '..'))
 CHECK = os.path.join(SRC, 'scripts', 'drop_coverage.py')
@@ -19,14 +19,7 @@ DEF = ('/* DP_DROP(symbol, "json_name", "what happened") */\n'
 
 
 def run(root):
-    p = subprocess.run([sys.executable, CHECK, root], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'w') as f:
-        f.write(text)
+    return run_script(CHECK, root)
 
 
 class DropCoverage(unittest.TestCase):

@@ -9,9 +9,10 @@ import codecs
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
+
+from lintcheck import run_script, write
 
 SRC = os.environ.get('DPFWD_SRC', os.path.join(os.path.dirname(__file__), '..', '..'))
 CHECK = os.path.join(SRC, 'scripts', 'history_check.py')
@@ -65,14 +66,7 @@ LEGITIMATE = [
 
 
 def run(root):
-    p = subprocess.run([sys.executable, CHECK, root], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'w') as f:
-        f.write(text)
+    return run_script(CHECK, root)
 
 
 class HistoryCheck(unittest.TestCase):

@@ -7,9 +7,10 @@ and line (or library and symbol)."""
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
+
+from lintcheck import run_script, write
 
 SRC = os.environ.get('DPFWD_SRC', os.path.join(os.path.dirname(__file__), '..', '..'))
 BUILD = os.environ.get('DPFWD_BUILD')
@@ -17,14 +18,7 @@ LAYERS = os.path.join(SRC, 'scripts', 'layers.py')
 
 
 def run(*args):
-    p = subprocess.run([sys.executable, LAYERS, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'w') as f:
-        f.write(text)
+    return run_script(LAYERS, *args)
 
 
 class Layers(unittest.TestCase):
