@@ -22,7 +22,10 @@ independent builder and parser):
 - IPv6 of 4000 bytes: not forwarded; an ICMPv6 Packet Too Big (type 2) goes back out of
   port0 with MTU 1500 (RFC 4443 3.2) and as much of the packet as fits in 1280 bytes.
 - A frame of 9001 IP bytes in on port0 (MTU 9000): dropped as l2_too_long.
-- Telemetry: drops ip4_frag_needed = 2, ip6_too_big = 1, l2_too_long = 1 and nothing else; fwd's
+- A relay from port0's address to a backend behind port1: a datagram of 1500 bytes is
+  relayed, one of 1501 bytes is dropped as relay_too_big (the relay does not fragment).
+- Telemetry: drops ip4_frag_needed = 2, ip6_too_big = 1, l2_too_long = 1,
+  relay_too_big = 1 and nothing else; fwd's
   ip4_fragmented and ip4_fragments count the two packets cut and their fragments; the
   next hops report their port's MTU. dpfwd exits 0, no mbuf leaked.
 About 5 s. Exit 77 (skipped) when dpfwd is not built.
@@ -72,6 +75,12 @@ neigh = 198.18.101.2 lladdr {nmac} port 1
 neigh = 2001:db8:101::2 lladdr {nmac} port 1
 neigh = 198.18.0.2 lladdr {smac} port 0
 neigh = 2001:db8::2 lladdr {smac} port 0
+
+[relay0]
+listen = 198.18.0.1:5000
+backend = 198.18.101.2:6000
+source = 198.18.101.1
+ports = 20000-29999
 """
 
 try:
@@ -117,6 +126,11 @@ class TestMtu(unittest.TestCase):
         frames += [to_port0(cls.df_1501), to_port0(cls.v6_big)]
         # longer than port0's MTU allows a frame to be: a drop where it came in
         frames.append(to_port0(ip4(9001, 8, False)))
+        # to the relay: one that fits port1's MTU, one that does not
+        for ident, tlen in ((9, 1500), (10, 1501)):
+            frames.append(to_port0(IP(src="198.18.0.2", dst="198.18.0.1", id=ident)
+                                   / UDP(sport=4000 + ident, dport=5000)
+                                   / Raw(payload(tlen - 28, ident))))
         cls.frames = frames
         wrpcap(str(d / "in0.pcap"), frames)
         (d / "fwd.ini").write_text(CONFIG.format(d=d, nmac=NEIGH_MAC, smac=SENDER_MAC))
@@ -141,6 +155,7 @@ class TestMtu(unittest.TestCase):
             return [f for f in got if kind in f]
         cls.out0 = ip_frames("out0.pcap", IP) + ip_frames("out0.pcap", IPv6)
         cls.out1 = ip_frames("out1.pcap", IP)
+        cls.relayed = [f for f in cls.out1 if f[IP].dst == "198.18.101.2"]
 
     @classmethod
     def tearDownClass(cls):
@@ -154,7 +169,7 @@ class TestMtu(unittest.TestCase):
         self.assertEqual(self.proc.returncode, 0, self.proc.stdout + self.proc.stderr[-3000:])
 
     def out1_of(self, ident):
-        return [f for f in self.out1 if f[IP].id == ident]
+        return [f for f in self.out1 if f[IP].id == ident and f[IP].dst == "198.18.1.9"]
 
     def icmp4_about(self, ident):
         return [f for f in self.out0 if ICMP in f and f[ICMP].type == 3
@@ -254,11 +269,20 @@ class TestMtu(unittest.TestCase):
         self.assertEqual(p[ICMPv6PacketTooBig].cksum, again[ICMPv6PacketTooBig].cksum)
         self.assertFalse([f for f in self.out1 if IPv6 in f])
 
+    def test_relay_keeps_to_the_backend_mtu(self):
+        self.ok()
+        self.assertEqual(len(self.relayed), 1, [f.summary() for f in self.relayed])
+        r = self.relayed[0]
+        self.assertEqual(r[IP].len, 1500)
+        self.assertEqual((r[IP].src, r[UDP].dport), ("198.18.101.1", 6000))
+        self.assertEqual(bytes(r[UDP].payload), payload(1500 - 28, 9))
+
     def test_telemetry(self):
         self.ok()
         self.assertIsNotNone(self.final)
         drops = {k: v for k, v in self.final["drops"]["by_reason"].items() if v}
-        self.assertEqual(drops, {"ip4_frag_needed": 2, "ip6_too_big": 1, "l2_too_long": 1})
+        self.assertEqual(drops, {"ip4_frag_needed": 2, "ip6_too_big": 1, "l2_too_long": 1,
+                                 "relay_too_big": 1})
         self.assertEqual(self.out1_of(8), [])
         fwd = self.final["fwd"]
         self.assertEqual(fwd["ip4_fragmented"], 2)
