@@ -27,7 +27,9 @@
 #define MALFORMED_MTU       "9198"
 #define MALFORMED_MAX_FRAME (MALFORMED_DATA_ROOM - 128 - 4)
 
-#define MALFORMED_CONFIG(p)                                                                        \
+/* The rig's config; port1 (where the routes go) at MTU @p mtu1: the fuzz target's is
+ * smaller than port0's, so that large frames take fragmentation and the MTU errors. */
+#define MALFORMED_CONFIG_MTU1(p, mtu1)                                                             \
 	"[dpfwd]\n"                                                                                \
 	"burst = 32\n"                                                                             \
 	"icmp_rate = 1000000\n"                                                                    \
@@ -45,7 +47,7 @@
 	"ip6 = 2001:db8:10::1/64\n"                                                                \
 	"[port1]\n"                                                                                \
 	"dev = net_ring_" p "1\n"                                                                  \
-	"mtu = " MALFORMED_MTU "\n"                                                                \
+	"mtu = " mtu1 "\n"                                                                         \
 	"ip4 = 198.18.101.1/24\n"                                                                  \
 	"ip6 = 2001:db8:101::1/64\n"                                                               \
 	"[port2]\n"                                                                                \
@@ -62,5 +64,7 @@
 	"neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n"                                   \
 	"neigh = 2001:db8:10::2 lladdr 02:00:00:00:00:02 port 0\n"                                 \
 	"neigh = 2001:db8:101::2 lladdr 02:00:00:00:01:02 port 1\n"
+
+#define MALFORMED_CONFIG(p) MALFORMED_CONFIG_MTU1(p, MALFORMED_MTU)
 
 #endif /* DP_TEST_MALFORMED_RIG_H */

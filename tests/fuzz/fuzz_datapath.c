@@ -4,7 +4,9 @@
  * checks, ip4_local/ip6_local (ICMP echo), icmp4_error/icmp6_error, and the
  * control lcore's ARP and ND handlers (dp_ctl_poll). The in-process rig of the
  * unit tests (tests/ring_rig.h) on three net_ring ports, brought up once with
- * tests/malformed_rig.h's config; each input is one frame (see that header for
+ * tests/malformed_rig.h's config, the routes' port at MTU 1500 (frames up to
+ * the jumbo data room come in: fragmentation, ICMP fragmentation needed and
+ * Packet Too Big); each input is one frame (see that header for
  * the format: port, split point, bytes), received on a port as one or two
  * segments. Everything sent is drained and freed.
  *
@@ -43,7 +45,7 @@ static struct ring_rig rig = {
 	.prefix = 'm',
 	.nb_ports = MALFORMED_NB_PORTS,
 	.mem_mb = "512",
-	.config_text = MALFORMED_CONFIG("m"),
+	.config_text = MALFORMED_CONFIG_MTU1("m", "1500"),
 };
 
 static uint64_t inputs;

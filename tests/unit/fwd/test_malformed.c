@@ -703,6 +703,17 @@ b_jumbo4_max(uint8_t *f)
 {
 	return fwd4(f, MAX_FRAME - 34);
 }
+static size_t
+b_jumbo4_df(uint8_t *f)
+{
+	size_t n = fwd4(f, 9000 - 20);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
+
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return n;
+}
 /* one byte longer than the input port's MTU allows */
 static size_t
 b_too_long4(uint8_t *f)
@@ -1293,6 +1304,8 @@ static const struct mcase cases[] = {
 	/* the header across the segments: not in the first one, as if cut short */
 	C(b_split6, .split = 40, DROP(IP6_TRUNCATED)),
 	C(b_split_ns, .split = 70, DROP(ND_BAD)),
+	/* DF set: forwarded here; the fuzz target's port1 has a smaller MTU */
+	C(b_jumbo4_df, FWD4),
 };
 
 /* ---- running one ---- */
