@@ -760,14 +760,11 @@ ep_node_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	struct ep_worker *ws;
-	int rc = dp_graph_node_init_worker(graph, node);
+	int rc = dp_graph_node_init_state(graph, node, ep_workers, sizeof(ep_workers[0]));
 
 	if (rc < 0)
 		return rc;
-	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
-		return -EINVAL;
-	ws = &ep_workers[ctx->w->index];
-	ctx->arg = ws;
+	ws = ctx->arg;
 	ws->pool = dp_mem_pool_get((int)rte_lcore_to_socket_id(ctx->w->lcore_id));
 	ws->seg_room =
 		ws->pool != NULL

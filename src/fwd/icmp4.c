@@ -48,15 +48,11 @@ icmp4_node_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	struct icmp4_worker *st;
-	int rc;
+	int rc = dp_graph_node_init_state(graph, node, icmp4_workers, sizeof(icmp4_workers[0]));
 
-	rc = dp_graph_node_init_worker(graph, node);
 	if (rc < 0)
 		return rc;
-	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
-		return -EINVAL;
-	st = &icmp4_workers[ctx->w->index];
-	ctx->arg = st;
+	st = ctx->arg;
 	memset(st, 0, sizeof(*st));
 	/* the bucket's gen 0 never matches icmp4_limit's: the first error sets the bucket */
 	st->ip_id = (uint16_t)rte_rdtsc();

@@ -42,16 +42,11 @@ int
 icmp6_node_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
-	int rc;
+	int rc = dp_graph_node_init_state(graph, node, icmp6_workers, sizeof(icmp6_workers[0]));
 
-	rc = dp_graph_node_init_worker(graph, node);
-	if (rc < 0)
-		return rc;
-	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
-		return -EINVAL;
-	ctx->arg = &icmp6_workers[ctx->w->index];
-	memset(ctx->arg, 0, sizeof(icmp6_workers[0]));
-	return 0;
+	if (rc == 0)
+		memset(ctx->arg, 0, sizeof(icmp6_workers[0]));
+	return rc;
 }
 
 void

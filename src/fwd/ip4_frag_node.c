@@ -109,17 +109,14 @@ ip4_frag_init(const struct rte_graph *graph, struct rte_node *node)
 {
 	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
 	struct ip4_frag_worker *fw;
-	int rc;
+	int rc = dp_graph_node_init_state(
+		graph, node, ip4_frag_workers, sizeof(ip4_frag_workers[0]));
 
-	rc = dp_graph_node_init_worker(graph, node);
 	if (rc < 0)
 		return rc;
-	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
-		return -EINVAL;
-	fw = &ip4_frag_workers[ctx->w->index];
+	fw = ctx->arg;
 	memset(fw, 0, sizeof(*fw));
 	fw->pool = dp_mem_pool_get((int)rte_lcore_to_socket_id(ctx->w->lcore_id));
-	ctx->arg = fw;
 	return 0;
 }
 

@@ -113,6 +113,21 @@ dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *node)
 }
 
 int
+dp_graph_node_init_state(
+	const struct rte_graph *graph, struct rte_node *node, void *states, size_t size)
+{
+	struct dp_node_ctx *ctx = (struct dp_node_ctx *)node->ctx;
+	int rc = dp_graph_node_init_worker(graph, node);
+
+	if (rc < 0)
+		return rc;
+	if (ctx->w->index >= DP_GRAPH_MAX_WORKERS)
+		return -EINVAL;
+	ctx->arg = RTE_PTR_ADD(states, (size_t)ctx->w->index * size);
+	return 0;
+}
+
+int
 dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 {
 	rte_node_t parent = rte_node_from_name("port_tx");

@@ -30,6 +30,14 @@ dp_node_worker(struct rte_node *node)
 /** Node init callback that only records the worker; for nodes that need nothing else. */
 int dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *node);
 
+/**
+ * For a node with state per worker, @p states an array of DP_GRAPH_MAX_WORKERS
+ * elements of @p size bytes: dp_graph_node_init_worker(), then ctx->arg is the
+ * worker's element (as it was: the caller sets it up). 0, or a negative errno.
+ */
+int dp_graph_node_init_state(
+	const struct rte_graph *graph, struct rte_node *node, void *states, size_t size);
+
 /** Most edges a node may have for dp_node_dispatch() (drop + one per port + jobs). */
 #define DP_NODE_MAX_EDGES 32
 
