@@ -33,6 +33,7 @@
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
+#include "group_fp.h"
 
 /* the lookup's result for a miss */
 #define NO_ROUTE DP_FWD_NO_ROUTE
@@ -196,6 +197,11 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 		h = dp_mbuf_meta(m, meta_off)->nh;
 	}
 	nh = &nh_table[h];
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+		/* an ECMP group: the member of the packet's flow (group_fp.h) */
+		h = dp_fwd_group_hop(nh_table, h, m, false);
+		nh = &nh_table[h];
+	}
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
 		/* held or punted by ip4_output until the neighbor answers */
 		dp_mbuf_meta(m, meta_off)->nh = h;

@@ -39,6 +39,7 @@
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
+#include "group_fp.h"
 
 enum ip6_fwd_next {
 	IP6_FWD_NEXT_DROP,
@@ -178,6 +179,11 @@ ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int 
 	}
 forward:
 	nh = &dp_fwd.nh[h];
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+		/* an ECMP group: the member of the packet's flow (group_fp.h) */
+		h = dp_fwd_group_hop(dp_fwd.nh, h, m, true);
+		nh = &dp_fwd.nh[h];
+	}
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
 		/* held or punted by ip6_output until the neighbor answers */
 		dp_mbuf_meta(m, meta_off)->nh = h;
