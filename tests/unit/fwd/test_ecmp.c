@@ -340,6 +340,48 @@ test_ecmp_failed_next_hop_moves_only_its_flows_and_they_return(void)
 	EXPECT(back == NB_FLOWS, "%u of %u flows on their next hop after recovery", back, NB_FLOWS);
 }
 
+/* Port 2's link goes down: next hop B (behind it) is skipped, its flows take A;
+ * A's flows stay; when the link is back, B's flows return. */
+static void
+test_ecmp_link_down_skips_next_hop_until_up(void)
+{
+	static uint8_t before[NB_FLOWS], during[NB_FLOWS], after[NB_FLOWS];
+	const uint16_t pid = dp_ports[2].port_id;
+	unsigned int k, i, moved_a = 0, to_b = 0, back = 0;
+
+	keep_alive(true);
+	memset(before, 0, sizeof(before));
+	CU_ASSERT_EQUAL(send_flows(NET_W, false, NB_FLOWS, before), NB_FLOWS);
+	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_set_link_down(pid), 0);
+	/* the control lcore's link poll (every 10 ms) sees it */
+	for (i = 0; i < 50 && __atomic_load_n(&dp_port_up[pid], __ATOMIC_RELAXED); i++) {
+		sleep_ms(10);
+		ring_rig_step();
+	}
+	CU_ASSERT_FALSE(__atomic_load_n(&dp_port_up[pid], __ATOMIC_RELAXED));
+	memset(during, 0, sizeof(during));
+	CU_ASSERT_EQUAL(send_flows(NET_W, false, NB_FLOWS, during), NB_FLOWS);
+	for (k = 0; k < NB_FLOWS; k++) {
+		to_b += during[k] == HOP_B;
+		moved_a += before[k] == HOP_A && during[k] != HOP_A;
+	}
+	EXPECT(to_b == 0, "%u flows to the next hop whose link is down", to_b);
+	EXPECT(moved_a == 0, "%u flows of the live next hop moved", moved_a);
+	CU_ASSERT_EQUAL_FATAL(rte_eth_dev_set_link_up(pid), 0);
+	for (i = 0; i < 50 && !__atomic_load_n(&dp_port_up[pid], __ATOMIC_RELAXED); i++) {
+		sleep_ms(10);
+		ring_rig_step();
+	}
+	CU_ASSERT_TRUE(__atomic_load_n(&dp_port_up[pid], __ATOMIC_RELAXED));
+	keep_alive(true);
+	memset(after, 0, sizeof(after));
+	CU_ASSERT_EQUAL(send_flows(NET_W, false, NB_FLOWS, after), NB_FLOWS);
+	for (k = 0; k < NB_FLOWS; k++)
+		back += after[k] == before[k];
+	EXPECT(back == NB_FLOWS, "%u of %u flows on their next hop after the link came back", back,
+		NB_FLOWS);
+}
+
 /* IPv6: two static neighbors, weight 1 each: about half each, every flow sticks. */
 static void
 test_ecmp_ip6_flows_spread_and_stick(void)
@@ -678,6 +720,8 @@ static const struct dp_test tests[] = {
 		test_ecmp_output_picks_member_for_group_next_hop },
 	{ "test_ecmp_failed_next_hop_moves_only_its_flows_and_they_return",
 		test_ecmp_failed_next_hop_moves_only_its_flows_and_they_return },
+	{ "test_ecmp_link_down_skips_next_hop_until_up",
+		test_ecmp_link_down_skips_next_hop_until_up },
 	{ "test_ecmp_route_add_and_its_errors", test_ecmp_route_add_and_its_errors },
 	{ NULL, NULL },
 };
