@@ -23,7 +23,9 @@
 #define MALFORMED_HDR_LEN  2 /* port, split */
 /* room for a 9000-byte IP datagram (a jumbo frame) in one mbuf, after the headroom */
 #define MALFORMED_DATA_ROOM 9344
-#define MALFORMED_MAX_FRAME (MALFORMED_DATA_ROOM - 128)
+/* the ports' MTU: the longest frame the data room holds, with room for a VLAN tag */
+#define MALFORMED_MTU       "9198"
+#define MALFORMED_MAX_FRAME (MALFORMED_DATA_ROOM - 128 - 4)
 
 #define MALFORMED_CONFIG(p)                                                                        \
 	"[dpfwd]\n"                                                                                \
@@ -38,14 +40,17 @@
 	"data_room = 9344\n"                                                                       \
 	"[port0]\n"                                                                                \
 	"dev = net_ring_" p "0\n"                                                                  \
+	"mtu = " MALFORMED_MTU "\n"                                                                \
 	"ip4 = 198.18.0.1/24\n"                                                                    \
 	"ip6 = 2001:db8:10::1/64\n"                                                                \
 	"[port1]\n"                                                                                \
 	"dev = net_ring_" p "1\n"                                                                  \
+	"mtu = " MALFORMED_MTU "\n"                                                                \
 	"ip4 = 198.18.101.1/24\n"                                                                  \
 	"ip6 = 2001:db8:101::1/64\n"                                                               \
 	"[port2]\n"                                                                                \
 	"dev = net_ring_" p "2\n"                                                                  \
+	"mtu = " MALFORMED_MTU "\n"                                                                \
 	"[lcores]\n"                                                                               \
 	"rx = (0,0,1),(1,0,1),(2,0,1)\n"                                                           \
 	"[routes]\n"                                                                               \

@@ -62,7 +62,7 @@ enum {
 
 /*
  * One next hop, for IPv4 and IPv6 alike (the neighbor code treats both the
- * same way). The fast path reads the first 17 bytes; the rest is for the
+ * same way). The fast path reads the first 20 bytes; the rest is for the
  * control lcore.
  */
 struct dp_fwd_nh {
@@ -70,6 +70,7 @@ struct dp_fwd_nh {
 	uint16_t port;           /**< config port index (edge DP_GRAPH_EDGE_PORT_TX(port)) */
 	uint8_t flags;
 	uint8_t pad;
+	uint16_t mtu;    /**< the egress port's MTU: the largest IP packet sent to this hop */
 	uint32_t gw;     /**< IPv4, host order; 0 for on-link routes without a neighbor */
 	uint8_t gw6[16]; /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
 	uint32_t group;  /**< DP_FWD_NH_F_GROUP: its index in dp_fwd_groups[] */
@@ -87,6 +88,9 @@ struct dp_fwd_nh {
  * neighbor turns stale or fails (its packets then go to ip4_output, which
  * holds them and asks again, as for any unresolved gateway).
  */
+
+/** Packets ip4_frag cut and the fragments it made of them, summed over workers. */
+void dp_fwd_frag4_stats_get(uint64_t *fragmented, uint64_t *fragments);
 
 /** Control lcore: the IPv4 routes, as a user counts them (adjacencies are not). */
 #define DP_FWD_IP4_ROUTES() (dp_fwd.ip4.nb_routes - dp_fwd.ip4.nb_adj)

@@ -44,6 +44,8 @@ enum {
 	DP_ICMP4_DEST_UNREACH = 3,
 	DP_ICMP4_UNREACH_NET = 0,  /**< code: no route (RFC 1812 5.2.7.1) */
 	DP_ICMP4_UNREACH_HOST = 1, /**< code: the next hop or host does not answer */
+	/** code: larger than the next hop's MTU with DF set; the MTU goes in the header (RFC 1191) */
+	DP_ICMP4_UNREACH_FRAG_NEEDED = 4,
 	DP_ICMP4_TIME_EXCEEDED = 11,
 	DP_ICMP4_EXC_TTL = 0,   /**< code: TTL expired in transit (RFC 1812 5.3.1) */
 	DP_ICMP4_EXC_REASM = 1, /**< code: fragment reassembly time exceeded (RFC 792) */

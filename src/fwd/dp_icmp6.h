@@ -37,6 +37,8 @@
 enum {
 	DP_ICMP6_DEST_UNREACH = 1,
 	DP_ICMP6_UNREACH_NOROUTE = 0, /**< code: no route to destination (3.1) */
+	/** larger than the next hop's MTU, which goes in the header (3.2) */
+	DP_ICMP6_PACKET_TOO_BIG = 2,
 	DP_ICMP6_TIME_EXCEEDED = 3,
 	DP_ICMP6_EXC_HOP_LIMIT = 0, /**< code: hop limit exceeded in transit (3.3) */
 	DP_ICMP6_EXC_REASM = 1,     /**< code: fragment reassembly time exceeded (3.3) */

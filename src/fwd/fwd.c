@@ -39,6 +39,8 @@ dp_fwd_nh_alloc(uint16_t port, bool ip6)
 	nh = &dp_fwd.nh[idx];
 	memset(nh, 0, sizeof(*nh));
 	nh->port = port;
+	/* 0: a port not probed (unit tests): the default MTU */
+	nh->mtu = dp_ports[port].mtu != 0 ? dp_ports[port].mtu : RTE_ETHER_MTU;
 	rte_ether_addr_copy(&dp_ports[port].mac, &nh->l2.src_addr);
 	nh->l2.ether_type = ip6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	/* the entry is whole before a worker can find its index (in the lpm or the
@@ -517,6 +519,7 @@ static json_t *
 fwd_fill(void *arg)
 {
 	json_t *nhs = json_array();
+	uint64_t fragmented, fragments;
 	uint32_t i;
 
 	RTE_SET_USED(arg);
@@ -526,14 +529,17 @@ fwd_fill(void *arg)
 
 		dp_config_ip4_str(nh->gw, gw, sizeof(gw));
 		rte_ether_format_addr(mac, sizeof(mac), &nh->l2.dst_addr);
-		json_array_append_new(nhs,
-			json_pack("{s:i, s:s, s:i, s:b, s:b, s:s}", "index", (int)i, "gateway", gw,
-				"port", nh->port, "local", !!(nh->flags & DP_FWD_NH_F_LOCAL),
-				"resolved", !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
+		json_array_append_new(
+			nhs, json_pack("{s:i, s:s, s:i, s:i, s:b, s:b, s:s}", "index", (int)i,
+				     "gateway", gw, "port", nh->port, "mtu", nh->mtu, "local",
+				     !!(nh->flags & DP_FWD_NH_F_LOCAL), "resolved",
+				     !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
 	}
-	return json_pack("{s:I, s:I, s:I, s:o}", "ip4_routes", (json_int_t)DP_FWD_IP4_ROUTES(),
-		"ip4_adjacencies", (json_int_t)dp_fwd.ip4.nb_adj, "next_hops_total",
-		(json_int_t)dp_fwd.nb_nh, "next_hops", nhs);
+	dp_fwd_frag4_stats_get(&fragmented, &fragments);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "ip4_routes",
+		(json_int_t)DP_FWD_IP4_ROUTES(), "ip4_adjacencies", (json_int_t)dp_fwd.ip4.nb_adj,
+		"next_hops_total", (json_int_t)dp_fwd.nb_nh, "ip4_fragmented",
+		(json_int_t)fragmented, "ip4_fragments", (json_int_t)fragments, "next_hops", nhs);
 }
 
 int

@@ -18,7 +18,7 @@
 #include "graph_fp.h"
 
 /* the node's own edges: enum ip4_fwd_next and friends end here */
-#define FWD_LOCAL_IP4_FWD_BASE   4
+#define FWD_LOCAL_IP4_FWD_BASE   5
 #define FWD_LOCAL_IP4_LOCAL_BASE 2
 #define FWD_LOCAL_IP6_FWD_BASE   4
 #define FWD_LOCAL_IP6_LOCAL_BASE 3

@@ -2,7 +2,8 @@
 /*
  * icmp4_error
  *   uses: dp_mbuf_meta.icmp_type and icmp_code (set by the node that refused
- *         the packet, which also counted why); the packet's IPv4 header
+ *         the packet, which also counted why), for fragmentation needed also
+ *         dp_mbuf_meta.nh (the next hop whose MTU goes in the header); the packet's IPv4 header
  *         (whole, in the first segment, checked by ip4_fwd); its input port;
  *         the LPM table for the way back
  *   sets: the ICMP error in place of the packet; dp_mbuf_meta.nh (its route)
@@ -103,9 +104,14 @@ icmp4_error_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m
 	struct rte_ipv4_hdr *ip;
 	struct rte_icmp_hdr *icmp;
 	rte_be32_t src_be;
+	uint16_t mtu = 0;
 	uint32_t nh;
 
 	st->errors++;
+	/* ip4_fwd left the next hop in meta.nh, which becomes the way back below */
+	if (meta->icmp_type == DP_ICMP4_DEST_UNREACH &&
+		meta->icmp_code == DP_ICMP4_UNREACH_FRAG_NEEDED)
+		mtu = dp_fwd.nh[meta->nh].mtu;
 	if (orig->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) {
 		why = DP_DROP_ICMP_ERR_FRAGMENT;
 		goto drop;
@@ -146,9 +152,9 @@ icmp4_error_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m
 	icmp->icmp_type = meta->icmp_type;
 	icmp->icmp_code = meta->icmp_code;
 	icmp->icmp_cksum = 0;
-	/* "unused" for time exceeded and unreachable (next-hop MTU for code 4: not sent) */
+	/* "unused", but for fragmentation needed: the next-hop MTU (RFC 1191 4) */
 	icmp->icmp_ident = 0;
-	icmp->icmp_seq_nb = 0;
+	icmp->icmp_seq_nb = rte_cpu_to_be_16(mtu);
 	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, sizeof(*icmp) + quote);
 	icmp4_ip_hdr_write(
 		ip, ICMP4_ERR_TOS, (uint16_t)(ICMP4_ERR_HDRS + quote), st->ip_id++, src_be, dst_be);

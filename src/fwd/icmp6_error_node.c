@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * icmp6_error (RFC 4443: Time Exceeded, Destination Unreachable)
+ * icmp6_error (RFC 4443: Time Exceeded, Destination Unreachable, Packet Too Big)
  *   uses: dp_mbuf_meta.icmp_type/icmp_code (set by ip6_fwd, which counted the
- *         packet as a drop), the offending packet, the worker's token bucket
+ *         packet as a drop; for Packet Too Big also dp_mbuf_meta.nh, the next
+ *         hop whose MTU the error carries), the offending packet, the worker's
+ *         token bucket
  *   sets: the error, built in the same buffer:
  *
  *           before   | eth 14 | IPv6 40 | payload ...          |
@@ -117,10 +119,13 @@ icmp6_error_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m
 	struct rte_ipv6_hdr *ip;
 	struct icmp6_hdr *icmp;
 	uint8_t dst[16];
-	uint32_t quote, nh;
+	uint32_t quote, nh, mtu = 0;
 	enum dp_drop_reason why;
 
 	st->errors++;
+	/* ip6_fwd left the next hop in meta.nh, which becomes the way back below */
+	if (meta->icmp_type == DP_ICMP6_PACKET_TOO_BIG)
+		mtu = dp_fwd.nh[meta->nh].mtu;
 	if (!icmp6_err_allowed(m, orig)) {
 		why = DP_DROP_ICMP6_ERR_ABOUT_ERR;
 		goto drop;
@@ -149,7 +154,8 @@ icmp6_error_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m
 		ip6_src_for(dp_fwd.nh[nh].port, dst), dst);
 	icmp->type = meta->icmp_type;
 	icmp->code = meta->icmp_code;
-	icmp->data = 0; /* unused in both messages */
+	/* unused, but in a Packet Too Big: the next hop's MTU (RFC 4443 3.2) */
+	icmp->data = rte_cpu_to_be_32(mtu);
 	icmp6_cksum_set(m, ip, icmp);
 	meta->nh = nh;
 	st->errors_sent++;

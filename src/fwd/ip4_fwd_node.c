@@ -8,8 +8,9 @@
  *         checksum; put in the worker's TX buffer) or one the fast match took;
  *         ip4_output (next hop not resolved); a local service's node for a
  *         UDP datagram to the router and a claimed port; ip4_local (the rest
- *         to the router); icmp4_error (ip4_no_route, ip4_ttl_exceeded); drop
- *         (ip4_truncated, ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
+ *         to the router); icmp4_error (ip4_no_route, ip4_ttl_exceeded,
+ *         ip4_frag_needed: larger than the next hop's MTU with DF set); ip4_frag
+ *         (larger than the next hop's MTU, DF clear); drop (ip4_truncated, ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
  *         ip4_bad_cksum, ip4_martian)
  *
  * Checks follow RFC 1812 5.2.2; the TTL (5.3.1) only for packets forwarded.
@@ -43,6 +44,7 @@ enum ip4_fwd_next {
 	IP4_FWD_NEXT_OUTPUT,
 	IP4_FWD_NEXT_LOCAL,
 	IP4_FWD_NEXT_ICMP_ERROR,
+	IP4_FWD_NEXT_FRAG,
 	IP4_FWD_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
 _Static_assert(IP4_FWD_NEXT_MAX == FWD_LOCAL_IP4_FWD_BASE, "services after the node's edges");
@@ -166,6 +168,34 @@ ip4_fwd_other(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, ui
 }
 
 /*
+ * A packet whose frame is longer than next hop @p h's MTU allows (checked,
+ * its header whole). Bytes after the IP datagram (Ethernet padding or
+ * trailing junk) are cut, and if it then fits it goes on: IP4_FWD_NEXT_OUTPUT.
+ * Larger: with DF set, a drop and an ICMP "fragmentation needed" carrying the
+ * MTU (RFC 1191: icmp4_error reads it from meta.nh); without, ip4_frag cuts it.
+ */
+static __rte_noinline rte_edge_t
+ip4_fwd_too_big(struct dp_worker *w, struct rte_mbuf *m, uint32_t h, int meta_off)
+{
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	const uint16_t tlen = rte_be_to_cpu_16(ip->total_length);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+
+	meta->nh = h;
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - tlen));
+	if (tlen <= dp_fwd.nh[h].mtu)
+		return IP4_FWD_NEXT_OUTPUT;
+	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
+		w->stats.drops[DP_DROP_IP4_FRAG_NEEDED]++;
+		meta->icmp_type = DP_ICMP4_DEST_UNREACH;
+		meta->icmp_code = DP_ICMP4_UNREACH_FRAG_NEEDED;
+		return IP4_FWD_NEXT_ICMP_ERROR;
+	}
+	return IP4_FWD_NEXT_FRAG;
+}
+
+/*
  * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
  * to a resolved next hop, rewritten and put in the TX buffer; else into
  * @p other with its edge (the reason counted). With @p local_inline (a fast
@@ -201,6 +231,15 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 		/* an ECMP group: the member of the packet's flow (group_fp.h) */
 		h = dp_fwd_group_hop(nh_table, h, m, false);
 		nh = &nh_table[h];
+	}
+	if (unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
+		rte_edge_t e = ip4_fwd_too_big(w, m, h, meta_off);
+
+		if (e != IP4_FWD_NEXT_OUTPUT) {
+			other[*nb_other] = m;
+			other_next[(*nb_other)++] = e;
+			return;
+		}
 	}
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
 		/* held or punted by ip4_output until the neighbor answers */
@@ -328,6 +367,7 @@ static struct rte_node_register ip4_fwd_node = {
 		[IP4_FWD_NEXT_OUTPUT] = "ip4_output",
 		[IP4_FWD_NEXT_LOCAL] = "ip4_local",
 		[IP4_FWD_NEXT_ICMP_ERROR] = "icmp4_error",
+		[IP4_FWD_NEXT_FRAG] = "ip4_frag",
 	},
 };
 

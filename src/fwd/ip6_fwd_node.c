@@ -8,8 +8,9 @@
  *         fast match took the packet (dp_fwd_local.h); ip6_output for the
  *         rest; a service's node (UDP to the router, a claimed port);
  *         ip6_local (the rest to the router's addresses and groups);
- *         icmp6_error (hop limit exceeded, no route: counted as dropped, the
- *         error built from it); drop (the ip6_* reasons)
+ *         icmp6_error (hop limit exceeded, no route, larger than the next
+ *         hop's MTU: counted as dropped, the error built from it); drop (the
+ *         ip6_* reasons)
  *
  * Checks follow RFC 8200 and RFC 4291: version 6, a payload inside the frame,
  * no multicast, unspecified or loopback source, no unspecified or loopback
@@ -152,6 +153,27 @@ ip6_fwd_local(const struct rte_mbuf *m)
 }
 
 /*
+ * A packet whose frame is longer than next hop @p h's MTU allows (checked).
+ * Bytes after the datagram are cut, and if it then fits it goes on:
+ * IP6_FWD_NEXT_OUTPUT. Larger: a drop and a Packet Too Big carrying the MTU
+ * (icmp6_error reads it from meta.nh); routers never fragment IPv6.
+ */
+static __rte_noinline rte_edge_t
+ip6_fwd_too_big(struct dp_worker *w, struct rte_mbuf *m, uint32_t h, int meta_off)
+{
+	const struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	const uint32_t len = IP6_HLEN + rte_be_to_cpu_16(ip->payload_len);
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+
+	meta->nh = h;
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - len));
+	if (len <= dp_fwd.nh[h].mtu)
+		return IP6_FWD_NEXT_OUTPUT;
+	return ip6_fwd_icmp(w, meta, DP_DROP_IP6_TOO_BIG, DP_ICMP6_PACKET_TOO_BIG, 0);
+}
+
+/*
  * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
  * to a resolved next hop, rewritten and put in the TX buffer; else into
  * @p other with its edge (the reason counted).
@@ -183,6 +205,15 @@ forward:
 		/* an ECMP group: the member of the packet's flow (group_fp.h) */
 		h = dp_fwd_group_hop(dp_fwd.nh, h, m, true);
 		nh = &dp_fwd.nh[h];
+	}
+	if (unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
+		rte_edge_t e = ip6_fwd_too_big(w, m, h, meta_off);
+
+		if (e != IP6_FWD_NEXT_OUTPUT) {
+			other[*nb_other] = m;
+			other_next[(*nb_other)++] = e;
+			return;
+		}
 	}
 	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
 		/* held or punted by ip6_output until the neighbor answers */

@@ -125,7 +125,8 @@ dp_output_group_member(
 /*
  * An output node's burst: resolved next hops rewritten one by one (@p one),
  * on-link ones in bulk, then the stream moves whole when every packet goes
- * one way.
+ * one way. A stream longer than a graph burst (fragments: ip4_frag) goes in
+ * bursts, each enqueued.
  */
 static __rte_always_inline uint16_t
 dp_output_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
@@ -137,32 +138,41 @@ dp_output_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint16_t onlink[RTE_GRAPH_BURST_SIZE];
 	const struct dp_fwd_nh *nh_table = dp_fwd.nh;
 	const int meta_off = dp_mbuf_meta_offset;
-	rte_edge_t diff = 0;
-	uint16_t i, n_on = 0;
+	uint16_t base, n;
 
-	if (unlikely(nb_objs == 0))
-		return 0;
-	for (i = 0; i < nb_objs; i++) {
-		const struct dp_fwd_nh *nh = &nh_table[dp_mbuf_meta(pkts[i], meta_off)->nh];
+	for (base = 0; base < nb_objs; base += n) {
+		rte_edge_t diff = 0;
+		uint16_t i, n_on = 0;
 
-		if (unlikely(nh->flags & DP_FWD_NH_F_GROUP))
-			nh = dp_output_group_member(nh_table, meta_off, pkts[i], v6);
-		if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)) &&
-			(nh->flags & DP_FWD_NH_F_CONNECTED)) {
-			onlink[n_on++] = i;
-			next[i] = DP_GRAPH_EDGE_PUNT; /* decided below */
-		} else {
-			next[i] = one(nh_table, meta_off, pkts[i]);
+		n = RTE_MIN(nb_objs - base, RTE_GRAPH_BURST_SIZE);
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[base + i];
+			const struct dp_fwd_nh *nh = &nh_table[dp_mbuf_meta(m, meta_off)->nh];
+
+			if (unlikely(nh->flags & DP_FWD_NH_F_GROUP))
+				nh = dp_output_group_member(nh_table, meta_off, m, v6);
+			if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)) &&
+				(nh->flags & DP_FWD_NH_F_CONNECTED)) {
+				onlink[n_on++] = i;
+				next[i] = DP_GRAPH_EDGE_PUNT; /* decided below */
+			} else {
+				next[i] = one(nh_table, meta_off, m);
+			}
 		}
+		if (n_on != 0)
+			dp_output_onlink(nh_table, meta_off, pkts + base, onlink, n_on, next, v6,
+				unresolved);
+		if (unlikely(n != nb_objs)) {
+			dp_node_enqueue_each(graph, node, objs + base, next, n);
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			diff |= next[i] ^ next[0];
+		if (likely(diff == 0))
+			rte_node_next_stream_move(graph, node, next[0]);
+		else
+			dp_node_dispatch_mixed(graph, node, objs, next, n);
 	}
-	if (n_on != 0)
-		dp_output_onlink(nh_table, meta_off, pkts, onlink, n_on, next, v6, unresolved);
-	for (i = 0; i < nb_objs; i++)
-		diff |= next[i] ^ next[0];
-	if (likely(diff == 0))
-		rte_node_next_stream_move(graph, node, next[0]);
-	else
-		dp_node_dispatch_mixed(graph, node, objs, next, nb_objs);
 	return nb_objs;
 }
 

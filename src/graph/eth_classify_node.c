@@ -5,7 +5,7 @@
  *   sets: nothing; decides which job a packet belongs to
  *   next: ip4_fwd, ip6_fwd (unicast for the port, or multicast and broadcast:
  *         neighbor discovery), ctl_punt (ARP, to the control lcore), or drop
- *         (l2_too_short, l2_other_host, l2_mcast_ip4, vlan, not_ip4)
+ *         (l2_too_short, l2_too_long, l2_other_host, l2_mcast_ip4, vlan, not_ip4)
  *
  * It sees the bursts port_rx's fast check did not pass (one frame that is not
  * unicast IPv4, or IPv6, for its port is enough) and decides frame by frame;
@@ -42,6 +42,10 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 
 	if (unlikely(m->data_len < sizeof(*eth))) {
 		why = DP_DROP_L2_TOO_SHORT;
+		goto drop;
+	}
+	if (unlikely(m->pkt_len > l2->frame_max)) {
+		why = DP_DROP_L2_TOO_LONG;
 		goto drop;
 	}
 	memcpy(&dst, &eth->dst_addr, RTE_ETHER_ADDR_LEN);

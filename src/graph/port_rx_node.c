@@ -33,7 +33,8 @@ _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_graph_port_l2 is little-
 
 /*
  * The Ethernet fast check of @p n frames received on one port, without
- * branches: every frame unicast, of ethertype @p type_be, for the port's MAC
+ * branches: every frame unicast, of ethertype @p type_be, no longer than
+ * @p frame_max (the port's MTU and the header), for the port's MAC
  * (@p mask has bit 0, the group bit, and the address bits unless the port is
  * promiscuous or the check off: one test for both); with @p stamp,
  * each is stamped with @p now for the delay histogram. The 8-byte load
@@ -41,8 +42,8 @@ _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_graph_port_l2 is little-
  * frame shorter than that, whose result the length test discards.
  */
 static __rte_always_inline bool
-eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, uint16_t type_be,
-	const bool stamp, uint64_t now, int meta_off)
+eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, uint32_t frame_max,
+	uint16_t type_be, const bool stamp, uint64_t now, int meta_off)
 {
 	bool all = true;
 	uint16_t i;
@@ -55,8 +56,8 @@ eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, ui
 
 		memcpy(&dst, d, sizeof(dst));
 		memcpy(&type, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
-		all &= (m->data_len >= RTE_ETHER_HDR_LEN) & (type == type_be) &
-		       (((dst ^ mac) & mask) == 0);
+		all &= (m->data_len >= RTE_ETHER_HDR_LEN) & (m->pkt_len <= frame_max) &
+		       (type == type_be) & (((dst ^ mac) & mask) == 0);
 		/* the delay stamp (dp_delay.h) in the same pass over the mbufs */
 		if (stamp)
 			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
@@ -99,6 +100,7 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 		e = type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? PORT_RX_NEXT_IP6 : PORT_RX_NEXT_IP4;
 		/* the group bit is 0 in the port's MAC: one test for unicast and ours */
 		if (!eth_fast_run(pkts + n, got, l2->mac, (l2->mask & check_mask) | 1,
+			    l2->frame_max,
 			    e == PORT_RX_NEXT_IP6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6)
 						  : RTE_BE16(RTE_ETHER_TYPE_IPV4),
 			    stamp, now, meta_off) ||

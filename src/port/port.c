@@ -269,8 +269,7 @@ dp_port_probe(
 		const struct dp_config_port *cp = &cfg->ports[i];
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_dev_info info;
-		struct dp_port_offloads off;
-		char name[DP_CONFIG_DEV_LEN], who[DP_CONFIG_DEV_LEN + 16];
+		char name[DP_CONFIG_DEV_LEN];
 		size_t n;
 
 		memset(p, 0, sizeof(*p));
@@ -331,12 +330,6 @@ dp_port_probe(
 		if (rc != 0)
 			return dp_config_error(err, errlen, &cp->loc,
 				"port%u: descriptor counts rejected: %s", i, strerror(-rc));
-		snprintf(who, sizeof(who), "port%u %s", i, name);
-		dp_port_offloads_mask(&p->profile, &info, p->nb_rxq, tx_chained, who, &off);
-		p->rx_offloads = off.rx;
-		p->tx_offloads = off.tx;
-		p->rss_hf = off.rss_hf;
-		p->rx_ip4_cksum = (p->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 		if (cp->mtu != 0) {
 			p->mtu = cp->mtu;
 			p->mtu_from = DP_PORT_MTU_CONFIG;
@@ -355,6 +348,28 @@ dp_port_probe(
 		p->promisc = cp->promisc;
 		p->set_mac = cp->has_mac;
 		p->mac = cp->mac;
+		dp_port_index[p->port_id] = (uint8_t)i;
+		dp_nb_ports++;
+	}
+	/* fwd cuts packets for a port of a smaller MTU than another's into chained mbufs */
+	for (i = 1; i < dp_nb_ports; i++)
+		tx_chained |= dp_ports[i].mtu != dp_ports[0].mtu;
+	for (i = 0; i < dp_nb_ports; i++) {
+		struct dp_port *p = &dp_ports[i];
+		struct rte_eth_dev_info info;
+		struct dp_port_offloads off;
+		char who[DP_CONFIG_DEV_LEN + 16];
+
+		rc = rte_eth_dev_info_get(p->port_id, &info);
+		if (rc != 0)
+			return dp_config_error(err, errlen, &cfg->ports[i].loc,
+				"port%u: cannot get info: %s", i, strerror(-rc));
+		snprintf(who, sizeof(who), "port%u %s", i, p->name);
+		dp_port_offloads_mask(&p->profile, &info, p->nb_rxq, tx_chained, who, &off);
+		p->rx_offloads = off.rx;
+		p->tx_offloads = off.tx;
+		p->rss_hf = off.rss_hf;
+		p->rx_ip4_cksum = (p->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 		{
 			char rxo[256], txo[256];
 
@@ -367,8 +382,6 @@ dp_port_probe(
 				p->nb_txq, p->tx_desc, rxo, txo, p->rss_hf ? "on" : "off", p->mtu,
 				dp_port_mtu_from_str(p->mtu_from));
 		}
-		dp_port_index[p->port_id] = (uint8_t)i;
-		dp_nb_ports++;
 	}
 	return 0;
 }
@@ -433,6 +446,15 @@ dp_port_start_all(char *err, size_t errlen)
 						"%s)",
 						i, p->name, p->driver, cur, strerror(-rc));
 					p->mtu = cur;
+				} else if (rc == -ENOTSUP) {
+					/* a device without an MTU (net_pcap, net_ring, net_null):
+					 * the checks above passed, its frames may be that long */
+					DP_LOG(NOTICE, port,
+						"port%u %s (%s): no MTU setting in the device; dpfwd "
+						"keeps to mtu %u itself (longer frames received are "
+						"dropped, longer packets sent are fragmented or "
+						"answered with ICMP)",
+						i, p->name, p->driver, p->mtu);
 				} else if (rc < 0) {
 					port_mtu_who(p, i, who, sizeof(who));
 					snprintf(err, errlen,

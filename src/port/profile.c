@@ -303,7 +303,7 @@ dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_d
 	out->rx_dropped = prof->rx_offloads & ~out->rx;
 	/*
 	 * Chained mbufs, some with external buffers (endpoints: large datagrams,
-	 * zero copy) go out only with multi_segs; mbuf_fast_free would put their
+	 * zero copy; IPv4 fragments made by fwd) go out only with multi_segs; mbuf_fast_free would put their
 	 * segments straight back to the pool without releasing the buffers.
 	 */
 	if (tx_chained) {
@@ -317,8 +317,8 @@ dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_d
 		}
 		if (!(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
 			DP_LOG(NOTICE, port,
-				"%s: the device does not offer multi_segs: endpoint datagrams of "
-				"more than one mbuf may not go out whole",
+				"%s: the device does not offer multi_segs: chained mbufs (endpoint "
+				"datagrams, IPv4 fragments) may not go out whole",
 				who);
 	}
 	out->tx = tx_want & info->tx_offload_capa;

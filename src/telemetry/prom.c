@@ -163,6 +163,11 @@ static const struct prom_family families[] = {
 
 	{ SRC_FWD, "ip4_routes", "dpfwd_ip4_routes", G, "IPv4 routes installed.", NULL },
 	{ SRC_FWD, "next_hops_total", "dpfwd_next_hops", G, "IPv4 next hops.", NULL },
+	{ SRC_FWD, "ip4_fragmented", "dpfwd_ip4_fragmented_packets_total", C,
+		"IPv4 packets larger than the next hop's MTU, DF clear, cut into fragments.",
+		NULL },
+	{ SRC_FWD, "ip4_fragments", "dpfwd_ip4_fragments_total", C, "Fragments made of them.",
+		NULL },
 };
 
 #undef C

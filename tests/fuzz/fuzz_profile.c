@@ -18,7 +18,8 @@
  *     offloads that DPDK names, RSS hash fields that are whole groups of
  *     rss_hf's names, terminated strings;
  *   - written back as a profile (offloads as dp_port_offload_str() prints
- *     them, "#" escaped), it loads into the same profile;
+ *     them, "#" escaped where rte_cfgfile needs it), it loads into the same
+ *     profile;
  *   - dp_port_profile_find() without a name finds it by each driver its
  *     "drivers" lists (words between spaces, tabs and commas), and not by a
  *     name it does not list; by name, it loads the same;
@@ -116,19 +117,30 @@ same_profile(const struct dp_port_profile *a, const struct dp_port_profile *b)
 	       a->rx_desc == b->rx_desc && a->tx_desc == b->tx_desc &&
 	       a->rx_offloads == b->rx_offloads && a->tx_offloads == b->tx_offloads &&
 	       a->rss_hf == b->rss_hf && strcmp(a->devargs, b->devargs) == 0 &&
-	       strcmp(a->notes, b->notes) == 0 && a->ip4_whole_max == b->ip4_whole_max;
+	       strcmp(a->notes, b->notes) == 0 && a->ip4_whole_max == b->ip4_whole_max &&
+	       a->mtu == b->mtu;
 }
 
-/* "key = value", a "#" in the value escaped as the reader wants it; nothing when empty. */
+/*
+ * "key=value" as short as rte_cfgfile reads it back: only the line's first "#"
+ * starts a comment unless a backslash precedes it, and every "\#" loses its
+ * backslash. So the first "#" and any "#" after a "\" are escaped, the others
+ * written bare, with no spaces around "=": an input line at the length limit,
+ * written back, still fits. Nothing when empty.
+ */
 static void
 put_str(FILE *f, const char *key, const char *v)
 {
+	bool hash_seen = false;
+	char prev = '\0';
+
 	if (v[0] == '\0')
 		return;
-	fprintf(f, "%s = ", key);
-	for (; *v != '\0'; v++) {
-		if (*v == '#')
+	fprintf(f, "%s=", key);
+	for (; *v != '\0'; prev = *v++) {
+		if (*v == '#' && (!hash_seen || prev == '\\'))
 			fputc('\\', f);
+		hash_seen |= *v == '#';
 		fputc(*v, f);
 	}
 	fputc('\n', f);
@@ -149,9 +161,9 @@ check_round_trip(const struct dp_port_profile *p)
 	f = fopen(again, "w");
 	if (f == NULL)
 		fuzz_die("%s: %s", again, strerror(errno));
-	fprintf(f, "[profile]\nrx_desc = %u\ntx_desc = %u\nip4_whole_max = %u\n", p->rx_desc,
-		p->tx_desc, p->ip4_whole_max);
-	fprintf(f, "rx_offloads = %s\ntx_offloads = %s\nrss_hf = none", rx[0] ? rx : "none",
+	fprintf(f, "[profile]\nrx_desc=%u\ntx_desc=%u\nip4_whole_max=%u\nmtu=%u\n", p->rx_desc,
+		p->tx_desc, p->ip4_whole_max, p->mtu);
+	fprintf(f, "rx_offloads=%s\ntx_offloads=%s\nrss_hf=none", rx[0] ? rx : "none",
 		tx[0] ? tx : "none");
 	for (i = 0; i < DP_ARRAY_SIZE(rss_groups); i++)
 		if (p->rss_hf & rss_groups[i])

@@ -1019,7 +1019,7 @@ test_ep_fragments_timeout_and_overlap(void)
 	/* an overlap throws the whole datagram away (RFC 5722) */
 	snap();
 	inject_fragments(false, d, n, 1480, NULL, 2);
-	inject_fragments(false, d, n, 1480 + 8, NULL, 1);
+	inject_fragments(false, d, n, 1480 - 8, NULL, 1);
 	run_graph();
 	CU_ASSERT_EQUAL(r->held, 0);
 	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_EP_FRAG_BAD), 3);

@@ -703,6 +703,12 @@ b_jumbo4_max(uint8_t *f)
 {
 	return fwd4(f, MAX_FRAME - 34);
 }
+/* one byte longer than the input port's MTU allows */
+static size_t
+b_too_long4(uint8_t *f)
+{
+	return fwd4(f, MAX_FRAME - 34 + 1);
+}
 static size_t
 b_jumbo4_ttl1(uint8_t *f)
 {
@@ -1203,6 +1209,7 @@ static const struct mcase cases[] = {
 	/* jumbo (up to the data room) and two-segment frames */
 	C(b_jumbo4, FWD4),
 	C(b_jumbo4_max, FWD4),
+	C(b_too_long4, DROP(L2_TOO_LONG)),
 	C(b_jumbo4_ttl1, ERR4(11, 0), DROP(IP4_TTL)),
 	C(b_jumbo4_echo, .out = OUT_ECHO4),
 	/* IPv4 is read from the first segment only: a datagram past it is too long for it */
