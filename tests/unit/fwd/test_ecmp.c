@@ -28,6 +28,7 @@
 #include "dp_neigh.h"
 #include "dp_pkt_craft.h"
 #include "dp_port.h"
+#include "dp_telemetry.h"
 #include "dp_test.h"
 #include "ring_rig.h"
 
@@ -261,6 +262,44 @@ test_ecmp_flow_always_takes_same_next_hop(void)
 	EXPECT(k == NB_FLOWS, "flow %u left by hop %u", k, k < NB_FLOWS ? first[k] : 0);
 }
 
+/* /dpfwd/route/list (dpctl route list) of 198.18.2.0/24 while A is down: the route as
+ * its route file line, and the group's next hops with their weights and state. */
+static void
+list_shows_group_down(void)
+{
+	static const char *const want[] = {
+		"via 198.18.101.2 port 1 weight 1 down (0 of 256 buckets)",
+		"via 198.18.102.2 port 2 weight 1 live",
+		"via 198.18.101.3 port 1 weight 1 live",
+	};
+	static const char want_route[] = "198.18.2.0/24 via 198.18.101.2 port 1 weight 1 via "
+					 "198.18.102.2 port 2 weight 1 via 198.18.101.3 port 1 "
+					 "weight 1 # ecmp group ";
+	json_t *res = NULL, *routes, *groups;
+	char err[256] = "";
+	const char *route;
+	unsigned int i;
+
+	CU_ASSERT_EQUAL_FATAL(dp_telemetry_action_run(
+				      "/dpfwd/route/list", "198.18.2.0/24", &res, err, sizeof(err)),
+		0);
+	routes = json_object_get(res, "routes");
+	groups = json_object_get(res, "groups");
+	CU_ASSERT_FATAL(json_array_size(routes) == 1 && json_array_size(groups) == 3);
+	route = json_string_value(json_array_get(routes, 0));
+	if (route == NULL)
+		route = "(none)";
+	EXPECT(strncmp(route, want_route, strlen(want_route)) == 0, "route line '%s'", route);
+	for (i = 0; i < DP_ARRAY_SIZE(want); i++) {
+		const char *g = json_string_value(json_array_get(groups, i));
+
+		if (g == NULL)
+			g = "(none)";
+		EXPECT(strstr(g, want[i]) != NULL, "group line %u '%s' lacks '%s'", i, g, want[i]);
+	}
+	json_decref(res);
+}
+
 /*
  * Next hop A's neighbor fails (its probes go unanswered): A's flows move to B
  * and C, B's and C's stay where they were; A is asked again while down, and
@@ -299,6 +338,7 @@ test_ecmp_failed_next_hop_moves_only_its_flows_and_they_return(void)
 	EXPECT(strstr(line, "198.18.101.2 port 1 weight 1 down") != NULL, "member 0: '%s'", line);
 	CU_ASSERT(dp_fwd_group_member_format(group, 1, line, sizeof(line)) > 0);
 	EXPECT(strstr(line, "198.18.102.2 port 2 weight 1 live") != NULL, "member 1: '%s'", line);
+	list_shows_group_down();
 
 	memset(during, 0, sizeof(during));
 	CU_ASSERT_EQUAL(send_flows(NET_F, false, NB_FLOWS, during), NB_FLOWS);
