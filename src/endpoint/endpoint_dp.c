@@ -374,14 +374,11 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 		ws->reasm->timeout_tsc = ep_params.tsc_hz / 1000 * EP_REASM_TIMEOUT_MS;
 	}
 	ep_nb_workers = (uint16_t)nw;
-	/* fragments are cut to each port's MTU */
-	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++) {
-		uint16_t mtu = RTE_ETHER_MTU;
-
-		if (i < dp_nb_ports && rte_eth_dev_get_mtu(dp_ports[i].port_id, &mtu) != 0)
-			mtu = RTE_ETHER_MTU;
-		ep_params.mtu[i] = mtu;
-	}
+	/* fragments are cut to each port's MTU (dpfwd's: a device without an MTU
+	 * setting keeps ethdev's default in rte_eth_dev_get_mtu()) */
+	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++)
+		ep_params.mtu[i] =
+			i < dp_nb_ports && dp_ports[i].mtu != 0 ? dp_ports[i].mtu : RTE_ETHER_MTU;
 	/*
 	 * Zero copy hands the NIC a pointer into an application's region, which
 	 * no IOMMU or NIC memory registration knows: only virtual devices (which

@@ -31,6 +31,7 @@
 #include "dp_graph.h"
 #include "dp_icmp4.h"
 #include "dp_mem.h"
+#include "dp_port.h"
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
@@ -201,11 +202,12 @@ ip4_fwd_too_big(struct dp_worker *w, struct rte_mbuf *m, uint32_t h, int meta_of
  * @p other with its edge (the reason counted). With @p local_inline (a fast
  * match is on: its service's datagrams it left come here), a datagram for the
  * router that is checked and sure is told apart here, without the call;
- * forwarding alone keeps the call, out of its loop.
+ * forwarding alone keeps the call, out of its loop. @p mtu_check: the ports'
+ * MTUs differ (with one MTU, port_rx's check is enough).
  */
 static __rte_always_inline void
 ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint32_t dst,
-	bool unsure, const bool cksum_check, const bool local_inline,
+	bool unsure, const bool cksum_check, const bool local_inline, bool mtu_check,
 	const struct dp_fwd_nh *nh_table, int meta_off, uint16_t burst, void **other,
 	rte_edge_t *other_next, uint16_t *nb_other)
 {
@@ -232,7 +234,7 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 		h = dp_fwd_group_hop(nh_table, h, m, false);
 		nh = &nh_table[h];
 	}
-	if (unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
+	if (mtu_check && unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
 		rte_edge_t e = ip4_fwd_too_big(w, m, h, meta_off);
 
 		if (e != IP4_FWD_NEXT_OUTPUT) {
@@ -273,6 +275,7 @@ ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_m
 	uint64_t hop[RTE_GRAPH_BURST_SIZE];
 	void *other[RTE_GRAPH_BURST_SIZE];
 	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
+	const bool mtu_check = !dp_port_mtu_uniform;
 	uint16_t i, nb_other = 0;
 	bool unsure;
 
@@ -285,8 +288,8 @@ ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_m
 		const uint16_t k = rest != NULL ? rest[i] : i;
 
 		ip4_fwd_one(w, pkts[k], ip4_fast(cksum_check, ck_flags, pkts[k]), hop[i], dst[i],
-			unsure, cksum_check, local_inline, nh_table, meta_off, burst, other,
-			other_next, &nb_other);
+			unsure, cksum_check, local_inline, mtu_check, nh_table, meta_off, burst,
+			other, other_next, &nb_other);
 	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 }

@@ -37,6 +37,7 @@
 #include "dp_fwd_local.h"
 #include "dp_icmp6.h"
 #include "dp_mem.h"
+#include "dp_port.h"
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
@@ -176,11 +177,12 @@ ip6_fwd_too_big(struct dp_worker *w, struct rte_mbuf *m, uint32_t h, int meta_of
 /*
  * One packet after the lookup (@p hop its answer, @p ok the fast checks'):
  * to a resolved next hop, rewritten and put in the TX buffer; else into
- * @p other with its edge (the reason counted).
+ * @p other with its edge (the reason counted). @p mtu_check: the ports' MTUs
+ * differ (with one MTU, port_rx's check is enough).
  */
 static __rte_always_inline void
 ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int meta_off,
-	uint16_t burst, void **other, rte_edge_t *other_next, uint16_t *nb_other)
+	uint16_t burst, bool mtu_check, void **other, rte_edge_t *other_next, uint16_t *nb_other)
 {
 	const struct dp_fwd_nh *nh;
 	uint32_t h = (uint32_t)hop;
@@ -206,7 +208,7 @@ forward:
 		h = dp_fwd_group_hop(dp_fwd.nh, h, m, true);
 		nh = &dp_fwd.nh[h];
 	}
-	if (unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
+	if (mtu_check && unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
 		rte_edge_t e = ip6_fwd_too_big(w, m, h, meta_off);
 
 		if (e != IP6_FWD_NEXT_OUTPUT) {
@@ -253,6 +255,7 @@ ip6_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_f
 	rte_edge_t other_next[RTE_GRAPH_BURST_SIZE];
 	const int meta_off = dp_mbuf_meta_offset;
 	const uint16_t burst = w->burst;
+	const bool mtu_check = !dp_port_mtu_uniform;
 	uint16_t i, nb_other = 0;
 
 	for (i = 0; i < n; i++)
@@ -261,8 +264,8 @@ ip6_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_f
 	for (i = 0; i < n; i++) {
 		const uint16_t k = rest != NULL ? rest[i] : i;
 
-		ip6_fwd_one(w, pkts[k], ip6_fast(pkts[k]), hop[i], meta_off, burst, other,
-			other_next, &nb_other);
+		ip6_fwd_one(w, pkts[k], ip6_fast(pkts[k]), hop[i], meta_off, burst, mtu_check,
+			other, other_next, &nb_other);
 	}
 	dp_node_enqueue_each(graph, node, other, other_next, nb_other);
 }

@@ -77,6 +77,9 @@ struct dp_port {
 };
 
 extern struct dp_port dp_ports[DP_PORT_MAX];
+/** Every port has the same MTU (dp_port_probe()): a packet no longer than its input
+ * port's MTU fits every next hop's. */
+extern bool dp_port_mtu_uniform;
 
 /**
  * Bytes of packet buffer (headroom included) that a frame of every probed

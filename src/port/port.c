@@ -20,6 +20,7 @@ struct dp_port dp_ports[DP_PORT_MAX];
 bool dp_port_up[RTE_MAX_ETHPORTS] __rte_cache_aligned; /* read by every worker each burst */
 uint8_t dp_port_index[RTE_MAX_ETHPORTS];
 uint16_t dp_nb_ports;
+bool dp_port_mtu_uniform = true;
 
 bool
 dp_port_dev_is_pci(const char *dev)
@@ -351,9 +352,11 @@ dp_port_probe(
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
 	}
-	/* fwd cuts packets for a port of a smaller MTU than another's into chained mbufs */
+	dp_port_mtu_uniform = true;
 	for (i = 1; i < dp_nb_ports; i++)
-		tx_chained |= dp_ports[i].mtu != dp_ports[0].mtu;
+		dp_port_mtu_uniform &= dp_ports[i].mtu == dp_ports[0].mtu;
+	/* fwd cuts packets for a port of a smaller MTU than another's into chained mbufs */
+	tx_chained |= !dp_port_mtu_uniform;
 	for (i = 0; i < dp_nb_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_dev_info info;

@@ -21,6 +21,7 @@
 #include "dp_ctl.h"
 #include "dp_fwd_local.h"
 #include "dp_graph.h"
+#include "dp_port.h"
 #include "dp_relay.h"
 #include "dp_telemetry.h"
 #include "relay_fp.h"
@@ -372,7 +373,9 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 		hp.key_len = sizeof(struct relay_key);
 		rw->h6 = rte_hash_create(&hp);
 	}
-	if (slots > slots6) {
+	/* the cache's shortcut sends without the size check that ports of different
+	 * MTUs need (relay_node.c): off then */
+	if (slots > slots6 && dp_port_mtu_uniform) {
 		uint32_t n;
 
 		rw->emc = emc_alloc("relay_emc", sizeof(rw->emc[0]), slots - slots6, socket, &n);
@@ -382,7 +385,7 @@ worker_create(uint16_t index, unsigned int lcore, char *err, size_t errlen)
 			relay_emc_set(rw, s, NULL, RELAY_NIL, false);
 		rw->emc_mask = n / RELAY_EMC_PAIR - 1;
 	}
-	if (slots6 > 0) {
+	if (slots6 > 0 && dp_port_mtu_uniform) {
 		uint32_t n;
 
 		rw->emc6 = emc_alloc("relay_emc6", sizeof(rw->emc6[0]), slots6, socket, &n);

@@ -42,6 +42,7 @@
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_neigh.h"
+#include "dp_port.h"
 #include "graph_fp.h"
 #include "relay_fp.h"
 #include "relay_priv.h"
@@ -247,9 +248,24 @@ relay_ttl_for_output(struct rte_mbuf *m, const bool v6)
 	}
 }
 
+/*
+ * Ports of different MTUs: a datagram that came in whole may be longer than the
+ * next hop's MTU. The relay does not fragment: counted and dropped. With one
+ * MTU on every port no datagram can be (port_rx dropped longer frames), and
+ * the check is compiled out (relay_burst()'s mtu_check).
+ */
+static __rte_noinline bool
+relay_too_big(struct dp_worker *w, const struct rte_mbuf *m, const struct dp_fwd_nh *hop)
+{
+	if (m->pkt_len <= (uint32_t)hop->mtu + RTE_ETHER_HDR_LEN)
+		return false;
+	w->stats.drops[DP_DROP_RELAY_TOO_BIG]++;
+	return true;
+}
+
 static __rte_always_inline uint16_t
 relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs,
-	const bool v6)
+	const bool v6, const bool mtu_check)
 {
 	const struct dp_node_ctx *ctx = (const struct dp_node_ctx *)node->ctx;
 	struct dp_worker *w = ctx->w;
@@ -355,6 +371,11 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 			if (likely(d->nh_gen == gen && (hop->flags & DP_FWD_NH_F_RESOLVED))) {
 				struct dp_worker_txq *txq = w->txq_cfg[hop->port];
 
+				if (mtu_check && unlikely(relay_too_big(w, m, hop))) {
+					next[i] = RELAY_NEXT_DROP;
+					continue;
+				}
+
 				to_client += (uint32_t)v & 1;
 				relayed++;
 				relay_send(
@@ -400,8 +421,6 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 					next[k] = RELAY_NEXT_DROP;
 					continue;
 				}
-				to_client += out_dir[i];
-				relayed++;
 				if (v6) {
 					dst = dst6[i];
 				} else {
@@ -421,6 +440,13 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 					out_d[i]->nh = hop;
 					out_d[i]->nh_gen = gen;
 				}
+				if (mtu_check && unlikely(relay_too_big(
+							 w, pkts[base + k], &nh_table[hop]))) {
+					next[k] = RELAY_NEXT_DROP;
+					continue;
+				}
+				to_client += out_dir[i];
+				relayed++;
 				if (nh_table[hop].flags & DP_FWD_NH_F_RESOLVED) {
 					relay_send(w, pkts[base + k],
 						rte_pktmbuf_mtod(pkts[base + k], void *),
@@ -451,13 +477,17 @@ relay_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_
 static uint16_t
 relay4_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	return relay_burst(graph, node, objs, nb_objs, false);
+	if (likely(dp_port_mtu_uniform))
+		return relay_burst(graph, node, objs, nb_objs, false, false);
+	return relay_burst(graph, node, objs, nb_objs, false, true);
 }
 
 static uint16_t
 relay6_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb_objs)
 {
-	return relay_burst(graph, node, objs, nb_objs, true);
+	if (likely(dp_port_mtu_uniform))
+		return relay_burst(graph, node, objs, nb_objs, true, false);
+	return relay_burst(graph, node, objs, nb_objs, true, true);
 }
 
 int

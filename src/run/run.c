@@ -493,6 +493,14 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 		relays += dp_relay_config(cfg, i)->defined;
 	fprintf(out, "services: %u relay(s); endpoints %s%s%s\n", relays,
 		ep->enabled ? "on, socket " : "off", ep->enabled ? ep->socket : "", "");
+	if (dp_port_mtu_uniform)
+		fprintf(out, "mtu: %u on every port\n", dp_nb_ports ? dp_ports[0].mtu : 0);
+	else
+		fprintf(out,
+			"mtu: the ports' differ: IPv4 over a next hop's MTU is fragmented (DF "
+			"clear; chained mbufs, multi_segs where the device offers it) or "
+			"answered with Fragmentation Needed, IPv6 with Packet Too Big; the relay "
+			"drops datagrams that do not fit\n");
 	return 0;
 }
 

@@ -26,6 +26,8 @@ run is printed, and nothing starts.
   DPDK 22.11's memif reports): exit 2 at --check, not a failure at start. The same for a
   [portN] mtu, at its own line; under 1280 on a port with ip6; over what a [mempool]
   data_room given by hand holds. mtu 9000 with data_room unset: the buffers grow to hold it.
+- The plan's last line on MTUs: "mtu: 1500 on every port" for the bench config; on the
+  fragmenting bench (ports at 1500 and 576), that the ports' differ and what dpfwd does.
 - ECMP routes with a weight of 0, a next hop twice, or (in a route file) 17 next hops:
   exit 2, each error at its route's file:line.
 About 5 s. Exit 77 (skipped) when dpfwd is not built.
@@ -71,6 +73,16 @@ def one_port(d, drivers_cfg, port):
 
 
 class TestCheck(unittest.TestCase):
+    def test_mtus_that_differ_are_said(self):
+        rc, out, err = check(["-l", "0,1"],
+                             config=REPO / "configs" / "bench" / "fwd-frag-1500to576.ini")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"MTU 1500 \(config\)")
+        self.assertRegex(out, r"MTU 576 \(config\)")
+        mtu = [l for l in out.splitlines() if l.startswith("mtu: ")]
+        self.assertEqual(len(mtu), 1, out)
+        self.assertIn("the ports' differ: IPv4 over a next hop's MTU is fragmented", mtu[0])
+
     def test_bench_config_plan(self):
         rc, out, err = check(["-l", "0,1"])
         self.assertEqual(rc, 0, err)
@@ -80,6 +92,7 @@ class TestCheck(unittest.TestCase):
         self.assertIn("--vdev=net_pcap0,rx_pcap=", eal)
         self.assertIn("--vdev=net_null0", eal)
         self.assertIn("lcores: main 0 (control); worker 1 (socket 0): port0/q0", lines)
+        self.assertIn("mtu: 1500 on every port", lines)
         ports = [l for l in lines if l.startswith("port")]
         self.assertEqual(len(ports), 3, out)
         self.assertIn("driver net_pcap, profile net_pcap", ports[0])

@@ -17,13 +17,18 @@ independent builder and parser):
   right; reassembled by scapy's defragment() into the original datagram.
 - A fragment (MF set, offset 1000 bytes) of 3000 bytes cut again: offsets continue from
   1000 and the last piece keeps MF.
+- A datagram with options (Security, copied; Record Route, not): the first fragment
+  carries both, the others Security alone (RFC 791 3.2), against an oracle written here.
 - Exactly 1500 bytes with DF: forwarded whole. 1500 bytes with 6 bytes of junk after the
   datagram in the frame: forwarded whole, the junk cut. 1501 bytes with DF: an ICMP error.
 - IPv6 of 4000 bytes: not forwarded; an ICMPv6 Packet Too Big (type 2) goes back out of
   port0 with MTU 1500 (RFC 4443 3.2) and as much of the packet as fits in 1280 bytes.
 - A frame of 9001 IP bytes in on port0 (MTU 9000): dropped as l2_too_long.
-- Telemetry: drops ip4_frag_needed = 2, ip6_too_big = 1, l2_too_long = 1 and nothing else; fwd's
-  ip4_fragmented and ip4_fragments count the two packets cut and their fragments; the
+- A relay from port0's address to a backend behind port1: a datagram of 1500 bytes is
+  relayed, one of 1501 bytes is dropped as relay_too_big (the relay does not fragment).
+- Telemetry: drops ip4_frag_needed = 2, ip6_too_big = 1, l2_too_long = 1,
+  relay_too_big = 1 and nothing else; fwd's
+  ip4_fragmented and ip4_fragments count the three packets cut and their fragments; the
   next hops report their port's MTU. dpfwd exits 0, no mbuf leaked.
 About 5 s. Exit 77 (skipped) when dpfwd is not built.
 """
@@ -72,11 +77,18 @@ neigh = 198.18.101.2 lladdr {nmac} port 1
 neigh = 2001:db8:101::2 lladdr {nmac} port 1
 neigh = 198.18.0.2 lladdr {smac} port 0
 neigh = 2001:db8::2 lladdr {smac} port 0
+
+[relay0]
+listen = 198.18.0.1:5000
+backend = 198.18.101.2:6000
+source = 198.18.101.1
+ports = 20000-29999
 """
 
 try:
-    from scapy.all import (ICMP, IP, UDP, Ether, ICMPv6PacketTooBig, IPv6, Raw,
-                           defragment, fragment, rdpcap, wrpcap)
+    from scapy.all import (ICMP, IP, UDP, Ether, ICMPv6PacketTooBig, IPOption_RR,
+                           IPOption_Security, IPv6, Raw, defragment, fragment, rdpcap,
+                           wrpcap)
 except ImportError:
     ICMP = None
 
@@ -107,16 +119,28 @@ class TestMtu(unittest.TestCase):
         # a fragment of some larger datagram: 3000 bytes from offset 1000, more follow
         cls.frag_in = IP(src="198.18.0.2", dst="198.18.1.9", id=3, ttl=64, flags="MF",
                          frag=1000 // 8, proto=17) / Raw(payload(2980, 3))
+        # options: Security has the "copied" flag (RFC 791: in every fragment), Record
+        # Route has not (in the first one only)
+        cls.with_opts = (IP(src="198.18.0.2", dst="198.18.1.9", id=11, ttl=64,
+                            options=[IPOption_Security(),
+                                     IPOption_RR(routers=["0.0.0.0"] * 2)])
+                         / UDP(sport=1011, dport=9) / Raw(payload(3000, 11)))
         cls.df_1500 = ip4(1500, 4, True)
         cls.padded = ip4(1500, 5, True)
         cls.df_1501 = ip4(1501, 6, True)
         cls.v6_big = (IPv6(src="2001:db8::2", dst="2001:db8:1::9", hlim=64)
                       / UDP(sport=7, dport=9) / Raw(payload(4000 - 48, 7)))
-        frames = [to_port0(p) for p in (cls.df_big, cls.nodf_big, cls.frag_in, cls.df_1500)]
+        frames = [to_port0(p) for p in (cls.df_big, cls.nodf_big, cls.frag_in, cls.df_1500,
+                                        cls.with_opts)]
         frames.append(Ether(bytes(to_port0(cls.padded)) + b"junk!!"))
         frames += [to_port0(cls.df_1501), to_port0(cls.v6_big)]
         # longer than port0's MTU allows a frame to be: a drop where it came in
         frames.append(to_port0(ip4(9001, 8, False)))
+        # to the relay: one that fits port1's MTU, one that does not
+        for ident, tlen in ((9, 1500), (10, 1501)):
+            frames.append(to_port0(IP(src="198.18.0.2", dst="198.18.0.1", id=ident)
+                                   / UDP(sport=4000 + ident, dport=5000)
+                                   / Raw(payload(tlen - 28, ident))))
         cls.frames = frames
         wrpcap(str(d / "in0.pcap"), frames)
         (d / "fwd.ini").write_text(CONFIG.format(d=d, nmac=NEIGH_MAC, smac=SENDER_MAC))
@@ -141,6 +165,7 @@ class TestMtu(unittest.TestCase):
             return [f for f in got if kind in f]
         cls.out0 = ip_frames("out0.pcap", IP) + ip_frames("out0.pcap", IPv6)
         cls.out1 = ip_frames("out1.pcap", IP)
+        cls.relayed = [f for f in cls.out1 if f[IP].dst == "198.18.101.2"]
 
     @classmethod
     def tearDownClass(cls):
@@ -154,7 +179,7 @@ class TestMtu(unittest.TestCase):
         self.assertEqual(self.proc.returncode, 0, self.proc.stdout + self.proc.stderr[-3000:])
 
     def out1_of(self, ident):
-        return [f for f in self.out1 if f[IP].id == ident]
+        return [f for f in self.out1 if f[IP].id == ident and f[IP].dst == "198.18.1.9"]
 
     def icmp4_about(self, ident):
         return [f for f in self.out0 if ICMP in f and f[ICMP].type == 3
@@ -222,6 +247,36 @@ class TestMtu(unittest.TestCase):
         self.assertEqual(b"".join(bytes(f[IP].payload) for f in got),
                          bytes(self.frag_in[IP].payload))
 
+    def test_options_copied_by_their_flag(self):
+        """RFC 791 3.2 (scapy's fragment() copies every option, so the oracle is here):
+        the first fragment carries all the options, the others those with the copied
+        flag; data offsets in 8-byte units run on; the data is the datagram's."""
+        self.ok()
+        got = sorted(self.out1_of(11), key=lambda f: f[IP].frag)
+        self.assertGreaterEqual(len(got), 3, [f.summary() for f in got])
+        orig = IP(bytes(self.with_opts))
+        all_opts = bytes(orig)[20:orig.ihl * 4]
+        copied = bytes(IPOption_Security())
+        copied += b"\0" * (-len(copied) % 4)
+        data, off = b"", 0
+        for i, f in enumerate(got):
+            ip = IP(bytes(f[IP]))
+            hdr = bytes(ip)[:ip.ihl * 4]
+            self.assertEqual(hdr[20:], all_opts if i == 0 else copied, f"fragment {i}")
+            self.assertEqual(ip.frag * 8, off)
+            self.assertEqual("MF" in ip.flags, i + 1 < len(got))
+            self.assertLessEqual(ip.len, 1500)
+            if i + 1 < len(got):
+                self.assertEqual((ip.len - ip.ihl * 4) % 8, 0)
+            again = IP(bytes(ip))
+            del again.chksum
+            self.assertEqual(ip.chksum, IP(bytes(again)).chksum)
+            self.assertEqual(ip.ttl, 63)
+            body = bytes(ip)[ip.ihl * 4:ip.len]
+            data += body
+            off += len(body)
+        self.assertEqual(data, bytes(orig)[orig.ihl * 4:])
+
     def test_boundary_and_trailing_bytes(self):
         self.ok()
         for ident, pkt in ((4, self.df_1500), (5, self.padded)):
@@ -254,16 +309,25 @@ class TestMtu(unittest.TestCase):
         self.assertEqual(p[ICMPv6PacketTooBig].cksum, again[ICMPv6PacketTooBig].cksum)
         self.assertFalse([f for f in self.out1 if IPv6 in f])
 
+    def test_relay_keeps_to_the_backend_mtu(self):
+        self.ok()
+        self.assertEqual(len(self.relayed), 1, [f.summary() for f in self.relayed])
+        r = self.relayed[0]
+        self.assertEqual(r[IP].len, 1500)
+        self.assertEqual((r[IP].src, r[UDP].dport), ("198.18.101.1", 6000))
+        self.assertEqual(bytes(r[UDP].payload), payload(1500 - 28, 9))
+
     def test_telemetry(self):
         self.ok()
         self.assertIsNotNone(self.final)
         drops = {k: v for k, v in self.final["drops"]["by_reason"].items() if v}
-        self.assertEqual(drops, {"ip4_frag_needed": 2, "ip6_too_big": 1, "l2_too_long": 1})
+        self.assertEqual(drops, {"ip4_frag_needed": 2, "ip6_too_big": 1, "l2_too_long": 1,
+                                 "relay_too_big": 1})
         self.assertEqual(self.out1_of(8), [])
         fwd = self.final["fwd"]
-        self.assertEqual(fwd["ip4_fragmented"], 2)
+        self.assertEqual(fwd["ip4_fragmented"], 3)
         self.assertEqual(fwd["ip4_fragments"],
-                         len(self.out1_of(2)) + len(self.out1_of(3)))
+                         sum(len(self.out1_of(i)) for i in (2, 3, 11)))
         mtus = {nh["port"]: nh["mtu"] for nh in fwd["next_hops"] if not nh["local"]}
         self.assertEqual(mtus, {0: 9000, 1: 1500})
 
