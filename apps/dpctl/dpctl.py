@@ -1363,6 +1363,9 @@ def route_list(s, args):
         print(f"# {n(shown)} of {n(total)} routes shown: ask for a narrower prefix")
     else:
         print(f"# {n(total)} routes" + (f" in {prefix}" if prefix else ""))
+    # each ECMP group the routes name: its next hops, weights, live or down
+    for line in reply.get("groups") or []:
+        print(f"# {line}")
     return EXIT_OK
 
 
@@ -1472,6 +1475,7 @@ dpctl: look at and steer a running dpfwd over DPDK's telemetry socket.
 Commands:
   show WHAT     counters and state as tables (dpctl show --help lists WHAT)
   route add ROUTE...   add an IPv4/IPv6 route, e.g. 198.19.0.0/16 via 198.18.101.2 port 1
+                       (ECMP: ... via A port 1 weight 1 via B port 2 weight 3)
   route del PREFIX     delete a route, e.g. 198.19.0.0/16
   route reload [FILE]  read the config's routes again (or FILE's); the table stays on error
   clear         zero the counters of show ports/lcores/runtime/drops (a snapshot, see below)

@@ -55,6 +55,9 @@ enum {
 	DP_FWD_NH_F_CONNECTED = 1 << 4,
 	/** control lcore only: this IPv4 neighbor's adjacency /32 is in the live table */
 	DP_FWD_NH_F_ADJ = 1 << 5,
+	/** a route's several next hops (ECMP, dp_fwd_group.h): never RESOLVED; a
+	 * packet takes one of them, picked by its flow (group_fp.h) */
+	DP_FWD_NH_F_GROUP = 1 << 6,
 };
 
 /*
@@ -70,6 +73,7 @@ struct dp_fwd_nh {
 	uint16_t mtu;    /**< the egress port's MTU: the largest IP packet sent to this hop */
 	uint32_t gw;     /**< IPv4, host order; 0 for on-link routes without a neighbor */
 	uint8_t gw6[16]; /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
+	uint32_t group;  /**< DP_FWD_NH_F_GROUP: its index in dp_fwd_groups[] */
 } __rte_aligned(64);
 
 /*

@@ -135,6 +135,12 @@ void dp_neigh_learn(int family, const uint8_t *addr, uint16_t port,
 	const struct rte_ether_addr *mac, bool solicited, bool create);
 
 /** Control lcore: a static neighbor (config): resolved, never expires. */
+/**
+ * Control lcore: whether neighbor @p idx failed (probes unanswered) and has not
+ * been resolved since; ECMP groups skip it meanwhile (dp_fwd_group.h).
+ */
+bool dp_neigh_is_down(uint32_t idx);
+
 void dp_neigh_set_permanent(uint32_t nh, const struct rte_ether_addr *mac);
 
 /** Setup, called by dp_fwd_init(); registers the punt handlers and timers. @return 0 or -errno. */

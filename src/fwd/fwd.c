@@ -17,6 +17,7 @@
 #include "dp_common.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
+#include "dp_fwd_group.h"
 #include "dp_graph.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
@@ -93,6 +94,8 @@ dp_fwd_refuse_port_addr(char *err, size_t errlen, const char *route)
 int
 dp_fwd_route4_nh(const struct dp_fwd_config_route4 *r, uint32_t *idx)
 {
+	if (r->paths != NULL)
+		return dp_fwd_group_get(r->paths, false, idx);
 	return r->has_gw ? gw_nh(r->gw, r->port, idx) : connected_nh(r->port, idx);
 }
 
@@ -456,9 +459,10 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 	int rc;
 
 	dp_fwd_fini();
-	/* the router, one connected next hop per port and family, every neighbor */
-	dp_fwd.max_nh =
-		1 + 2 * DP_PORT_MAX + dp_fwd_neighbors_config(cfg)->nb_neighs4 + cfg->neigh_max;
+	/* the router, one connected next hop per port and family, every neighbor,
+	 * every ECMP group */
+	dp_fwd.max_nh = 1 + 2 * DP_PORT_MAX + dp_fwd_neighbors_config(cfg)->nb_neighs4 +
+			cfg->neigh_max + DP_FWD_GROUPS_MAX;
 	if (dp_fwd.max_nh > (1u << 24))
 		dp_fwd.max_nh = 1u << 24; /* well below DP_FWD_NO_ROUTE */
 	dp_fwd.nh =
@@ -471,6 +475,11 @@ dp_fwd_init(const struct dp_config *cfg, char *err, size_t errlen)
 	rc = dp_neigh_init(cfg, err, errlen);
 	if (rc < 0)
 		goto fail;
+	rc = dp_fwd_group_init();
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory for %u ECMP groups", DP_FWD_GROUPS_MAX);
+		goto fail;
+	}
 
 	/* index 0: the router itself */
 	dp_fwd.nh[DP_FWD_NH_LOCAL].flags = DP_FWD_NH_F_VALID | DP_FWD_NH_F_LOCAL;
@@ -499,6 +508,7 @@ void
 dp_fwd_fini(void)
 {
 	dp_fwd_ip6_fini();
+	dp_fwd_group_fini();
 	dp_neigh_fini();
 	dp_fwd_fib4_free(&dp_fwd.ip4);
 	rte_free(dp_fwd.nh);

@@ -26,6 +26,7 @@
 #include "dp_common.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
+#include "dp_fwd_group.h"
 #include "dp_graph.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
@@ -231,7 +232,9 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 	for (i = 0; i < rt->nb_routes6; i++) {
 		const struct dp_fwd_config_route6 *r = &rt->routes6[i];
 
-		if (r->has_gw) {
+		if (r->paths != NULL) {
+			rc = dp_fwd_group_get(r->paths, true, &idx);
+		} else if (r->has_gw) {
 			nh = dp_neigh_get(6, r->gw, r->port, true);
 			rc = nh < 0 ? nh : 0;
 			idx = (uint32_t)nh;
@@ -385,6 +388,16 @@ dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_
 		}
 		c.skip = r->prefix;
 		c.skip_plen = r->plen;
+	} else if (r->paths != NULL) {
+		rc = dp_fwd_group_get(r->paths, true, &idx);
+		if (rc < 0) {
+			snprintf(err, errlen, "no room for the ECMP group: %s",
+				rc == -ENOSPC
+					? "table full (at most " RTE_STR(
+						  DP_FWD_GROUPS_MAX) " groups, or neighbors: [dpfwd] neigh_max)"
+					: strerror(-rc));
+			return rc;
+		}
 	} else if (r->has_gw) {
 		nh = dp_neigh_get(6, r->gw, r->port, true);
 		if (nh < 0) {

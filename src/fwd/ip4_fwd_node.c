@@ -35,6 +35,7 @@
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
+#include "group_fp.h"
 
 /* the lookup's result for a miss */
 #define NO_ROUTE DP_FWD_NO_ROUTE
@@ -228,6 +229,11 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 		h = dp_mbuf_meta(m, meta_off)->nh;
 	}
 	nh = &nh_table[h];
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+		/* an ECMP group: the member of the packet's flow (group_fp.h) */
+		h = dp_fwd_group_hop(nh_table, h, m, false);
+		nh = &nh_table[h];
+	}
 	if (mtu_check && unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
 		rte_edge_t e = ip4_fwd_too_big(w, m, h, meta_off);
 

@@ -41,6 +41,7 @@
 #include "fwd_fp.h"
 #include "fwd_local_priv.h"
 #include "graph_fp.h"
+#include "group_fp.h"
 
 enum ip6_fwd_next {
 	IP6_FWD_NEXT_DROP,
@@ -202,6 +203,11 @@ ip6_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, int 
 	}
 forward:
 	nh = &dp_fwd.nh[h];
+	if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED))) {
+		/* an ECMP group: the member of the packet's flow (group_fp.h) */
+		h = dp_fwd_group_hop(dp_fwd.nh, h, m, true);
+		nh = &dp_fwd.nh[h];
+	}
 	if (mtu_check && unlikely(m->pkt_len > (uint32_t)nh->mtu + RTE_ETHER_HDR_LEN)) {
 		rte_edge_t e = ip6_fwd_too_big(w, m, h, meta_off);
 

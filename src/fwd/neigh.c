@@ -30,6 +30,7 @@
 #include "dp_common.h"
 #include "dp_ctl.h"
 #include "dp_fwd.h"
+#include "dp_fwd_group.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_neigh.h"
@@ -64,6 +65,7 @@ struct neigh {
 	uint8_t family;
 	uint8_t probes; /* solicitations sent in this state */
 	uint8_t nb_hold;
+	bool down;         /* failed, and not resolved since: an ECMP group skips it */
 	uint64_t timer_ms; /* when the state's timer fires */
 	uint64_t updated_ms;
 	struct rte_mbuf *hold[DP_CONFIG_NEIGH_HOLD_MAX];
@@ -172,11 +174,28 @@ dp_neigh_get(int family, const uint8_t *addr, uint16_t port, bool create)
 	return idx;
 }
 
+bool
+dp_neigh_is_down(uint32_t idx)
+{
+	return neighs != NULL && idx < dp_fwd.max_nh && neighs[idx].down;
+}
+
+/* Neighbor @p idx failed (@p down) or was resolved again: ECMP groups follow. */
+static void
+down_set(uint32_t idx, bool down)
+{
+	if (neighs[idx].down == down)
+		return;
+	neighs[idx].down = down;
+	dp_fwd_group_refresh();
+}
+
 void
 dp_neigh_set_permanent(uint32_t idx, const struct rte_ether_addr *mac)
 {
 	nh_set_resolved(&dp_fwd.nh[idx], mac);
 	neighs[idx].state = NS_PERMANENT;
+	down_set(idx, false);
 }
 
 /* Send a held packet now that its neighbor is known: what ip4_output/ip6_output
@@ -276,6 +295,7 @@ dp_neigh_learn(int family, const uint8_t *addr, uint16_t port, const struct rte_
 	n->probes = 0;
 	n->updated_ms = now;
 	n->timer_ms = now + (n->state == NS_REACHABLE ? conf.reachable_ms : stale_delay());
+	down_set((uint32_t)idx, false);
 	hold_release((uint32_t)idx);
 }
 
@@ -394,6 +414,7 @@ neigh_tick(uint64_t now, void *arg)
 			n->state = NS_FAILED;
 			n->timer_ms = now + conf.failed_ms;
 			stats.failed++;
+			down_set(i, true);
 			break;
 		case NS_REACHABLE:
 			n->state = NS_STALE;
@@ -414,10 +435,18 @@ neigh_tick(uint64_t now, void *arg)
 			n->state = NS_FAILED;
 			n->timer_ms = now + conf.failed_ms;
 			stats.failed++;
+			down_set(i, true);
 			break;
 		case NS_FAILED:
-			/* may be asked again on the next packet */
+			/* may be asked again on the next packet; an ECMP group's member
+			 * gets none while it is down, so it is asked now */
 			n->state = NS_NONE;
+			if (n->down && dp_fwd_group_has_member(i)) {
+				n->state = NS_INCOMPLETE;
+				n->probes = 0;
+				n->updated_ms = now;
+				solicit(i, false);
+			}
 			break;
 		default:
 			break;

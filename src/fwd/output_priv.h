@@ -19,6 +19,7 @@
 #include "dp_neigh.h"
 #include "dp_ctl.h"
 #include "graph_fp.h"
+#include "group_fp.h"
 
 /*
  * A packet whose next hop @p idx has no MAC: an on-link route's host
@@ -110,6 +111,17 @@ dp_output_onlink(const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf
 	}
 }
 
+/* A packet whose next hop is an ECMP group: meta.nh becomes the member of its flow. */
+static __rte_noinline const struct dp_fwd_nh *
+dp_output_group_member(
+	const struct dp_fwd_nh *nh_table, int meta_off, struct rte_mbuf *m, const bool v6)
+{
+	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
+
+	meta->nh = dp_fwd_group_hop(nh_table, meta->nh, m, v6);
+	return &nh_table[meta->nh];
+}
+
 /*
  * An output node's burst: resolved next hops rewritten one by one (@p one),
  * on-link ones in bulk, then the stream moves whole when every packet goes
@@ -137,6 +149,8 @@ dp_output_burst(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 			struct rte_mbuf *m = pkts[base + i];
 			const struct dp_fwd_nh *nh = &nh_table[dp_mbuf_meta(m, meta_off)->nh];
 
+			if (unlikely(nh->flags & DP_FWD_NH_F_GROUP))
+				nh = dp_output_group_member(nh_table, meta_off, m, v6);
 			if (unlikely(!(nh->flags & DP_FWD_NH_F_RESOLVED)) &&
 				(nh->flags & DP_FWD_NH_F_CONNECTED)) {
 				onlink[n_on++] = i;

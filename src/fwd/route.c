@@ -71,6 +71,7 @@
 #include "dp_ctl.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
+#include "dp_fwd_group.h"
 #include "dp_graph.h"
 #include "dp_telemetry.h"
 
@@ -395,22 +396,39 @@ struct route_req {
 	size_t errlen;
 };
 
+/* A port of a route (@p port, or each of @p paths) that does not exist. */
+static int
+check_ports(const struct dp_fwd_config_paths *paths, uint16_t port, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; paths != NULL && i < paths->nb && paths->p[i].port < dp_nb_ports; i++)
+		;
+	if (paths != NULL && i < paths->nb)
+		port = paths->p[i].port;
+	if (port >= dp_nb_ports) {
+		snprintf(err, errlen, "port %u does not exist", port);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* An IPv6 add or delete: a copy of the table with the change, swapped in. */
 static int
 do_change6(bool add, const char *text, char *err, size_t errlen)
 {
 	struct dp_fwd_config_route6 r;
+	struct dp_fwd_config_paths paths;
 	struct rte_fib6 *fib;
 	uint32_t nb;
 	int rc;
 
-	rc = dp_fwd_config_route6_parse(text, &r, err, errlen);
+	rc = dp_fwd_config_route6_parse_paths(text, &r, &paths, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (r.port >= dp_nb_ports) {
-		snprintf(err, errlen, "port %u does not exist", r.port);
-		return -EINVAL;
-	}
+	rc = check_ports(r.paths, r.port, err, errlen);
+	if (rc < 0)
+		return rc;
 	rc = dp_fwd_route6_change(add, &r, &fib, &nb, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -437,18 +455,18 @@ do_add(void *arg)
 {
 	struct route_req *q = arg;
 	struct dp_fwd_config_route4 r;
+	struct dp_fwd_config_paths paths;
 	uint32_t nh, adj;
 	int rc;
 
 	if (strchr(q->text, ':') != NULL)
 		return do_change6(true, q->text, q->err, q->errlen);
-	rc = dp_fwd_config_route4_parse(q->text, &r, q->err, q->errlen);
+	rc = dp_fwd_config_route4_parse_paths(q->text, &r, &paths, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
-	if (r.port >= dp_nb_ports) {
-		snprintf(q->err, q->errlen, "port %u does not exist", r.port);
-		return -EINVAL;
-	}
+	rc = check_ports(r.paths, r.port, q->err, q->errlen);
+	if (rc < 0)
+		return rc;
 	if (r.plen == 32 && is_port_addr4(r.prefix))
 		return dp_fwd_refuse_port_addr(q->err, q->errlen, q->text);
 	rc = dp_fwd_route4_nh(&r, &nh);
@@ -463,7 +481,7 @@ do_add(void *arg)
 	if (rc < 0) {
 		snprintf(q->err, q->errlen, "cannot add '%s': %s", q->text,
 			rc == -ENOSPC ? "table full (IPv4 routes or tbl8 groups: [routes] ip4_max, "
-					"ip4_tbl8; or neighbors: [dpfwd] neigh_max)"
+					"ip4_tbl8; neighbors: [dpfwd] neigh_max; or ECMP groups)"
 				      : strerror(-rc));
 		return rc;
 	}
@@ -688,6 +706,8 @@ routes_fill(void *arg)
 struct list_req {
 	const char *text; /**< a prefix, IPv4 or IPv6; "" for every route */
 	json_t *lines;
+	json_t *groups; /**< a line per next hop of each ECMP group the lines name */
+	uint64_t group_seen[DP_FWD_GROUPS_MAX / 64];
 	uint32_t total; /**< routes in the prefix, shown or not */
 	char *err;
 	size_t errlen;
@@ -721,6 +741,28 @@ list_connected(const struct dp_fwd_nh *nh, uint32_t ip4, const uint8_t *ip6, uin
 }
 
 /*
+ * An ECMP route as its route file line when that fits a telemetry string, else
+ * the prefix and the group; the group's next hops (with their weights, live or
+ * down) once each in q->groups.
+ */
+static void
+list_group(struct list_req *q, char *line, size_t len, const char *pfx, uint8_t plen, uint64_t hop)
+{
+	const uint32_t gi = dp_fwd.nh[hop].group;
+	char tail[1024], m[128];
+	unsigned int slot;
+
+	dp_fwd_group_format((uint32_t)hop, tail, sizeof(tail));
+	if (snprintf(line, len, "%s/%u%s # ecmp group %u", pfx, plen, tail, gi) >= (int)len)
+		snprintf(line, len, "%s/%u # ecmp group %u (its next hops: groups)", pfx, plen, gi);
+	if (gi >= DP_FWD_GROUPS_MAX || (q->group_seen[gi / 64] & (UINT64_C(1) << (gi % 64))))
+		return;
+	q->group_seen[gi / 64] |= UINT64_C(1) << (gi % 64);
+	for (slot = 0; dp_fwd_group_member_format((uint32_t)hop, slot, m, sizeof(m)) >= 0; slot++)
+		json_array_append_new(q->groups, json_string(m));
+}
+
+/*
  * A route as a route file line (what a reload would read back), its kind after
  * '#'. An adjacency is the /32 of a neighbor's own address to its entry; a route
  * through that neighbor shares the entry (and its flag) but is the user's.
@@ -735,6 +777,11 @@ list_line(struct list_req *q, const char *pfx, uint32_t ip4, const uint8_t *ip6,
 
 	if (q->total++ >= ROUTE_LIST_MAX)
 		return;
+	if (nh != NULL && (nh->flags & DP_FWD_NH_F_GROUP)) {
+		list_group(q, line, sizeof(line), pfx, plen, hop);
+		json_array_append_new(q->lines, json_string(line));
+		return;
+	}
 	if (nh == NULL) {
 		snprintf(
 			line, sizeof(line), "%s/%u # next hop %" PRIu64 " unknown", pfx, plen, hop);
@@ -833,16 +880,25 @@ act_list(const char *params, json_t **res, char *err, size_t errlen)
 	int rc;
 
 	q.lines = json_array();
-	if (q.lines == NULL)
+	q.groups = json_array();
+	if (q.lines == NULL || q.groups == NULL) {
+		json_decref(q.lines);
+		json_decref(q.groups);
 		return -ENOMEM;
+	}
 	rc = dp_ctl_call(do_list, &q, ROUTE_CALL_TIMEOUT_MS);
 	if (rc < 0) {
 		json_decref(q.lines);
+		json_decref(q.groups);
 		return rc;
 	}
 	*res = json_pack("{s:I, s:I, s:b, s:o}", "routes_in_prefix", (json_int_t)q.total, "shown",
 		(json_int_t)json_array_size(q.lines), "truncated", q.total > ROUTE_LIST_MAX,
 		"routes", q.lines);
+	/* only when a route listed has several next hops */
+	if (*res != NULL && json_array_size(q.groups) > 0)
+		json_object_set(*res, "groups", q.groups);
+	json_decref(q.groups);
 	return *res != NULL ? 0 : -ENOMEM;
 }
 
@@ -853,7 +909,8 @@ dp_fwd_route_start_cmds(const char *config_path)
 
 	reload_path = config_path;
 	rc = dp_telemetry_action_register("/dpfwd/route/add",
-		"Add an IPv4 route. Params: 'a.b.c.d/len via a.b.c.d port N' or 'a.b.c.d/len port N'",
+		"Add a route. Params: 'a.b.c.d/len via a.b.c.d port N [weight W] [via ...]' or "
+		"'a.b.c.d/len port N'",
 		act_add);
 	if (rc == 0)
 		rc = dp_telemetry_action_register(
@@ -865,8 +922,8 @@ dp_fwd_route_start_cmds(const char *config_path)
 			act_reload);
 	if (rc == 0)
 		rc = dp_telemetry_action_register("/dpfwd/route/list",
-			"Routes as route file lines, in the table's order (first 200). Params: a prefix "
-			"(a.b.c.d/len or IPv6); none: all IPv4",
+			"Routes as route file lines (first 200), their ECMP groups' next hops. Params: "
+			"a prefix (a.b.c.d/len or IPv6); none: all IPv4",
 			act_list);
 	if (rc == 0)
 		rc = dp_telemetry_section_register("route_changes", "/dpfwd/fwd/route_changes",

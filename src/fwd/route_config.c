@@ -15,7 +15,7 @@
 #include "dp_fwd_config.h"
 
 /* The longest line of a route file, comment included */
-#define ROUTE_FILE_LINE_MAX 510
+#define ROUTE_FILE_LINE_MAX 1022
 
 static struct dp_fwd_routes_config *
 routes_at(struct dp_config *cfg)
@@ -72,6 +72,110 @@ ip6_host_bits_set(const uint8_t ip[16], uint8_t plen)
 
 /* ---- routes ---- */
 
+/* Words of a route line, at most: a prefix, then "via ADDR port N weight W" for
+ * one more next hop than allowed (so that one too many is named as such). */
+#define ROUTE_WORDS_MAX (1 + 6 * (DP_FWD_ECMP_MAX + 1))
+/* A route line's bytes, at most (route files; a config value is shorter) */
+#define ROUTE_TEXT_MAX (ROUTE_FILE_LINE_MAX + 2)
+
+/* Split @p text into @p tok (in @p buf). @return the count, or -EINVAL (message set). */
+static int
+route_words(const char *text, char *buf, size_t buflen, char **tok, char *err, size_t errlen)
+{
+	char *save = NULL;
+	char *t;
+	unsigned int n = 0;
+
+	if (dp_strlcpy(buf, text, buflen) < 0)
+		return dp_config_error(err, errlen, NULL, "route too long");
+	for (t = strtok_r(buf, " \t", &save); t != NULL && n < ROUTE_WORDS_MAX;
+		t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	/* beyond a route with one next hop, only "via" lines may be long */
+	if (t != NULL || (n > 8 && strcmp(tok[1], "via") != 0))
+		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
+	return (int)n;
+}
+
+/* Whether @p tok[1..n) is one next hop or more, "via ADDR port N [weight W]" each. */
+static bool
+route_has_paths(char **tok, unsigned int n)
+{
+	return n >= 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0;
+}
+
+/*
+ * The next hops of @p tok[1..n): "via ADDR port N [weight W]", again and again,
+ * into @p paths; @p v6 the family. A gateway's errors are those of a route with
+ * one next hop. @return 0 or -EINVAL (message set).
+ */
+static int
+paths_parse(char **tok, unsigned int n, bool v6, const char *text,
+	struct dp_fwd_config_paths *paths, char *err, size_t errlen)
+{
+	unsigned int i = 1, j;
+	uint64_t v;
+	const char *why;
+
+	memset(paths, 0, sizeof(*paths));
+	while (i < n) {
+		struct dp_fwd_config_path *p = &paths->p[paths->nb];
+		const char *gw_word;
+
+		if (i + 4 > n || strcmp(tok[i], "via") != 0 || strcmp(tok[i + 2], "port") != 0)
+			return dp_config_error(err, errlen, NULL,
+				"bad route '%s' (expected 'PREFIX/len via ADDR port N', with "
+				"'weight W' after each next hop and more 'via ADDR port N' for "
+				"several)",
+				text);
+		if (paths->nb == DP_FWD_ECMP_MAX)
+			return dp_config_error(err, errlen, NULL,
+				"more than %d next hops in route '%s'", DP_FWD_ECMP_MAX, text);
+		gw_word = tok[i + 1];
+		if (v6) {
+			if (inet_pton(AF_INET6, tok[i + 1], p->gw6) != 1)
+				return dp_config_error(err, errlen, NULL,
+					"bad gateway '%s' (expected an IPv6 address%s)", tok[i + 1],
+					strchr(tok[i + 1], ':') == NULL ? ": one family per route"
+									: "");
+			why = dp_config_ip6_not_unicast(p->gw6);
+		} else {
+			if (dp_config_parse_ip4(tok[i + 1], &p->gw) < 0)
+				return dp_config_error(err, errlen, NULL,
+					"bad gateway '%s' (expected a.b.c.d)", tok[i + 1]);
+			why = ip4_not_unicast(p->gw);
+		}
+		if (why != NULL)
+			return dp_config_error(
+				err, errlen, NULL, "gateway '%s' is %s", tok[i + 1], why);
+		if (dp_config_parse_uint(tok[i + 3], 0, DP_CONFIG_MAX_PORTS - 1, &v) < 0)
+			return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)",
+				tok[i + 3], DP_CONFIG_MAX_PORTS - 1);
+		p->port = (uint16_t)v;
+		p->weight = 1;
+		i += 4;
+		if (i < n && strcmp(tok[i], "weight") == 0) {
+			if (i + 1 == n ||
+				dp_config_parse_uint(tok[i + 1], 1, DP_FWD_ECMP_WEIGHT_MAX, &v) < 0)
+				return dp_config_error(err, errlen, NULL,
+					"bad weight '%s' of next hop %s (1..%d) in route '%s'",
+					i + 1 < n ? tok[i + 1] : "", gw_word,
+					DP_FWD_ECMP_WEIGHT_MAX, text);
+			p->weight = (uint16_t)v;
+			i += 2;
+		}
+		for (j = 0; j < paths->nb; j++)
+			if (paths->p[j].port == p->port &&
+				(v6 ? memcmp(paths->p[j].gw6, p->gw6, 16) == 0
+				    : paths->p[j].gw == p->gw))
+				return dp_config_error(err, errlen, NULL,
+					"next hop %s port %u twice in route '%s'", gw_word, p->port,
+					text);
+		paths->nb++;
+	}
+	return 0;
+}
+
 static int
 route4_push(struct dp_fwd_routes_config *rt, const struct dp_fwd_config_route4 *r)
 {
@@ -88,26 +192,22 @@ route4_push(struct dp_fwd_routes_config *rt, const struct dp_fwd_config_route4 *
 }
 
 int
-dp_fwd_config_route4_parse(
-	const char *text, struct dp_fwd_config_route4 *r, char *err, size_t errlen)
+dp_fwd_config_route4_parse_paths(const char *text, struct dp_fwd_config_route4 *r,
+	struct dp_fwd_config_paths *paths, char *err, size_t errlen)
 {
-	char buf[256];
-	char *tok[8];
-	char *save = NULL;
-	char *t;
-	const char *why;
-	unsigned int n = 0;
+	char buf[ROUTE_TEXT_MAX];
+	char *tok[ROUTE_WORDS_MAX];
+	unsigned int n;
 	uint64_t port;
 	uint32_t ip;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
-		return dp_config_error(err, errlen, NULL, "route too long");
-	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
-		t = strtok_r(NULL, " \t", &save))
-		tok[n++] = t;
-	if (t != NULL)
-		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
+	paths->nb = 0;
+	rc = route_words(text, buf, sizeof(buf), tok, err, errlen);
+	if (rc < 0)
+		return rc;
+	n = (unsigned int)rc;
 
 	if (n == 2 && tok[0][0] == 'R') {
 		/* l3fwd: R<prefix>/<len> <port> */
@@ -117,21 +217,17 @@ dp_fwd_config_route4_parse(
 		if (dp_config_parse_uint(tok[1], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
 			return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)", tok[1],
 				DP_CONFIG_MAX_PORTS - 1);
-	} else if (n == 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0) {
+	} else if (route_has_paths(tok, n)) {
 		if (dp_config_parse_ip4_prefix(tok[0], &ip, &r->plen) < 0)
 			return dp_config_error(err, errlen, NULL,
 				"bad prefix '%s' (expected a.b.c.d/len)", tok[0]);
-		if (dp_config_parse_ip4(tok[2], &r->gw) < 0)
-			return dp_config_error(
-				err, errlen, NULL, "bad gateway '%s' (expected a.b.c.d)", tok[2]);
-		why = ip4_not_unicast(r->gw);
-		if (why != NULL)
-			return dp_config_error(
-				err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
+		rc = paths_parse(tok, n, false, text, paths, err, errlen);
+		if (rc < 0)
+			return rc;
+		r->gw = paths->p[0].gw;
 		r->has_gw = true;
-		if (dp_config_parse_uint(tok[4], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-			return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)", tok[4],
-				DP_CONFIG_MAX_PORTS - 1);
+		port = paths->p[0].port;
+		r->paths = paths->nb > 1 ? paths : NULL;
 	} else if (n == 3 && strcmp(tok[1], "port") == 0) {
 		if (dp_config_parse_ip4_prefix(tok[0], &ip, &r->plen) < 0)
 			return dp_config_error(err, errlen, NULL,
@@ -153,43 +249,59 @@ dp_fwd_config_route4_parse(
 	return 0;
 }
 
+/* A route given where one next hop is all there may be. */
+static int
+one_path_only(const char *text, char *err, size_t errlen)
+{
+	return dp_config_error(err, errlen, NULL,
+		"route '%s' has several next hops: not here (one 'via ADDR port N')", text);
+}
+
 int
-dp_fwd_config_route6_parse(
-	const char *text, struct dp_fwd_config_route6 *r, char *err, size_t errlen)
+dp_fwd_config_route4_parse(
+	const char *text, struct dp_fwd_config_route4 *r, char *err, size_t errlen)
+{
+	struct dp_fwd_config_paths paths;
+	int rc = dp_fwd_config_route4_parse_paths(text, r, &paths, err, errlen);
+
+	if (rc == 0 && r->paths != NULL) {
+		r->paths = NULL;
+		return one_path_only(text, err, errlen);
+	}
+	return rc;
+}
+
+int
+dp_fwd_config_route6_parse_paths(const char *text, struct dp_fwd_config_route6 *r,
+	struct dp_fwd_config_paths *paths, char *err, size_t errlen)
 {
 	static const char *const expected =
 		"expected 'PREFIX/len via ADDR port N', 'PREFIX/len port N' or 'RPREFIX/len N'";
-	char buf[256];
-	char *tok[8];
-	char *save = NULL;
-	char *t;
-	const char *pfx, *port_s, *why;
-	unsigned int n = 0;
+	char buf[ROUTE_TEXT_MAX];
+	char *tok[ROUTE_WORDS_MAX];
+	const char *pfx, *port_s = NULL;
+	unsigned int n;
 	uint64_t port;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (dp_strlcpy(buf, text, sizeof(buf)) < 0)
-		return dp_config_error(err, errlen, NULL, "route too long");
-	for (t = strtok_r(buf, " \t", &save); t != NULL && n < DP_ARRAY_SIZE(tok);
-		t = strtok_r(NULL, " \t", &save))
-		tok[n++] = t;
-	if (t != NULL)
-		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
+	paths->nb = 0;
+	rc = route_words(text, buf, sizeof(buf), tok, err, errlen);
+	if (rc < 0)
+		return rc;
+	n = (unsigned int)rc;
 	if (n == 2 && tok[0][0] == 'R') {
 		pfx = tok[0] + 1;
 		port_s = tok[1];
-	} else if (n == 5 && strcmp(tok[1], "via") == 0 && strcmp(tok[3], "port") == 0) {
+	} else if (route_has_paths(tok, n)) {
 		pfx = tok[0];
-		port_s = tok[4];
-		if (inet_pton(AF_INET6, tok[2], r->gw) != 1)
-			return dp_config_error(err, errlen, NULL,
-				"bad gateway '%s' (expected an IPv6 address%s)", tok[2],
-				strchr(tok[2], ':') == NULL ? ": one family per route" : "");
-		why = dp_config_ip6_not_unicast(r->gw);
-		if (why != NULL)
-			return dp_config_error(
-				err, errlen, NULL, "gateway '%s' is %s", tok[2], why);
+		rc = paths_parse(tok, n, true, text, paths, err, errlen);
+		if (rc < 0)
+			return rc;
+		memcpy(r->gw, paths->p[0].gw6, 16);
 		r->has_gw = true;
+		r->port = paths->p[0].port;
+		r->paths = paths->nb > 1 ? paths : NULL;
 	} else if (n == 3 && strcmp(tok[1], "port") == 0) {
 		pfx = tok[0];
 		port_s = tok[2];
@@ -203,10 +315,44 @@ dp_fwd_config_route6_parse(
 	if (ip6_host_bits_set(r->prefix, r->plen))
 		return dp_config_error(
 			err, errlen, NULL, "prefix '%s' has host bits set past /%u", pfx, r->plen);
+	if (port_s == NULL)
+		return 0;
 	if (dp_config_parse_uint(port_s, 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
 		return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)", port_s,
 			DP_CONFIG_MAX_PORTS - 1);
 	r->port = (uint16_t)port;
+	return 0;
+}
+
+int
+dp_fwd_config_route6_parse(
+	const char *text, struct dp_fwd_config_route6 *r, char *err, size_t errlen)
+{
+	struct dp_fwd_config_paths paths;
+	int rc = dp_fwd_config_route6_parse_paths(text, r, &paths, err, errlen);
+
+	if (rc == 0 && r->paths != NULL) {
+		r->paths = NULL;
+		return one_path_only(text, err, errlen);
+	}
+	return rc;
+}
+
+/* A route's next hops (in the parser's buffer) into memory of the config's own. */
+static int
+paths_keep(struct dp_fwd_config_paths **paths)
+{
+	struct dp_fwd_config_paths *p;
+
+	if (*paths == NULL)
+		return 0;
+	p = malloc(sizeof(*p));
+	if (p == NULL) {
+		*paths = NULL;
+		return -ENOMEM;
+	}
+	*p = **paths;
+	*paths = p;
 	return 0;
 }
 
@@ -230,13 +376,16 @@ route6_add_text(struct dp_fwd_routes_config *rt, const char *text, const struct 
 	char *err, size_t errlen)
 {
 	struct dp_fwd_config_route6 r;
+	struct dp_fwd_config_paths paths;
 	char why[DP_CONFIG_ERR_LEN];
 
-	if (dp_fwd_config_route6_parse(text, &r, why, sizeof(why)) < 0)
+	if (dp_fwd_config_route6_parse_paths(text, &r, &paths, why, sizeof(why)) < 0)
 		return dp_config_error(err, errlen, loc, "%s", why);
 	r.loc = *loc;
-	if (route6_push(rt, &r) < 0)
+	if (paths_keep(&r.paths) < 0 || route6_push(rt, &r) < 0) {
+		free(r.paths);
 		return dp_config_error(err, errlen, loc, "out of memory for routes");
+	}
 	return 0;
 }
 
@@ -245,16 +394,19 @@ route_add_text(struct dp_fwd_routes_config *rt, const char *text, const struct d
 	char *err, size_t errlen)
 {
 	struct dp_fwd_config_route4 r;
+	struct dp_fwd_config_paths paths;
 	char why[DP_CONFIG_ERR_LEN];
 
 	/* an IPv4 route has no ':' anywhere */
 	if (strchr(text, ':') != NULL)
 		return route6_add_text(rt, text, loc, err, errlen);
-	if (dp_fwd_config_route4_parse(text, &r, why, sizeof(why)) < 0)
+	if (dp_fwd_config_route4_parse_paths(text, &r, &paths, why, sizeof(why)) < 0)
 		return dp_config_error(err, errlen, loc, "%s", why);
 	r.loc = *loc;
-	if (route4_push(rt, &r) < 0)
+	if (paths_keep(&r.paths) < 0 || route4_push(rt, &r) < 0) {
+		free(r.paths);
 		return dp_config_error(err, errlen, loc, "out of memory for routes");
+	}
 	return 0;
 }
 
@@ -299,7 +451,12 @@ static void
 routes_free(void *base)
 {
 	struct dp_fwd_routes_config *rt = base;
+	uint32_t i;
 
+	for (i = 0; i < rt->nb_routes4; i++)
+		free(rt->routes4[i].paths);
+	for (i = 0; i < rt->nb_routes6; i++)
+		free(rt->routes6[i].paths);
 	free(rt->routes4);
 	rt->routes4 = NULL;
 	rt->nb_routes4 = rt->cap_routes4 = 0;
@@ -372,6 +529,21 @@ port_of_addr4(const struct dp_config *cfg, uint32_t ip)
 	return dp_config_port_of_addr(cfg, false, a);
 }
 
+/* A port of a route (@p port, or each of @p paths) that @p cfg does not define, or
+ * DP_CONFIG_MAX_PORTS. */
+static uint16_t
+paths_bad_port(const struct dp_fwd_config_paths *paths, uint16_t port, const struct dp_config *cfg)
+{
+	unsigned int i;
+
+	if (paths == NULL)
+		return port >= cfg->nb_ports ? port : DP_CONFIG_MAX_PORTS;
+	for (i = 0; i < paths->nb; i++)
+		if (paths->p[i].port >= cfg->nb_ports)
+			return paths->p[i].port;
+	return DP_CONFIG_MAX_PORTS;
+}
+
 /*
  * Routes and neighbors name defined ports, and a host route is not a port's own
  * address. One check for both sections, in the order its messages always had:
@@ -389,9 +561,9 @@ routes_validate(struct dp_config *cfg, char *err, size_t errlen)
 	for (k = 0; k < rt->nb_routes4; k++) {
 		const struct dp_fwd_config_route4 *r = &rt->routes4[k];
 
-		if (r->port >= cfg->nb_ports)
-			return dp_config_error(err, errlen, &r->loc,
-				"route to port %u, which is not defined", r->port);
+		if ((j = paths_bad_port(r->paths, r->port, cfg)) < DP_CONFIG_MAX_PORTS)
+			return dp_config_error(
+				err, errlen, &r->loc, "route to port %u, which is not defined", j);
 		if (r->plen == 32 && (j = port_of_addr4(cfg, r->prefix)) < cfg->nb_ports)
 			return dp_config_error(err, errlen, &r->loc,
 				"route %s/32 is port%u's own address (its route is the router "
@@ -408,9 +580,9 @@ routes_validate(struct dp_config *cfg, char *err, size_t errlen)
 	for (k = 0; k < rt->nb_routes6; k++) {
 		const struct dp_fwd_config_route6 *r = &rt->routes6[k];
 
-		if (r->port >= cfg->nb_ports)
-			return dp_config_error(err, errlen, &r->loc,
-				"route to port %u, which is not defined", r->port);
+		if ((j = paths_bad_port(r->paths, r->port, cfg)) < DP_CONFIG_MAX_PORTS)
+			return dp_config_error(
+				err, errlen, &r->loc, "route to port %u, which is not defined", j);
 		if (r->plen == 128 &&
 			(j = dp_config_port_of_addr(cfg, true, r->prefix)) < cfg->nb_ports)
 			return dp_config_error(err, errlen, &r->loc,
@@ -437,7 +609,8 @@ static const struct dp_config_key routes_keys[] = {
 		.type = DP_CONFIG_CUSTOM,
 		.parse = route_parse,
 		.flags = DP_CONFIG_KEY_REPEAT,
-		.syntax = "PREFIX/len via GW port N, PREFIX/len port N (on-link), or l3fwd's "
+		.syntax = "PREFIX/len via GW port N [weight W] [via GW port N [weight W]]... "
+			  "(up to 16 next hops: ECMP), PREFIX/len port N (on-link), or l3fwd's "
 			  "RPREFIX/len N",
 		.unset = "none",
 		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route)" },

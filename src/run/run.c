@@ -26,6 +26,7 @@
 #include "dp_module.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
+#include "dp_fwd_group.h"
 #include "dp_icmp4.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
@@ -297,7 +298,9 @@ port_link_tick(uint64_t now_ms, void *arg)
 {
 	RTE_SET_USED(now_ms);
 	RTE_SET_USED(arg);
-	dp_port_link_poll();
+	/* a next hop behind a port that went down leaves its ECMP groups */
+	if (dp_port_link_poll() > 0)
+		dp_fwd_group_refresh();
 }
 
 /*

@@ -28,6 +28,8 @@ run is printed, and nothing starts.
   data_room given by hand holds. mtu 9000 with data_room unset: the buffers grow to hold it.
 - The plan's last line on MTUs: "mtu: 1500 on every port" for the bench config; on the
   fragmenting bench (ports at 1500 and 576), that the ports' differ and what dpfwd does.
+- ECMP routes with a weight of 0, a next hop twice, or (in a route file) 17 next hops:
+  exit 2, each error at its route's file:line.
 About 5 s. Exit 77 (skipped) when dpfwd is not built.
 """
 import os
@@ -203,6 +205,30 @@ class TestCheck(unittest.TestCase):
         self.assertNotIn("ok:", out)
         self.assertIn(f"{cfg}:6: port0 (net_memif): [port0] mtu 1600, the device takes "
                       "frames of 1518 bytes at most (mtu 1500)", err)
+
+    def test_bad_ecmp_routes_exit_2_at_their_line(self):
+        via = " ".join(f"via 198.18.0.{i} port 0" for i in range(2, 19))
+        cases = [
+            ("route = 198.18.5.0/24 via 198.18.0.2 port 0 weight 0 via 198.18.0.3 port 0",
+             None, "bad weight '0' of next hop 198.18.0.2 (1..255)"),
+            ("route = 198.18.5.0/24 via 198.18.0.2 port 0 via 198.18.0.2 port 0",
+             None, "next hop 198.18.0.2 port 0 twice"),
+            ("file = routes.txt", f"# 17 next hops\n198.18.5.0/24 {via}\n",
+             "more than 16 next hops"),
+        ]
+        for line, routes, why in cases:
+            with self.subTest(line=line), tempfile.TemporaryDirectory() as d:
+                # the route is line 10: one_port's 8, [routes], then it
+                cfg = one_port(d, REPO / "drivers-cfg", "dev = net_null0\n")
+                cfg.write_text(cfg.read_text() + f"[routes]\n{line}\n")
+                if routes is not None:
+                    (Path(d) / "routes.txt").write_text(routes)
+                rc, out, err = check(["-l", "0,1"], config=cfg)
+                self.assertEqual(rc, 2, out + err)
+                self.assertNotIn("ok:", out)
+                where = f"{cfg}:10: " if routes is None else f"{Path(d) / 'routes.txt'}:2: "
+                self.assertIn(where, err)
+                self.assertIn(why, err)
 
     def test_port_mtu_under_ipv6_minimum(self):
         with tempfile.TemporaryDirectory() as d:

@@ -33,7 +33,7 @@
  *   - a route list shows "shown" lines of its "routes_in_prefix" (truncated
  *     when fewer), no line twice, each line a route that the route parsers
  *     read back to its prefix and port (kinds after "#": local, connected,
- *     adjacency; never an unknown next hop);
+ *     adjacency, ecmp group; never an unknown next hop);
  *   - after an input that changed routes, the IPv4 and IPv6 tables are
  *     brought back to the rig's, line for line: by deleting and adding
  *     routes, else by a reload of the rig's config (from this thread), which
@@ -244,18 +244,22 @@ check_list_line(const char *msg, const char *line)
 	const char *hash = strstr(line, " # ");
 	struct dp_fwd_config_route6 r6;
 	struct dp_fwd_config_route4 r4;
+	struct dp_fwd_config_paths paths;
 	size_t n = hash != NULL ? (size_t)(hash - line) : strlen(line);
+	const bool ecmp = hash != NULL && strncmp(hash, " # ecmp group ", 14) == 0;
 	int rc;
 
 	if (hash != NULL && strcmp(hash, " # local") != 0 && strcmp(hash, " # connected") != 0 &&
-		strcmp(hash, " # adjacency") != 0)
+		strcmp(hash, " # adjacency") != 0 && !ecmp)
 		fuzz_die("'%s': line '%s' of an unknown kind", msg, line);
 	snprintf(text, sizeof(text), "%.*s", (int)n, line);
-	/* a local route has no port: any port reads it */
-	if (hash != NULL && strcmp(hash, " # local") == 0)
+	/* a local route has no port: any port reads it; an ECMP route too long for a
+	 * line is its prefix alone */
+	if (hash != NULL && (strcmp(hash, " # local") == 0 || (ecmp && !strstr(text, " via "))))
 		snprintf(text + n, sizeof(text) - n, " port 0");
-	rc = strchr(text, ':') != NULL ? dp_fwd_config_route6_parse(text, &r6, err, sizeof(err))
-				       : dp_fwd_config_route4_parse(text, &r4, err, sizeof(err));
+	rc = strchr(text, ':') != NULL
+		     ? dp_fwd_config_route6_parse_paths(text, &r6, &paths, err, sizeof(err))
+		     : dp_fwd_config_route4_parse_paths(text, &r4, &paths, err, sizeof(err));
 	if (rc != 0)
 		fuzz_die("'%s': line '%s' does not read back: %s", msg, line, err);
 }
@@ -320,15 +324,16 @@ route_prefix(const char *params, bool add, char *pfx, size_t len)
 	char text[CMD_MAX + 16], err[DP_CONFIG_ERR_LEN], a[64];
 	struct dp_fwd_config_route6 r6;
 	struct dp_fwd_config_route4 r4;
+	struct dp_fwd_config_paths paths;
 
 	/* del takes a prefix alone: read it as dpfwd does, with a port */
 	snprintf(text, sizeof(text), add ? "%s" : "%s port 0", params);
 	if (strchr(params, ':') != NULL) {
-		if (dp_fwd_config_route6_parse(text, &r6, err, sizeof(err)) != 0)
+		if (dp_fwd_config_route6_parse_paths(text, &r6, &paths, err, sizeof(err)) != 0)
 			return false;
 		snprintf(pfx, len, "%s/%u", dp_config_ip6_str(r6.prefix, a, sizeof(a)), r6.plen);
 	} else {
-		if (dp_fwd_config_route4_parse(text, &r4, err, sizeof(err)) != 0)
+		if (dp_fwd_config_route4_parse_paths(text, &r4, &paths, err, sizeof(err)) != 0)
 			return false;
 		snprintf(pfx, len, "%s/%u", dp_config_ip4_str(r4.prefix, a, sizeof(a)), r4.plen);
 	}

@@ -10,7 +10,7 @@
  *
  * The loader is checked against a model built here from the single-line
  * parsers: the input is cut into lines as dp_config_read_lines() promises (a line over
- * 510 bytes is refused, "#" starts a comment, blank lines are skipped, a line
+ * 1022 bytes is refused, "#" starts a comment, blank lines are skipped, a line
  * with ':' is IPv6), and each line is parsed alone. The file must load iff
  * every line parses, an error must be exactly "file:line: " + the first bad
  * line's own message, and the routes kept must be the lines' routes, in order,
@@ -42,7 +42,7 @@
 #include "fuzz_tmpdir.h"
 
 /* read_lines()'s limit for route files */
-#define ROUTE_LINE_MAX 510
+#define ROUTE_LINE_MAX 1022
 /* what the buffers hold before a call: a message must overwrite and end it */
 #define ERR_FILL 0x5a
 
@@ -60,6 +60,7 @@ struct model_route {
 	int line;
 	struct dp_fwd_config_route4 r4;
 	struct dp_fwd_config_route6 r6;
+	struct dp_fwd_config_paths paths; /**< a route with several next hops points here */
 };
 
 int
@@ -132,6 +133,23 @@ same6(const struct dp_fwd_config_route6 *a, const struct dp_fwd_config_route6 *b
 {
 	return memcmp(a->prefix, b->prefix, 16) == 0 && a->plen == b->plen &&
 	       a->has_gw == b->has_gw && memcmp(a->gw, b->gw, 16) == 0 && a->port == b->port;
+}
+
+/* The same next hops (ECMP), or none beyond the route's own. */
+static bool
+same_paths(const struct dp_fwd_config_paths *a, const struct dp_fwd_config_paths *b)
+{
+	unsigned int i;
+
+	if (a == NULL || b == NULL)
+		return a == b;
+	if (a->nb != b->nb)
+		return false;
+	for (i = 0; i < a->nb; i++)
+		if (a->p[i].gw != b->p[i].gw || memcmp(a->p[i].gw6, b->p[i].gw6, 16) != 0 ||
+			a->p[i].port != b->p[i].port || a->p[i].weight != b->p[i].weight)
+			return false;
+	return true;
 }
 
 /* A route dp_fwd_config_route4_parse() accepted: its promises, and its text forms read back. */
@@ -294,9 +312,11 @@ model_load(const uint8_t *data, size_t size, struct model_route *out, unsigned i
 		m->line = line;
 		m->ip6 = strchr(s, ':') != NULL;
 		if (m->ip6)
-			rc = dp_fwd_config_route6_parse(s, &m->r6, why, sizeof(why));
+			rc = dp_fwd_config_route6_parse_paths(
+				s, &m->r6, &m->paths, why, sizeof(why));
 		else
-			rc = dp_fwd_config_route4_parse(s, &m->r4, why, sizeof(why));
+			rc = dp_fwd_config_route4_parse_paths(
+				s, &m->r4, &m->paths, why, sizeof(why));
 		if (rc != 0) {
 			check_msg(why, sizeof(why), "route line", s);
 			return model_error(err, errlen, line, why);
@@ -367,10 +387,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool same;
 
 		if (m->ip6) {
-			same = same6(&rt->routes6[k6], &m->r6);
+			same = same6(&rt->routes6[k6], &m->r6) &&
+			       same_paths(rt->routes6[k6].paths, m->r6.paths);
 			loc = &rt->routes6[k6++].loc;
 		} else {
-			same = same4(&rt->routes4[k4], &m->r4);
+			same = same4(&rt->routes4[k4], &m->r4) &&
+			       same_paths(rt->routes4[k4].paths, m->r4.paths);
 			loc = &rt->routes4[k4++].loc;
 		}
 		if (!same)
