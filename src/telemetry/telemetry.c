@@ -344,6 +344,26 @@ tel_action(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * rte_telemetry_register_cmd(), whose -EINVAL means both "registered already"
+ * (a second setup in one process, tests: the first stays and dispatches by
+ * name anyway) and "help text too long": the length is checked here first, so
+ * that a long help is an error rather than a command that never appears.
+ */
+static int
+tel_register(const char *cmd, telemetry_cb fn, const char *help)
+{
+	int rc;
+
+	if (strlen(help) >= RTE_TEL_MAX_STRING_LEN) {
+		DP_LOG(ERR, telemetry, "%s: help text of %zu characters, at most %d", cmd,
+			strlen(help), RTE_TEL_MAX_STRING_LEN - 1);
+		return -E2BIG;
+	}
+	rc = rte_telemetry_register_cmd(cmd, fn, help);
+	return rc == -EINVAL ? 0 : rc;
+}
+
 int
 dp_telemetry_action_register(const char *cmd, const char *help, dp_telemetry_action_t fn)
 {
@@ -360,9 +380,7 @@ dp_telemetry_action_register(const char *cmd, const char *help, dp_telemetry_act
 		if (i == nb_actions) {
 			nb_actions++;
 			/* rte_telemetry keeps commands for the process's life */
-			rc = rte_telemetry_register_cmd(cmd, tel_action, help);
-			if (rc == -EINVAL)
-				rc = 0; /* already registered by an earlier setup */
+			rc = tel_register(cmd, tel_action, help);
 		}
 		dp_strlcpy(actions[i].cmd, cmd, sizeof(actions[i].cmd));
 		actions[i].fn = fn;
@@ -410,14 +428,6 @@ dp_telemetry_section_register(
 		rc = -ENOSPC;
 		goto out;
 	}
-	/* rte_telemetry refuses a help text this long with the -EINVAL that also
-	 * means "registered already", below: it must not pass for that */
-	if (cmd != NULL && help != NULL && strlen(help) >= RTE_TEL_MAX_STRING_LEN) {
-		DP_LOG(ERR, telemetry, "%s: help text of %zu characters, at most %d", cmd,
-			strlen(help), RTE_TEL_MAX_STRING_LEN - 1);
-		rc = -E2BIG;
-		goto out;
-	}
 	s = &sections[nb_sections];
 	memset(s, 0, sizeof(*s));
 	dp_strlcpy(s->key, key, sizeof(s->key));
@@ -425,13 +435,10 @@ dp_telemetry_section_register(
 	s->arg = arg;
 	if (cmd != NULL) {
 		dp_strlcpy(s->cmd, cmd, sizeof(s->cmd));
-		/* -EINVAL when the command exists already: a second registration in one
-		 * process (tests) keeps the first, which dispatches by name anyway.
-		 * rte_telemetry calls tel_cmd without its own lock held: no deadlock. */
-		rc = rte_telemetry_register_cmd(s->cmd, tel_cmd, help);
-		if (rc < 0 && rc != -EINVAL)
+		/* rte_telemetry calls tel_cmd without its own lock held: no deadlock */
+		rc = tel_register(s->cmd, tel_cmd, help);
+		if (rc < 0)
 			goto out;
-		rc = 0;
 	}
 	nb_sections++;
 out:
