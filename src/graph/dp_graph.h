@@ -123,7 +123,9 @@ extern volatile bool dp_graph_quit;
 struct dp_graph_port_l2 {
 	uint64_t mac;
 	uint64_t mask;
-	uint32_t frame_max; /**< the port's MTU plus the Ethernet header: longer frames are drops */
+	/** dp_port_rx_max() (the port's MTU, or more where its driver reassembles IPv4)
+	 * plus the Ethernet header: longer frames are drops */
+	uint32_t frame_max;
 };
 extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
 

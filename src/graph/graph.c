@@ -155,7 +155,10 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 		 * ours" relies on its group bit being 0 here */
 		l2->mac &= ~UINT64_C(1);
 		l2->mask = dp_ports[i].promisc ? 0 : (UINT64_C(1) << 48) - 1;
-		l2->frame_max = (uint32_t)dp_ports[i].mtu + RTE_ETHER_HDR_LEN;
+		/* past the MTU where the driver reassembles IPv4 (net_af_packet): input,
+		 * not oversize frames (ip4_fwd cuts them again); a longer one comes cut
+		 * short, an ip4_bad_length */
+		l2->frame_max = dp_port_rx_max(&dp_ports[i]) + RTE_ETHER_HDR_LEN;
 	}
 	for (i = 0; dp_graph_tx_nodes[i].name != NULL; i++) {
 		const struct dp_graph_tx_node *tx = &dp_graph_tx_nodes[i];

@@ -77,9 +77,17 @@ struct dp_port {
 };
 
 extern struct dp_port dp_ports[DP_PORT_MAX];
-/** Every port has the same MTU (dp_port_probe()): a packet no longer than its input
- * port's MTU fits every next hop's. */
+/** Every port has the same MTU and hands over no packet longer (dp_port_probe()): a
+ * packet received fits every next hop's MTU. */
 extern bool dp_port_mtu_uniform;
+
+/**
+ * The longest IP packet port @p p hands over: its MTU or, when its driver has
+ * the kernel reassemble IPv4 (a profile with ip4_whole_max, a UDP payload:
+ * net_af_packet), the datagram that makes, if longer. Its fragments were each
+ * within the MTU of the link they came by.
+ */
+uint32_t dp_port_rx_max(const struct dp_port *p);
 
 /**
  * Bytes of packet buffer (headroom included) that a frame of every probed

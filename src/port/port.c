@@ -9,6 +9,8 @@
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
 
 #include "dp_common.h"
 #include "dp_port.h"
@@ -246,6 +248,17 @@ dp_port_mtu_from_str(uint8_t from)
 }
 
 uint32_t
+dp_port_rx_max(const struct dp_port *p)
+{
+	uint32_t whole = p->has_profile && p->profile.ip4_whole_max != 0
+				 ? (uint32_t)p->profile.ip4_whole_max +
+					   sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr)
+				 : 0;
+
+	return RTE_MAX((uint32_t)p->mtu, whole);
+}
+
+uint32_t
 dp_port_data_room_needed(void)
 {
 	uint32_t need = 0;
@@ -353,8 +366,9 @@ dp_port_probe(
 		dp_nb_ports++;
 	}
 	dp_port_mtu_uniform = true;
-	for (i = 1; i < dp_nb_ports; i++)
-		dp_port_mtu_uniform &= dp_ports[i].mtu == dp_ports[0].mtu;
+	for (i = 0; i < dp_nb_ports; i++)
+		dp_port_mtu_uniform &= dp_ports[i].mtu == dp_ports[0].mtu &&
+				       dp_port_rx_max(&dp_ports[i]) == dp_ports[i].mtu;
 	/* fwd cuts packets for a port of a smaller MTU than another's into chained mbufs */
 	tx_chained |= !dp_port_mtu_uniform;
 	for (i = 0; i < dp_nb_ports; i++) {

@@ -427,6 +427,7 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
 	struct dp_fwd_fib4 t;
 	unsigned int nb_workers, i, j, relays = 0;
+	bool mtus_differ = false;
 	char rxo[256], txo[256];
 	int rc;
 
@@ -493,14 +494,19 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 		relays += dp_relay_config(cfg, i)->defined;
 	fprintf(out, "services: %u relay(s); endpoints %s%s%s\n", relays,
 		ep->enabled ? "on, socket " : "off", ep->enabled ? ep->socket : "", "");
+	for (i = 1; i < dp_nb_ports; i++)
+		mtus_differ |= dp_ports[i].mtu != dp_ports[0].mtu;
 	if (dp_port_mtu_uniform)
 		fprintf(out, "mtu: %u on every port\n", dp_nb_ports ? dp_ports[0].mtu : 0);
 	else
 		fprintf(out,
-			"mtu: the ports' differ: IPv4 over a next hop's MTU is fragmented (DF "
-			"clear; chained mbufs, multi_segs where the device offers it) or "
-			"answered with Fragmentation Needed, IPv6 with Packet Too Big; the relay "
-			"drops datagrams that do not fit\n");
+			"mtu: %s: IPv4 over a next hop's MTU is fragmented (DF clear; chained "
+			"mbufs, multi_segs where the device offers it) or answered with "
+			"Fragmentation Needed, IPv6 with Packet Too Big; the relay drops "
+			"datagrams that do not fit\n",
+			mtus_differ ? "the ports' differ"
+				    : "the same on every port, but a driver hands over IPv4 it "
+				      "reassembled past it (net_af_packet)");
 	return 0;
 }
 
