@@ -1561,12 +1561,18 @@ def capture_run(s, args, req, path, stream):
             out.flush()
 
     final = None
+    gone = False
     # SIGTERM as SIGINT: either stops the capture and leaves a complete file
     old_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         while True:
             pump()
-            st = capture_call(s, "/dpfwd/capture/status")
+            try:
+                st = capture_call(s, "/dpfwd/capture/status")
+            except (DpctlError, OSError):
+                # dpfwd stopped: it completed the file as it exited
+                gone = True
+                break
             if st is None or st.get("state") != "running" or st.get("file") != path:
                 final = st
                 break
@@ -1583,6 +1589,10 @@ def capture_run(s, args, req, path, stream):
     pump()
     if src is not None:
         src.close()
+    if gone:
+        print(f"{PROG}: capture: dpfwd stopped during the capture; "
+              f"{'stdout' if stream else path} holds what it wrote", file=sys.stderr)
+        return EXIT_REFUSED
     if final is None:
         print(f"{PROG}: capture: no status from dpfwd", file=sys.stderr)
         return EXIT_REFUSED

@@ -15,11 +15,12 @@ to port 1: UDP to port 9, UDP to port 10, TCP to port 9.  One dpfwd runs for eve
 - tx: each packet is the forwarded frame (MACs, TTL, checksum: built here with scapy);
 - a filter that matches nothing with -d 2: an empty, valid file after about 2 s;
 - -w -: the bytes on stdout are a pcapng tshark reads;
-- SIGINT to dpctl: the capture stops and the file is complete;
+- SIGINT to dpctl: the capture stops and the file is complete; so it is when dpfwd
+  itself stops during a capture (the last test);
 - bad input: an invalid filter (libpcap's error, exit 2), an unwritable file, a port
   that does not exist (exit 2), a second capture while one runs (exit 1); dpfwd runs on.
 
-EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1.  About 20 s.
+EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1.  About 80 s (tshark starts slowly).
 """
 import json
 import os
@@ -37,7 +38,8 @@ import dprig  # noqa: E402
 from scapy.all import IP, TCP, UDP, Ether, Raw, wrpcap  # noqa: E402
 from scapy.utils import RawPcapNgReader  # noqa: E402
 
-DPCTL = [sys.executable, str(dprig.REPO / "apps" / "dpctl" / "dpctl.py")]
+# a generous --timeout: on a 2-CPU machine a busy moment can delay the socket's answer
+DPCTL = [sys.executable, str(dprig.REPO / "apps" / "dpctl" / "dpctl.py"), "--timeout", "30"]
 PORT0_MAC = "02:70:63:61:70:00"   # net_pcap0's
 PORT1_MAC = "02:00:00:00:01:01"   # set by the config
 NEIGH_MAC = "02:00:00:00:01:02"
@@ -257,6 +259,28 @@ class TestCapture(unittest.TestCase):
         ports = tshark(str(first), "udp.dstport")
         self.assertGreater(len(ports), 0)
         self.assertEqual(set(ports), {"10"})
+
+    def test_9_dpfwd_stops_during_capture(self):
+        """Last: dpfwd stops (SIGINT) while a capture runs; the file is complete."""
+        out = self.dir / "exit.pcapng"
+        p = subprocess.Popen(DPCTL + ["--file-prefix", self.fwd.prefix, "capture", "0",
+                                      "-f", "udp and dst port 9", "-w", str(out)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        dprig.wait_until(lambda: self.status().get("state") == "running", 10,
+                         "capture running")
+        time.sleep(0.3)
+        self.assertEqual(self.fwd.stop(), 0, self.fwd.log())
+        _, err = p.communicate(timeout=30)
+        # dpctl reads the final status if it asks before the socket goes, else says so
+        if p.returncode == 0:
+            self.assertIn(b"stopped by exit", err)
+        else:
+            self.assertEqual(p.returncode, 1, err)
+            self.assertIn(b"dpfwd stopped during the capture", err)
+        self.assertIn("stopped (exit)", self.fwd.log())
+        n = len(tshark(str(out), "udp.dstport"))
+        self.assertGreater(n, 0)
+        self.assertIn(f"capture to {out} stopped (exit): {n} packets written", self.fwd.log())
 
 
 if __name__ == "__main__":
