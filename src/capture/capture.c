@@ -406,6 +406,7 @@ capture_json(void)
 	const struct capture_live *c = &capture_live;
 	uint64_t matched = cap.matched, ring_full = cap.ring_full, pool_empty = cap.pool_empty;
 	uint64_t end = cap.running ? dp_ctl_now_ms() : cap.stop_ms;
+	uint64_t lost;
 	uint16_t i;
 
 	if (!cap.ever)
@@ -416,11 +417,12 @@ capture_json(void)
 			ring_full += c->w[i].ring_full;
 			pool_empty += c->w[i].pool_empty;
 		}
+	lost = ring_full + pool_empty;
 	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
 		"state", cap.running ? "running" : "done", "file", cap.file, "filter", cap.filter,
 		"stopped_by", cap.reason, "port", cap.port, "rx", cap.rx, "tx", cap.tx, "count",
 		(json_int_t)cap.count, "written", (json_int_t)cap.written, "matched",
-		(json_int_t)matched, "lost", (json_int_t)(ring_full + pool_empty), "lost_ring_full",
+		(json_int_t)matched, "lost", (json_int_t)lost, "lost_ring_full",
 		(json_int_t)ring_full, "lost_pool_empty", (json_int_t)pool_empty, "seconds",
 		(double)(end - cap.start_ms) / 1000.0);
 }
