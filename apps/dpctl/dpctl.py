@@ -1577,13 +1577,19 @@ def capture_run(s, args, req, path, stream):
                 final = st
                 break
             time.sleep(0.05)
-    except KeyboardInterrupt:
-        # the socket may be mid-reply: a new connection asks dpfwd to stop
+    except (KeyboardInterrupt, BrokenPipeError) as e:
+        # Ctrl-C, or the reader of stdout went away (tshark -c N): stop the capture. The
+        # socket may be mid-reply: a new connection asks dpfwd to stop
         s.tel.close()
         s.tel = Telemetry(s.path, args.timeout)
         final = capture_call(s, "/dpfwd/capture/stop")
         if final is not None and not final.get("ok"):
             final = capture_call(s, "/dpfwd/capture/status")
+        if isinstance(e, BrokenPipeError):
+            src.close()
+            # stdout is gone: nothing more to print there, Python must not flush it
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_OK
     finally:
         signal.signal(signal.SIGTERM, old_term)
     pump()

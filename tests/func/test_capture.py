@@ -14,7 +14,8 @@ to port 1: UDP to port 9, UDP to port 10, TCP to port 9.  One dpfwd runs for eve
   byte-identical to a UDP-port-9 frame of the input; the interface is port 0's, inbound;
 - tx: each packet is the forwarded frame (MACs, TTL, checksum: built here with scapy);
 - a filter that matches nothing with -d 2: an empty, valid file after about 2 s;
-- -w -: the bytes on stdout are a pcapng tshark reads;
+- -w -: the bytes on stdout are a pcapng tshark reads; when the reader exits, the
+  capture stops;
 - SIGINT to dpctl: the capture stops and the file is complete; so it is when dpfwd
   itself stops during a capture (the last test);
 - bad input: an invalid filter (libpcap's error, exit 2), an unwritable file, a port
@@ -206,6 +207,16 @@ class TestCapture(unittest.TestCase):
                            input=p.stdout, capture_output=True, timeout=60)
         self.assertEqual(t.returncode, 0, t.stderr)
         self.assertEqual(t.stdout.decode().split(), ["9"] * 50)
+
+    def test_4b_reader_goes_away(self):
+        """tshark -c 5 exits after 5 packets: dpctl stops the capture."""
+        argv = " ".join(f"'{a}'" for a in DPCTL + ["--file-prefix", self.fwd.prefix,
+                                                   "capture", "0", "-w", "-"])
+        t = subprocess.run(f"{argv} | tshark -r - -c 5 -T fields -e frame.number",
+                           shell=True, capture_output=True, timeout=60)
+        self.assertEqual(t.stdout.decode().split(), ["1", "2", "3", "4", "5"], t.stderr)
+        dprig.wait_until(lambda: self.status().get("state") == "done", 10, "capture stopped")
+        self.assertEqual(self.status()["stopped_by"], "stop")
 
     def test_5_sigint_completes_file(self):
         out = self.dir / "int.pcapng"
