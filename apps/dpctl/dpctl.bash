@@ -9,19 +9,27 @@ _dpctl() {
 		_filedir
 		return
 		;;
-	--file-prefix | --timeout | --interval | -i | --worker | -w)
+	--file-prefix | --timeout | --interval | -i | --worker | -f | --filter | -c | --count | \
+		-d | --duration | -s | --snaplen)
+		return
+		;;
+	-w | --write)
+		# capture's file; show graph's worker
+		[[ " ${words[*]} " == *" capture "* ]] && _filedir
 		return
 		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$opts --all --dot --interval --worker --undo --decode" -- "$cur"))
+		COMPREPLY=($(compgen -W "$opts --all --dot --interval --worker --undo --decode
+			--rx --tx --both --filter --count --duration --snaplen --write --stop" -- "$cur"))
 		return
 	fi
 	# the words after the options: command, then what it takes
 	local i cmd="" sub=""
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--socket | --file-prefix | --timeout | --interval | -i | --worker | -w) ((i++)) ;;
+		--socket | --file-prefix | --timeout | --interval | -i | --worker | -w | --write | -f | \
+			--filter | -c | --count | -d | --duration | -s | --snaplen) ((i++)) ;;
 		-*) ;;
 		*)
 			if [[ -z $cmd ]]; then
@@ -34,7 +42,7 @@ _dpctl() {
 	done
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "show route clear list raw" -- "$cur"))
+		COMPREPLY=($(compgen -W "show route capture clear list raw" -- "$cur"))
 		;;
 	show)
 		[[ -z $sub ]] && COMPREPLY=($(compgen -W "info ports lcores runtime drops routes
@@ -43,6 +51,9 @@ _dpctl() {
 	route)
 		[[ -z $sub ]] && COMPREPLY=($(compgen -W "list add del reload" -- "$cur"))
 		[[ $sub == reload ]] && _filedir
+		;;
+	capture)
+		[[ -z $sub ]] && COMPREPLY=($(compgen -W "all 0 1 2 3" -- "$cur"))
 		;;
 	raw)
 		[[ -z $sub ]] && COMPREPLY=($(compgen -W "/ /help /info /eal/params /dpfwd/run/info

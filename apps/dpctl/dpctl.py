@@ -18,8 +18,11 @@ import glob
 import json
 import os
 import re
+import shutil
+import signal
 import socket
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -1466,6 +1469,150 @@ def cmd_list(args):
 
 
 # --------------------------------------------------------------------------
+# capture (docs/capture.md)
+# --------------------------------------------------------------------------
+
+def capture_call(s, command, params=None):
+    """The reply of a /dpfwd/capture/ action, normalized; None when dpfwd does not know it."""
+    reply = s.tel.get(command + ("," + params if params else ""))
+    return normalize(reply) if isinstance(reply, dict) else None
+
+
+def capture_summary(r):
+    lost = r.get("lost", 0)
+    text = (f"{r.get('written', 0)} packets written to {r.get('file')}, {lost} lost")
+    if lost:
+        text += (f" (ring full {r.get('lost_ring_full', 0)}, pool empty "
+                 f"{r.get('lost_pool_empty', 0)})")
+    return text + f"; stopped by {r.get('stopped_by') or '?'}"
+
+
+def cmd_capture(s, args):
+    if args.stop:
+        r = capture_call(s, "/dpfwd/capture/stop")
+        if r is None:
+            print(f"{PROG}: capture: this dpfwd does not know /dpfwd/capture/stop",
+                  file=sys.stderr)
+            return EXIT_REFUSED
+        if args.json:
+            emit(args, r)
+        if not r.get("ok"):
+            print(f"{PROG}: capture --stop: {r.get('error') or 'refused'}", file=sys.stderr)
+            return EXIT_REFUSED
+        if not args.json:
+            print(capture_summary(r))
+        return EXIT_OK
+    if not args.write:
+        print(f"{PROG}: capture: -w FILE.pcapng (or -w - for stdout) is needed",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if args.port is None:
+        print(f"{PROG}: capture: PORT (a port number, or all) is needed", file=sys.stderr)
+        return EXIT_USAGE
+    if args.port != "all" and not args.port.isdigit():
+        print(f"{PROG}: capture: port {args.port}: a port number or all", file=sys.stderr)
+        return EXIT_USAGE
+    stream = args.write == "-"
+    tmpdir = None
+    if stream:
+        # dpfwd writes a file that dpctl follows to stdout, then removes: dpfwd's control
+        # lcore never waits for a slow reader
+        tmpdir = tempfile.mkdtemp(prefix="dpctl-capture-")
+        os.chmod(tmpdir, 0o755)
+        path = os.path.join(tmpdir, "capture.pcapng")
+    else:
+        path = os.path.abspath(args.write)
+    req = {"port": "all" if args.port == "all" else int(args.port), "dir": args.dir,
+           "file": path}
+    if args.filter:
+        req["filter"] = args.filter
+    for key, v in (("count", args.count), ("seconds", args.duration),
+                   ("snaplen", args.snaplen)):
+        if v is not None:
+            if v < 0:
+                print(f"{PROG}: capture: {key} {v}: >= 0", file=sys.stderr)
+                return EXIT_USAGE
+            req[key] = v
+    try:
+        return capture_run(s, args, req, path, stream)
+    finally:
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def capture_run(s, args, req, path, stream):
+    r = capture_call(s, "/dpfwd/capture/start", json.dumps(req, separators=(",", ":")))
+    if r is None:
+        print(f"{PROG}: capture: this dpfwd does not know /dpfwd/capture/start",
+              file=sys.stderr)
+        return EXIT_REFUSED
+    if not r.get("ok"):
+        print(f"{PROG}: capture: {r.get('error') or 'refused'}", file=sys.stderr)
+        return EXIT_USAGE if r.get("usage") else EXIT_REFUSED
+    print(f"capturing to {'stdout' if stream else path}: filter run as "
+          f"{r.get('filter_mode')}, snaplen {r.get('snaplen')}", file=sys.stderr)
+    src = open(path, "rb") if stream else None
+    out = sys.stdout.buffer if stream else None
+
+    def pump():
+        if src is not None:
+            while True:
+                b = src.read(1 << 16)
+                if not b:
+                    break
+                out.write(b)
+            out.flush()
+
+    final = None
+    gone = False
+    # SIGTERM as SIGINT: either stops the capture and leaves a complete file
+    old_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        while True:
+            pump()
+            try:
+                st = capture_call(s, "/dpfwd/capture/status")
+            except (DpctlError, OSError):
+                # dpfwd stopped: it completed the file as it exited
+                gone = True
+                break
+            if st is None or st.get("state") != "running" or st.get("file") != path:
+                final = st
+                break
+            time.sleep(0.05)
+    except (KeyboardInterrupt, BrokenPipeError) as e:
+        # Ctrl-C, or the reader of stdout went away (tshark -c N): stop the capture. The
+        # socket may be mid-reply: a new connection asks dpfwd to stop
+        s.tel.close()
+        s.tel = Telemetry(s.path, args.timeout)
+        final = capture_call(s, "/dpfwd/capture/stop")
+        if final is not None and not final.get("ok"):
+            final = capture_call(s, "/dpfwd/capture/status")
+        if isinstance(e, BrokenPipeError):
+            src.close()
+            # stdout is gone: nothing more to print there, Python must not flush it
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_OK
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+    pump()
+    if src is not None:
+        src.close()
+    if gone:
+        print(f"{PROG}: capture: dpfwd stopped during the capture; "
+              f"{'stdout' if stream else path} holds what it wrote", file=sys.stderr)
+        return EXIT_REFUSED
+    if final is None:
+        print(f"{PROG}: capture: no status from dpfwd", file=sys.stderr)
+        return EXIT_REFUSED
+    if args.json:
+        print(json.dumps(final), file=sys.stderr if stream else sys.stdout)
+    else:
+        print(capture_summary(final), file=sys.stderr)
+    return EXIT_REFUSED if str(final.get("stopped_by", "")).startswith("error") else EXIT_OK
+
+
+# --------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------
 
@@ -1478,6 +1625,8 @@ Commands:
                        (ECMP: ... via A port 1 weight 1 via B port 2 weight 3)
   route del PREFIX     delete a route, e.g. 198.19.0.0/16
   route reload [FILE]  read the config's routes again (or FILE's); the table stays on error
+  capture PORT|all -w FILE.pcapng [--rx|--tx|--both] [-f FILTER] [-c N] [-d S] [-s LEN]
+                capture packets to pcapng (-w - : to stdout); capture --stop ends it
   clear         zero the counters of show ports/lcores/runtime/drops (a snapshot, see below)
   clear --undo  forget the snapshot: counters since dpfwd started again
   list          the DPDK processes with a telemetry socket here, and which are dpfwd
@@ -1607,6 +1756,38 @@ def build_parser():
     li.set_defaults(route_cmd="list")
     li.add_argument("prefix", nargs="?", metavar="PREFIX")
 
+    cap = cmds.add_parser("capture", parents=[sub_common], formatter_class=fmt,
+                          help="capture packets to a pcapng file",
+                          description="capture PORT|all [--rx|--tx|--both] [-f FILTER] "
+                          "[-c COUNT] [-d SECONDS] [-s SNAPLEN] -w FILE.pcapng\n"
+                          "capture --stop\n\n"
+                          "dpfwd's workers copy the packets FILTER (tcpdump syntax) "
+                          "matches, as they arrive (--rx, the default) or leave (--tx, "
+                          "rewritten), and dpfwd writes FILE (made absolute here; dpfwd "
+                          "creates it). -w - streams the file to stdout (tshark -r -). "
+                          "It stops at COUNT packets, after SECONDS, on Ctrl-C or on "
+                          "`dpctl capture --stop`; the file is complete after any of them. "
+                          "One capture at a time. Exit 2 for a bad filter, port or file.")
+    cap.add_argument("port", nargs="?", metavar="PORT|all")
+    g = cap.add_mutually_exclusive_group()
+    g.add_argument("--rx", dest="dir", action="store_const", const="rx",
+                   help="packets as they arrive (default)")
+    g.add_argument("--tx", dest="dir", action="store_const", const="tx",
+                   help="packets as they leave, after the rewrite")
+    g.add_argument("--both", dest="dir", action="store_const", const="both",
+                   help="both directions")
+    cap.set_defaults(dir="rx")
+    cap.add_argument("-f", "--filter", metavar="FILTER", help="tcpdump filter expression")
+    cap.add_argument("-c", "--count", type=int, metavar="COUNT",
+                     help="stop after COUNT packets written")
+    cap.add_argument("-d", "--duration", type=int, metavar="SECONDS",
+                     help="stop after SECONDS")
+    cap.add_argument("-s", "--snaplen", type=int, metavar="SNAPLEN",
+                     help="bytes kept of each packet (default: the largest frame the "
+                     "ports take)")
+    cap.add_argument("-w", "--write", metavar="FILE", help="the pcapng file; - for stdout")
+    cap.add_argument("--stop", action="store_true", help="stop the running capture")
+
     c = cmds.add_parser("clear", parents=[sub_common],
                         help="zero ports/lcores/runtime/drops counters (a snapshot)",
                         description="Save the counters of ports, lcores, graph nodes and "
@@ -1653,6 +1834,8 @@ def main(argv=None):
                 return cmd_route(s, args)
             if args.cmd == "clear":
                 return cmd_clear(s, args)
+            if args.cmd == "capture":
+                return cmd_capture(s, args)
             if args.cmd == "raw":
                 return cmd_raw(s, args)
         finally:

@@ -195,6 +195,22 @@ void dp_graph_worker_flush(struct dp_worker *w);
  */
 extern struct rte_rcu_qsbr *dp_graph_qsv;
 
+/**
+ * A packet tap (src/capture): sees a burst of @p n packets of DPDK port
+ * @p port, queue @p queue, as the worker receives it (@p tx false, before any node reads it)
+ * or as it leaves (@p tx true, rewritten, just before rte_eth_tx_burst). It
+ * must not keep, change or free the packets.
+ */
+typedef void (*dp_graph_tap_t)(struct dp_worker *w, uint16_t port, uint16_t queue, bool tx,
+	struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * The tap the workers call, NULL (the default) for none: one test per burst.
+ * Set by the control lcore; after setting it back to NULL,
+ * rte_rcu_qsbr_synchronize(dp_graph_qsv) before freeing what the tap used.
+ */
+extern dp_graph_tap_t dp_graph_tap;
+
 /** Drops counted on the control lcore (ctl, neighbors), by reason. */
 extern uint64_t dp_ctl_drops[DP_DROP_MAX];
 

@@ -98,6 +98,7 @@ const struct dp_graph_tx_node dp_graph_tx_nodes[] = {
 
 uint64_t dp_ctl_drops[DP_DROP_MAX];
 struct rte_rcu_qsbr *dp_graph_qsv;
+dp_graph_tap_t dp_graph_tap;
 
 int
 dp_graph_node_init_worker(const struct rte_graph *graph, struct rte_node *node)

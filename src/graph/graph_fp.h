@@ -207,6 +207,7 @@ static inline void
 dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint64_t bytes = 0;
+	dp_graph_tap_t tap;
 	uint32_t weight;
 	uint16_t sent, i;
 
@@ -216,6 +217,10 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
+	/* a capture sees the packets as they leave, before a sent mbuf is freed */
+	tap = __atomic_load_n(&dp_graph_tap, __ATOMIC_RELAXED);
+	if (unlikely(tap != NULL))
+		tap(w, q->port_id, q->queue, true, pkts, n);
 	/* count before sending: a sent mbuf may be freed at once */
 	weight = w->delay_stats ? dp_txq_delay_weight(w, q, n) : 0;
 	if (weight != 0)

@@ -3,6 +3,7 @@
  * port_rx (source node)
  *   uses: the worker's (port, queue) list; skips ports whose link is down (dp_port_up)
  *   sets: nothing in the packet; counts rx_pkts, rx burst-size histogram, last_rx
+ *   tap:  each queue's burst to the capture tap (dp_graph_tap) when one is set
  *   next: ip4_fwd or ip6_fwd when the whole burst is unicast IPv4 (IPv6) for
  *         its ports, checked here in one pass; eth_classify for any other
  *         burst (the whole stream moves, no copy)
@@ -76,6 +77,8 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 	 * queue's frames pass the check, eth_classify once one does not */
 	rte_edge_t next = PORT_RX_NEXT_MAX;
 	const uint64_t now = w->walk_tsc;
+	/* a capture (dp_graph_tap), read once per call */
+	const dp_graph_tap_t tap = __atomic_load_n(&dp_graph_tap, __ATOMIC_RELAXED);
 	uint16_t n = 0;
 	uint16_t q;
 
@@ -93,6 +96,8 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 		w->stats.rx_burst_hist[got]++;
 		if (got == 0)
 			continue;
+		if (unlikely(tap != NULL))
+			tap(w, port, w->rxq[q].queue, false, pkts + n, got);
 		/* a queue's frames all come from one port: its MAC is loaded once */
 		memcpy(&type,
 			rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
