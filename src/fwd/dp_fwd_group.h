@@ -51,6 +51,10 @@ struct dp_fwd_group {
 /** The groups, DP_FWD_GROUPS_MAX of them (NULL before dp_fwd_group_init()). */
 extern struct dp_fwd_group *dp_fwd_groups;
 
+/** A group was made (groups are never freed): the forwarding nodes resolve
+ * groups in a pass of their own over each burst's lookup results. */
+extern bool dp_fwd_groups_made;
+
 /** Make the (empty) group table. @return 0 or -ENOMEM. */
 int dp_fwd_group_init(void);
 
@@ -94,16 +98,11 @@ int dp_fwd_group_member_format(uint32_t idx, unsigned int slot, char *buf, size_
 
 /** A flow's hash for an IPv4 packet (after a plain Ethernet header): the NIC's
  * RSS hash when it gave one; else the 5-tuple's, or the addresses' for
- * fragments and protocols other than TCP and UDP. */
+ * fragments and protocols other than TCP and UDP. The fast path inlines it
+ * (group_fp.h). */
 uint32_t dp_fwd_flow_hash4(const struct rte_mbuf *m);
 
 /** The same for IPv6 (the 5-tuple when TCP or UDP follows the fixed header). */
 uint32_t dp_fwd_flow_hash6(const struct rte_mbuf *m);
-
-/** The member of group next hop @p nh that IPv4 packet @p m takes. */
-uint32_t dp_fwd_group_pick4(const struct dp_fwd_nh *nh, const struct rte_mbuf *m);
-
-/** The member of group next hop @p nh that IPv6 packet @p m takes. */
-uint32_t dp_fwd_group_pick6(const struct dp_fwd_nh *nh, const struct rte_mbuf *m);
 
 #endif /* DP_FWD_GROUP_H */

@@ -16,6 +16,7 @@
 #include "dp_config.h"
 #include "dp_fwd.h"
 #include "dp_fwd_group.h"
+#include "group_fp.h"
 #include "dp_neigh.h"
 #include "dp_port.h"
 
@@ -33,6 +34,7 @@ struct group_ctl {
 
 static struct group_ctl *ctl;
 static uint32_t nb_groups;
+bool dp_fwd_groups_made;
 
 int
 dp_fwd_group_init(void)
@@ -66,90 +68,16 @@ dp_fwd_group_count(void)
 
 /* ---- the flow's hash and the pick (workers) ---- */
 
-/* The bucket of hash @p h: its top bits after a multiplication, so that every
- * bit of @p h counts (an RSS hash's low bits chose the queue, all alike on one
- * worker). */
-static inline unsigned int
-bucket_of(uint32_t h)
-{
-	return (h * UINT32_C(0x9e3779b1)) >> 24;
-}
-
-_Static_assert(DP_FWD_GROUP_BUCKETS == 256, "bucket_of() gives 8 bits");
-
-#define FLOW_HASH_SEED UINT32_C(0x6a09e667)
-
 uint32_t
 dp_fwd_flow_hash4(const struct rte_mbuf *m)
 {
-	const struct rte_ipv4_hdr *ip;
-	uint32_t h, ihl, ports;
-	uint64_t addrs;
-
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return m->hash.rss;
-	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
-	memcpy(&addrs, &ip->src_addr, sizeof(addrs));
-	h = rte_hash_crc_8byte(addrs, FLOW_HASH_SEED);
-	ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
-	/* the ports only in a whole datagram: every fragment of one takes the
-	 * addresses' hash, the same whichever fragment it is */
-	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
-		(ip->fragment_offset &
-			rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
-		m->data_len >= RTE_ETHER_HDR_LEN + ihl + 4) {
-		memcpy(&ports, (const uint8_t *)ip + ihl, sizeof(ports));
-		h = rte_hash_crc_4byte(ports, h);
-		h = rte_hash_crc_1byte(ip->next_proto_id, h);
-	}
-	return h;
+	return dp_fwd_flow_hash4_fp(m);
 }
 
 uint32_t
 dp_fwd_flow_hash6(const struct rte_mbuf *m)
 {
-	const struct rte_ipv6_hdr *ip;
-	const uint8_t *a;
-	uint32_t h = FLOW_HASH_SEED, ports;
-	uint64_t w;
-	unsigned int i;
-
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return m->hash.rss;
-	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
-	a = ip->src_addr; /* source and destination: 32 bytes in a row */
-	for (i = 0; i < 4; i++) {
-		memcpy(&w, a + 8 * i, sizeof(w));
-		h = rte_hash_crc_8byte(w, h);
-	}
-	/* a fragment header or any other extension: the addresses only */
-	if ((ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP) &&
-		m->data_len >= RTE_ETHER_HDR_LEN + sizeof(*ip) + 4) {
-		memcpy(&ports, ip + 1, sizeof(ports));
-		h = rte_hash_crc_4byte(ports, h);
-		h = rte_hash_crc_1byte(ip->proto, h);
-	}
-	return h;
-}
-
-__rte_noinline uint32_t
-dp_fwd_group_pick4(const struct dp_fwd_nh *nh, const struct rte_mbuf *m)
-{
-	const struct dp_fwd_group *g = &dp_fwd_groups[nh->group];
-	const uint8_t slot =
-		__atomic_load_n(&g->bucket[bucket_of(dp_fwd_flow_hash4(m))], __ATOMIC_RELAXED);
-
-	return g->member[slot];
-}
-
-__rte_noinline uint32_t
-dp_fwd_group_pick6(const struct dp_fwd_nh *nh, const struct rte_mbuf *m)
-{
-	const struct dp_fwd_group *g = &dp_fwd_groups[nh->group];
-	const uint8_t slot =
-		__atomic_load_n(&g->bucket[bucket_of(dp_fwd_flow_hash6(m))], __ATOMIC_RELAXED);
-
-	return g->member[slot];
+	return dp_fwd_flow_hash6_fp(m);
 }
 
 /* ---- buckets (control lcore) ---- */
@@ -387,6 +315,7 @@ dp_fwd_group_get(const struct dp_fwd_config_paths *paths, bool v6, uint32_t *idx
 	c->live = (uint16_t)((1u << c->nb) - 1);
 	buckets_set(gi, live_mask(gi));
 	nb_groups++;
+	__atomic_store_n(&dp_fwd_groups_made, true, __ATOMIC_RELEASE);
 	/* whole before a worker can find its index (in a FIB, written after this returns) */
 	dp_fwd.nh[nh].group = gi;
 	__atomic_or_fetch(&dp_fwd.nh[nh].flags, DP_FWD_NH_F_GROUP, __ATOMIC_RELEASE);

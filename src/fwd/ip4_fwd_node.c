@@ -284,6 +284,8 @@ ip4_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_m
 	/* raw: a LOCAL answer is confirmed in ip4_fwd_other() when a route
 	 * change ran during the lookup */
 	unsure = dp_fwd_lookup4_raw(dst, hop, n);
+	if (unlikely(__atomic_load_n(&dp_fwd_groups_made, __ATOMIC_RELAXED)))
+		dp_fwd_groups_resolve(nh_table, pkts, rest, hop, n, NO_ROUTE, false);
 	for (i = 0; i < n; i++) {
 		const uint16_t k = rest != NULL ? rest[i] : i;
 

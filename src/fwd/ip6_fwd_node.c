@@ -261,6 +261,8 @@ ip6_fwd_lookup_send(struct rte_graph *graph, struct rte_node *node, struct rte_f
 	for (i = 0; i < n; i++)
 		ip6_dst(pkts[rest != NULL ? rest[i] : i], dst[i]);
 	rte_fib6_lookup_bulk(fib, dst, hop, n);
+	if (unlikely(__atomic_load_n(&dp_fwd_groups_made, __ATOMIC_RELAXED)))
+		dp_fwd_groups_resolve(dp_fwd.nh, pkts, rest, hop, n, DP_FWD_NO_ROUTE6, true);
 	for (i = 0; i < n; i++) {
 		const uint16_t k = rest != NULL ? rest[i] : i;
 

@@ -27,9 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE4_2__
-#include <nmmintrin.h>
-#endif
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -41,6 +38,7 @@
 #include <rte_udp.h>
 
 #include "dp_cksum.h"
+#include "dp_crc.h"
 #include "dp_config.h"
 #include "dp_fwd.h"
 #include "dp_relay.h"
@@ -209,23 +207,6 @@ relay_emc_ready_word(uint32_t now, uint32_t gen)
 #define RELAY_EMC_MAX      (1u << 18) /* a worker: 16 MiB for IPv4, 32 for IPv6 */
 
 /*
- * One CRC32-C step over a word, as rte_hash_crc_8byte() (the same values):
- * the instruction itself where the build targets it (DPDK's own -march for
- * x86 has it). rte_hash_crc_8byte() reads which CRC code to use from a
- * global on every call; on the relay's fast path that is a load, a compare
- * and a branch per word.
- */
-static __rte_always_inline uint32_t
-relay_crc_8byte(uint64_t w, uint32_t h)
-{
-#ifdef __SSE4_2__
-	return (uint32_t)_mm_crc32_u64(h, w);
-#else
-	return rte_hash_crc_8byte(w, h);
-#endif
-}
-
-/*
  * Where a key goes in a cache: a CRC32-C of its addresses, plus its two ports
  * in host order (@p ports: the UDP header's first word as loaded). Added, not
  * hashed, the ports keep the keys of one pair of addresses that differ in a
@@ -249,7 +230,7 @@ relay_emc_index(uint32_t crc, uint32_t ports)
 static inline uint32_t
 relay_emc_hash_w(const uint64_t w[2])
 {
-	return relay_emc_index(relay_crc_8byte(w[0], 0), (uint32_t)w[1]);
+	return relay_emc_index(dp_crc32c_u64(w[0], 0), (uint32_t)w[1]);
 }
 
 static inline uint32_t
@@ -312,7 +293,7 @@ relay_emc6_hash_w(const uint64_t w[5])
 	unsigned int i;
 
 	for (i = 0; i < 4; i++)
-		h = relay_crc_8byte(w[i], h);
+		h = dp_crc32c_u64(w[i], h);
 	return relay_emc_index(h, (uint32_t)w[4]);
 }
 
