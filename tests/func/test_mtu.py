@@ -6,6 +6,7 @@ independent builder and parser):
 
   port0  net_pcap0  mtu 9000  198.18.0.1/24, 2001:db8::1/64   rx in0.pcap, tx out0.pcap
   port1  net_pcap1  mtu 1500  198.18.101.1/24, 2001:db8:101::1/64          tx out1.pcap
+  port2  net_pcap2  mtu 68    198.18.102.1/24 (198.18.2.0/24 behind it)      tx out2.pcap
   198.18.1.0/24 and 2001:db8:1::/64 via port1's neighbor; the sender is port0's neighbor
 
 - IPv4 of 4000 bytes with DF set: not forwarded; an ICMP Destination Unreachable,
@@ -24,6 +25,8 @@ independent builder and parser):
 - IPv6 of 4000 bytes: not forwarded; an ICMPv6 Packet Too Big (type 2) goes back out of
   port0 with MTU 1500 (RFC 4443 3.2) and as much of the packet as fits in 1280 bytes.
 - A frame of 9001 IP bytes in on port0 (MTU 9000): dropped as l2_too_long.
+- 4000 bytes without DF to port2 (MTU 68): 83 fragments would be due, more than the 64
+  dpfwd makes of one packet: dropped as ip4_frag_failed, nothing sent.
 - A relay from port0's address to a backend behind port1: a datagram of 1500 bytes is
   relayed, one of 1501 bytes is dropped as relay_too_big (the relay does not fragment).
 - Telemetry: drops ip4_frag_needed = 2, ip6_too_big = 1, l2_too_long = 1,
@@ -65,15 +68,22 @@ ip4 = 198.18.101.1/24
 ip6 = 2001:db8:101::1/64
 mtu = 1500
 
+[port2]
+dev = net_pcap2,tx_pcap={d}/out2.pcap
+ip4 = 198.18.102.1/24
+mtu = 68
+
 [lcores]
 rx = (0,0,1)
 
 [routes]
 route = 198.18.1.0/24 via 198.18.101.2 port 1
+route = 198.18.2.0/24 via 198.18.102.2 port 2
 route = 2001:db8:1::/64 via 2001:db8:101::2 port 1
 
 [neighbors]
 neigh = 198.18.101.2 lladdr {nmac} port 1
+neigh = 198.18.102.2 lladdr {nmac} port 2
 neigh = 2001:db8:101::2 lladdr {nmac} port 1
 neigh = 198.18.0.2 lladdr {smac} port 0
 neigh = 2001:db8::2 lladdr {smac} port 0
@@ -136,6 +146,10 @@ class TestMtu(unittest.TestCase):
         frames += [to_port0(cls.df_1501), to_port0(cls.v6_big)]
         # longer than port0's MTU allows a frame to be: a drop where it came in
         frames.append(to_port0(ip4(9001, 8, False)))
+        # to port2 (MTU 68: 48 data bytes a fragment): 4000 bytes would make 83
+        # fragments, more than dpfwd makes of one packet
+        frames.append(to_port0(IP(src="198.18.0.2", dst="198.18.2.9", id=12)
+                               / UDP(sport=1012, dport=9) / Raw(payload(4000 - 28, 12))))
         # to the relay: one that fits port1's MTU, one that does not
         for ident, tlen in ((9, 1500), (10, 1501)):
             frames.append(to_port0(IP(src="198.18.0.2", dst="198.18.0.1", id=ident)
@@ -317,19 +331,27 @@ class TestMtu(unittest.TestCase):
         self.assertEqual((r[IP].src, r[UDP].dport), ("198.18.101.1", 6000))
         self.assertEqual(bytes(r[UDP].payload), payload(1500 - 28, 9))
 
+    def test_too_many_fragments_is_a_counted_drop(self):
+        self.ok()
+        try:
+            out2 = [f for f in rdpcap(str(self.dir / "out2.pcap")) if IP in f]
+        except FileNotFoundError:
+            out2 = []
+        self.assertEqual(out2, [])
+
     def test_telemetry(self):
         self.ok()
         self.assertIsNotNone(self.final)
         drops = {k: v for k, v in self.final["drops"]["by_reason"].items() if v}
         self.assertEqual(drops, {"ip4_frag_needed": 2, "ip6_too_big": 1, "l2_too_long": 1,
-                                 "relay_too_big": 1})
+                                 "relay_too_big": 1, "ip4_frag_failed": 1})
         self.assertEqual(self.out1_of(8), [])
         fwd = self.final["fwd"]
         self.assertEqual(fwd["ip4_fragmented"], 3)
         self.assertEqual(fwd["ip4_fragments"],
                          sum(len(self.out1_of(i)) for i in (2, 3, 11)))
         mtus = {nh["port"]: nh["mtu"] for nh in fwd["next_hops"] if not nh["local"]}
-        self.assertEqual(mtus, {0: 9000, 1: 1500})
+        self.assertEqual(mtus, {0: 9000, 1: 1500, 2: 68})
 
 
 if __name__ == "__main__":
