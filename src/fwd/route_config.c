@@ -86,14 +86,20 @@ route_words(const char *text, char *buf, size_t buflen, char **tok, char *err, s
 	char *t;
 	unsigned int n = 0;
 
-	if (dp_strlcpy(buf, text, buflen) < 0)
-		return dp_config_error(err, errlen, NULL, "route too long");
+	/* -EINVAL spelled out after each message: the analyser does not see what
+	 * dp_config_error() returns, and would go on with tok[] unset */
+	if (dp_strlcpy(buf, text, buflen) < 0) {
+		dp_config_error(err, errlen, NULL, "route too long");
+		return -EINVAL;
+	}
 	for (t = strtok_r(buf, " \t", &save); t != NULL && n < ROUTE_WORDS_MAX;
 		t = strtok_r(NULL, " \t", &save))
 		tok[n++] = t;
 	/* beyond a route with one next hop, only "via" lines may be long */
-	if (t != NULL || (n > 8 && strcmp(tok[1], "via") != 0))
-		return dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
+	if (t != NULL || (n > 8 && strcmp(tok[1], "via") != 0)) {
+		dp_config_error(err, errlen, NULL, "too many words in route '%s'", text);
+		return -EINVAL;
+	}
 	return (int)n;
 }
 
