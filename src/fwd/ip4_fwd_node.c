@@ -10,7 +10,8 @@
  *         UDP datagram to the router and a claimed port; ip4_local (the rest
  *         to the router); icmp4_error (ip4_no_route, ip4_ttl_exceeded,
  *         ip4_frag_needed: larger than the next hop's MTU with DF set); ip4_frag
- *         (larger than the next hop's MTU, DF clear); drop (ip4_truncated, ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
+ *         (larger than the next hop's MTU, DF clear); drop (ip4_truncated,
+ *         ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
  *         ip4_bad_cksum, ip4_martian)
  *
  * Checks follow RFC 1812 5.2.2; the TTL (5.3.1) only for packets forwarded.
