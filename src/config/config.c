@@ -499,7 +499,7 @@ dp_config_port_ref_parse(const char *s, uint16_t *ref)
 const char *
 dp_config_port_ref_str(uint16_t ref, char *buf, size_t len)
 {
-	unsigned int r = ref - DP_CONFIG_MAX_IFACES;
+	unsigned int r = ref - DP_CONFIG_MAX_PORTS;
 
 	if (dp_config_port_ref_is_vlan(ref))
 		snprintf(buf, len, "%u.%u", r / DP_CONFIG_VID_MAX, r % DP_CONFIG_VID_MAX + 1);
@@ -511,7 +511,7 @@ dp_config_port_ref_str(uint16_t ref, char *buf, size_t len)
 uint16_t
 dp_config_port_resolve(const struct dp_config *cfg, uint16_t ref)
 {
-	unsigned int r = ref - DP_CONFIG_MAX_IFACES;
+	unsigned int r = ref - DP_CONFIG_MAX_PORTS;
 	uint16_t i;
 
 	if (!dp_config_port_ref_is_vlan(ref))
@@ -1053,7 +1053,7 @@ static int
 vlan_open(struct dp_config *cfg, uint16_t ref, const struct dp_config_at *at, void **base,
 	char *err, size_t errlen)
 {
-	unsigned int r = ref - DP_CONFIG_MAX_IFACES;
+	unsigned int r = ref - DP_CONFIG_MAX_PORTS;
 	struct dp_config_port *p;
 	uint16_t i;
 
@@ -1386,6 +1386,9 @@ vlans_place(struct dp_config *cfg, char *err, size_t errlen)
 	uint16_t i;
 
 	cfg->nb_phys_ports = cfg->nb_ports;
+	if (cfg->nb_ports + cfg->nb_vlans > DP_CONFIG_MAX_PORTS)
+		return fail(err, errlen, &cfg->vlans[DP_CONFIG_MAX_PORTS - cfg->nb_ports].loc,
+			"more than %d ports and sub-interfaces in all", DP_CONFIG_MAX_PORTS);
 	for (i = 0; i < cfg->nb_vlans; i++) {
 		const struct dp_config_port *v = &cfg->vlans[i];
 		const struct dp_config_port *parent = &cfg->ports[v->parent];

@@ -29,11 +29,10 @@
 /** Log type "dpfwd.config": DP_LOG(level, config, ...) (dp_common.h). */
 extern int dp_logtype_config;
 
+/** Config ports in all: the [portN] sections (N below it), then the [portN.VID] ones */
 #define DP_CONFIG_MAX_PORTS 16
-/** [portN.VID] sections (802.1Q sub-interfaces) a config may have */
-#define DP_CONFIG_MAX_VLANS 16
-/** Config ports: the physical ones, then the sub-interfaces */
-#define DP_CONFIG_MAX_IFACES (DP_CONFIG_MAX_PORTS + DP_CONFIG_MAX_VLANS)
+/** [portN.VID] sections (802.1Q sub-interfaces) a config may have, within the 16 ports */
+#define DP_CONFIG_MAX_VLANS (DP_CONFIG_MAX_PORTS - 1)
 /** The largest 802.1Q VLAN id (0 and 4095 are reserved, IEEE 802.1Q 9.6) */
 #define DP_CONFIG_VID_MAX        4094
 #define DP_CONFIG_MAX_RXMAP      64
@@ -132,7 +131,7 @@ struct dp_config {
 	/* the rest */
 	/** the [portN] sections, then (from nb_phys_ports, once dp_config_validate() placed
 	 * them) the [portN.VID] ones */
-	struct dp_config_port ports[DP_CONFIG_MAX_IFACES];
+	struct dp_config_port ports[DP_CONFIG_MAX_PORTS];
 	uint16_t nb_ports;      /**< [portN] sections; after dp_config_validate(), all */
 	uint16_t nb_phys_ports; /**< [portN] sections (set by dp_config_validate()) */
 	/** the [portN.VID] sections as read, before dp_config_validate() places them */
@@ -424,15 +423,15 @@ uint16_t dp_config_port_of_addr(const struct dp_config *cfg, bool ip6, const uin
 int dp_config_port_ref_parse(const char *s, uint16_t *ref);
 
 /** The reference of sub-interface @p vid of port @p port: above every config port index
- * (the largest, 15.4094, is 65535). */
+ * (the largest, 15.4094, is 65519). */
 #define DP_CONFIG_PORT_REF(port, vid)                                                              \
-	((uint16_t)(DP_CONFIG_MAX_IFACES + (port)*DP_CONFIG_VID_MAX + (vid)-1))
+	((uint16_t)(DP_CONFIG_MAX_PORTS + (port)*DP_CONFIG_VID_MAX + (vid)-1))
 
 /** Is @p ref a sub-interface reference (DP_CONFIG_PORT_REF()) rather than a port index? */
 static inline bool
 dp_config_port_ref_is_vlan(uint16_t ref)
 {
-	return ref >= DP_CONFIG_MAX_IFACES;
+	return ref >= DP_CONFIG_MAX_PORTS;
 }
 
 /** "N" or "N.VID": the name of port reference @p ref into @p buf. */

@@ -656,7 +656,8 @@ static const struct dp_config_key routes_keys[] = {
 			  "(up to 16 next hops: ECMP), PREFIX/len port N (on-link), or l3fwd's "
 			  "RPREFIX/len N",
 		.unset = "none",
-		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route)" },
+		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route); port N.VID: "
+		       "sub-interface [portN.VID]" },
 	{ .name = "file",
 		.type = DP_CONFIG_CUSTOM,
 		.parse = route_file_parse,
@@ -689,7 +690,7 @@ static const struct dp_config_key neighbors_keys[] = {
 		.flags = DP_CONFIG_KEY_REPEAT,
 		.syntax = "ADDR lladdr xx:xx:xx:xx:xx:xx port N",
 		.unset = "none",
-		.doc = "a static neighbor, IPv4 or IPv6" },
+		.doc = "a static neighbor, IPv4 or IPv6; port N.VID: sub-interface [portN.VID]" },
 };
 
 struct dp_config_section dp_fwd_routes_section = {

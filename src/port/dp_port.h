@@ -21,7 +21,7 @@
 extern int dp_logtype_port;
 
 /** Ports: the physical ones (DPDK ports), then the 802.1Q sub-interfaces ([portN.VID]) */
-#define DP_PORT_MAX DP_CONFIG_MAX_IFACES
+#define DP_PORT_MAX DP_CONFIG_MAX_PORTS
 
 /**
  * Port ids (mbuf->port) past DPDK's: a sub-interface's is DP_PORT_VLAN_ID_BASE plus its

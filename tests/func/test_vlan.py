@@ -20,6 +20,9 @@ builder and parser):
 - An echo request tagged VLAN 100 to 198.18.100.1: the reply leaves tagged VLAN 100,
   from 198.18.100.1.
 - An ARP request tagged VLAN 100 for 198.18.100.1: a reply tagged VLAN 100.
+- A neighbor solicitation tagged VLAN 100 for 2001:db8:100::1: an advertisement
+  tagged VLAN 100. A TTL 1 packet tagged VLAN 100: time exceeded back on VLAN 100, from
+  198.18.100.1.
 - Each address is announced (a gratuitous ARP request) on its own VLAN.
 - Tagged VLAN 300 (no sub-interface): dropped as vlan_unknown.
 - Telemetry: drops vlan_unknown = 1 and nothing else; the vlans section counts each
@@ -79,7 +82,8 @@ neigh = 2001:db8:100::2 lladdr {nmac} port 0.100
 """
 
 try:
-    from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, IPv6, Raw, rdpcap, wrpcap)
+    from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS,
+                           ICMPv6NDOptSrcLLAddr, IPv6, Raw, rdpcap, wrpcap)
 except ImportError:
     IP = None
 
@@ -119,6 +123,11 @@ class TestVlan(unittest.TestCase):
             tagged(100, ARP(op=1, hwsrc=SENDER_MAC, psrc="198.18.100.2",
                             pdst="198.18.100.1"), dst="ff:ff:ff:ff:ff:ff"),
             tagged(300, udp("198.18.100.2", "198.18.1.9", 9)),
+            tagged(100, IPv6(src="2001:db8:100::2", dst="ff02::1:ff00:1", hlim=255)
+                   / ICMPv6ND_NS(tgt="2001:db8:100::1")
+                   / ICMPv6NDOptSrcLLAddr(lladdr=SENDER_MAC), dst="33:33:ff:00:00:01"),
+            tagged(100, IP(src="198.18.100.2", dst="198.18.1.9", id=10, ttl=1)
+                   / UDP(sport=1010, dport=9) / Raw(b"ttl 1")),
         ]
         wrpcap(str(d / "in0.pcap"), frames)
         (d / "fwd.ini").write_text(CONFIG.format(d=d, nmac=NEIGH_MAC, smac=SENDER_MAC))
@@ -221,10 +230,29 @@ class TestVlan(unittest.TestCase):
         self.assertEqual(got, {(None, "198.18.0.1"), (100, "198.18.100.1"),
                                (200, "198.18.200.1")})
 
+    def test_neighbor_advertisement_on_sub_interface(self):
+        self.ok()
+        got = [f for f in self.out0 if ICMPv6ND_NA in f]
+        self.assertEqual(len(got), 1)
+        self.assertEqual(got[0][Dot1Q].vlan, 100)
+        self.assertEqual(got[0][ICMPv6ND_NA].tgt, "2001:db8:100::1")
+        self.assertEqual(got[0][IPv6].dst, "2001:db8:100::2")
+
+    def test_time_exceeded_from_sub_interface_address(self):
+        self.ok()
+        got = [f for f in self.out0 if ICMP in f and f[ICMP].type == 11]
+        self.assertEqual(len(got), 1)
+        self.assertEqual(got[0][Dot1Q].vlan, 100)
+        self.assertEqual(got[0][IP].src, "198.18.100.1")
+        self.assertEqual(got[0][IP].dst, "198.18.100.2")
+
     def test_unknown_vid_is_vlan_unknown_drop(self):
         self.ok()
         self.assertIsNotNone(self.final)
         drops = {k: v for k, v in self.final["drops"]["by_reason"].items() if v}
+        # the TTL 1 packet is an ip4_ttl_exceeded drop (answered); the NS consumed
+        drops.pop("ip4_ttl_exceeded", None)
+        drops.pop("nd_consumed", None)
         self.assertEqual(drops, {"vlan_unknown": 1})
         self.assertEqual(self.ip_out(self.out1, 9), [])
 
@@ -233,10 +261,12 @@ class TestVlan(unittest.TestCase):
         vlans = {v["name"]: v for v in self.final["vlans"]}
         v100 = next(v for v in vlans.values() if v["vid"] == 100)
         v200 = next(v for v in vlans.values() if v["vid"] == 200)
-        # in on VLAN 100: ids 1, 2, 3, the IPv6 one, the echo request, the ARP request
-        self.assertEqual(v100["rx_pkts"], 6)
-        # out on VLAN 100: the announcement, the IPv6 one, the echo reply, the ARP reply
-        self.assertEqual(v100["tx_pkts"], 4)
+        # in on VLAN 100: ids 1, 2, 3, the IPv6 one, the echo request, the ARP request,
+        # the NS and the TTL 1 packet
+        self.assertEqual(v100["rx_pkts"], 8)
+        # out on VLAN 100: the announcement, the IPv6 one, the echo and ARP replies, the
+        # NA and the time exceeded
+        self.assertEqual(v100["tx_pkts"], 6)
         self.assertEqual(v200["rx_pkts"], 0)
         # out on VLAN 200: the announcement, ids 3 and 4
         self.assertEqual(v200["tx_pkts"], 3)

@@ -6,6 +6,7 @@
  * out, or the drop reason counted. The tag is written here by hand (TPID 0x8100,
  * then the TCI, IEEE 802.1Q 9.3): an oracle apart from rte_vlan_insert().
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_ether.h>
@@ -208,6 +209,32 @@ test_vlan_shared_mbuf_is_vlan_tag_failed(void)
 	rte_pktmbuf_free(m);
 }
 
+/* A route added while running names the sub-interface as N.VID; one that does not exist
+ * is refused. */
+static void
+test_vlan_route_added_at_run_time_names_port_n_vid(void)
+{
+	uint8_t in[2048];
+	struct rte_mbuf *out[4];
+	char err[256] = "";
+	size_t len = frame(in, 0xc6120002, 0xc6120309, 0); /* -> 198.18.3.9 */
+
+	CU_ASSERT_EQUAL(
+		ring_rig_route(true, "198.18.3.0/24 via 198.18.200.2 port 0.999", err, sizeof(err)),
+		-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "port 0.999 does not exist");
+	CU_ASSERT_EQUAL_FATAL(
+		ring_rig_route(true, "198.18.3.0/24 via 198.18.200.2 port 0.200", err, sizeof(err)),
+		0);
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, in, len);
+	run_graph();
+	CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 0, out, 4), 1);
+	CU_ASSERT_EQUAL(rte_pktmbuf_mtod(out[0], const uint8_t *)[15], 200);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	rte_pktmbuf_free(out[0]);
+}
+
 static void
 test_vlan_no_mbuf_leak_after_traffic(void)
 {
@@ -222,8 +249,11 @@ static const struct dp_test tests[] = {
 		test_vlan_routed_to_sub_interface_leaves_tagged_vid_200 },
 	{ "test_vlan_unknown_vid_is_vlan_unknown", test_vlan_unknown_vid_is_vlan_unknown },
 	{ "test_vlan_untagged_frame_stays_with_port0", test_vlan_untagged_frame_stays_with_port0 },
-	{ "test_vlan_insert_offload_sets_the_tci_only", test_vlan_insert_offload_sets_the_tci_only },
+	{ "test_vlan_insert_offload_sets_the_tci_only",
+		test_vlan_insert_offload_sets_the_tci_only },
 	{ "test_vlan_shared_mbuf_is_vlan_tag_failed", test_vlan_shared_mbuf_is_vlan_tag_failed },
+	{ "test_vlan_route_added_at_run_time_names_port_n_vid",
+		test_vlan_route_added_at_run_time_names_port_n_vid },
 	{ "test_vlan_no_mbuf_leak_after_traffic", test_vlan_no_mbuf_leak_after_traffic },
 	{ NULL, NULL },
 };
