@@ -846,6 +846,12 @@ def show_ports(s, args):
     out = [s.since_line(since), table(headers, rows, left=4)]
     if any(p.get("link_up") and not p.get("polled") for p in ports):
         out.append("* link up, not polled by the workers yet")
+    if args.interval > 0:
+        out.append(f"rates over the last {args.interval:g} s")
+    if args.verbose:
+        for p in ports:
+            out.append(f"\nport{p.get('index')} {p.get('name')}: " + ", ".join(
+                f"{k} {v}" for k, v in p.items() if k not in ("index", "name")))
     if vlans:
         # kept by the workers in software, counted since dpfwd started
         out.append("\nSub-interfaces (802.1Q), counted since start")
@@ -855,12 +861,6 @@ def show_ports(s, args):
                            v.get("vid"), v.get("mtu"), n(v.get("rx_pkts")),
                            si(v.get("rx_bytes"), "B"), n(v.get("tx_pkts")),
                            si(v.get("tx_bytes"), "B")] for v in vlans], left=2))
-    if args.interval > 0:
-        out.append(f"rates over the last {args.interval:g} s")
-    if args.verbose:
-        for p in ports:
-            out.append(f"\nport{p.get('index')} {p.get('name')}: " + ", ".join(
-                f"{k} {v}" for k, v in p.items() if k not in ("index", "name")))
     return "\n".join(out)
 
 
