@@ -530,6 +530,7 @@ def subtract(section, cur, snap):
 COMMANDS = {
     "info": "/dpfwd/run/info",
     "ports": "/dpfwd/port/stats",
+    "vlans": "/dpfwd/port/vlans",
     "lcores": "/dpfwd/graph/lcores",
     "nodes": "/dpfwd/graph/nodes",
     "drops": "/dpfwd/graph/drops",
@@ -817,8 +818,12 @@ def show_ports(s, args):
             p["tx_pps"] = round(x.get("opackets", 0), 1)
             p["rx_bps"] = round(8 * x.get("ibytes", 0), 1)
             p["tx_bps"] = round(8 * x.get("obytes", 0), 1)
+    vlans = s.get("vlans") or []
     if args.json:
-        return {"counters": since, "rate_interval_s": args.interval or None, "ports": ports}
+        r = {"counters": since, "rate_interval_s": args.interval or None, "ports": ports}
+        if vlans:
+            r["vlans"] = vlans
+        return r
     rows = []
     for p in ports:
         link = "up" if p.get("link_up") else "down"
@@ -847,6 +852,15 @@ def show_ports(s, args):
         for p in ports:
             out.append(f"\nport{p.get('index')} {p.get('name')}: " + ", ".join(
                 f"{k} {v}" for k, v in p.items() if k not in ("index", "name")))
+    if vlans:
+        # kept by the workers in software, counted since dpfwd started
+        out.append("\nSub-interfaces (802.1Q), counted since start")
+        out.append(table(["Port", "Name", "On", "VLAN", "MTU", "Rx packets", "Rx bytes",
+                          "Tx packets", "Tx bytes"],
+                         [[v.get("index"), v.get("name"), f"port{v.get('port')}",
+                           v.get("vid"), v.get("mtu"), n(v.get("rx_pkts")),
+                           si(v.get("rx_bytes"), "B"), n(v.get("tx_pkts")),
+                           si(v.get("tx_bytes"), "B")] for v in vlans], left=2))
     return "\n".join(out)
 
 

@@ -154,7 +154,7 @@ dp_capture_stop(const char *reason)
 			"dpfwd capture: %.160s; lost %" PRIu64 " (ring full %" PRIu64
 			", pool empty %" PRIu64 ")",
 			cap.reason, cap.ring_full + cap.pool_empty, cap.ring_full, cap.pool_empty);
-		for (i = 0; i < dp_nb_ports; i++)
+		for (i = 0; i < dp_nb_phys_ports; i++)
 			if (cap.port < 0 || cap.port == i)
 				rte_pcapng_write_stats(
 					cap.pcapng, dp_ports[i].port_id, comment, 0, 0, 0, 0);
@@ -256,7 +256,7 @@ capture_snaplen_default(void)
 	uint32_t len = RTE_ETHER_MAX_LEN;
 	uint16_t i;
 
-	for (i = 0; i < dp_nb_ports; i++)
+	for (i = 0; i < dp_nb_phys_ports; i++)
 		len = RTE_MAX(len, (uint32_t)dp_ports[i].mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN);
 	return len;
 }
@@ -276,7 +276,7 @@ capture_comment(char *buf, size_t len, const char *filter)
 
 	off = (size_t)snprintf(buf, len, "dpfwd capture, filter: %s;",
 		filter != NULL && filter[0] != '\0' ? filter : "(none)");
-	for (i = 0; i < dp_nb_ports && off < len; i++)
+	for (i = 0; i < dp_nb_phys_ports && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, " dpdk:%u = port %u %s (%s);",
 			dp_ports[i].port_id, i, dp_ports[i].name, dp_ports[i].driver);
 }
@@ -300,9 +300,9 @@ dp_capture_start(const struct dp_capture_req *req, bool *usage, char *err, size_
 		return -EBUSY;
 	}
 	*usage = true;
-	if (req->port >= (int)dp_nb_ports) {
+	if (req->port >= (int)dp_nb_phys_ports) {
 		snprintf(err, errlen, "no port %d: the ports are 0..%u", req->port,
-			dp_nb_ports - 1u);
+			dp_nb_phys_ports - 1u);
 		return -EINVAL;
 	}
 	if (!req->rx && !req->tx) {
@@ -358,7 +358,7 @@ dp_capture_start(const struct dp_capture_req *req, bool *usage, char *err, size_
 			rte_strerror(rte_errno));
 		goto close;
 	}
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		if (req->port >= 0 && req->port != i)
 			continue;
 		c->rx[dp_ports[i].port_id] = req->rx;

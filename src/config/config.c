@@ -471,6 +471,58 @@ dp_config_port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr
 	return cfg->nb_ports;
 }
 
+int
+dp_config_port_ref_parse(const char *s, uint16_t *ref)
+{
+	char buf[16];
+	char *dot;
+	uint64_t port, vid;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	dp_strlcpy(buf, s, sizeof(buf));
+	dot = strchr(buf, '.');
+	if (dot != NULL)
+		*dot = '\0';
+	if (parse_u64(buf, 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
+		return -EINVAL;
+	if (dot == NULL) {
+		*ref = (uint16_t)port;
+		return 0;
+	}
+	if (parse_u64(dot + 1, 1, DP_CONFIG_VID_MAX, &vid) < 0)
+		return -EINVAL;
+	*ref = DP_CONFIG_PORT_REF(port, vid);
+	return 0;
+}
+
+const char *
+dp_config_port_ref_str(uint16_t ref, char *buf, size_t len)
+{
+	unsigned int r = ref - DP_CONFIG_MAX_PORTS;
+
+	if (dp_config_port_ref_is_vlan(ref))
+		snprintf(buf, len, "%u.%u", r / DP_CONFIG_VID_MAX, r % DP_CONFIG_VID_MAX + 1);
+	else
+		snprintf(buf, len, "%u", ref);
+	return buf;
+}
+
+uint16_t
+dp_config_port_resolve(const struct dp_config *cfg, uint16_t ref)
+{
+	unsigned int r = ref - DP_CONFIG_MAX_PORTS;
+	uint16_t i;
+
+	if (!dp_config_port_ref_is_vlan(ref))
+		return ref;
+	for (i = cfg->nb_phys_ports; i < cfg->nb_ports; i++)
+		if (cfg->ports[i].parent == r / DP_CONFIG_VID_MAX &&
+			cfg->ports[i].vid == r % DP_CONFIG_VID_MAX + 1)
+			return i;
+	return cfg->nb_ports;
+}
+
 /* ---- [portN] ---- */
 
 static int
@@ -784,6 +836,39 @@ static const struct dp_config_key port_keys[] = {
 		       "checked at start); 1280 at least with ip6" },
 };
 
+/* [portN.VID]: what a sub-interface has of its own (its queues are its port's) */
+static const struct dp_config_key vlan_keys[] = {
+	{ .name = "mac",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = port_mac_parse,
+		.syntax = "xx:xx:xx:xx:xx:xx",
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config_port, has_mac),
+		.unset = "its port's",
+		.doc = "the sub-interface's MAC address (its port accepts frames for it)" },
+	{ .name = "ip4",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = port_ip4_parse,
+		.syntax = "a.b.c.d/len, len 1..31",
+		.unset = "none",
+		.doc = "interface address: a local /32 and a connected route" },
+	{ .name = "ip6",
+		.type = DP_CONFIG_CUSTOM,
+		.parse = port_ip6_parse,
+		.syntax = "IPv6 address/len, len 1..127",
+		.given = DP_CONFIG_OPT_FIELD(struct dp_config_port, has_ip6),
+		.unset = "none",
+		.doc = "global IPv6 address: a local /128 and a connected route (the link-local one "
+		       "is made from the MAC)" },
+	{ .name = "mtu",
+		.type = DP_CONFIG_UINT,
+		PORT_FIELD(mtu),
+		.min = DP_CONFIG_MTU_MIN,
+		.max = DP_CONFIG_MTU_MAX,
+		.given_at = DP_CONFIG_OPT_FIELD(struct dp_config_port, mtu_at),
+		.unset = "its port's",
+		.doc = "the largest IP packet the sub-interface sends and takes: at most its port's" },
+};
+
 static const struct dp_config_key lcores_keys[] = {
 	{ .name = "rx",
 		.type = DP_CONFIG_CUSTOM,
@@ -836,6 +921,18 @@ static const struct dp_config_section port_section = {
 	.open = port_open,
 };
 
+/* Sections are found by name, this one by the dot ([port0.100]: section_find()); its
+ * struct is a slot of cfg->vlans, taken by section_open(). */
+static const struct dp_config_section vlan_section = {
+	.name = "portN.VID",
+	.doc = "An 802.1Q sub-interface of [portN]: VLAN id VID (1..4094) on that port, with its "
+	       "own addresses. Routes and neighbors name it as port N.VID.",
+	.keys = vlan_keys,
+	.nb_keys = DP_ARRAY_SIZE(vlan_keys),
+	.off = offsetof(struct dp_config, vlans),
+	.stride = sizeof(struct dp_config_port),
+};
+
 static const struct dp_config_section lcores_section = {
 	.name = "lcores",
 	.doc = "Which lcore polls which RX queue, as DPDK l3fwd's --config.",
@@ -848,6 +945,7 @@ static const struct dp_config_section *const core_sections[] = {
 	&dpfwd_section,
 	&mempool_section,
 	&port_section,
+	&vlan_section,
 	&lcores_section,
 };
 
@@ -908,6 +1006,19 @@ section_find(const char *name, const struct dp_config_section **sp, unsigned int
 
 	*sp = NULL;
 	*idx = 0;
+	if (strncmp(name, "port", 4) == 0 && strchr(name, '.') != NULL) {
+		uint16_t ref;
+
+		if (dp_config_port_ref_parse(name + 4, &ref) < 0 ||
+			!dp_config_port_ref_is_vlan(ref))
+			return fail(err, errlen, loc,
+				"bad sub-interface section [%s] (expected [portN.VID], N 0..%d, VID "
+				"1..%d)",
+				name, DP_CONFIG_MAX_PORTS - 1, DP_CONFIG_VID_MAX);
+		*sp = &vlan_section;
+		*idx = ref;
+		return 0;
+	}
 	for (i = 0; (s = dp_config_section_at(i)) != NULL; i++) {
 		if (s->count == 0 && strcmp(name, s->name) == 0) {
 			*sp = s;
@@ -936,11 +1047,41 @@ section_find(const char *name, const struct dp_config_section **sp, unsigned int
 	return fail(err, errlen, loc, "unknown section [%s] (expected %s)", name, known);
 }
 
+/* @p *base: the slot of sub-interface @p ref (DP_CONFIG_PORT_REF()) in cfg->vlans, taken
+ * the first time it is seen. */
+static int
+vlan_open(struct dp_config *cfg, uint16_t ref, const struct dp_config_at *at, void **base,
+	char *err, size_t errlen)
+{
+	unsigned int r = ref - DP_CONFIG_MAX_PORTS;
+	struct dp_config_port *p;
+	uint16_t i;
+
+	for (i = 0; i < cfg->nb_vlans; i++)
+		if (DP_CONFIG_PORT_REF(cfg->vlans[i].parent, cfg->vlans[i].vid) == ref) {
+			*base = &cfg->vlans[i];
+			return 0;
+		}
+	if (cfg->nb_vlans == DP_CONFIG_MAX_VLANS)
+		return fail(err, errlen, at->loc, "[%s]: more than %d sub-interfaces", at->section,
+			DP_CONFIG_MAX_VLANS);
+	p = &cfg->vlans[cfg->nb_vlans++];
+	memset(p, 0, sizeof(*p));
+	p->defined = true;
+	p->loc = *at->loc;
+	p->parent = (uint16_t)(r / DP_CONFIG_VID_MAX);
+	p->vid = (uint16_t)(r % DP_CONFIG_VID_MAX + 1);
+	*base = p;
+	return 0;
+}
+
 /* @p *base: the struct of section @p s number @p idx; a numbered one's defaults when new. */
 static int
 section_open(struct dp_config *cfg, const struct dp_config_section *s, unsigned int idx,
 	const struct dp_config_at *at, void **base, char *err, size_t errlen)
 {
+	if (s == &vlan_section)
+		return vlan_open(cfg, (uint16_t)idx, at, base, err, errlen);
 	*base = (char *)cfg + s->off + (size_t)idx * s->stride;
 	if (s->open != NULL && s->open(cfg, *base, idx, at->loc) && s->count > 0)
 		return dp_config_section_defaults(s, *base, at, err, errlen);
@@ -1238,6 +1379,39 @@ dp_config_set(struct dp_config *cfg, const char *assignment, char *err, size_t e
 		&loc, err, errlen);
 }
 
+/* The sub-interfaces after the ports, each checked against its port. */
+static int
+vlans_place(struct dp_config *cfg, char *err, size_t errlen)
+{
+	uint16_t i;
+
+	cfg->nb_phys_ports = cfg->nb_ports;
+	if (cfg->nb_ports + cfg->nb_vlans > DP_CONFIG_MAX_PORTS)
+		return fail(err, errlen, &cfg->vlans[DP_CONFIG_MAX_PORTS - cfg->nb_ports].loc,
+			"more than %d ports and sub-interfaces in all", DP_CONFIG_MAX_PORTS);
+	for (i = 0; i < cfg->nb_vlans; i++) {
+		const struct dp_config_port *v = &cfg->vlans[i];
+		const struct dp_config_port *parent = &cfg->ports[v->parent];
+
+		if (v->parent >= cfg->nb_phys_ports || !parent->defined)
+			return fail(err, errlen, &v->loc,
+				"[port%u.%u] is a sub-interface of [port%u], which is not defined",
+				v->parent, v->vid, v->parent);
+		if (v->mtu != 0 && parent->mtu != 0 && v->mtu > parent->mtu)
+			return fail(err, errlen, &v->mtu_at,
+				"[port%u.%u] mtu %u is over its port's (%u)", v->parent, v->vid,
+				v->mtu, parent->mtu);
+		if (v->has_ip6 && v->mtu != 0 && v->mtu < DP_CONFIG_MTU_MIN6)
+			return fail(err, errlen, &v->mtu_at,
+				"[port%u.%u] mtu %u with an ip6 address: IPv6 links carry 1280 bytes "
+				"at least (RFC 8200 5)",
+				v->parent, v->vid, v->mtu);
+		cfg->ports[cfg->nb_phys_ports + i] = *v;
+	}
+	cfg->nb_ports = (uint16_t)(cfg->nb_phys_ports + cfg->nb_vlans);
+	return 0;
+}
+
 int
 dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -1249,6 +1423,8 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 
 	if (cfg->nb_ports == 0)
 		return fail(err, errlen, &top, "no [portN] section: at least one port is needed");
+	if (cfg->nb_phys_ports != 0)
+		cfg->nb_ports = cfg->nb_phys_ports; /* validated before: placed again below */
 	for (i = 0; i < cfg->nb_ports; i++) {
 		if (!cfg->ports[i].defined)
 			return fail(err, errlen, &top,
@@ -1294,6 +1470,9 @@ dp_config_validate(struct dp_config *cfg, char *err, size_t errlen)
 				"[lcores] polls queue %u of port %u, which has rx_queues = %u",
 				nq - 1, i, p->rx_queues);
 	}
+	rc = vlans_place(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
 	/* the modules' sections, which may check theirs against the ports */
 	for (n = 0; (s = dp_config_section_at(n)) != NULL; n++)
 		if (s->validate != NULL && (rc = s->validate(cfg, err, errlen)) < 0)

@@ -29,7 +29,12 @@
 /** Log type "dpfwd.config": DP_LOG(level, config, ...) (dp_common.h). */
 extern int dp_logtype_config;
 
-#define DP_CONFIG_MAX_PORTS      16
+/** Config ports in all: the [portN] sections (N below it), then the [portN.VID] ones */
+#define DP_CONFIG_MAX_PORTS 16
+/** [portN.VID] sections (802.1Q sub-interfaces) a config may have, within the 16 ports */
+#define DP_CONFIG_MAX_VLANS (DP_CONFIG_MAX_PORTS - 1)
+/** The largest 802.1Q VLAN id (0 and 4095 are reserved, IEEE 802.1Q 9.6) */
+#define DP_CONFIG_VID_MAX        4094
 #define DP_CONFIG_MAX_RXMAP      64
 #define DP_CONFIG_NEIGH_HOLD_MAX 64
 #define DP_CONFIG_DEV_LEN        256
@@ -65,6 +70,9 @@ struct dp_config_port {
 	uint16_t mtu;                /**< 0 = the driver profile's, else 1500 */
 	struct dp_config_loc mtu_at; /**< where mtu was given (file NULL: not given) */
 	struct dp_config_loc loc;
+	/* a sub-interface ([portN.VID]): vid 1..4094 and its port N; vid 0 for a port */
+	uint16_t vid;
+	uint16_t parent;
 };
 
 struct dp_config_rxmap {
@@ -121,8 +129,14 @@ struct dp_config {
 	uint16_t pool_data_room;
 	bool pool_data_room_set; /**< data_room given: not sized for the ports' MTUs */
 	/* the rest */
+	/** the [portN] sections, then (from nb_phys_ports, once dp_config_validate() placed
+	 * them) the [portN.VID] ones */
 	struct dp_config_port ports[DP_CONFIG_MAX_PORTS];
-	uint16_t nb_ports;
+	uint16_t nb_ports;      /**< [portN] sections; after dp_config_validate(), all */
+	uint16_t nb_phys_ports; /**< [portN] sections (set by dp_config_validate()) */
+	/** the [portN.VID] sections as read, before dp_config_validate() places them */
+	struct dp_config_port vlans[DP_CONFIG_MAX_VLANS];
+	uint16_t nb_vlans;
 	struct dp_config_rxmap rxmap[DP_CONFIG_MAX_RXMAP];
 	uint16_t nb_rxmap;
 	/* the modules' sections ([routes], [relayN], ...): each one's struct at its off
@@ -398,6 +412,36 @@ unsigned int dp_config_worker_lcores(
  * cfg->nb_ports for none.
  */
 uint16_t dp_config_port_of_addr(const struct dp_config *cfg, bool ip6, const uint8_t addr[16]);
+
+/**
+ * The port a route or a neighbor names: "N" for [portN] (N itself), "N.VID" for a
+ * sub-interface [portN.VID] (a reference, DP_CONFIG_PORT_REF(N, VID), that
+ * dp_config_port_resolve() turns into its config port index once the config is read).
+ * @return 0, or -EINVAL for anything else (N over DP_CONFIG_MAX_PORTS - 1, VID out of
+ *         1..4094).
+ */
+int dp_config_port_ref_parse(const char *s, uint16_t *ref);
+
+/** The reference of sub-interface @p vid of port @p port: above every config port index
+ * (the largest, 15.4094, is 65519). */
+#define DP_CONFIG_PORT_REF(port, vid)                                                              \
+	((uint16_t)(DP_CONFIG_MAX_PORTS + (port)*DP_CONFIG_VID_MAX + (vid)-1))
+
+/** Is @p ref a sub-interface reference (DP_CONFIG_PORT_REF()) rather than a port index? */
+static inline bool
+dp_config_port_ref_is_vlan(uint16_t ref)
+{
+	return ref >= DP_CONFIG_MAX_PORTS;
+}
+
+/** "N" or "N.VID": the name of port reference @p ref into @p buf. */
+const char *dp_config_port_ref_str(uint16_t ref, char *buf, size_t len);
+
+/**
+ * The config port index of reference @p ref in @p cfg (validated): @p ref itself for a
+ * port index, else the sub-interface's index, or cfg->nb_ports when it has none.
+ */
+uint16_t dp_config_port_resolve(const struct dp_config *cfg, uint16_t ref);
 
 /** "a.b.c.d" of a host-order address into @p buf (16 bytes). */
 const char *dp_config_ip4_str(uint32_t ip, char *buf, size_t len);

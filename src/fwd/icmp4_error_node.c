@@ -83,7 +83,7 @@ icmp4_error_source(const struct rte_mbuf *m, uint32_t nh)
 {
 	uint32_t a = 0;
 
-	if (m->port < RTE_MAX_ETHPORTS && dp_port_index[m->port] != DP_PORT_NONE)
+	if (m->port < DP_PORT_MAX_IDS && dp_port_index[m->port] != DP_PORT_NONE)
 		a = dp_ports[dp_port_index[m->port]].ip4;
 	if (a == 0)
 		a = dp_ports[dp_fwd.nh[nh].port].ip4;

@@ -295,7 +295,8 @@ nd_mcast_join(uint16_t port)
 	uint32_t n = 0;
 	int rc;
 
-	if (dp_ports[port].promisc)
+	/* a sub-interface's groups would replace its port's list: not filtered */
+	if (dp_ports[port].promisc || dp_port_is_vlan(port))
 		return;
 	ip6_mcast_mac(all_nodes, &macs[n++]);
 	ip6_solicited_node(p->ll, group);

@@ -396,20 +396,37 @@ struct route_req {
 	size_t errlen;
 };
 
-/* A port of a route (@p port, or each of @p paths) that does not exist. */
+/* @p *port (N, or N.VID: a sub-interface's reference) made the port index it names. */
 static int
-check_ports(const struct dp_fwd_config_paths *paths, uint16_t port, char *err, size_t errlen)
+port_check(uint16_t *port, char *err, size_t errlen)
 {
-	unsigned int i;
+	uint16_t i = dp_port_ref_resolve(*port);
+	char b[16];
 
-	for (i = 0; paths != NULL && i < paths->nb && paths->p[i].port < dp_nb_ports; i++)
-		;
-	if (paths != NULL && i < paths->nb)
-		port = paths->p[i].port;
-	if (port >= dp_nb_ports) {
-		snprintf(err, errlen, "port %u does not exist", port);
+	if (i >= dp_nb_ports) {
+		snprintf(err, errlen, "port %s does not exist",
+			dp_config_port_ref_str(*port, b, sizeof(b)));
 		return -EINVAL;
 	}
+	*port = i;
+	return 0;
+}
+
+/* The same for a route's port, or each of @p paths: one that does not exist is an error. */
+static int
+check_ports(struct dp_fwd_config_paths *paths, uint16_t *port, char *err, size_t errlen)
+{
+	unsigned int i;
+	int rc;
+
+	if (paths == NULL)
+		return port_check(port, err, errlen);
+	for (i = 0; i < paths->nb; i++) {
+		rc = port_check(&paths->p[i].port, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	*port = paths->p[0].port;
 	return 0;
 }
 
@@ -426,7 +443,7 @@ do_change6(bool add, const char *text, char *err, size_t errlen)
 	rc = dp_fwd_config_route6_parse_paths(text, &r, &paths, err, errlen);
 	if (rc < 0)
 		return rc;
-	rc = check_ports(r.paths, r.port, err, errlen);
+	rc = check_ports(r.paths, &r.port, err, errlen);
 	if (rc < 0)
 		return rc;
 	rc = dp_fwd_route6_change(add, &r, &fib, &nb, err, errlen);
@@ -464,7 +481,7 @@ do_add(void *arg)
 	rc = dp_fwd_config_route4_parse_paths(q->text, &r, &paths, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
-	rc = check_ports(r.paths, r.port, q->err, q->errlen);
+	rc = check_ports(r.paths, &r.port, q->err, q->errlen);
 	if (rc < 0)
 		return rc;
 	if (r.plen == 32 && is_port_addr4(r.prefix))

@@ -103,6 +103,18 @@ route_words(const char *text, char *buf, size_t buflen, char **tok, char *err, s
 	return (int)n;
 }
 
+/* A route's or a neighbor's port: N or N.VID (dp_config_port_ref_parse()). */
+static int
+port_ref_parse(const char *s, uint64_t *port)
+{
+	uint16_t ref;
+
+	if (dp_config_port_ref_parse(s, &ref) < 0)
+		return -EINVAL;
+	*port = ref;
+	return 0;
+}
+
 /* Whether @p tok[1..n) is one next hop or more, "via ADDR port N [weight W]" each. */
 static bool
 route_has_paths(char **tok, unsigned int n)
@@ -154,9 +166,10 @@ paths_parse(char **tok, unsigned int n, bool v6, const char *text,
 		if (why != NULL)
 			return dp_config_error(
 				err, errlen, NULL, "gateway '%s' is %s", tok[i + 1], why);
-		if (dp_config_parse_uint(tok[i + 3], 0, DP_CONFIG_MAX_PORTS - 1, &v) < 0)
-			return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)",
-				tok[i + 3], DP_CONFIG_MAX_PORTS - 1);
+		if (port_ref_parse(tok[i + 3], &v) < 0)
+			return dp_config_error(err, errlen, NULL,
+				"bad port '%s' (N or N.VID, N 0..%d)", tok[i + 3],
+				DP_CONFIG_MAX_PORTS - 1);
 		p->port = (uint16_t)v;
 		p->weight = 1;
 		i += 4;
@@ -220,8 +233,9 @@ dp_fwd_config_route4_parse_paths(const char *text, struct dp_fwd_config_route4 *
 		if (dp_config_parse_ip4_prefix(tok[0] + 1, &ip, &r->plen) < 0)
 			return dp_config_error(err, errlen, NULL,
 				"bad prefix '%s' (expected Ra.b.c.d/len)", tok[0]);
-		if (dp_config_parse_uint(tok[1], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-			return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)", tok[1],
+		if (port_ref_parse(tok[1], &port) < 0)
+			return dp_config_error(err, errlen, NULL,
+				"bad port '%s' (N or N.VID, N 0..%d)", tok[1],
 				DP_CONFIG_MAX_PORTS - 1);
 	} else if (route_has_paths(tok, n)) {
 		if (dp_config_parse_ip4_prefix(tok[0], &ip, &r->plen) < 0)
@@ -238,8 +252,9 @@ dp_fwd_config_route4_parse_paths(const char *text, struct dp_fwd_config_route4 *
 		if (dp_config_parse_ip4_prefix(tok[0], &ip, &r->plen) < 0)
 			return dp_config_error(err, errlen, NULL,
 				"bad prefix '%s' (expected a.b.c.d/len)", tok[0]);
-		if (dp_config_parse_uint(tok[2], 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-			return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)", tok[2],
+		if (port_ref_parse(tok[2], &port) < 0)
+			return dp_config_error(err, errlen, NULL,
+				"bad port '%s' (N or N.VID, N 0..%d)", tok[2],
 				DP_CONFIG_MAX_PORTS - 1);
 	} else {
 		return dp_config_error(err, errlen, NULL,
@@ -323,9 +338,9 @@ dp_fwd_config_route6_parse_paths(const char *text, struct dp_fwd_config_route6 *
 			err, errlen, NULL, "prefix '%s' has host bits set past /%u", pfx, r->plen);
 	if (port_s == NULL)
 		return 0;
-	if (dp_config_parse_uint(port_s, 0, DP_CONFIG_MAX_PORTS - 1, &port) < 0)
-		return dp_config_error(err, errlen, NULL, "bad port '%s' (0..%d)", port_s,
-			DP_CONFIG_MAX_PORTS - 1);
+	if (port_ref_parse(port_s, &port) < 0)
+		return dp_config_error(err, errlen, NULL, "bad port '%s' (N or N.VID, N 0..%d)",
+			port_s, DP_CONFIG_MAX_PORTS - 1);
 	r->port = (uint16_t)port;
 	return 0;
 }
@@ -506,7 +521,7 @@ neigh_parse(void *base, const struct dp_config_key *key __rte_unused, const char
 		return dp_config_error(err, errlen, loc, "neighbor address '%s' is %s", ip, why);
 	if (rte_ether_unformat_addr(mac, &ea) < 0)
 		return dp_config_error(err, errlen, loc, "bad MAC address '%s'", mac);
-	if (dp_config_parse_uint(port, 0, DP_CONFIG_MAX_PORTS - 1, &p) < 0)
+	if (port_ref_parse(port, &p) < 0)
 		return dp_config_error(err, errlen, loc, "bad port '%s'", port);
 	if (ip6) {
 		struct dp_fwd_config_neigh6 *n = &nc->neighs6[nc->nb_neighs6++];
@@ -535,19 +550,39 @@ port_of_addr4(const struct dp_config *cfg, uint32_t ip)
 	return dp_config_port_of_addr(cfg, false, a);
 }
 
-/* A port of a route (@p port, or each of @p paths) that @p cfg does not define, or
- * DP_CONFIG_MAX_PORTS. */
-static uint16_t
-paths_bad_port(const struct dp_fwd_config_paths *paths, uint16_t port, const struct dp_config *cfg)
+/* @p *port (a port index or a sub-interface's reference) made the config port index it
+ * names; an error at @p loc when @p cfg has no such port. */
+static int
+port_resolve(const struct dp_config *cfg, uint16_t *port, const char *what,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
+{
+	uint16_t i = dp_config_port_resolve(cfg, *port);
+	char b[16];
+
+	if (i >= cfg->nb_ports)
+		return dp_config_error(err, errlen, loc, "%s port %s, which is not defined", what,
+			dp_config_port_ref_str(*port, b, sizeof(b)));
+	*port = i;
+	return 0;
+}
+
+/* The same for a route's one port or each of its next hops'. */
+static int
+route_ports_resolve(const struct dp_config *cfg, uint16_t *port, struct dp_fwd_config_paths *paths,
+	const struct dp_config_loc *loc, char *err, size_t errlen)
 {
 	unsigned int i;
+	int rc;
 
 	if (paths == NULL)
-		return port >= cfg->nb_ports ? port : DP_CONFIG_MAX_PORTS;
-	for (i = 0; i < paths->nb; i++)
-		if (paths->p[i].port >= cfg->nb_ports)
-			return paths->p[i].port;
-	return DP_CONFIG_MAX_PORTS;
+		return port_resolve(cfg, port, "route to", loc, err, errlen);
+	for (i = 0; i < paths->nb; i++) {
+		rc = port_resolve(cfg, &paths->p[i].port, "route to", loc, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	*port = paths->p[0].port;
+	return 0;
 }
 
 /*
@@ -558,18 +593,20 @@ paths_bad_port(const struct dp_fwd_config_paths *paths, uint16_t port, const str
 static int
 routes_validate(struct dp_config *cfg, char *err, size_t errlen)
 {
-	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
-	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
+	struct dp_fwd_routes_config *rt = dp_config_section_data(cfg, &dp_fwd_routes_section, 0);
+	struct dp_fwd_neighbors_config *nc =
+		dp_config_section_data(cfg, &dp_fwd_neighbors_section, 0);
 	char a[16], a6[INET6_ADDRSTRLEN];
+	int rc;
 	uint32_t k; /* not uint16_t: more than 65535 routes */
 	uint16_t i, j;
 
 	for (k = 0; k < rt->nb_routes4; k++) {
-		const struct dp_fwd_config_route4 *r = &rt->routes4[k];
+		struct dp_fwd_config_route4 *r = &rt->routes4[k];
 
-		if ((j = paths_bad_port(r->paths, r->port, cfg)) < DP_CONFIG_MAX_PORTS)
-			return dp_config_error(
-				err, errlen, &r->loc, "route to port %u, which is not defined", j);
+		rc = route_ports_resolve(cfg, &r->port, r->paths, &r->loc, err, errlen);
+		if (rc < 0)
+			return rc;
 		if (r->plen == 32 && (j = port_of_addr4(cfg, r->prefix)) < cfg->nb_ports)
 			return dp_config_error(err, errlen, &r->loc,
 				"route %s/32 is port%u's own address (its route is the router "
@@ -577,18 +614,18 @@ routes_validate(struct dp_config *cfg, char *err, size_t errlen)
 				dp_config_ip4_str(r->prefix, a, sizeof(a)), j);
 	}
 	for (i = 0; i < nc->nb_neighs4; i++) {
-		const struct dp_fwd_config_neigh4 *n = &nc->neighs4[i];
+		struct dp_fwd_config_neigh4 *n = &nc->neighs4[i];
 
-		if (n->port >= cfg->nb_ports)
-			return dp_config_error(err, errlen, &n->loc,
-				"neighbor on port %u, which is not defined", n->port);
+		rc = port_resolve(cfg, &n->port, "neighbor on", &n->loc, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	for (k = 0; k < rt->nb_routes6; k++) {
-		const struct dp_fwd_config_route6 *r = &rt->routes6[k];
+		struct dp_fwd_config_route6 *r = &rt->routes6[k];
 
-		if ((j = paths_bad_port(r->paths, r->port, cfg)) < DP_CONFIG_MAX_PORTS)
-			return dp_config_error(
-				err, errlen, &r->loc, "route to port %u, which is not defined", j);
+		rc = route_ports_resolve(cfg, &r->port, r->paths, &r->loc, err, errlen);
+		if (rc < 0)
+			return rc;
 		if (r->plen == 128 &&
 			(j = dp_config_port_of_addr(cfg, true, r->prefix)) < cfg->nb_ports)
 			return dp_config_error(err, errlen, &r->loc,
@@ -597,11 +634,11 @@ routes_validate(struct dp_config *cfg, char *err, size_t errlen)
 				dp_config_ip6_str(r->prefix, a6, sizeof(a6)), j);
 	}
 	for (i = 0; i < nc->nb_neighs6; i++) {
-		const struct dp_fwd_config_neigh6 *n = &nc->neighs6[i];
+		struct dp_fwd_config_neigh6 *n = &nc->neighs6[i];
 
-		if (n->port >= cfg->nb_ports)
-			return dp_config_error(err, errlen, &n->loc,
-				"neighbor on port %u, which is not defined", n->port);
+		rc = port_resolve(cfg, &n->port, "neighbor on", &n->loc, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -619,7 +656,8 @@ static const struct dp_config_key routes_keys[] = {
 			  "(up to 16 next hops: ECMP), PREFIX/len port N (on-link), or l3fwd's "
 			  "RPREFIX/len N",
 		.unset = "none",
-		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route)" },
+		.doc = "a route, IPv4 or IPv6 (a ':' makes it IPv6; one family per route); port N.VID: "
+		       "sub-interface [portN.VID]" },
 	{ .name = "file",
 		.type = DP_CONFIG_CUSTOM,
 		.parse = route_file_parse,
@@ -652,7 +690,7 @@ static const struct dp_config_key neighbors_keys[] = {
 		.flags = DP_CONFIG_KEY_REPEAT,
 		.syntax = "ADDR lladdr xx:xx:xx:xx:xx:xx port N",
 		.unset = "none",
-		.doc = "a static neighbor, IPv4 or IPv6" },
+		.doc = "a static neighbor, IPv4 or IPv6; port N.VID: sub-interface [portN.VID]" },
 };
 
 struct dp_config_section dp_fwd_routes_section = {

@@ -63,6 +63,11 @@ struct dp_worker_txq {
 	/** this port's port_tx node in the worker's graph: what other nodes send
 	 * through this buffer is counted as its (dp_txq_append()) */
 	struct rte_node *tx_node;
+	/** a sub-interface's buffer (on its port's queue): the 802.1Q tag put on what it
+	 * sends (dp_txq_vlan_push()), 0 for a port's */
+	uint16_t vlan_tci;
+	bool vlan_insert; /**< the device inserts the tag (RTE_ETH_TX_OFFLOAD_VLAN_INSERT) */
+	struct dp_port_vlan_stats *vlan_stats; /**< the sub-interface's, this worker's row */
 	struct rte_mbuf *pkts[2 * DP_BURST_MAX];
 } __rte_cache_aligned;
 
@@ -86,10 +91,10 @@ struct dp_worker {
 	struct rte_graph *graph;
 	uint64_t drain_tsc;
 	struct dp_worker_rxq rxq[DP_WORKER_MAX_RXQ];
-	/* per port, indexed by DPDK port id */
-	struct dp_worker_txq *txq[RTE_MAX_ETHPORTS];
+	/* per port, indexed by port id (a sub-interface's past DPDK's: DP_PORT_VLAN_ID_BASE) */
+	struct dp_worker_txq *txq[DP_PORT_MAX_IDS];
 	/** the same TX buffers by config port index (dp_fwd_nh.port) */
-	struct dp_worker_txq *txq_cfg[DP_CONFIG_MAX_PORTS];
+	struct dp_worker_txq *txq_cfg[DP_PORT_MAX];
 	struct dp_worker_stats stats;
 	struct dp_delay_hist delay;
 	struct dp_delay_pend delay_pend; /**< sent, timed at the loop's next TSC read */
@@ -127,7 +132,17 @@ struct dp_graph_port_l2 {
 	 * plus the Ethernet header: longer frames are drops */
 	uint32_t frame_max;
 };
-extern struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
+extern struct dp_graph_port_l2 dp_graph_port_l2[DP_PORT_MAX_IDS];
+
+/**
+ * Put sub-interface buffer @p q's 802.1Q tag on @p n packets about to leave it: in
+ * software (rte_vlan_insert()) or, where the device inserts it, as mbuf->vlan_tci and
+ * RTE_MBUF_F_TX_VLAN; counts them as the sub-interface's. A packet that cannot take the
+ * tag is freed (vlan_tag_failed).
+ * @return the packets left, first in @p pkts.
+ */
+uint16_t dp_txq_vlan_push(
+	struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n);
 
 /*
  * Edges of every node in dp_graph_tx_nodes: 0 "drop", 1 "ctl_punt" (declared in

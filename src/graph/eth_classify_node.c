@@ -3,9 +3,13 @@
  * eth_classify
  *   uses: Ethernet header, the input port's MAC
  *   sets: nothing; decides which job a packet belongs to
+ *   sets: an 802.1Q frame of a sub-interface ([portN.VID]): the tag taken off,
+ *         mbuf->port the sub-interface's port id, and the inner frame decided as
+ *         that port's
  *   next: ip4_fwd, ip6_fwd (unicast for the port, or multicast and broadcast:
  *         neighbor discovery), ctl_punt (ARP, to the control lcore), or drop
- *         (l2_too_short, l2_too_long, l2_other_host, l2_mcast_ip4, vlan, not_ip4)
+ *         (l2_too_short, l2_too_long, l2_other_host, l2_mcast_ip4, vlan,
+ *         vlan_unknown, not_ip4)
  *
  * It sees the bursts port_rx's fast check did not pass (one frame that is not
  * unicast IPv4, or IPv6, for its port is enough) and decides frame by frame;
@@ -21,6 +25,7 @@
 #include "dp_ctl.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_port.h"
 #include "graph_fp.h"
 
 enum classify_next {
@@ -30,6 +35,48 @@ enum classify_next {
 	CLASSIFY_NEXT_IP6,
 	CLASSIFY_NEXT_MAX,
 };
+
+static rte_edge_t classify_one(struct dp_worker *w, struct rte_mbuf *m);
+
+/* Is @p eth an 802.1Q frame that one of the port's sub-interfaces may take? Never on a
+ * sub-interface itself: one tag only. */
+static inline bool
+is_vlan_frame(const struct rte_ether_hdr *eth, const struct rte_mbuf *m)
+{
+	return eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) && dp_port_nb_vlans != 0 &&
+	       m->port < DP_PORT_VLAN_ID_BASE;
+}
+
+/* An 802.1Q frame: to its sub-interface without the tag, decided again as that port's;
+ * a VLAN id that is no sub-interface of the port is a drop. */
+static __rte_noinline rte_edge_t
+classify_vlan(struct dp_worker *w, struct rte_mbuf *m)
+{
+	const struct rte_vlan_hdr *vh;
+	uint16_t id;
+
+	if (unlikely(m->data_len < sizeof(struct rte_ether_hdr) + sizeof(*vh))) {
+		w->stats.drops[DP_DROP_L2_TOO_SHORT]++;
+		return CLASSIFY_NEXT_DROP;
+	}
+	vh = rte_pktmbuf_mtod_offset(m, const struct rte_vlan_hdr *, sizeof(struct rte_ether_hdr));
+	id = dp_port_vlan_ids[dp_port_index[m->port]][rte_be_to_cpu_16(vh->vlan_tci) & 0xfff];
+	if (unlikely(id == 0)) {
+		w->stats.drops[DP_DROP_VLAN_UNKNOWN]++;
+		return CLASSIFY_NEXT_DROP;
+	}
+	rte_vlan_strip(m);
+	m->port = id;
+	{
+		struct dp_port_vlan_stats *st =
+			&dp_port_vlan_stats[w->lcore_id]
+				 .s[id - DP_PORT_VLAN_ID_BASE - dp_nb_phys_ports];
+
+		st->rx_pkts++;
+		st->rx_bytes += m->pkt_len;
+	}
+	return classify_one(w, m);
+}
 
 /* Where one frame goes; the reason counted when it is dropped. */
 static __rte_noinline rte_edge_t
@@ -45,12 +92,18 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 		goto drop;
 	}
 	if (unlikely(m->pkt_len > l2->frame_max)) {
+		/* the tag's 4 bytes over the port's MTU: the sub-interface checks its own */
+		if (is_vlan_frame(eth, m) && m->pkt_len <= l2->frame_max + RTE_VLAN_HLEN)
+			return classify_vlan(w, m);
 		why = DP_DROP_L2_TOO_LONG;
 		goto drop;
 	}
 	memcpy(&dst, &eth->dst_addr, RTE_ETHER_ADDR_LEN);
 	if (w->check_dst_mac && rte_is_unicast_ether_addr(&eth->dst_addr) &&
 		((dst ^ l2->mac) & l2->mask) != 0) {
+		/* a sub-interface may have a MAC of its own */
+		if (is_vlan_frame(eth, m))
+			return classify_vlan(w, m);
 		why = DP_DROP_L2_OTHER_HOST;
 		goto drop;
 	}
@@ -68,6 +121,10 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 		/* multicast too (33:33:...): ND goes to groups; ip6_fwd sorts it out */
 		return CLASSIFY_NEXT_IP6;
 	case RTE_BE16(RTE_ETHER_TYPE_VLAN):
+		if (is_vlan_frame(eth, m))
+			return classify_vlan(w, m);
+		why = DP_DROP_VLAN;
+		break;
 	case RTE_BE16(RTE_ETHER_TYPE_QINQ):
 		why = DP_DROP_VLAN;
 		break;

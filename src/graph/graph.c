@@ -25,7 +25,7 @@ RTE_LOG_REGISTER(dp_logtype_graph, dpfwd.graph, INFO);
 struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
 uint16_t dp_nb_workers;
 volatile bool dp_graph_quit;
-struct dp_graph_port_l2 dp_graph_port_l2[RTE_MAX_ETHPORTS];
+struct dp_graph_port_l2 dp_graph_port_l2[DP_PORT_MAX_IDS];
 
 /* The worker whose graph is being created: node init callbacks read it. */
 static struct dp_worker *creating;
@@ -351,6 +351,13 @@ worker_add_txqs(struct dp_worker *w)
 		q->delay_skip = dp_delay_sample_gap(w->delay_sample);
 		w->txq[q->port_id] = q;
 		w->txq_cfg[i] = q;
+		if (dp_port_is_vlan(i)) {
+			/* a sub-interface's buffer goes out on its port's queue */
+			q->port_id = dp_ports[dp_ports[i].parent].port_id;
+			q->vlan_tci = dp_ports[i].vid;
+			q->vlan_insert = dp_ports[i].vlan_insert;
+			q->vlan_stats = &dp_port_vlan_stats[w->lcore_id].s[i - dp_nb_phys_ports];
+		}
 	}
 	return 0;
 }

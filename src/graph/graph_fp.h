@@ -217,6 +217,8 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
+	if (unlikely(q->vlan_tci != 0) && (n = dp_txq_vlan_push(w, q, pkts, n)) == 0)
+		return;
 	/* a capture sees the packets as they leave, before a sent mbuf is freed */
 	tap = __atomic_load_n(&dp_graph_tap, __ATOMIC_RELAXED);
 	if (unlikely(tap != NULL))

@@ -20,7 +20,16 @@
 /** Log type "dpfwd.port": DP_LOG(level, port, ...) (dp_common.h). */
 extern int dp_logtype_port;
 
+/** Ports: the physical ones (DPDK ports), then the 802.1Q sub-interfaces ([portN.VID]) */
 #define DP_PORT_MAX DP_CONFIG_MAX_PORTS
+
+/**
+ * Port ids (mbuf->port) past DPDK's: a sub-interface's is DP_PORT_VLAN_ID_BASE plus its
+ * port index. eth_classify gives it to a frame it took the tag off, and the arrays by port
+ * id (dp_port_index, dp_port_up, ...) go that far.
+ */
+#define DP_PORT_VLAN_ID_BASE RTE_MAX_ETHPORTS
+#define DP_PORT_MAX_IDS      (DP_PORT_VLAN_ID_BASE + DP_PORT_MAX)
 
 /** A driver profile: what dpfwd asks of a driver. */
 struct dp_port_profile {
@@ -69,6 +78,11 @@ struct dp_port {
 	bool promisc; /**< accept unicast frames for any MAC */
 	bool set_mac; /**< the config sets the MAC */
 	bool started;
+	/* a sub-interface: its VLAN id (0: a physical port), its port's index, and whether
+	 * that port inserts the tag (RTE_ETH_TX_OFFLOAD_VLAN_INSERT) */
+	uint16_t vid;
+	uint16_t parent;
+	bool vlan_insert;
 	/* telemetry: ethdev counters kept monotonic across link flaps (net_memif
 	 * reports zeros while its peer is gone); only ports_fill() writes these */
 	struct rte_eth_stats stats_prev; /**< last raw read that was not all zero */
@@ -105,12 +119,50 @@ const char *dp_port_mtu_from_str(uint8_t from);
  * dp_port_start_all(), then written only by dp_port_link_poll() on the control
  * lcore.
  */
-extern bool dp_port_up[RTE_MAX_ETHPORTS];
+extern bool dp_port_up[DP_PORT_MAX_IDS];
 
-/** Config port index of each DPDK port id (mbuf->port); DP_PORT_NONE for ports not ours. */
+/** Config port index of each port id (mbuf->port); DP_PORT_NONE for ports not ours. */
 #define DP_PORT_NONE UINT8_MAX
-extern uint8_t dp_port_index[RTE_MAX_ETHPORTS];
+extern uint8_t dp_port_index[DP_PORT_MAX_IDS];
+/** Ports: dp_ports[0, dp_nb_phys_ports) are DPDK ports, the rest sub-interfaces. What
+ * acts on a device (queues, link, counters, MTU, promiscuous mode) loops over the first. */
 extern uint16_t dp_nb_ports;
+extern uint16_t dp_nb_phys_ports;
+
+/**
+ * (port index, VLAN id) -> the sub-interface's port id (DP_PORT_VLAN_ID_BASE + index), 0
+ * for none: eth_classify's one look-up per tagged frame.
+ */
+extern uint8_t dp_port_vlan_ids[DP_CONFIG_MAX_PORTS][4096];
+/** Sub-interfaces configured: none, and a tagged frame is a drop as it always was. */
+extern uint16_t dp_port_nb_vlans;
+
+/** A sub-interface's counters, kept by the workers (one row per lcore, its own). */
+struct dp_port_vlan_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes; /**< frame bytes, without the tag */
+	uint64_t tx_pkts;
+	uint64_t tx_bytes; /**< frame bytes, with the tag */
+};
+
+struct dp_port_vlan_lcore {
+	struct dp_port_vlan_stats s[DP_CONFIG_MAX_VLANS];
+} __rte_cache_aligned;
+
+extern struct dp_port_vlan_lcore dp_port_vlan_stats[RTE_MAX_LCORE];
+
+/** Is port index @p i a sub-interface? */
+static inline bool
+dp_port_is_vlan(uint16_t i)
+{
+	return i >= dp_nb_phys_ports;
+}
+
+/**
+ * The port index of a route's or a neighbor's port reference (dp_config_port_ref_parse():
+ * N or N.VID) among the probed ports, or dp_nb_ports when there is none.
+ */
+uint16_t dp_port_ref_resolve(uint16_t ref);
 
 /** Is @p dev a PCI address (DDDD:BB:DD.F or BB:DD.F)? */
 bool dp_port_dev_is_pci(const char *dev);
@@ -240,7 +292,8 @@ void dp_port_unmap_guard(struct rte_rcu_qsbr *qsv);
 /** Does any probed port use a driver that unmaps memory under the workers (net_memif)? */
 bool dp_port_needs_unmap_guard(void);
 
-/** Register the "ports" telemetry section (/dpfwd/port/stats). */
+/** Register the "ports" telemetry section (/dpfwd/port/stats) and the "vlans" one
+ * (/dpfwd/port/vlans). */
 int dp_port_telemetry_register(void);
 
 /** Names of the offload bits set in @p offloads, space separated. */

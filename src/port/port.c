@@ -19,9 +19,13 @@
 RTE_LOG_REGISTER(dp_logtype_port, dpfwd.port, INFO);
 
 struct dp_port dp_ports[DP_PORT_MAX];
-bool dp_port_up[RTE_MAX_ETHPORTS] __rte_cache_aligned; /* read by every worker each burst */
-uint8_t dp_port_index[RTE_MAX_ETHPORTS];
+bool dp_port_up[DP_PORT_MAX_IDS] __rte_cache_aligned; /* read by every worker each burst */
+uint8_t dp_port_index[DP_PORT_MAX_IDS];
 uint16_t dp_nb_ports;
+uint16_t dp_nb_phys_ports;
+uint8_t dp_port_vlan_ids[DP_CONFIG_MAX_PORTS][4096];
+uint16_t dp_port_nb_vlans;
+struct dp_port_vlan_lcore dp_port_vlan_stats[RTE_MAX_LCORE];
 bool dp_port_mtu_uniform = true;
 
 bool
@@ -282,6 +286,73 @@ dp_port_data_room_needed(void)
 	return need;
 }
 
+/*
+ * The sub-interfaces, after their ports: each takes its port's device, queues and MAC
+ * (unless it has its own), and an MTU of at most its port's.
+ */
+static int
+vlans_probe(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	uint16_t i;
+
+	memset(dp_port_vlan_ids, 0, sizeof(dp_port_vlan_ids));
+	dp_port_nb_vlans = 0;
+	memset(dp_port_vlan_stats, 0, sizeof(dp_port_vlan_stats));
+	for (i = cfg->nb_phys_ports; i < cfg->nb_ports; i++) {
+		const struct dp_config_port *cp = &cfg->ports[i];
+		const struct dp_port *parent = &dp_ports[cp->parent];
+		struct dp_port *p = &dp_ports[i];
+		char base[sizeof(p->name)];
+
+		*p = *parent;
+		p->port_id = DP_PORT_VLAN_ID_BASE + i;
+		dp_strlcpy(base, parent->name, sizeof(base));
+		snprintf(p->name, sizeof(p->name), "%.50s.%u", base, cp->vid);
+		p->vid = cp->vid;
+		p->parent = cp->parent;
+		p->nb_rxq = 0;
+		p->rss_hf = 0;
+		p->started = false;
+		p->set_mac = cp->has_mac;
+		if (cp->has_mac)
+			p->mac = cp->mac;
+		p->promisc = false;
+		p->ip4 = cp->ip4;
+		p->ip4_plen = cp->ip4_plen;
+		if (cp->mtu != 0) {
+			if (cp->mtu > parent->mtu)
+				return dp_config_error(err, errlen, &cp->mtu_at,
+					"port%u.%u: mtu %u is over its port's mtu %u%s", cp->parent,
+					cp->vid, cp->mtu, parent->mtu,
+					dp_port_mtu_from_str(parent->mtu_from));
+			p->mtu = cp->mtu;
+			p->mtu_from = DP_PORT_MTU_CONFIG;
+		}
+		dp_port_index[p->port_id] = (uint8_t)i;
+		dp_port_vlan_ids[cp->parent][cp->vid] = (uint8_t)p->port_id;
+		dp_port_nb_vlans++;
+		dp_nb_ports++;
+	}
+	return 0;
+}
+
+uint16_t
+dp_port_ref_resolve(uint16_t ref)
+{
+	char name[16], want[16];
+	uint16_t i;
+
+	if (!dp_config_port_ref_is_vlan(ref))
+		return ref < dp_nb_ports ? ref : dp_nb_ports;
+	dp_config_port_ref_str(ref, want, sizeof(want));
+	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++) {
+		snprintf(name, sizeof(name), "%u.%u", dp_ports[i].parent, dp_ports[i].vid);
+		if (strcmp(name, want) == 0)
+			return i;
+	}
+	return dp_nb_ports;
+}
+
 int
 dp_port_probe(
 	const struct dp_config *cfg, uint16_t nb_workers, bool tx_chained, char *err, size_t errlen)
@@ -291,7 +362,7 @@ dp_port_probe(
 
 	dp_nb_ports = 0;
 	memset(dp_port_index, DP_PORT_NONE, sizeof(dp_port_index));
-	for (i = 0; i < cfg->nb_ports; i++) {
+	for (i = 0; i < cfg->nb_phys_ports; i++) {
 		const struct dp_config_port *cp = &cfg->ports[i];
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_dev_info info;
@@ -377,10 +448,14 @@ dp_port_probe(
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
 	}
+	dp_nb_phys_ports = dp_nb_ports;
+	rc = vlans_probe(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
 	port_mtu_uniform_set();
 	/* fwd cuts packets for a port of a smaller MTU than another's into chained mbufs */
 	tx_chained |= !dp_port_mtu_uniform;
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_dev_info info;
 		struct dp_port_offloads off;
@@ -409,6 +484,25 @@ dp_port_probe(
 				dp_port_mtu_from_str(p->mtu_from));
 		}
 	}
+	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++) {
+		struct dp_port *p = &dp_ports[i];
+		struct dp_port *parent = &dp_ports[p->parent];
+
+		/* tags are taken off by eth_classify: a stripped one would be lost to it */
+		if (parent->rx_offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) {
+			parent->rx_offloads &= ~RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+			DP_LOG(NOTICE, port,
+				"port%u %s: VLAN_STRIP not requested: it has sub-interfaces",
+				p->parent, parent->name);
+		}
+		p->rx_offloads = parent->rx_offloads;
+		p->tx_offloads = parent->tx_offloads;
+		p->vlan_insert = (parent->tx_offloads & RTE_ETH_TX_OFFLOAD_VLAN_INSERT) != 0;
+		DP_LOG(INFO, port, "port%u.%u %s: VLAN %u of port%u, mtu %u%s, tag inserted %s",
+			p->parent, p->vid, p->name, p->vid, p->parent, p->mtu,
+			dp_port_mtu_from_str(p->mtu_from),
+			p->vlan_insert ? "by the device" : "in software");
+	}
 	return 0;
 }
 
@@ -417,7 +511,7 @@ dp_port_mem_demand(struct dp_mem_demand *per_socket)
 {
 	uint16_t i;
 
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 		struct dp_mem_demand *d = &per_socket[p->socket];
 
@@ -427,13 +521,42 @@ dp_port_mem_demand(struct dp_mem_demand *per_socket)
 	}
 }
 
+/* Sub-interfaces: up with their port; a MAC of their own is one more their port takes. */
+static int
+vlans_start(char *err, size_t errlen)
+{
+	uint16_t i;
+	int rc;
+
+	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++) {
+		struct dp_port *p = &dp_ports[i];
+		const struct dp_port *parent = &dp_ports[p->parent];
+
+		if (!p->set_mac)
+			p->mac = parent->mac;
+		else if (!rte_is_same_ether_addr(&p->mac, &parent->mac)) {
+			rc = rte_eth_dev_mac_addr_add(parent->port_id, &p->mac, 0);
+			if (rc < 0 && rc != -ENOTSUP) {
+				snprintf(err, errlen,
+					"port%u.%u %s: its port cannot take its MAC: %s", p->parent,
+					p->vid, p->name, strerror(-rc));
+				return rc;
+			}
+		}
+		__atomic_store_n(&dp_port_up[p->port_id],
+			__atomic_load_n(&dp_port_up[parent->port_id], __ATOMIC_RELAXED),
+			__ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 int
 dp_port_start_all(char *err, size_t errlen)
 {
 	uint16_t i, q;
 	int rc;
 
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_conf conf;
 		struct rte_eth_dev_info info;
@@ -558,9 +681,11 @@ dp_port_start_all(char *err, size_t errlen)
 			DP_LOG(INFO, port, "port%u %s started, MAC %s", i, p->name, mac);
 		}
 	}
+	rc = vlans_start(err, errlen);
 	/* a device that kept its own MTU changed p->mtu above */
-	port_mtu_uniform_set();
-	return 0;
+	if (rc == 0)
+		port_mtu_uniform_set();
+	return rc;
 }
 
 void
@@ -568,7 +693,7 @@ dp_port_close_all(void)
 {
 	uint16_t i;
 
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 
 		__atomic_store_n(&dp_port_up[p->port_id], false, __ATOMIC_RELEASE);
@@ -577,8 +702,13 @@ dp_port_close_all(void)
 		rte_eth_dev_close(p->port_id);
 		p->started = false;
 	}
+	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++)
+		__atomic_store_n(&dp_port_up[dp_ports[i].port_id], false, __ATOMIC_RELEASE);
 	memset(dp_port_index, DP_PORT_NONE, sizeof(dp_port_index));
+	memset(dp_port_vlan_ids, 0, sizeof(dp_port_vlan_ids));
 	dp_nb_ports = 0;
+	dp_nb_phys_ports = 0;
+	dp_port_nb_vlans = 0;
 }
 
 void
@@ -586,7 +716,7 @@ dp_port_tx_reclaim(void)
 {
 	uint16_t i, q;
 
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 
 		if (!p->started)
@@ -608,7 +738,7 @@ dp_port_link_poll(void)
 	unsigned int changed = 0;
 	uint16_t i;
 
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_link link;
 		bool up;
@@ -624,6 +754,12 @@ dp_port_link_poll(void)
 		DP_LOG(INFO, port, "port%u %s: link %s%s", i, p->name, up ? "up" : "down",
 			up ? "" : "; not polled, packets routed to it are dropped (port_down)");
 	}
+	/* a sub-interface's link is its port's */
+	for (i = dp_nb_phys_ports; changed != 0 && i < dp_nb_ports; i++)
+		__atomic_store_n(&dp_port_up[dp_ports[i].port_id],
+			__atomic_load_n(&dp_port_up[dp_ports[dp_ports[i].parent].port_id],
+				__ATOMIC_RELAXED),
+			__ATOMIC_RELEASE);
 	return changed;
 }
 
@@ -632,7 +768,7 @@ dp_port_needs_unmap_guard(void)
 {
 	uint16_t i;
 
-	for (i = 0; i < dp_nb_ports; i++)
+	for (i = 0; i < dp_nb_phys_ports; i++)
 		if (strcmp(dp_ports[i].driver, "net_memif") == 0)
 			return true;
 	return false;
@@ -690,7 +826,7 @@ ports_fill(void *arg)
 	uint16_t i;
 
 	RTE_SET_USED(arg);
-	for (i = 0; i < dp_nb_ports; i++) {
+	for (i = 0; i < dp_nb_phys_ports; i++) {
 		struct dp_port *p = &dp_ports[i];
 		struct rte_eth_stats st;
 		struct rte_eth_link link;
@@ -735,10 +871,53 @@ ports_fill(void *arg)
 	return arr;
 }
 
+/* The sub-interfaces: what each is, and its counters summed over the workers. */
+static json_t *
+vlans_fill(void *arg)
+{
+	json_t *arr = json_array();
+	uint16_t i;
+
+	RTE_SET_USED(arg);
+	for (i = dp_nb_phys_ports; arr != NULL && i < dp_nb_ports; i++) {
+		const struct dp_port *p = &dp_ports[i];
+		struct dp_port_vlan_stats sum = { 0 };
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+		unsigned int l;
+		json_t *o;
+
+		for (l = 0; l < RTE_MAX_LCORE; l++) {
+			const struct dp_port_vlan_stats *st =
+				&dp_port_vlan_stats[l].s[i - dp_nb_phys_ports];
+
+			sum.rx_pkts += __atomic_load_n(&st->rx_pkts, __ATOMIC_RELAXED);
+			sum.rx_bytes += __atomic_load_n(&st->rx_bytes, __ATOMIC_RELAXED);
+			sum.tx_pkts += __atomic_load_n(&st->tx_pkts, __ATOMIC_RELAXED);
+			sum.tx_bytes += __atomic_load_n(&st->tx_bytes, __ATOMIC_RELAXED);
+		}
+		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+		o = json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:b, s:b, s:I, s:I, s:I, s:I}",
+			"index", i, "port", p->parent, "vid", p->vid, "name", p->name, "mac", mac,
+			"mtu", p->mtu, "tag_offload", p->vlan_insert, "polled",
+			__atomic_load_n(&dp_port_up[p->port_id], __ATOMIC_RELAXED), "rx_pkts",
+			(json_int_t)sum.rx_pkts, "rx_bytes", (json_int_t)sum.rx_bytes, "tx_pkts",
+			(json_int_t)sum.tx_pkts, "tx_bytes", (json_int_t)sum.tx_bytes);
+		if (o != NULL)
+			json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 int
 dp_port_telemetry_register(void)
 {
-	return dp_telemetry_section_register("ports", "/dpfwd/port/stats",
+	int rc = dp_telemetry_section_register("ports", "/dpfwd/port/stats",
 		"Ports: driver, profile, queues, offloads applied, ethdev counters", ports_fill,
 		NULL);
+
+	if (rc < 0)
+		return rc;
+	return dp_telemetry_section_register("vlans", "/dpfwd/port/vlans",
+		"802.1Q sub-interfaces ([portN.VID]): VLAN, MAC, MTU, counters kept by the workers",
+		vlans_fill, NULL);
 }

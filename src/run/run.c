@@ -452,7 +452,7 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	if (rc < 0)
 		return rc;
 	fprintf(out, "driver profiles: %s\n", cfg->drivers_cfg);
-	for (i = 0; i < cfg->nb_ports; i++) {
+	for (i = 0; i < cfg->nb_phys_ports; i++) {
 		const struct dp_port *p = &dp_ports[i];
 		char mtu[48];
 
@@ -469,6 +469,14 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 			p->rx_ip4_cksum
 				? "checked by the NIC"
 				: (cfg->ip4_cksum_check ? "checked in software" : "not checked"));
+	}
+	for (i = cfg->nb_phys_ports; i < dp_nb_ports; i++) {
+		const struct dp_port *p = &dp_ports[i];
+
+		fprintf(out, "port%u.%u: %s, VLAN %u of port%u; MTU %u%s; tag inserted %s\n",
+			p->parent, p->vid, p->name, p->vid, p->parent, p->mtu,
+			dp_port_mtu_from_str(p->mtu_from),
+			p->vlan_insert ? "by the device" : "in software");
 	}
 	/* made and freed: proves the memory is there */
 	rc = pools_make(cfg, nb_workers, out, err, errlen);

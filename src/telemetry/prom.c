@@ -31,6 +31,7 @@ enum prom_src {
 	SRC_LCORE_BURST, /* "lcores"[].rx_burst_hist{}  lcore, size (value: the element) */
 	SRC_DROP,        /* "drops".by_reason{}         reason (value: the element) */
 	SRC_PORT,        /* "ports"[]                   port */
+	SRC_VLAN,        /* "vlans"[]                   port, vid */
 	SRC_POOL,        /* "mempools"[]                pool */
 	SRC_DELAY,       /* "delay".lcores[]            lcore */
 };
@@ -141,6 +142,15 @@ static const struct prom_family families[] = {
 	{ SRC_PORT, "link_up", "dpfwd_port_link_up", G, "1 when the link is up.", NULL },
 	{ SRC_PORT, "link_speed_mbps", "dpfwd_port_link_speed_mbps", G, "Link speed in Mbit/s.",
 		NULL },
+
+	{ SRC_VLAN, "rx_pkts", "dpfwd_vlan_rx_packets_total", C,
+		"Frames received on the 802.1Q sub-interface.", NULL },
+	{ SRC_VLAN, "tx_pkts", "dpfwd_vlan_tx_packets_total", C,
+		"Packets sent on the 802.1Q sub-interface.", NULL },
+	{ SRC_VLAN, "rx_bytes", "dpfwd_vlan_rx_bytes_total", C,
+		"Bytes received on the sub-interface, without the tag.", NULL },
+	{ SRC_VLAN, "tx_bytes", "dpfwd_vlan_tx_bytes_total", C,
+		"Bytes sent on the sub-interface, with the tag.", NULL },
 
 	{ SRC_POOL, "size", "dpfwd_mempool_size", G, "Mbufs in the pool.", NULL },
 	{ SRC_POOL, "in_use", "dpfwd_mempool_in_use", G,
@@ -375,7 +385,7 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 	const json_t *e, *v;
 	json_t *elt;
 	const char *k;
-	char id[32];
+	char id[32], id2[32];
 	size_t i;
 
 	switch (src) {
@@ -400,6 +410,16 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 			l[0] = (struct prom_label){ "port",
 				id_label(e, "index", i, id, sizeof(id)) };
 			cb(o, l, 1, e);
+		}
+		break;
+	case SRC_VLAN:
+		json_array_foreach(mut(json_object_get(snap, "vlans")), i, e)
+		{
+			l[0] = (struct prom_label){ "port",
+				id_label(e, "port", i, id, sizeof(id)) };
+			l[1] = (struct prom_label){ "vid",
+				id_label(e, "vid", i, id2, sizeof(id2)) };
+			cb(o, l, 2, e);
 		}
 		break;
 	case SRC_POOL:

@@ -206,6 +206,40 @@ class TestCheck(unittest.TestCase):
         self.assertIn(f"{cfg}:6: port0 (net_memif): [port0] mtu 1600, the device takes "
                       "frames of 1518 bytes at most (mtu 1500)", err)
 
+    def test_bad_sub_interfaces_exit_2_at_their_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            base = one_port(d, REPO / "drivers-cfg", "dev = net_null0\n").read_text()
+            cases = {
+                # the section's first key is line 10, after the config's 9 lines
+                "port0.0": "bad sub-interface section [port0.0] (expected [portN.VID], "
+                           "N 0..15, VID 1..4094)",
+                "port0.4095": "bad sub-interface section [port0.4095]",
+                "port0.x": "bad sub-interface section [port0.x]",
+                "port3.100": "[port3.100] is a sub-interface of [port3], which is not "
+                             "defined",
+            }
+            for section, msg in cases.items():
+                cfg = Path(d) / f"{section}.ini"
+                cfg.write_text(base + f"[{section}]\nip4 = 198.18.9.1/24\n")
+                rc, out, err = check(["-l", "0,1"], config=cfg)
+                self.assertEqual(rc, 2, section + out + err)
+                self.assertNotIn("ok:", out)
+                self.assertIn(f"{cfg}:10: {msg}", err)
+            # an mtu over the port's (1500 by default): at the mtu line
+            cfg = Path(d) / "mtu.ini"
+            cfg.write_text(base + "[port0.5]\nip4 = 198.18.9.1/24\nmtu = 1600\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+            self.assertEqual(rc, 2, out + err)
+            self.assertNotIn("ok:", out)
+            self.assertIn(f"{cfg}:11: port0.5: mtu 1600 is over its port's mtu 1500 (the "
+                          "default)", err)
+            # and one that fits: in the plan
+            cfg.write_text(base + "[port0.5]\nip4 = 198.18.9.1/24\nmtu = 1400\n")
+            rc, out, err = check(["-l", "0,1"], config=cfg)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("port0.5: net_null0.5, VLAN 5 of port0; MTU 1400 (config); tag "
+                          "inserted in software", out)
+
     def test_bad_ecmp_routes_exit_2_at_their_line(self):
         via = " ".join(f"via 198.18.0.{i} port 0" for i in range(2, 19))
         cases = [

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * 802.1Q sub-interfaces in the datapath: EAL on --no-huge, two net_ring ports,
+ * port0 with sub-interfaces 0.100 and 0.200, the real graph walked on the test
+ * thread. Crafted frames go in on port0; each test asserts the bytes that came
+ * out, or the drop reason counted. The tag is written here by hand (TPID 0x8100,
+ * then the TCI, IEEE 802.1Q 9.3): an oracle apart from rte_vlan_insert().
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "dp_config.h"
+#include "dp_graph.h"
+#include "dp_mem.h"
+#include "dp_port.h"
+#include "dp_test.h"
+#include "ring_rig.h"
+
+#define SUBIF_100 2 /* config port indexes: after port0 and port1, in section order */
+#define SUBIF_200 3
+
+static const uint8_t sender_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
+static const char config_text[] = "[dpfwd]\n"
+				  "burst = 32\n"
+				  "[port0]\n"
+				  "dev = net_ring_v0\n"
+				  "ip4 = 198.18.0.1/24\n"
+				  "[port0.100]\n"
+				  "ip4 = 198.18.100.1/24\n"
+				  "[port0.200]\n"
+				  "ip4 = 198.18.200.1/24\n"
+				  "[port1]\n"
+				  "dev = net_ring_v1\n"
+				  "ip4 = 198.18.101.1/24\n"
+				  "[lcores]\n"
+				  "rx = (0,0,1)\n"
+				  "[routes]\n"
+				  "route = 198.18.1.0/24 via 198.18.101.2 port 1\n"
+				  "route = 198.18.2.0/24 via 198.18.200.2 port 0.200\n"
+				  "[neighbors]\n"
+				  "neigh = 198.18.101.2 lladdr 02:00:00:00:01:02 port 1\n"
+				  "neigh = 198.18.200.2 lladdr 02:00:00:00:02:02 port 0.200\n";
+
+static struct ring_rig rig = {
+	.name = "vlan",
+	.prefix = 'v',
+	.nb_ports = 2,
+	.config_text = config_text,
+};
+
+/* A UDP frame to port0 from 198.18.x.2 to @p dst, tagged @p vid unless 0. */
+static size_t
+frame(uint8_t *f, uint32_t src, uint32_t dst, uint16_t vid)
+{
+	size_t len = ring_rig_udp4(f, 0, sender_mac, src, dst, 1234);
+
+	if (vid == 0)
+		return len;
+	memmove(f + 16, f + 12, len - 12);
+	f[12] = 0x81;
+	f[13] = 0x00;
+	f[14] = (uint8_t)(vid >> 8);
+	f[15] = (uint8_t)vid;
+	return len + 4;
+}
+
+static void
+run_graph(void)
+{
+	dp_graph_worker_run(dp_workers[0], 8);
+	dp_graph_worker_flush(dp_workers[0]);
+}
+
+static uint64_t
+vlan_rx(uint16_t idx)
+{
+	return dp_port_vlan_stats[dp_workers[0]->lcore_id].s[idx - dp_nb_phys_ports].rx_pkts;
+}
+
+static void
+test_vlan_tagged_frame_leaves_untagged_by_port1(void)
+{
+	uint8_t in[2048], plain[2048];
+	struct rte_mbuf *out[4];
+	size_t len = frame(in, 0xc6126402, 0xc6120109, 100); /* 198.18.100.2 -> 198.18.1.9 */
+	size_t plain_len = frame(plain, 0xc6126402, 0xc6120109, 0);
+	uint64_t rx = vlan_rx(SUBIF_100);
+	const uint8_t *p;
+
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, in, len);
+	run_graph();
+	CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 1, out, 4), 1);
+	p = rte_pktmbuf_mtod(out[0], const uint8_t *);
+	CU_ASSERT_EQUAL(out[0]->pkt_len, plain_len);
+	CU_ASSERT(p[12] == 0x08 && p[13] == 0x00);
+	CU_ASSERT_EQUAL(p[14 + 8], 19); /* TTL 20, one less */
+	/* the IP packet after TTL and checksum: the untagged frame's */
+	CU_ASSERT(memcmp(p + 14 + 12, plain + 14 + 12, plain_len - 14 - 12) == 0);
+	CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx + 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	rte_pktmbuf_free(out[0]);
+}
+
+static void
+test_vlan_routed_to_sub_interface_leaves_tagged_vid_200(void)
+{
+	static const uint8_t tag[6] = { 0x81, 0x00, 0x00, 200, 0x08, 0x00 };
+	static const uint8_t neigh[6] = { 0x02, 0, 0, 0, 0x02, 0x02 };
+	uint8_t in[2048];
+	struct rte_mbuf *out[4];
+	size_t len;
+	unsigned int k;
+
+	/* untagged from port0's network, and tagged from VLAN 100: both to VLAN 200 */
+	for (k = 0; k < 2; k++) {
+		const uint8_t *p;
+
+		len = frame(in, k == 0 ? 0xc6120002 : 0xc6126402, 0xc6120209, k == 0 ? 0 : 100);
+		ring_rig_drops_mark(&rig);
+		ring_rig_inject(&rig, 0, in, len);
+		run_graph();
+		CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 0, out, 4), 1);
+		p = rte_pktmbuf_mtod(out[0], const uint8_t *);
+		CU_ASSERT_EQUAL(out[0]->pkt_len, k == 0 ? len + 4 : len);
+		CU_ASSERT(memcmp(p, neigh, 6) == 0);
+		CU_ASSERT(memcmp(p + 6, &dp_ports[0].mac, 6) == 0);
+		CU_ASSERT(memcmp(p + 12, tag, sizeof(tag)) == 0);
+		CU_ASSERT_EQUAL(p[18 + 8], 19);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+		rte_pktmbuf_free(out[0]);
+	}
+}
+
+static void
+test_vlan_unknown_vid_is_vlan_unknown(void)
+{
+	uint8_t in[2048];
+	size_t len = frame(in, 0xc6126402, 0xc6120109, 300);
+
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, in, len);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 0);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_VLAN_UNKNOWN), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+}
+
+static void
+test_vlan_untagged_frame_stays_with_port0(void)
+{
+	uint8_t in[2048];
+	struct rte_mbuf *out[4];
+	size_t len = frame(in, 0xc6120002, 0xc6120109, 0);
+	uint64_t rx100 = vlan_rx(SUBIF_100), rx200 = vlan_rx(SUBIF_200);
+
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, in, len);
+	run_graph();
+	CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 1, out, 4), 1);
+	CU_ASSERT_EQUAL(out[0]->pkt_len, len);
+	CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx100);
+	CU_ASSERT_EQUAL(vlan_rx(SUBIF_200), rx200);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	rte_pktmbuf_free(out[0]);
+}
+
+/* With the device's VLAN insert: the TCI in the mbuf, the bytes untouched. */
+static void
+test_vlan_insert_offload_sets_the_tci_only(void)
+{
+	struct dp_worker *w = dp_workers[0];
+	struct dp_worker_txq *q = w->txq_cfg[SUBIF_200];
+	uint8_t in[2048];
+	size_t len = frame(in, 0xc6120002, 0xc6120209, 0);
+	struct rte_mbuf *m = ring_rig_mbuf(0, in, len);
+
+	q->vlan_insert = true;
+	CU_ASSERT_EQUAL(dp_txq_vlan_push(w, q, &m, 1), 1);
+	q->vlan_insert = false;
+	CU_ASSERT_EQUAL(m->vlan_tci, 200);
+	CU_ASSERT((m->ol_flags & RTE_MBUF_F_TX_VLAN) != 0);
+	CU_ASSERT_EQUAL(m->pkt_len, len);
+	CU_ASSERT(memcmp(rte_pktmbuf_mtod(m, const uint8_t *), in, len) == 0);
+	rte_pktmbuf_free(m);
+}
+
+/* A shared buffer cannot take the tag in place: freed (its reference) and counted. */
+static void
+test_vlan_shared_mbuf_is_vlan_tag_failed(void)
+{
+	struct dp_worker *w = dp_workers[0];
+	struct dp_worker_txq *q = w->txq_cfg[SUBIF_200];
+	uint8_t in[2048];
+	size_t len = frame(in, 0xc6120002, 0xc6120209, 0);
+	struct rte_mbuf *m = ring_rig_mbuf(0, in, len);
+	struct rte_mbuf *pkts[1] = { m };
+	uint64_t before = w->stats.drops[DP_DROP_VLAN_TAG_FAILED];
+
+	rte_mbuf_refcnt_update(m, 1);
+	CU_ASSERT_EQUAL(dp_txq_vlan_push(w, q, pkts, 1), 0);
+	CU_ASSERT_EQUAL(w->stats.drops[DP_DROP_VLAN_TAG_FAILED], before + 1);
+	CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(m), 1);
+	rte_pktmbuf_free(m);
+}
+
+/* A route added while running names the sub-interface as N.VID; one that does not exist
+ * is refused. */
+static void
+test_vlan_route_added_at_run_time_names_port_n_vid(void)
+{
+	uint8_t in[2048];
+	struct rte_mbuf *out[4];
+	char err[256] = "";
+	size_t len = frame(in, 0xc6120002, 0xc6120309, 0); /* -> 198.18.3.9 */
+
+	CU_ASSERT_EQUAL(
+		ring_rig_route(true, "198.18.3.0/24 via 198.18.200.2 port 0.999", err, sizeof(err)),
+		-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "port 0.999 does not exist");
+	CU_ASSERT_EQUAL_FATAL(
+		ring_rig_route(true, "198.18.3.0/24 via 198.18.200.2 port 0.200", err, sizeof(err)),
+		0);
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, in, len);
+	run_graph();
+	CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 0, out, 4), 1);
+	CU_ASSERT_EQUAL(rte_pktmbuf_mtod(out[0], const uint8_t *)[15], 200);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	rte_pktmbuf_free(out[0]);
+}
+
+static void
+test_vlan_no_mbuf_leak_after_traffic(void)
+{
+	ring_rig_flush_drain_all(&rig);
+	CU_ASSERT_EQUAL(dp_mem_in_use_over_baseline(), 0);
+}
+
+static const struct dp_test tests[] = {
+	{ "test_vlan_tagged_frame_leaves_untagged_by_port1",
+		test_vlan_tagged_frame_leaves_untagged_by_port1 },
+	{ "test_vlan_routed_to_sub_interface_leaves_tagged_vid_200",
+		test_vlan_routed_to_sub_interface_leaves_tagged_vid_200 },
+	{ "test_vlan_unknown_vid_is_vlan_unknown", test_vlan_unknown_vid_is_vlan_unknown },
+	{ "test_vlan_untagged_frame_stays_with_port0", test_vlan_untagged_frame_stays_with_port0 },
+	{ "test_vlan_insert_offload_sets_the_tci_only",
+		test_vlan_insert_offload_sets_the_tci_only },
+	{ "test_vlan_shared_mbuf_is_vlan_tag_failed", test_vlan_shared_mbuf_is_vlan_tag_failed },
+	{ "test_vlan_route_added_at_run_time_names_port_n_vid",
+		test_vlan_route_added_at_run_time_names_port_n_vid },
+	{ "test_vlan_no_mbuf_leak_after_traffic", test_vlan_no_mbuf_leak_after_traffic },
+	{ NULL, NULL },
+};
+
+int
+main(void)
+{
+	return ring_rig_run(&rig, "vlan", tests);
+}
