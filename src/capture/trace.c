@@ -30,10 +30,10 @@
 
 /* What the workers read while marks are left; written before dp_trace_armed is set. */
 static struct {
-	uint32_t count;    /* marks this add hands out */
-	uint32_t base;     /* the trace id of its first */
-	uint32_t next;     /* marks handed out (atomic) */
-	int port;          /* DPDK port id, -1: every port */
+	uint32_t count; /* marks this add hands out */
+	uint32_t base;  /* the trace id of its first */
+	uint32_t next;  /* marks handed out (atomic) */
+	int port;       /* DPDK port id, -1: every port */
 	struct capture_filter f;
 } live;
 
@@ -71,7 +71,8 @@ trace_tap_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 			return;
 		dp_trace_fmt_pkt(pkts[i], pkt, sizeof(pkt));
 		snprintf(text, sizeof(text), "queue %u %s", queue, pkt);
-		dp_trace_mark(pkts[i], (uint16_t)(live.base + k), dp_port_index[port], "port_rx", text);
+		dp_trace_mark(
+			pkts[i], (uint16_t)(live.base + k), dp_port_index[port], "port_rx", text);
 	}
 }
 
@@ -85,7 +86,8 @@ trace_tap_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 		if (!dp_trace_marked(pkts[i]))
 			continue;
 		dp_trace_fmt_pkt(pkts[i], pkt, sizeof(pkt));
-		snprintf(text, sizeof(text), "port %u queue %u %s", dp_port_index[port], queue, pkt);
+		snprintf(
+			text, sizeof(text), "port %u queue %u %s", dp_port_index[port], queue, pkt);
 		dp_trace_close(pkts[i], "tx", text);
 	}
 }
@@ -141,6 +143,7 @@ static int
 call_add(void *arg)
 {
 	struct trace_req *a = arg;
+	struct capture_filter f;
 	int rc;
 
 	a->usage = true;
@@ -154,31 +157,36 @@ call_add(void *arg)
 			dp_nb_ports - 1u);
 		return -EINVAL;
 	}
+	/* the filter first: a user's mistake is told whatever runs */
+	rc = capture_filter_load(&f, a->filter, UINT16_MAX, a->err, a->errlen);
+	if (rc < 0) {
+		a->usage = rc == -EINVAL;
+		return rc;
+	}
 	a->usage = false;
+	rc = -EBUSY;
 	if (tr.next_id - tr.first_id + (uint32_t)a->count > DP_TRACE_ID_MAX) {
 		snprintf(a->err, a->errlen,
 			"%u packets traced since the last clear: dpctl trace clear first",
 			tr.next_id - tr.first_id);
-		return -ENOSPC;
+		rc = -ENOSPC;
+		goto free;
 	}
 	if (tr.active) {
 		snprintf(a->err, a->errlen,
 			"a trace is armed (%u of %u marked): dpctl trace clear ends it",
 			__atomic_load_n(&live.next, __ATOMIC_RELAXED), live.count);
-		return -EBUSY;
+		goto free;
 	}
 	rc = dp_trace_init();
 	if (rc == 0)
 		rc = dp_trace_bufs_alloc(dp_nb_workers);
 	if (rc < 0) {
 		snprintf(a->err, a->errlen, "trace: %s", strerror(-rc));
-		return rc;
+		goto free;
 	}
-	rc = capture_filter_load(&live.f, a->filter, UINT16_MAX, a->err, a->errlen);
-	if (rc < 0) {
-		a->usage = rc == -EINVAL;
-		return rc;
-	}
+	/* disarmed: no worker reads the last filter any more */
+	live.f = f;
 	live.count = (uint32_t)a->count;
 	live.base = tr.next_id;
 	live.port = a->port >= 0 ? dp_ports[a->port].port_id : -1;
@@ -193,6 +201,10 @@ call_add(void *arg)
 	a->res = json_pack("{s:i, s:s}", "count", (int)live.count, "filter_mode",
 		capture_filter_mode_name(live.f.mode));
 	return 0;
+
+free:
+	capture_filter_free(&f);
+	return rc;
 }
 
 static int
@@ -294,8 +306,8 @@ act_add(const char *params, json_t **res, char *err, size_t errlen)
 	int rc;
 
 	p = json_loads(params != NULL ? params : "", 0, &je);
-	if (p == NULL || json_unpack_ex(p, &je, JSON_STRICT, "{s:I, s?o, s?s}", "count",
-				 &a.count, "port", &port, "filter", &a.filter) != 0) {
+	if (p == NULL || json_unpack_ex(p, &je, JSON_STRICT, "{s:I, s?o, s?s}", "count", &a.count,
+				 "port", &port, "filter", &a.filter) != 0) {
 		snprintf(err, errlen, "params: %s (a JSON object: count, port, filter)", je.text);
 		*res = json_pack("{s:b}", "usage", 1);
 		json_decref(p);

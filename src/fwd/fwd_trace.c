@@ -83,9 +83,9 @@ ip4_fwd_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
 	else
 		snprintf(gw, sizeof(gw), "on-link");
 	snprintf(buf, len, "dst %s route %s via %s port %u%s", dst, prefix, gw, nh->port,
-		(nh->flags & DP_FWD_NH_F_GROUP)		? " ecmp"
+		(nh->flags & DP_FWD_NH_F_GROUP)      ? " ecmp"
 		: (nh->flags & DP_FWD_NH_F_RESOLVED) ? ""
-						      : " unresolved");
+						     : " unresolved");
 }
 
 static void

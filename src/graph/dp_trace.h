@@ -26,15 +26,15 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
-#define DP_TRACE_RECS     4096 /**< records per buffer (a worker's or the control lcore's) */
-#define DP_TRACE_TEXT     80
-#define DP_TRACE_NODE_LEN 32
+#define DP_TRACE_RECS      4096 /**< records per buffer (a worker's or the control lcore's) */
+#define DP_TRACE_TEXT      80
+#define DP_TRACE_NODE_LEN  32
 #define DP_TRACE_PORT_NONE UINT16_MAX
-#define DP_TRACE_ID_MAX   UINT16_MAX /**< ids handed out between two clears, at most */
+#define DP_TRACE_ID_MAX    UINT16_MAX /**< ids handed out between two clears, at most */
 
 /** One node visit of one marked packet. */
 struct dp_trace_rec {
-	uint16_t id;    /**< the packet's trace id */
+	uint16_t id; /**< the packet's trace id */
 	uint16_t pad;
 	uint16_t lcore; /**< where it was written */
 	uint16_t port;  /**< the RX port (config index) in the mark's record, else PORT_NONE */
@@ -75,6 +75,13 @@ int dp_trace_init(void);
  */
 int dp_trace_fmt_register(const char *name, dp_trace_fmt_t fmt);
 
+/**
+ * Node @p name takes packets out of the graph (an endpoint's delivery): a
+ * marked packet's trace ends there unless the call counted a drop.
+ * @return 0 or -ENOSPC.
+ */
+int dp_trace_end_register(const char *name);
+
 /** The formatter registered for node @p name, NULL when none. */
 dp_trace_fmt_t dp_trace_fmt_find(const char *name);
 
@@ -88,8 +95,8 @@ dp_trace_marked(const struct rte_mbuf *m)
 }
 
 /** Mark @p m with trace @p id and write its first record (@p node, @p port). */
-void dp_trace_mark(struct rte_mbuf *m, uint16_t id, uint16_t port, const char *node,
-	const char *text);
+void dp_trace_mark(
+	struct rte_mbuf *m, uint16_t id, uint16_t port, const char *node, const char *text);
 
 /** Write a record for marked @p m: node @p node, line @p text (on its owner lcore). */
 void dp_trace_add(struct rte_mbuf *m, const char *node, const char *text);

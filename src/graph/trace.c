@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ struct dp_trace_buf *dp_trace_bufs[DP_GRAPH_MAX_WORKERS + 1];
 static struct {
 	char name[RTE_NODE_NAMESIZE];
 	dp_trace_fmt_t fmt;
+	bool end; /* dp_trace_end_register() */
 } fmts[DP_GRAPH_MAX_NODES];
 static unsigned int nb_fmts;
 
@@ -56,21 +58,53 @@ dp_trace_init(void)
 	return 0;
 }
 
-int
-dp_trace_fmt_register(const char *name, dp_trace_fmt_t fmt)
+/* The slot of node @p name, made when missing; NULL when there is no room. */
+static unsigned int
+fmt_slot(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < nb_fmts; i++)
-		if (strcmp(fmts[i].name, name) == 0) {
-			fmts[i].fmt = fmt;
-			return 0;
-		}
+		if (strcmp(fmts[i].name, name) == 0)
+			return i;
 	if (nb_fmts == RTE_DIM(fmts))
-		return -ENOSPC;
+		return UINT_MAX;
 	dp_strlcpy(fmts[nb_fmts].name, name, sizeof(fmts[0].name));
-	fmts[nb_fmts++].fmt = fmt;
+	return nb_fmts++;
+}
+
+int
+dp_trace_fmt_register(const char *name, dp_trace_fmt_t fmt)
+{
+	unsigned int i = fmt_slot(name);
+
+	if (i == UINT_MAX)
+		return -ENOSPC;
+	fmts[i].fmt = fmt;
 	return 0;
+}
+
+int
+dp_trace_end_register(const char *name)
+{
+	unsigned int i = fmt_slot(name);
+
+	if (i == UINT_MAX)
+		return -ENOSPC;
+	fmts[i].end = true;
+	return 0;
+}
+
+/* Whether node @p name is an end (dp_trace_end_register()). */
+static bool
+fmt_is_end(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nb_fmts; i++)
+		if (strcmp(fmts[i].name, name) == 0)
+			return fmts[i].end;
+	return false;
 }
 
 /* The formatter of @p name, or of its base name for a clone ("port_tx-0"). */
@@ -109,8 +143,8 @@ dp_trace_fmt_pkt(const struct rte_mbuf *m, char *buf, size_t len)
 		inet_ntop(AF_INET, &ip->src_addr, src, sizeof(src));
 		inet_ntop(AF_INET, &ip->dst_addr, dst, sizeof(dst));
 		if (ip->next_proto_id == IPPROTO_UDP &&
-			m->data_len >= (const uint8_t *)(udp + 1) -
-						rte_pktmbuf_mtod(m, const uint8_t *))
+			m->data_len >=
+				(const uint8_t *)(udp + 1) - rte_pktmbuf_mtod(m, const uint8_t *))
 			snprintf(buf, len, "IPv4 %s:%u > %s:%u udp ttl %u len %u", src,
 				rte_be_to_cpu_16(udp->src_port), dst,
 				rte_be_to_cpu_16(udp->dst_port), ip->time_to_live, m->pkt_len);
@@ -255,7 +289,8 @@ dp_trace_close(struct rte_mbuf *m, const char *node, const char *text)
 static void
 drop_line(const struct rte_mbuf *m, char *buf, size_t len)
 {
-	const uint16_t r = dp_mbuf_meta((struct rte_mbuf *)(uintptr_t)m, dp_mbuf_meta_offset)->trace_drop;
+	const uint16_t r =
+		dp_mbuf_meta((struct rte_mbuf *)(uintptr_t)m, dp_mbuf_meta_offset)->trace_drop;
 
 	if (r < DP_DROP_MAX)
 		snprintf(buf, len, "reason %s", dp_drop_name((enum dp_drop_reason)r));
@@ -268,7 +303,9 @@ dp_trace_node_call(struct rte_graph *graph, struct rte_node *node)
 {
 	uint64_t before[DP_DROP_MAX];
 	struct rte_mbuf *marked[RTE_GRAPH_BURST_SIZE];
+	uint16_t at[RTE_GRAPH_BURST_SIZE], ids[RTE_GRAPH_BURST_SIZE];
 	const bool is_drop = strcmp(node->name, "drop") == 0;
+	const uint16_t nb = node->idx;
 	struct dp_worker *w = NULL;
 	char text[DP_TRACE_TEXT];
 	uint16_t i, k = 0, rc;
@@ -276,8 +313,11 @@ dp_trace_node_call(struct rte_graph *graph, struct rte_node *node)
 	int r;
 
 	for (i = 0; i < node->idx && k < RTE_DIM(marked); i++)
-		if (dp_trace_marked(node->objs[i]))
+		if (dp_trace_marked(node->objs[i])) {
+			at[k] = i;
+			ids[k] = dp_mbuf_meta(node->objs[i], dp_mbuf_meta_offset)->trace_id;
 			marked[k++] = node->objs[i];
+		}
 	if (k == 0)
 		return node->process(graph, node, node->objs, node->idx);
 	fmt = dp_trace_fmt_find(node->name);
@@ -300,13 +340,30 @@ dp_trace_node_call(struct rte_graph *graph, struct rte_node *node)
 	rc = node->process(graph, node, node->objs, node->idx);
 	if (w == NULL || is_drop)
 		return rc;
-	/* the reason this call counted: the drop node's line, if it was dropped */
+	/* ctl_punt frees the tail of its burst that the punt ring did not take */
+	if (w->stats.drops[DP_DROP_PUNT_FULL] != before[DP_DROP_PUNT_FULL] &&
+		strcmp(node->name, "ctl_punt") == 0) {
+		const uint64_t freed =
+			w->stats.drops[DP_DROP_PUNT_FULL] - before[DP_DROP_PUNT_FULL];
+
+		for (i = 0; i < k; i++)
+			if (at[i] >= nb - freed) {
+				dp_trace_add_id(ids[i], rte_rdtsc(), "drop", "reason punt_full");
+				__atomic_fetch_add(&dp_trace_closed, 1, __ATOMIC_RELEASE);
+			}
+		return rc;
+	}
+	/* the reason this call counted, if any: the drop node's line */
 	for (r = 0; r < DP_DROP_MAX; r++)
 		if (w->stats.drops[r] != before[r])
 			break;
 	if (r < DP_DROP_MAX)
 		for (i = 0; i < k; i++)
 			if (dp_trace_marked(marked[i]))
-				dp_mbuf_meta(marked[i], dp_mbuf_meta_offset)->trace_drop = (uint16_t)r;
+				dp_mbuf_meta(marked[i], dp_mbuf_meta_offset)->trace_drop =
+					(uint16_t)r;
+	/* delivered out of the graph (and freed): their traces end here */
+	if (r == DP_DROP_MAX && fmt_is_end(node->name))
+		__atomic_fetch_add(&dp_trace_closed, k, __ATOMIC_RELEASE);
 	return rc;
 }

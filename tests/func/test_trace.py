@@ -10,11 +10,14 @@ checked against what this test sent.
   [relay0] listen 198.18.0.1:5000 -> backend 198.18.1.2:6000 from 198.18.101.1:20000
 
 in0.pcap: a forwarded datagram (to 198.18.1.5:2222), one with TTL 1, an ARP request for
-198.18.0.1, a client datagram to the relay, and filler (forwarded, to port 9); in1.pcap:
-the backend's answer to the relay port. Each test marks packets with a filter and checks:
+198.18.0.1, a client datagram to the relay, one to an endpoint (dpsock_peer, bound to
+198.18.0.1:7001), a frame of ethertype 0x88b5, and filler (forwarded, to port 9);
+in1.pcap: the backend's answer to the relay port. Each test marks packets with a filter and checks:
 
 - forwarded: port_rx, ip4_fwd (dst, route 198.18.1.0/24, via 198.18.101.2, port 1), tx
   on port 1 with TTL 63;
+- dropped: eth_classify, then drop with the reason counted (not_ip4);
+- endpoint: ip4_fwd (local), endpoint4_rx naming the endpoint and the datagram's length;
 - TTL 1: ip4_fwd says expired, icmp4_error a time exceeded to the sender, then the
   ICMP error to 198.18.0.2 leaves on port 0, or is dropped with a reason (rate limit);
 - ARP: port_rx, eth_classify, ctl_punt, ctl on the control lcore, the reply on port 0;
@@ -25,9 +28,10 @@ the backend's answer to the relay port. Each test marks packets with a filter an
 - bad input: an invalid filter (libpcap's error, exit 2), a port that does not exist,
   COUNT 0 and COUNT too large (exit 2); dpfwd runs on.
 
-EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1.  About 15 s.
+EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1.  About 6 s.
 """
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -42,6 +46,7 @@ import dprig  # noqa: E402
 from scapy.all import ARP, IP, UDP, Ether, Raw, wrpcap  # noqa: E402
 
 DPCTL = [sys.executable, str(dprig.REPO / "apps" / "dpctl" / "dpctl.py"), "--timeout", "30"]
+PEER = os.environ.get("DPSOCK_PEER", str(dprig.BUILD / "tests" / "dpsock_peer"))
 PORT0_MAC = "02:70:63:61:70:00"   # net_pcap0's
 PORT1_MAC = "02:70:63:61:70:01"   # net_pcap1's
 CLIENT_MAC = "02:aa:00:00:00:00"
@@ -76,6 +81,9 @@ listen = 198.18.0.1:5000
 backend = 198.18.1.2:6000
 source = 198.18.101.1
 ports = 20000-20000
+
+[endpoint]
+socket = {d}/dpsock.sock
 """
 
 
@@ -88,9 +96,12 @@ def inputs(d: Path):
         c / IP(src="198.18.0.2", dst="198.18.1.5", ttl=64) / UDP(sport=1111, dport=2222) / pay,
         c / IP(src="198.18.0.2", dst="198.18.1.6", ttl=1) / UDP(sport=3333, dport=4444) / pay,
         c / IP(src="198.18.0.2", dst="198.18.0.1", ttl=64) / UDP(sport=7000, dport=5000) / pay,
+        c / IP(src="198.18.0.2", dst="198.18.0.1", ttl=64) / UDP(sport=7777, dport=7001) / pay,
+        Ether(dst=PORT0_MAC, src=CLIENT_MAC, type=0x88B5) / Raw(b"e" * 46),
     ]
-    filler = [c / IP(src="198.18.0.2", dst=f"198.18.1.{10 + i}", ttl=64) /
-              UDP(sport=5555, dport=9) / pay for i in range(200)]
+    filler = [c / IP(src="198.18.0.2", dst=f"198.18.1.{10 + i % 200}", ttl=64) /
+              UDP(sport=5555, dport=9) / pay
+              for i in range(2000)]
     wrpcap(str(d / "in0.pcap"), special + filler)
     back = Ether(dst=PORT1_MAC, src=NEIGH_MAC) / IP(src="198.18.1.2", dst="198.18.101.1") / \
         UDP(sport=6000, dport=20000) / pay
@@ -108,9 +119,20 @@ class TestTrace(unittest.TestCase):
         cls.fwd = dprig.Dpfwd(cls.dir, cls.dir / "fwd.ini",
                               eal=dprig.EAL_SMALL + ["--lcores", "0@0,1@1"]).start()
         cls.fwd.wait_ready()
+        # an endpoint on 198.18.0.1:7001 that sends back what it gets, until killed
+        cls.peer = subprocess.Popen([PEER, str(cls.dir / "dpsock.sock"), "echo",
+                                     "198.18.0.1:7001", "100000000", "60000"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = cls.peer.stdout.readline()
+        if line.strip() != "ready":
+            cls.peer.kill()
+            cls.fwd.cleanup()
+            raise AssertionError(f"dpsock_peer: {line!r} {cls.peer.stderr.read()}")
 
     @classmethod
     def tearDownClass(cls):
+        cls.peer.kill()
+        cls.peer.communicate()
         cls.fwd.cleanup()
         import shutil
         shutil.rmtree(cls.dir, ignore_errors=True)
@@ -130,7 +152,8 @@ class TestTrace(unittest.TestCase):
             p = self.dpctl("trace", "show", "--json")
             self.assertEqual(p.returncode, 0, p.stderr)
             r = json.loads(p.stdout)
-            done = [t for t in r["packets"] if t["nodes"][-1]["node"] in ("tx", "drop")]
+            done = [t for t in r["packets"]
+                    if t["nodes"][-1]["node"] in ("tx", "drop", "endpoint4_rx")]
             if not r["armed"] and len(done) == count:
                 return r["packets"]
             if time.monotonic() > deadline:
@@ -205,6 +228,20 @@ class TestTrace(unittest.TestCase):
             self.assertRegex(self.line(t, "tx"), r"^port 0 queue 0 IPv4 198\.18\.0\.1:5000"
                              r" > 198\.18\.0\.2:7000 udp ttl 64 ")
 
+    def test_dropped(self):
+        for t in self.trace(1, "ether proto 0x88b5"):
+            self.assertEqual(self.path(t), ["port_rx", "eth_classify", "drop"])
+            self.assertEqual(self.line(t, "port_rx"), "queue 0 ethertype 0x88b5 len 60")
+            self.assertEqual(self.line(t, "drop"), "reason not_ip4")
+
+    def test_endpoint(self):
+        for t in self.trace(2, "udp dst port 7001"):
+            self.assert_path(t, "port_rx", "ip4_fwd", "endpoint4_rx")
+            self.assertEqual(self.line(t, "ip4_fwd"),
+                             "dst 198.18.0.1 route 198.18.0.1/32 local")
+            self.assertRegex(self.line(t, "endpoint4_rx"),
+                             r"^endpoint 198\.18\.0\.1:7001 \(sends on worker 0\) 26 bytes$")
+
     def test_route_replaced_while_traced(self):
         stop = threading.Event()
 
@@ -230,6 +267,7 @@ class TestTrace(unittest.TestCase):
                              r"198\.18\.1\.0/24 via 198\.18\.101\.[23] port 1$")
 
     def test_bad_input(self):
+        self.assertEqual(self.dpctl("trace", "clear").returncode, 0)
         p = self.dpctl("trace", "add", "1", "-f", "udp and and")
         self.assertEqual(p.returncode, 2)
         self.assertIn("syntax error", p.stderr)
