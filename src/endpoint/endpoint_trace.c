@@ -41,8 +41,8 @@ endpoint4_rx_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
 		snprintf(addr, sizeof(addr), "*");
 	else
 		inet_ntop(AF_INET, e->addr, addr, sizeof(addr));
-	snprintf(buf, len, "endpoint %s:%u (sends on worker %u) %u bytes", addr, e->port,
-		e->worker, rte_be_to_cpu_16(udp->dgram_len));
+	snprintf(buf, len, "endpoint %s:%u (sends on worker %u) %u bytes", addr, e->port, e->worker,
+		rte_be_to_cpu_16(udp->dgram_len));
 }
 
 int

@@ -12,7 +12,7 @@ checked against what this test sent.
 in0.pcap: a forwarded datagram (to 198.18.1.5:2222), one with TTL 1, an ARP request for
 198.18.0.1, a client datagram to the relay, one to an endpoint (dpsock_peer, bound to
 198.18.0.1:7001), a frame of ethertype 0x88b5, and filler (forwarded, to port 9);
-in1.pcap: the backend's answer to the relay port. Each test marks packets with a filter and checks:
+in1.pcap: the backend's answer to the relay port, and filler. Each test marks packets with a filter and checks:
 
 - forwarded: port_rx, ip4_fwd (dst, route 198.18.1.0/24, via 198.18.101.2, port 1), tx
   on port 1 with TTL 63;
@@ -25,10 +25,13 @@ in1.pcap: the backend's answer to the relay port. Each test marks packets with a
   addresses and ports) and tx with those addresses;
 - a route replaced back and forth (dpctl route add) while 40 marked packets flow: every
   trace is whole (port_rx ... tx) and names one of the two next hops;
+- a relay hand-off (a second rig, two workers): the backend's answer traced on the worker
+  that received it, then on the session's worker, which sends it;
 - bad input: an invalid filter (libpcap's error, exit 2), a port that does not exist,
   COUNT 0 and COUNT too large (exit 2); dpfwd runs on.
 
-EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1.  About 6 s.
+EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1 (0@0,1@1,2@1 for the hand-off).
+About 10 s.
 """
 import json
 import os
@@ -105,7 +108,10 @@ def inputs(d: Path):
     wrpcap(str(d / "in0.pcap"), special + filler)
     back = Ether(dst=PORT1_MAC, src=NEIGH_MAC) / IP(src="198.18.1.2", dst="198.18.101.1") / \
         UDP(sport=6000, dport=20000) / pay
-    wrpcap(str(d / "in1.pcap"), [back] * 4)
+    # filler (forwarded back out of port 1) keeps the answers to one in 1000
+    fill1 = [Ether(dst=PORT1_MAC, src=NEIGH_MAC) / IP(src="198.18.1.2", dst="198.18.1.50") /
+             UDP(sport=5555, dport=9) / pay] * 999
+    wrpcap(str(d / "in1.pcap"), [back] + fill1)
 
 
 class TestTrace(unittest.TestCase):
@@ -281,6 +287,62 @@ class TestTrace(unittest.TestCase):
         self.fwd.alive()
         self.assertEqual(len(self.trace(1, "udp dst port 2222")), 1)
 
+
+class TestTraceHandoff(unittest.TestCase):
+    """Two workers: port0 (the client) on lcore 1, port1 (the backend) on lcore 2, both
+    on CPU 1. The session is worker 0's, with relay port 20000 of its slice; the backend's
+    answer reaches worker 1, which hands it to worker 0: one trace over both lcores."""
+
+    @classmethod
+    def setUpClass(cls):
+        dprig.skip_unless_built(dprig.DPFWD)
+        cls.dir = Path(tempfile.mkdtemp(prefix="dptrace-"))
+        inputs(cls.dir)
+        config = CONFIG.format(d=cls.dir, neigh_mac=NEIGH_MAC, client_mac=CLIENT_MAC)
+        config = config.replace("rx = (0,0,1),(1,0,1)", "rx = (0,0,1),(1,0,2)")
+        config = config.replace("ports = 20000-20000", "ports = 20000-20001")
+        config = config[:config.index("[endpoint]")]
+        # net_pcap has a TX queue per tx_pcap; a worker needs one on each port
+        for dev in ("in0.pcap,infinite_rx=1", "in1.pcap,infinite_rx=1"):
+            config = config.replace(dev, dev + ",tx_pcap=/dev/null,tx_pcap=/dev/null")
+        (cls.dir / "fwd.ini").write_text(config)
+        cls.fwd = dprig.Dpfwd(cls.dir, cls.dir / "fwd.ini",
+                              eal=dprig.EAL_SMALL + ["--lcores", "0@0,1@1,2@1"]).start()
+        cls.fwd.wait_ready()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fwd.cleanup()
+        import shutil
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    dpctl = TestTrace.dpctl
+    trace = TestTrace.trace
+    path = TestTrace.path
+
+    def test_relay_handoff_keeps_the_trace(self):
+        # a client datagram relayed first: the session is there before its answers
+        self.assertEqual(self.path(self.trace(1, "udp dst port 5000")[0])[-1], "tx")
+        crossed = 0
+        for t in self.trace(8, "udp src port 6000", port="1"):
+            self.assertEqual((t["port"], t["lcore"]), (1, 2))
+            lcores = [n["lcore"] for n in t["nodes"]]
+            # worker 1's nodes, then worker 0's from the hand-off on: one switch
+            self.assertEqual(lcores, sorted(lcores, reverse=True), json.dumps(t, indent=1))
+            if lcores[-1] == 2:
+                # both workers share a CPU: the ring to the session's worker may be full
+                self.assertEqual(self.path(t)[-2:], ["relay4", "drop"])
+                self.assertEqual(t["nodes"][-1]["text"], "reason relay_handoff_full")
+                continue
+            crossed += 1
+            on1 = [n for n in t["nodes"] if n["lcore"] == 1]
+            self.assertEqual([n["node"] for n in on1], ["relay4", "tx"],
+                             json.dumps(t, indent=1))
+            self.assertRegex(on1[0]["text"], r"^session \d+ to client: "
+                             r"198\.18\.0\.1:5000 > 198\.18\.0\.2:7000$")
+            self.assertRegex(on1[1]["text"], r"^port 0 queue 0 IPv4 198\.18\.0\.1:5000"
+                             r" > 198\.18\.0\.2:7000 udp ttl 64 ")
+        self.assertGreater(crossed, 0)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
