@@ -383,6 +383,9 @@ dp_capture_start(const struct dp_capture_req *req, bool *usage, char *err, size_
 			rte_strerror(rte_errno));
 		goto close;
 	}
+	/* a trace may have the tap set already: what a port's flag lets the workers
+	 * read is in place before the flag */
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
 	for (i = 0; i < dp_nb_ports; i++) {
 		if (req->port >= 0 && req->port != i)
 			continue;

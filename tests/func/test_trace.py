@@ -35,6 +35,7 @@ About 10 s.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,17 @@ def inputs(d: Path):
     wrpcap(str(d / "in1.pcap"), [back] + fill1)
 
 
+def start(cls):
+    """Wait for CLS's dpfwd; when it does not come up, stop it and remove the folder (no
+    tearDownClass runs after a failed setUpClass)."""
+    try:
+        cls.fwd.wait_ready()
+    except BaseException:
+        cls.fwd.cleanup()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+        raise
+
+
 class TestTrace(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -124,7 +136,7 @@ class TestTrace(unittest.TestCase):
             d=cls.dir, neigh_mac=NEIGH_MAC, client_mac=CLIENT_MAC))
         cls.fwd = dprig.Dpfwd(cls.dir, cls.dir / "fwd.ini",
                               eal=dprig.EAL_SMALL + ["--lcores", "0@0,1@1"]).start()
-        cls.fwd.wait_ready()
+        start(cls)
         # an endpoint on 198.18.0.1:7001 that sends back what it gets, until killed
         cls.peer = subprocess.Popen([PEER, str(cls.dir / "dpsock.sock"), "echo",
                                      "198.18.0.1:7001", "100000000", "60000"],
@@ -133,6 +145,7 @@ class TestTrace(unittest.TestCase):
         if line.strip() != "ready":
             cls.peer.kill()
             cls.fwd.cleanup()
+            shutil.rmtree(cls.dir, ignore_errors=True)
             raise AssertionError(f"dpsock_peer: {line!r} {cls.peer.stderr.read()}")
 
     @classmethod
@@ -140,7 +153,6 @@ class TestTrace(unittest.TestCase):
         cls.peer.kill()
         cls.peer.communicate()
         cls.fwd.cleanup()
-        import shutil
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     def dpctl(self, *args):
@@ -308,12 +320,11 @@ class TestTraceHandoff(unittest.TestCase):
         (cls.dir / "fwd.ini").write_text(config)
         cls.fwd = dprig.Dpfwd(cls.dir, cls.dir / "fwd.ini",
                               eal=dprig.EAL_SMALL + ["--lcores", "0@0,1@1,2@1"]).start()
-        cls.fwd.wait_ready()
+        start(cls)
 
     @classmethod
     def tearDownClass(cls):
         cls.fwd.cleanup()
-        import shutil
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     dpctl = TestTrace.dpctl
