@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The lines fwd's nodes give a traced packet (dp_trace.h): what ip4_fwd's
- * lookup finds for it (the route's prefix, the next hop, the egress port) and
+ * (ip6_fwd's) lookup finds for it (the route's prefix, the next hop, the egress port) and
  * why icmp4_error has it. Run only for marked packets, before the node.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_fib.h>
+#include <rte_fib6.h>
 #include <rte_ip.h>
 #include <rte_rib.h>
+#include <rte_rib6.h>
 
 #include "dp_fwd.h"
+#include "dp_fwd6.h"
 #include "dp_fwd_local.h"
 #include "dp_mem.h"
 #include "fwd_local_priv.h"
@@ -47,13 +51,38 @@ trace_prefix4(uint32_t dst, char *buf, size_t len)
 	snprintf(buf, len, "%s/%u", a, depth);
 }
 
+/* The next hop's part of a forwarding line: "via GW port P" and its state. */
+static void
+trace_nh(const struct dp_fwd_nh *nh, char *buf, size_t len)
+{
+	static const uint8_t zero[16];
+	char gw[INET6_ADDRSTRLEN];
+	uint32_t g;
+
+	if (nh->flags & DP_FWD_NH_F_IP6) {
+		if (memcmp(nh->gw6, zero, sizeof(zero)) != 0)
+			inet_ntop(AF_INET6, nh->gw6, gw, sizeof(gw));
+		else
+			snprintf(gw, sizeof(gw), "on-link");
+	} else if (nh->gw != 0) {
+		g = rte_cpu_to_be_32(nh->gw);
+		inet_ntop(AF_INET, &g, gw, sizeof(gw));
+	} else {
+		snprintf(gw, sizeof(gw), "on-link");
+	}
+	snprintf(buf, len, "via %s port %u%s", gw, nh->port,
+		(nh->flags & DP_FWD_NH_F_GROUP)      ? " ecmp"
+		: (nh->flags & DP_FWD_NH_F_RESOLVED) ? ""
+						     : " unresolved");
+}
+
 static void
 ip4_fwd_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
 {
 	const struct rte_ipv4_hdr *ip = trace_ip4(m);
-	char dst[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN], prefix[24];
+	char dst[INET_ADDRSTRLEN], prefix[24], via[DP_TRACE_TEXT];
 	const struct dp_fwd_nh *nh;
-	uint32_t hop, d, g;
+	uint32_t hop, d;
 
 	RTE_SET_USED(ctx);
 	if (ip == NULL) {
@@ -77,15 +106,52 @@ ip4_fwd_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
 		snprintf(buf, len, "dst %s route %s local", dst, prefix);
 		return;
 	}
-	g = rte_cpu_to_be_32(nh->gw);
-	if (nh->gw != 0)
-		inet_ntop(AF_INET, &g, gw, sizeof(gw));
+	trace_nh(nh, via, sizeof(via));
+	snprintf(buf, len, "dst %s route %s %s", dst, prefix, via);
+}
+
+static void
+ip6_fwd_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
+{
+	struct rte_fib6 *fib = __atomic_load_n(&dp_fwd_ip6.fib, __ATOMIC_ACQUIRE);
+	char dst[INET6_ADDRSTRLEN], pfx[INET6_ADDRSTRLEN], via[DP_TRACE_TEXT];
+	uint8_t addr[RTE_FIB6_IPV6_ADDR_SIZE], rip[RTE_RIB6_IPV6_ADDR_SIZE];
+	const struct rte_ipv6_hdr *ip;
+	uint64_t hop = DP_FWD_NO_ROUTE6;
+	struct rte_rib6_node *rn;
+	struct rte_rib6 *rib;
+	uint8_t depth = 0;
+
+	RTE_SET_USED(ctx);
+	if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(*ip) || fib == NULL) {
+		dp_trace_fmt_pkt(m, buf, len);
+		return;
+	}
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	memcpy(addr, ip->dst_addr, sizeof(addr));
+	inet_ntop(AF_INET6, addr, dst, sizeof(dst));
+	if (ip->hop_limits <= 1) {
+		snprintf(buf, len, "dst %s hlim %u: expired", dst, ip->hop_limits);
+		return;
+	}
+	rte_fib6_lookup_bulk(fib, &addr, &hop, 1);
+	if (hop == DP_FWD_NO_ROUTE6 || hop >= dp_fwd.nb_nh) {
+		snprintf(buf, len, "dst %s: no route", dst);
+		return;
+	}
+	/* the tables a change makes are new ones, swapped in: this one stays whole */
+	rib = rte_fib6_get_rib(fib);
+	rn = rib != NULL ? rte_rib6_lookup(rib, addr) : NULL;
+	if (rn == NULL || rte_rib6_get_ip(rn, rip) < 0 || rte_rib6_get_depth(rn, &depth) < 0)
+		snprintf(pfx, sizeof(pfx), "?");
 	else
-		snprintf(gw, sizeof(gw), "on-link");
-	snprintf(buf, len, "dst %s route %s via %s port %u%s", dst, prefix, gw, nh->port,
-		(nh->flags & DP_FWD_NH_F_GROUP)      ? " ecmp"
-		: (nh->flags & DP_FWD_NH_F_RESOLVED) ? ""
-						     : " unresolved");
+		inet_ntop(AF_INET6, rip, pfx, sizeof(pfx));
+	if (hop == DP_FWD_NH_LOCAL || (dp_fwd.nh[hop].flags & DP_FWD_NH_F_LOCAL)) {
+		snprintf(buf, len, "dst %s route %s/%u local", dst, pfx, depth);
+		return;
+	}
+	trace_nh(&dp_fwd.nh[hop], via, sizeof(via));
+	snprintf(buf, len, "dst %s route %s/%u %s", dst, pfx, depth, via);
 }
 
 static void
@@ -144,6 +210,9 @@ int
 dp_fwd_trace_register(void)
 {
 	int rc = dp_trace_fmt_register("ip4_fwd", ip4_fwd_line);
+
+	if (rc == 0)
+		rc = dp_trace_fmt_register("ip6_fwd", ip6_fwd_line);
 
 	if (rc == 0)
 		rc = dp_trace_fmt_register("icmp4_error", icmp4_error_line);

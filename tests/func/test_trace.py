@@ -11,11 +11,11 @@ checked against what this test sent.
 
 in0.pcap: a forwarded datagram (to 198.18.1.5:2222), one with TTL 1, an ARP request for
 198.18.0.1, a client datagram to the relay, one to an endpoint (dpsock_peer, bound to
-198.18.0.1:7001), a frame of ethertype 0x88b5, and filler (forwarded, to port 9);
+198.18.0.1:7001), a frame of ethertype 0x88b5, an IPv6 datagram to 2001:db8:5::5, and filler (forwarded, to port 9);
 in1.pcap: the backend's answer to the relay port, and filler. Each test marks packets with a filter and checks:
 
 - forwarded: port_rx, ip4_fwd (dst, route 198.18.1.0/24, via 198.18.101.2, port 1), tx
-  on port 1 with TTL 63;
+  on port 1 with TTL 63; IPv6 the same through ip6_fwd (2001:db8:5::/48);
 - dropped: eth_classify, then drop with the reason counted (not_ip4);
 - endpoint: ip4_fwd (local), endpoint4_rx naming the endpoint and the datagram's length;
 - TTL 1: ip4_fwd says expired, icmp4_error a time exceeded to the sender, then the
@@ -47,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dprig  # noqa: E402
 
-from scapy.all import ARP, IP, UDP, Ether, Raw, wrpcap  # noqa: E402
+from scapy.all import ARP, IP, UDP, Ether, IPv6, Raw, wrpcap  # noqa: E402
 
 DPCTL = [sys.executable, str(dprig.REPO / "apps" / "dpctl" / "dpctl.py"), "--timeout", "30"]
 PEER = os.environ.get("DPSOCK_PEER", str(dprig.BUILD / "tests" / "dpsock_peer"))
@@ -64,6 +64,7 @@ main_lcore = 0
 [port0]
 dev = net_pcap0,rx_pcap={d}/in0.pcap,infinite_rx=1
 ip4 = 198.18.0.1/24
+ip6 = 2001:db8::1/64
 
 [port1]
 dev = net_pcap1,rx_pcap={d}/in1.pcap,infinite_rx=1
@@ -74,11 +75,13 @@ rx = (0,0,1),(1,0,1)
 
 [routes]
 route = 198.18.1.0/24 via 198.18.101.2 port 1
+route = 2001:db8:5::/48 via 2001:db8::2 port 0
 
 [neighbors]
 neigh = 198.18.101.2 lladdr {neigh_mac} port 1
 neigh = 198.18.101.3 lladdr 02:00:00:00:01:03 port 1
 neigh = 198.18.0.2 lladdr {client_mac} port 0
+neigh = 2001:db8::2 lladdr {client_mac} port 0
 
 [relay0]
 listen = 198.18.0.1:5000
@@ -102,6 +105,8 @@ def inputs(d: Path):
         c / IP(src="198.18.0.2", dst="198.18.0.1", ttl=64) / UDP(sport=7000, dport=5000) / pay,
         c / IP(src="198.18.0.2", dst="198.18.0.1", ttl=64) / UDP(sport=7777, dport=7001) / pay,
         Ether(dst=PORT0_MAC, src=CLIENT_MAC, type=0x88B5) / Raw(b"e" * 46),
+        c / IPv6(src="2001:db8::2", dst="2001:db8:5::5", hlim=64) /
+        UDP(sport=1212, dport=2323) / pay,
     ]
     filler = [c / IP(src="198.18.0.2", dst=f"198.18.1.{10 + i % 200}", ttl=64) /
               UDP(sport=5555, dport=9) / pay
@@ -203,6 +208,14 @@ class TestTrace(unittest.TestCase):
                              r"udp ttl 63 ")
             ns = [n["ns"] for n in t["nodes"]]
             self.assertEqual(ns, sorted(ns))
+
+    def test_forwarded_ip6(self):
+        for t in self.trace(1, "ip6 and udp dst port 2323"):
+            self.assert_path(t, "port_rx", "ip6_fwd", "tx")
+            self.assertEqual(self.line(t, "ip6_fwd"),
+                             "dst 2001:db8:5::5 route 2001:db8:5::/48 via 2001:db8::2 port 0")
+            self.assertRegex(self.line(t, "tx"), r"^port 0 queue 0 IPv6 2001:db8::2 > "
+                             r"2001:db8:5::5 next 17 hlim 63 ")
 
     def test_ttl_expired(self):
         for t in self.trace(2, "udp dst port 4444"):
