@@ -36,6 +36,10 @@ capture_burst(struct capture_live *c, struct capture_wstats *st, uint16_t port, 
 	/* zeroed: the analyser cannot tell that the ring reads only the k set */
 	struct rte_mbuf *copies[64] = { NULL };
 	const uint64_t tsc = rte_rdtsc();
+	/* what the ring has room for: a packet past it is a loss without the copy,
+	 * so that a capture the writer cannot keep up with costs the workers what
+	 * it writes, not what it matches */
+	unsigned int room = rte_ring_free_count(c->ring);
 	unsigned int k = 0;
 	uint16_t i;
 
@@ -45,6 +49,10 @@ capture_burst(struct capture_live *c, struct capture_wstats *st, uint16_t port, 
 		if (!capture_match(&c->f, pkts[i]))
 			continue;
 		st->matched++;
+		if (k >= room) {
+			st->ring_full++;
+			continue;
+		}
 		cp = rte_pcapng_copy(port, queue, pkts[i], c->pool, c->snaplen, tsc, dir);
 		if (cp == NULL) {
 			st->pool_empty++;
@@ -53,6 +61,7 @@ capture_burst(struct capture_live *c, struct capture_wstats *st, uint16_t port, 
 		copies[k++] = cp;
 		if (k == RTE_DIM(copies)) {
 			capture_put(c, st, copies, k);
+			room -= k;
 			k = 0;
 		}
 	}

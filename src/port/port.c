@@ -180,6 +180,18 @@ fail:
 	return rc;
 }
 
+/* dp_port_mtu_uniform from the ports' MTUs and what their drivers hand over. */
+static void
+port_mtu_uniform_set(void)
+{
+	uint16_t i;
+
+	dp_port_mtu_uniform = true;
+	for (i = 0; i < dp_nb_ports; i++)
+		dp_port_mtu_uniform &= dp_ports[i].mtu == dp_ports[0].mtu &&
+				       dp_port_rx_max(&dp_ports[i]) == dp_ports[i].mtu;
+}
+
 /* What asks for a port's MTU, for errors: "[port0] mtu 9000", "profile net_tap's mtu 1500". */
 static void
 port_mtu_who(const struct dp_port *p, uint16_t i, char *who, size_t len)
@@ -365,10 +377,7 @@ dp_port_probe(
 		dp_port_index[p->port_id] = (uint8_t)i;
 		dp_nb_ports++;
 	}
-	dp_port_mtu_uniform = true;
-	for (i = 0; i < dp_nb_ports; i++)
-		dp_port_mtu_uniform &= dp_ports[i].mtu == dp_ports[0].mtu &&
-				       dp_port_rx_max(&dp_ports[i]) == dp_ports[i].mtu;
+	port_mtu_uniform_set();
 	/* fwd cuts packets for a port of a smaller MTU than another's into chained mbufs */
 	tx_chained |= !dp_port_mtu_uniform;
 	for (i = 0; i < dp_nb_ports; i++) {
@@ -549,6 +558,8 @@ dp_port_start_all(char *err, size_t errlen)
 			DP_LOG(INFO, port, "port%u %s started, MAC %s", i, p->name, mac);
 		}
 	}
+	/* a device that kept its own MTU changed p->mtu above */
+	port_mtu_uniform_set();
 	return 0;
 }
 
