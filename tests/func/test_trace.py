@@ -28,7 +28,8 @@ in1.pcap: the backend's answer to the relay port, and filler. Each test marks pa
 - a relay hand-off (a second rig, two workers): the backend's answer traced on the worker
   that received it, then on the session's worker, which sends it;
 - bad input: an invalid filter (libpcap's error, exit 2), a port that does not exist,
-  COUNT 0 and COUNT too large (exit 2); dpfwd runs on.
+  COUNT 0 and COUNT too large (exit 2), an add while a trace is armed (exit 1); dpfwd
+  runs on.
 
 EAL: --no-huge, its own --file-prefix, --lcores 0@0,1@1 (0@0,1@1,2@1 for the hand-off).
 About 10 s.
@@ -308,6 +309,15 @@ class TestTrace(unittest.TestCase):
         for count in ("0", "257"):
             p = self.dpctl("trace", "add", count)
             self.assertEqual(p.returncode, 2, p.stderr)
+        # a trace whose filter takes nothing stays armed: another add is refused (exit 1)
+        self.assertEqual(self.dpctl("trace", "add", "1", "-f", "udp dst port 9999").returncode,
+                         0)
+        p = self.dpctl("trace", "add", "1")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("a trace is armed (0 of 1 marked)", p.stderr)
+        p = self.dpctl("trace", "show")
+        self.assertEqual((p.returncode, p.stdout.strip()), (0, "no packet traced yet (armed)"))
+        self.assertEqual(self.dpctl("trace", "clear").returncode, 0)
         # dpfwd runs on, and traces after that
         self.fwd.alive()
         self.assertEqual(len(self.trace(1, "udp dst port 2222")), 1)
