@@ -59,6 +59,11 @@ trace_nh(const struct dp_fwd_nh *nh, char *buf, size_t len)
 	char gw[INET6_ADDRSTRLEN];
 	uint32_t g;
 
+	if (nh->flags & DP_FWD_NH_F_CONNECTED) {
+		/* the neighbor is the packet's own destination, found per packet */
+		snprintf(buf, len, "on-link port %u", nh->port);
+		return;
+	}
 	if (nh->flags & DP_FWD_NH_F_IP6) {
 		if (memcmp(nh->gw6, zero, sizeof(zero)) != 0)
 			inet_ntop(AF_INET6, nh->gw6, gw, sizeof(gw));
@@ -154,6 +159,22 @@ ip6_fwd_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
 	snprintf(buf, len, "dst %s route %s/%u %s", dst, pfx, depth, via);
 }
 
+/* ip4_output: the next hop ip4_fwd (or the node that made the packet) chose. */
+static void
+ip4_output_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
+{
+	const uint32_t idx = dp_mbuf_meta((struct rte_mbuf *)(uintptr_t)m, dp_mbuf_meta_offset)->nh;
+	char via[DP_TRACE_TEXT];
+
+	RTE_SET_USED(ctx);
+	if (idx >= dp_fwd.nb_nh) {
+		snprintf(buf, len, "next hop %u: none", idx);
+		return;
+	}
+	trace_nh(&dp_fwd.nh[idx], via, sizeof(via));
+	snprintf(buf, len, "next hop %u %s", idx, via);
+}
+
 static void
 icmp4_error_line(void *ctx, const struct rte_mbuf *m, char *buf, size_t len)
 {
@@ -213,6 +234,8 @@ dp_fwd_trace_register(void)
 
 	if (rc == 0)
 		rc = dp_trace_fmt_register("ip6_fwd", ip6_fwd_line);
+	if (rc == 0)
+		rc = dp_trace_fmt_register("ip4_output", ip4_output_line);
 
 	if (rc == 0)
 		rc = dp_trace_fmt_register("icmp4_error", icmp4_error_line);

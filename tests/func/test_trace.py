@@ -19,7 +19,8 @@ in1.pcap: the backend's answer to the relay port, and filler. Each test marks pa
 - dropped: eth_classify, then drop with the reason counted (not_ip4);
 - endpoint: ip4_fwd (local), endpoint4_rx naming the endpoint and the datagram's length;
 - TTL 1: ip4_fwd says expired, icmp4_error a time exceeded to the sender, then the
-  ICMP error to 198.18.0.2 leaves on port 0, or is dropped with a reason (rate limit);
+  ICMP error to 198.18.0.2 leaves on port 0 through ip4_output (its next hop), or is
+  dropped as icmp_ratelimited;
 - ARP: port_rx, eth_classify, ctl_punt, ctl on the control lcore, the reply on port 0;
 - relay, both directions: the relay's line (session, direction, the rewritten
   addresses and ports) and tx with those addresses;
@@ -219,16 +220,19 @@ class TestTrace(unittest.TestCase):
                              r"2001:db8:5::5 next 17 hlim 63 ")
 
     def test_ttl_expired(self):
-        for t in self.trace(2, "udp dst port 4444"):
+        for t in self.trace(4, "udp dst port 4444"):
             path = [n for n in self.path(t) if n != "eth_classify"]
             self.assertEqual(path[:3], ["port_rx", "ip4_fwd", "icmp4_error"],
                              json.dumps(t, indent=1))
             self.assertEqual(self.line(t, "ip4_fwd"), "dst 198.18.1.6 ttl 1: expired")
             self.assertEqual(self.line(t, "icmp4_error"), "time exceeded to 198.18.0.2 (ttl 1)")
             if path[-1] == "drop":
-                self.assertRegex(self.line(t, "drop"), r"^reason [a-z0-9_]+$")
+                # the ICMP errors' token bucket is empty: the packet is dropped
+                self.assertEqual(self.line(t, "drop"), "reason icmp_ratelimited")
             else:
                 self.assertEqual(path[3:], ["ip4_output", "port_tx-0", "tx"])
+                self.assertRegex(self.line(t, "ip4_output"),
+                                 r"^next hop \d+ via 198\.18\.0\.2 port 0$")
                 self.assertIn("IPv4 198.18.0.1 > 198.18.0.2 proto 1 ttl 64",
                               self.line(t, "tx"))
 
