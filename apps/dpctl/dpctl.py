@@ -1627,6 +1627,94 @@ def capture_run(s, args, req, path, stream):
 
 
 # --------------------------------------------------------------------------
+# trace (docs/capture.md#trace)
+# --------------------------------------------------------------------------
+
+def trace_records(s):
+    """Every record of /dpfwd/trace/show (it answers a page at a time) and the last reply."""
+    recs, last, start = [], None, 0
+    while True:
+        r = capture_call(s, "/dpfwd/trace/show", str(start))
+        if r is None or not r.get("ok"):
+            return None, r
+        page = r.get("records") or []
+        if isinstance(page, dict):
+            page = normalize(page)
+        recs += page
+        last = r
+        if not page or len(recs) >= r.get("total", 0):
+            return recs, last
+        start = r.get("next", start + len(page))
+
+
+def trace_parse(recs):
+    """Records grouped by packet: [{"packet", "port", "lcore", "nodes": [...]}]."""
+    packets = []
+    for line in recs:
+        pid, lcore, port, ns, node, text = (line.split(" ", 5) + [""])[:6]
+        if not packets or packets[-1]["packet"] != int(pid):
+            packets.append({"packet": int(pid), "port": int(port), "lcore": int(lcore),
+                            "nodes": []})
+        packets[-1]["nodes"].append({"ns": int(ns), "lcore": int(lcore), "node": node,
+                                     "text": text})
+    return packets
+
+
+def cmd_trace(s, args):
+    if args.trace_cmd == "add":
+        if args.count < 1:
+            print(f"{PROG}: trace add: COUNT {args.count}: at least 1", file=sys.stderr)
+            return EXIT_USAGE
+        req = {"count": args.count}
+        if args.port is not None:
+            if args.port != "all" and not args.port.isdigit():
+                print(f"{PROG}: trace add: --port {args.port}: a port number or all",
+                      file=sys.stderr)
+                return EXIT_USAGE
+            req["port"] = "all" if args.port == "all" else int(args.port)
+        if args.filter:
+            req["filter"] = args.filter
+        r = capture_call(s, "/dpfwd/trace/add", json.dumps(req, separators=(",", ":")))
+    elif args.trace_cmd == "clear":
+        r = capture_call(s, "/dpfwd/trace/clear")
+    else:
+        recs, r = trace_records(s)
+        if recs is not None:
+            packets = trace_parse(recs)
+            if args.json:
+                emit(args, {"packets": packets, "armed": bool(r.get("armed")),
+                            "marked": r.get("marked", 0),
+                            "records_lost": r.get("records_lost", 0)})
+                return EXIT_OK
+            for p in packets:
+                print(f"Packet {p['packet'] + 1} (port {p['port']}, lcore {p['lcore']})")
+                for n in p["nodes"]:
+                    lc = f" [lcore {n['lcore']}]" if n["lcore"] != p["lcore"] else ""
+                    print(f"  +{n['ns']:<9} {n['node']:<16} {n['text']}{lc}")
+                print()
+            if not packets:
+                print("no packet traced" + (" yet (armed)" if r.get("armed") else ""))
+            if r.get("records_lost"):
+                print(f"{r['records_lost']} records lost: the buffers were full",
+                      file=sys.stderr)
+            return EXIT_OK
+    if r is None:
+        print(f"{PROG}: trace: this dpfwd does not know /dpfwd/trace/{args.trace_cmd}",
+              file=sys.stderr)
+        return EXIT_REFUSED
+    if not r.get("ok"):
+        print(f"{PROG}: trace {args.trace_cmd}: {r.get('error') or 'refused'}",
+              file=sys.stderr)
+        return EXIT_USAGE if r.get("usage") else EXIT_REFUSED
+    if args.json:
+        emit(args, r)
+    elif args.trace_cmd == "add":
+        print(f"tracing the next {r.get('count')} packets (filter run as "
+              f"{r.get('filter_mode')}); dpctl trace show prints them")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------
 
@@ -1641,6 +1729,8 @@ Commands:
   route reload [FILE]  read the config's routes again (or FILE's); the table stays on error
   capture PORT|all -w FILE.pcapng [--rx|--tx|--both] [-f FILTER] [-c N] [-d S] [-s LEN]
                 capture packets to pcapng (-w - : to stdout); capture --stop ends it
+  trace add COUNT [--port P] [-f FILTER]   trace the next COUNT packets through the graph
+  trace show | trace clear                 print the traces (VPP-style) | forget them
   clear         zero the counters of show ports/lcores/runtime/drops (a snapshot, see below)
   clear --undo  forget the snapshot: counters since dpfwd started again
   list          the DPDK processes with a telemetry socket here, and which are dpfwd
@@ -1802,6 +1892,24 @@ def build_parser():
     cap.add_argument("-w", "--write", metavar="FILE", help="the pcapng file; - for stdout")
     cap.add_argument("--stop", action="store_true", help="stop the running capture")
 
+    tr = cmds.add_parser("trace", parents=[sub_common], formatter_class=fmt,
+                         help="trace packets through the graph, node by node",
+                         description="trace add COUNT [--port P|all] [-f FILTER]\n"
+                         "trace show\ntrace clear\n\n"
+                         "add marks the next COUNT packets (1..256) that arrive on port P "
+                         "(default: any) and that FILTER (tcpdump syntax) takes; each "
+                         "marked packet leaves a record in every node it visits, on any "
+                         "lcore, until it is sent or dropped. show prints them per "
+                         "packet in time order, clear forgets them. Exit 2 for a bad "
+                         "COUNT, port or filter.")
+    tcmds = tr.add_subparsers(dest="trace_cmd", metavar="add|show|clear", required=True)
+    ta = tcmds.add_parser("add", parents=[sub_common], help="mark the next COUNT packets")
+    ta.add_argument("count", type=int, metavar="COUNT")
+    ta.add_argument("--port", metavar="P|all", help="only packets that arrive on port P")
+    ta.add_argument("-f", "--filter", metavar="FILTER", help="tcpdump filter expression")
+    tcmds.add_parser("show", parents=[sub_common], help="print the traces")
+    tcmds.add_parser("clear", parents=[sub_common], help="stop marking, forget the traces")
+
     c = cmds.add_parser("clear", parents=[sub_common],
                         help="zero ports/lcores/runtime/drops counters (a snapshot)",
                         description="Save the counters of ports, lcores, graph nodes and "
@@ -1850,6 +1958,8 @@ def main(argv=None):
                 return cmd_clear(s, args)
             if args.cmd == "capture":
                 return cmd_capture(s, args)
+            if args.cmd == "trace":
+                return cmd_trace(s, args)
             if args.cmd == "raw":
                 return cmd_raw(s, args)
         finally:

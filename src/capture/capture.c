@@ -109,20 +109,26 @@ capture_free(void)
 {
 	struct capture_live *c = &capture_live;
 
-	if (c->bpf != NULL)
-		rte_bpf_destroy(c->bpf);
-	if (c->prog.bf_insns != NULL)
-		pcap_freecode(&c->prog);
+	capture_filter_free(&c->f);
 	rte_ring_free(c->ring);
 	rte_mempool_free(c->pool);
 	memset(c->rx, 0, sizeof(c->rx));
 	memset(c->tx, 0, sizeof(c->tx));
-	c->bpf = NULL;
-	c->jit = NULL;
 	c->ring = NULL;
 	c->pool = NULL;
-	c->prog.bf_insns = NULL;
-	c->prog.bf_len = 0;
+}
+
+bool
+capture_running(void)
+{
+	return cap.running;
+}
+
+void
+capture_tap_update(void)
+{
+	__atomic_store_n(&dp_graph_tap, cap.running || trace_wants_tap() ? capture_tap : NULL,
+		__ATOMIC_RELEASE);
 }
 
 int
@@ -133,9 +139,12 @@ dp_capture_stop(const char *reason)
 
 	if (!cap.running)
 		return -ENOENT;
-	__atomic_store_n(&dp_graph_tap, NULL, __ATOMIC_RELEASE);
-	/* a worker still in a walk may be in the tap: wait until each passed a
-	 * quiescent state (immediate for workers already stopped) */
+	/* the copies stop; a worker still in a walk may be in the tap: wait until
+	 * each passed a quiescent state (immediate for workers already stopped) */
+	memset(c->rx, 0, sizeof(c->rx));
+	memset(c->tx, 0, sizeof(c->tx));
+	cap.running = false;
+	capture_tap_update();
 	if (dp_graph_qsv != NULL)
 		rte_rcu_qsbr_synchronize(dp_graph_qsv, RTE_QSBR_THRID_INVALID);
 	capture_drain(UINT_MAX);
@@ -203,16 +212,32 @@ dp_capture_ctl_start(void)
 	return rc;
 }
 
-/* The filter as DPDK BPF (JIT when rte_bpf has one for this CPU), else libpcap's. */
-static int
-capture_filter_load(const char *filter, uint32_t snaplen, char *err, size_t errlen)
+const char *
+capture_filter_mode_name(enum capture_filter_mode mode)
 {
-	struct capture_live *c = &capture_live;
+	return mode_names[mode];
+}
+
+void
+capture_filter_free(struct capture_filter *f)
+{
+	if (f->bpf != NULL)
+		rte_bpf_destroy(f->bpf);
+	if (f->prog.bf_insns != NULL)
+		pcap_freecode(&f->prog);
+	memset(f, 0, sizeof(*f));
+}
+
+int
+capture_filter_load(
+	struct capture_filter *f, const char *filter, uint32_t snaplen, char *err, size_t errlen)
+{
 	struct rte_bpf_prm *prm;
 	struct rte_bpf_jit jit;
 	pcap_t *pd;
 
-	c->mode = CAPTURE_FILTER_NONE;
+	memset(f, 0, sizeof(*f));
+	f->mode = CAPTURE_FILTER_NONE;
 	if (filter == NULL || filter[0] == '\0')
 		return 0;
 	pd = pcap_open_dead(DLT_EN10MB, (int)snaplen);
@@ -220,31 +245,31 @@ capture_filter_load(const char *filter, uint32_t snaplen, char *err, size_t errl
 		snprintf(err, errlen, "libpcap: pcap_open_dead failed");
 		return -ENOMEM;
 	}
-	if (pcap_compile(pd, &c->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+	if (pcap_compile(pd, &f->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 		snprintf(err, errlen, "filter '%s': %s", filter, pcap_geterr(pd));
 		pcap_close(pd);
-		c->prog.bf_insns = NULL;
+		f->prog.bf_insns = NULL;
 		return -EINVAL;
 	}
 	pcap_close(pd);
-	c->mode = CAPTURE_FILTER_LIBPCAP;
-	prm = rte_bpf_convert(&c->prog);
+	f->mode = CAPTURE_FILTER_LIBPCAP;
+	prm = rte_bpf_convert(&f->prog);
 	if (prm == NULL) {
 		DP_LOG(WARNING, capture, "filter '%s': rte_bpf_convert: %s; libpcap's filter runs",
 			filter, rte_strerror(rte_errno));
 		return 0;
 	}
-	c->bpf = rte_bpf_load(prm);
+	f->bpf = rte_bpf_load(prm);
 	rte_free(prm);
-	if (c->bpf == NULL) {
+	if (f->bpf == NULL) {
 		DP_LOG(WARNING, capture, "filter '%s': rte_bpf_load: %s; libpcap's filter runs",
 			filter, rte_strerror(rte_errno));
 		return 0;
 	}
-	c->mode = CAPTURE_FILTER_BPF;
-	if (rte_bpf_get_jit(c->bpf, &jit) == 0 && jit.func != NULL) {
-		c->jit = jit.func;
-		c->mode = CAPTURE_FILTER_JIT;
+	f->mode = CAPTURE_FILTER_BPF;
+	if (rte_bpf_get_jit(f->bpf, &jit) == 0 && jit.func != NULL) {
+		f->jit = jit.func;
+		f->mode = CAPTURE_FILTER_JIT;
 	}
 	return 0;
 }
@@ -319,7 +344,7 @@ dp_capture_start(const struct dp_capture_req *req, bool *usage, char *err, size_
 	}
 	memset(c, 0, sizeof(*c));
 	c->snaplen = req->snaplen != 0 ? req->snaplen : capture_snaplen_default();
-	rc = capture_filter_load(req->filter, c->snaplen, err, errlen);
+	rc = capture_filter_load(&c->f, req->filter, c->snaplen, err, errlen);
 	if (rc < 0)
 		goto free;
 	fd = open(req->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -358,6 +383,9 @@ dp_capture_start(const struct dp_capture_req *req, bool *usage, char *err, size_
 			rte_strerror(rte_errno));
 		goto close;
 	}
+	/* a trace may have the tap set already: what a port's flag lets the workers
+	 * read is in place before the flag */
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
 	for (i = 0; i < dp_nb_phys_ports; i++) {
 		if (req->port >= 0 && req->port != i)
 			continue;
@@ -383,9 +411,9 @@ dp_capture_start(const struct dp_capture_req *req, bool *usage, char *err, size_
 		req->rx && req->tx ? "rx and tx"
 		: req->rx          ? "rx"
 				   : "tx",
-		cap.filter, mode_names[c->mode], c->snaplen);
+		cap.filter, mode_names[c->f.mode], c->snaplen);
 	/* everything the tap reads is in place before the workers can see it */
-	__atomic_store_n(&dp_graph_tap, capture_tap, __ATOMIC_RELEASE);
+	capture_tap_update();
 	return 0;
 
 close:
@@ -443,7 +471,7 @@ call_start(void *arg)
 
 	if (rc == 0)
 		a->res = json_pack("{s:s, s:s, s:i}", "file", cap.file, "filter_mode",
-			mode_names[capture_live.mode], "snaplen", (int)capture_live.snaplen);
+			mode_names[capture_live.f.mode], "snaplen", (int)capture_live.snaplen);
 	return rc;
 }
 

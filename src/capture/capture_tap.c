@@ -11,28 +11,9 @@
 #include <rte_pcapng.h>
 
 #include "capture_priv.h"
+#include "dp_trace.h"
 
 struct capture_live capture_live;
-
-/* Whether the filter takes @p m. */
-static inline bool
-capture_match(const struct capture_live *c, struct rte_mbuf *m)
-{
-	switch (c->mode) {
-	case CAPTURE_FILTER_JIT:
-		return c->jit(m) != 0;
-	case CAPTURE_FILTER_BPF:
-		return rte_bpf_exec(c->bpf, m) != 0;
-	case CAPTURE_FILTER_LIBPCAP:
-		/* libpcap reads one contiguous buffer: the first segment, the
-		 * packet's length for what the filter may ask of the rest */
-		return bpf_filter(c->prog.bf_insns, rte_pktmbuf_mtod(m, const u_char *), m->pkt_len,
-			       m->data_len) != 0;
-	case CAPTURE_FILTER_NONE:
-	default:
-		return true;
-	}
-}
 
 /* Hand @p k copies to the control lcore; what the ring does not take is a loss. */
 static inline void
@@ -65,7 +46,7 @@ capture_burst(struct capture_live *c, struct capture_wstats *st, uint16_t port, 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *cp;
 
-		if (!capture_match(c, pkts[i]))
+		if (!capture_match(&c->f, pkts[i]))
 			continue;
 		st->matched++;
 		if (k >= room) {
@@ -97,4 +78,11 @@ capture_tap(struct dp_worker *w, uint16_t port, uint16_t queue, bool tx, struct 
 	if (tx ? c->tx[port] : c->rx[port])
 		capture_burst(c, &c->w[w->index], port, queue,
 			tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN, pkts, n);
+	/* a trace armed: one test per burst more, only while the tap is set */
+	if (unlikely(dp_trace_armed != 0)) {
+		if (tx)
+			trace_tap_tx(port, queue, pkts, n);
+		else
+			trace_tap_rx(port, queue, pkts, n);
+	}
 }

@@ -71,4 +71,8 @@ void dp_endpoint_fini(void);
 /** Register the "endpoint" telemetry section (/dpfwd/endpoint/stats, /dpfwd/endpoint/list). */
 int dp_endpoint_telemetry_register(void);
 
+/** Give endpoint4_rx its trace line, and end traces at the RX nodes (dp_trace.h).
+ * @return 0 or -ENOSPC. */
+int dp_endpoint_trace_register(void);
+
 #endif /* DP_ENDPOINT_H */

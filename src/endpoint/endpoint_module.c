@@ -14,6 +14,19 @@ endpoint_telemetry(const struct dp_config *cfg)
 	return dp_endpoint_telemetry_register();
 }
 
+/* the nodes' trace lines (dp_trace.h) */
+static int
+endpoint_start(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	int rc = dp_endpoint_trace_register();
+
+	RTE_SET_USED(cfg);
+	if (rc < 0)
+		snprintf(err, errlen, "endpoint: cannot register its trace lines: %s",
+			strerror(-rc));
+	return rc;
+}
+
 static struct dp_module endpoint_module = {
 	.name = "endpoint",
 	.deps = { "fwd" },
@@ -21,6 +34,7 @@ static struct dp_module endpoint_module = {
 	.mbuf_demand = dp_endpoint_mbuf_demand,
 	/* the port table and the control socket, before the graphs */
 	.init = dp_endpoint_init,
+	.start = endpoint_start,
 	.telemetry = endpoint_telemetry,
 	/* applications attach once the workers can carry their datagrams */
 	.run = dp_endpoint_start,

@@ -380,4 +380,7 @@ void dp_fwd_fini(void);
 /** Register the "fwd" telemetry section (/dpfwd/fwd/routes). */
 int dp_fwd_telemetry_register(void);
 
+/** Give ip4_fwd, ip6_fwd and icmp4_error their trace lines (dp_trace.h). @return 0 or -errno. */
+int dp_fwd_trace_register(void);
+
 #endif /* DP_FWD_H */

@@ -15,6 +15,7 @@
 #include <rte_cycles.h>
 
 #include "dp_fwd_local.h"
+#include "dp_trace.h"
 #include "graph_fp.h"
 
 /* the node's own edges: enum ip4_fwd_next and friends end here */
@@ -31,6 +32,13 @@ fwd_local_edge(rte_edge_t base, uint8_t svc)
 }
 
 /**
+ * Run fast match @p fm over @p n packets with a trace armed (fwd_trace.c): a
+ * record, under the fast match's node, of each marked packet it took.
+ */
+uint16_t dp_fwd_fast_match_traced(struct dp_worker *w, const struct dp_fwd_fast_match *fm,
+	struct rte_mbuf **pkts, uint16_t n, uint16_t *rest);
+
+/**
  * Run fast match @p fm over @p n packets (dp_fwd_fast_match_fn): its cycles
  * and the packets it took count as its service's node's (dp_node_lend()).
  */
@@ -41,6 +49,9 @@ dp_fwd_fast_match_run(struct dp_worker *w, const struct dp_fwd_fast_match *fm,
 	uint64_t t0 = 0, lent0 = 0, cycles = 0;
 	uint16_t left;
 
+	/* one test a burst while no trace is armed */
+	if (unlikely(dp_trace_armed != 0))
+		return dp_fwd_fast_match_traced(w, fm, pkts, n, rest);
 	if (!w->node_stats)
 		return fm->fn(fm->ctx, w, pkts, n, rest);
 	if (w->walk_timed) {

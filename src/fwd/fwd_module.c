@@ -34,6 +34,8 @@ fwd_start(const struct dp_config *cfg, char *err, size_t errlen)
 		rc = dp_icmp4_init(cfg);
 	if (rc == 0)
 		rc = dp_fwd_route_start();
+	if (rc == 0)
+		rc = dp_fwd_trace_register();
 	if (rc < 0)
 		snprintf(err, errlen, "fwd: cannot start the control path: %s", strerror(-rc));
 	return rc;

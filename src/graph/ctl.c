@@ -13,6 +13,7 @@
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_telemetry.h"
+#include "dp_trace.h"
 
 RTE_LOG_REGISTER(dp_logtype_ctl, dpfwd.ctl, INFO);
 
@@ -239,6 +240,23 @@ dp_ctl_fini(void)
 	ctl_thread_set = false;
 }
 
+/* A marked packet's record on the control lcore: what it was punted for. */
+static void
+ctl_trace(struct rte_mbuf *m, uint8_t kind, uint16_t worker)
+{
+	static const char *const kinds[DP_PUNT_MAX] = {
+		[DP_PUNT_ARP] = "arp",
+		[DP_PUNT_NEIGH4] = "ipv4 next hop without a MAC",
+		[DP_PUNT_ND] = "neighbor discovery",
+		[DP_PUNT_NEIGH6] = "ipv6 next hop without a MAC",
+	};
+	char pkt[DP_TRACE_TEXT], text[2 * DP_TRACE_TEXT];
+
+	dp_trace_fmt_pkt(m, pkt, sizeof(pkt));
+	snprintf(text, sizeof(text), "%s from worker %u: %s", kinds[kind], worker, pkt);
+	dp_trace_add(m, "ctl", text);
+}
+
 unsigned int
 dp_ctl_poll(uint64_t now_ms)
 {
@@ -270,6 +288,8 @@ dp_ctl_poll(uint64_t now_ms)
 				continue;
 			}
 			ctl_stats.punted[kind]++;
+			if (unlikely(dp_trace_armed != 0) && dp_trace_marked(m))
+				ctl_trace(m, kind, i);
 			handlers[kind].cb(m, i, handlers[kind].arg);
 		}
 		done += n;

@@ -18,6 +18,7 @@
 #include "dp_common.h"
 #include "dp_graph.h"
 #include "dp_telemetry.h"
+#include "dp_trace.h"
 #include "graph_fp.h"
 
 RTE_LOG_REGISTER(dp_logtype_graph, dpfwd.graph, INFO);
@@ -231,6 +232,33 @@ graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const
 	graph->tail = 0;
 }
 
+/*
+ * The walk while a trace is armed (dp_trace.h): each node through the trace
+ * hook, which records the marked packets it is handed; calls and packets
+ * counted, cycles not (the hook's work is no node's).
+ */
+static __rte_noinline void
+graph_walk_traced(struct dp_worker *w, struct rte_graph *graph, const bool count)
+{
+	const rte_graph_off_t *cir_start = graph->cir_start;
+	const rte_node_t mask = graph->cir_mask;
+	uint32_t head = graph->head;
+
+	w->walk_timed = false;
+	while (likely(head != graph->tail)) {
+		struct rte_node *node = RTE_PTR_ADD(graph, cir_start[(int32_t)head++]);
+		uint16_t rc = dp_trace_node_call(graph, node);
+
+		if (count) {
+			node->total_calls++;
+			node->total_objs += rc;
+		}
+		node->idx = 0;
+		head = likely((int32_t)head > 0) ? head & mask : head;
+	}
+	graph->tail = 0;
+}
+
 void
 dp_graph_worker_flush(struct dp_worker *w)
 {
@@ -277,7 +305,10 @@ worker_loop(struct dp_worker *w, uint64_t max_iterations, const bool stats)
 		 * would be; a read of its own would cost an rdtsc per walk. */
 		w->walk_tsc = prev;
 		w->last_rx = 0;
-		if (stats && (st->iterations & w->sample_mask) == 0)
+		/* one test per walk while no trace is armed */
+		if (unlikely(__atomic_load_n(&dp_trace_armed, __ATOMIC_RELAXED) != 0))
+			graph_walk_traced(w, w->graph, stats);
+		else if (stats && (st->iterations & w->sample_mask) == 0)
 			graph_walk(w, w->graph, true, true);
 		else
 			graph_walk(w, w->graph, stats, false);

@@ -40,6 +40,8 @@ struct dp_mbuf_meta {
 	uint8_t flags;     /**< free for a node and its successor (not cleared on RX) */
 	uint8_t icmp_type; /**< for the ICMP error nodes: what to send */
 	uint8_t icmp_code;
+	uint16_t trace_id;   /**< a traced packet's id (dp_trace.h), with its flag set */
+	uint16_t trace_drop; /**< a traced packet's last counted drop reason (dp_trace.h) */
 	uint16_t pad;
 	/** TSC just before the walk that received it (or the control lcore's hand-off) */
 	uint64_t rx_tsc;

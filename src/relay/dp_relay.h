@@ -136,4 +136,7 @@ void dp_relay_clock_advance(uint32_t s);
 /** Register the "relay" telemetry section (/dpfwd/relay/stats). @return 0 or -errno. */
 int dp_relay_telemetry_register(void);
 
+/** Give relay4 and relay4_shortcut their trace lines (dp_trace.h). @return 0 or -errno. */
+int dp_relay_trace_register(void);
+
 #endif /* DP_RELAY_H */

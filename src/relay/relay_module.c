@@ -13,6 +13,8 @@ relay_start(const struct dp_config *cfg, char *err, size_t errlen)
 	int rc = dp_relay_start();
 
 	RTE_SET_USED(cfg);
+	if (rc == 0)
+		rc = dp_relay_trace_register();
 	if (rc < 0)
 		snprintf(err, errlen, "relay: cannot start: %s", strerror(-rc));
 	return rc;

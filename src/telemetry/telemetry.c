@@ -297,7 +297,7 @@ tel_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* ---- actions: commands that change something (routes, counters) ---- */
 
-#define MAX_ACTIONS 16
+#define MAX_ACTIONS 24
 
 static struct {
 	char cmd[64];
