@@ -3,10 +3,37 @@
  * 802.1Q sub-interfaces on the way out: the tag of a sub-interface's TX buffer
  * (dp_worker_txq.vlan_tci) put on each packet as the buffer is sent.
  */
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "dp_graph.h"
+
+/*
+ * rte_vlan_insert() for the common case, inline: a packet of its own with room
+ * in front takes the tag where it is, with the tag word written whole. @return
+ * false where rte_vlan_insert() has to (an indirect or shared mbuf).
+ */
+static inline bool
+vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
+{
+	uint8_t *d;
+
+	if (unlikely(!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
+		     rte_pktmbuf_headroom(m) < RTE_VLAN_HLEN))
+		return false;
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	memmove(d - RTE_VLAN_HLEN, d, 2 * RTE_ETHER_ADDR_LEN);
+	/* the ethertype stays where it was, after the tag */
+	memcpy(d + 2 * RTE_ETHER_ADDR_LEN - RTE_VLAN_HLEN, &tag_be, sizeof(tag_be));
+	m->data_off -= RTE_VLAN_HLEN;
+	m->data_len += RTE_VLAN_HLEN;
+	m->pkt_len += RTE_VLAN_HLEN;
+	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_TX_VLAN);
+	return true;
+}
 
 uint16_t
 dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n)
@@ -23,9 +50,18 @@ dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *
 		}
 		k = n;
 	} else {
+		/* 0x8100 and the TCI, as the wire has them */
+		const uint32_t tag_be = (uint32_t)RTE_BE16(RTE_ETHER_TYPE_VLAN) |
+					(uint32_t)rte_cpu_to_be_16(q->vlan_tci) << 16;
+
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 
+			if (likely(vlan_push_in_place(m, tag_be))) {
+				bytes += m->pkt_len;
+				pkts[k++] = m;
+				continue;
+			}
 			m->vlan_tci = q->vlan_tci;
 			if (unlikely(rte_vlan_insert(&m) != 0)) {
 				w->stats.drops[DP_DROP_VLAN_TAG_FAILED]++;
