@@ -106,6 +106,56 @@ test_vlan_tagged_frame_leaves_untagged_by_port1(void)
 	rte_pktmbuf_free(out[0]);
 }
 
+/* Bursts of several frames: all of one VLAN (port_rx's own check takes the tags off),
+ * and VLANs and untagged mixed (eth_classify frame by frame); each frame leaves port1
+ * untagged with the IP packet of its untagged twin, in order. */
+static void
+test_vlan_bursts_one_vlan_and_mixed(void)
+{
+	static const uint16_t one[4] = { 100, 100, 100, 100 };
+	static const uint16_t mixed[4] = { 100, 0, 200, 100 };
+	const uint16_t *vids[2] = { one, mixed };
+	uint8_t in[2048], plain[2048];
+	struct rte_mbuf *out[8];
+	unsigned int k, i;
+
+	for (k = 0; k < 2; k++) {
+		uint64_t rx100 = vlan_rx(SUBIF_100), rx200 = vlan_rx(SUBIF_200);
+		unsigned int n100 = 0, n200 = 0;
+
+		ring_rig_drops_mark(&rig);
+		for (i = 0; i < 4; i++) {
+			const uint16_t vid = vids[k][i];
+			const uint32_t src = vid == 100   ? 0xc6126402
+					     : vid == 200 ? 0xc612c802
+							  : 0xc6120002;
+
+			ring_rig_inject(&rig, 0, in, frame(in, src, 0xc6120110 + i, vid));
+			n100 += vid == 100;
+			n200 += vid == 200;
+		}
+		run_graph();
+		CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 1, out, 8), 4);
+		for (i = 0; i < 4; i++) {
+			const uint16_t vid = vids[k][i];
+			const uint32_t src = vid == 100   ? 0xc6126402
+					     : vid == 200 ? 0xc612c802
+							  : 0xc6120002;
+			const size_t plain_len = frame(plain, src, 0xc6120110 + i, 0);
+			const uint8_t *p = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+			CU_ASSERT_EQUAL(out[i]->pkt_len, plain_len);
+			CU_ASSERT(p[12] == 0x08 && p[13] == 0x00);
+			CU_ASSERT_EQUAL(p[14 + 8], 19);
+			CU_ASSERT(memcmp(p + 14 + 12, plain + 14 + 12, plain_len - 14 - 12) == 0);
+		}
+		rte_pktmbuf_free_bulk(out, 4);
+		CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx100 + n100);
+		CU_ASSERT_EQUAL(vlan_rx(SUBIF_200), rx200 + n200);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	}
+}
+
 static void
 test_vlan_routed_to_sub_interface_leaves_tagged_vid_200(void)
 {
@@ -245,6 +295,7 @@ test_vlan_no_mbuf_leak_after_traffic(void)
 static const struct dp_test tests[] = {
 	{ "test_vlan_tagged_frame_leaves_untagged_by_port1",
 		test_vlan_tagged_frame_leaves_untagged_by_port1 },
+	{ "test_vlan_bursts_one_vlan_and_mixed", test_vlan_bursts_one_vlan_and_mixed },
 	{ "test_vlan_routed_to_sub_interface_leaves_tagged_vid_200",
 		test_vlan_routed_to_sub_interface_leaves_tagged_vid_200 },
 	{ "test_vlan_unknown_vid_is_vlan_unknown", test_vlan_unknown_vid_is_vlan_unknown },
