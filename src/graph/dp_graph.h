@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <rte_common.h>
 #include <rte_graph.h>
@@ -133,6 +134,23 @@ struct dp_graph_port_l2 {
 	uint32_t frame_max;
 };
 extern struct dp_graph_port_l2 dp_graph_port_l2[DP_PORT_MAX_IDS];
+
+/**
+ * The two MAC addresses at @p from moved to @p to, 4 bytes before or after
+ * (a tag taken off or put on): all 12 bytes read, then written, in three
+ * moves; memmove() of an overlap is a call.
+ */
+static inline void
+dp_eth_addrs_move(const uint8_t *from, uint8_t *to)
+{
+	uint64_t a;
+	uint32_t b;
+
+	memcpy(&a, from, sizeof(a));
+	memcpy(&b, from + sizeof(a), sizeof(b));
+	memcpy(to, &a, sizeof(a));
+	memcpy(to + sizeof(a), &b, sizeof(b));
+}
 
 /**
  * Put sub-interface buffer @p q's 802.1Q tag on @p n packets about to leave it: in

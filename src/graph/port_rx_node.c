@@ -127,7 +127,7 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
 		/* the addresses 4 bytes on, over the tag: the ethertype is in place */
-		memmove(d + RTE_VLAN_HLEN, d, 2 * RTE_ETHER_ADDR_LEN);
+		dp_eth_addrs_move(d, d + RTE_VLAN_HLEN);
 		m->data_off += RTE_VLAN_HLEN;
 		m->data_len -= RTE_VLAN_HLEN;
 		m->pkt_len -= RTE_VLAN_HLEN;

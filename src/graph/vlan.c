@@ -25,7 +25,7 @@ vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
 		     rte_pktmbuf_headroom(m) < RTE_VLAN_HLEN))
 		return false;
 	d = rte_pktmbuf_mtod(m, uint8_t *);
-	memmove(d - RTE_VLAN_HLEN, d, 2 * RTE_ETHER_ADDR_LEN);
+	dp_eth_addrs_move(d, d - RTE_VLAN_HLEN);
 	/* the ethertype stays where it was, after the tag */
 	memcpy(d + 2 * RTE_ETHER_ADDR_LEN - RTE_VLAN_HLEN, &tag_be, sizeof(tag_be));
 	m->data_off -= RTE_VLAN_HLEN;
