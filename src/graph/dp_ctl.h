@@ -32,6 +32,7 @@ enum dp_punt_kind {
 	DP_PUNT_NEIGH4, /**< IPv4 packet for next hop meta.nh, whose MAC is not known */
 	DP_PUNT_ND,     /**< ICMPv6 neighbor discovery for the router (NS, NA) */
 	DP_PUNT_NEIGH6, /**< IPv6 packet for next hop meta.nh, whose MAC is not known */
+	DP_PUNT_HOST,   /**< a packet to the router for the host's stack (meta.port: from) */
 	DP_PUNT_MAX,
 };
 
@@ -48,6 +49,12 @@ typedef void (*dp_ctl_timer_cb_t)(uint64_t now_ms, void *arg);
 
 /** Set the handler of one punt kind (replacing any). @return 0 or -EINVAL. */
 int dp_ctl_punt_register(enum dp_punt_kind kind, dp_ctl_punt_cb_t cb, void *arg);
+
+/**
+ * The handler of punt kind @p kind, in @p cb and @p arg (NULL: none), so that
+ * a module can wrap another's. @return 0 or -EINVAL.
+ */
+int dp_ctl_punt_handler(enum dp_punt_kind kind, dp_ctl_punt_cb_t *cb, void **arg);
 
 /** Run @p cb every @p period_ms from dp_ctl_poll(). @return 0, -ENOSPC, -EINVAL. */
 int dp_ctl_timer_register(

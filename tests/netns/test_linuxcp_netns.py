@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+The Linux control plane ([linux], docs/linux-cp.md) between real Linux hosts: dpfwd
+makes a TAP mirror of each port (dp0, dp1) in its own namespace; routes added there with
+`ip route` become dpfwd routes that carry host A's traffic to host B, and leave when
+deleted; a multipath route becomes an ECMP group; a TCP connection from host A to
+dpfwd's own address reaches a listener on the mirror through the exception path.
+
+  A 198.18.10.2 -- port0 [dpfwd, dp0 dp1] port1 -- B 198.18.20.2 (lo 198.19.40.2)
+
+Exit status 77 (meson: skipped) with the reason where network namespaces cannot be made.
+
+  python3 tests/netns/test_linuxcp_netns.py -v
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netns  # noqa: E402
+
+DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
+SCHEMA = os.path.join(netns.HERE, "..", "..", "docs", "telemetry.schema.json")
+FAR = "198.19.40.2"
+TCP_PORT = 179
+
+
+class LinuxcpTopology(netns.Topology):
+    def __init__(self):
+        super().__init__(static_neighbors=True, ip6=False, nb_hosts=2, host_ip6=False)
+        self.b.extra4 = ["198.19.30.2", FAR]
+
+    def dpfwd_config(self, driver="net_af_packet", extra=""):
+        return super().dpfwd_config(driver, extra) + "\n[linux]\nenabled = on\nnames = dp%u\n"
+
+
+def wait_for(what, fn, timeout=5.0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+class LinuxcpTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.topo = LinuxcpTopology().up()
+        try:
+            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
+        except BaseException:
+            cls.topo.down()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.topo.down()
+
+    def r(self, *argv, **kw):
+        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
+
+    def dpctl(self, *argv):
+        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+
+    def routes(self):
+        return self.dpctl("route", "list")
+
+    def linux(self):
+        return self.dp.snapshot()["linux"]
+
+    def test_1_mirrors_have_the_ports_mac_mtu_and_address(self):
+        out = self.r("ip", "-o", "addr", "show", "dev", "dp1").stdout
+        self.assertIn("198.18.20.1/24", out)
+        link = self.r("ip", "-o", "link", "show", "dev", "dp1").stdout
+        self.assertIn(self.topo.ports[1].mac, link)
+        self.assertIn("UP", link)
+        self.assertEqual(self.r("sysctl", "-n", "net.ipv4.ip_forward").stdout.strip(), "0")
+        lx = self.linux()
+        self.assertTrue(lx["enabled"])
+        self.assertEqual([m["name"] for m in lx["mirrors"]], ["dp0", "dp1"])
+        with open(SCHEMA) as f:
+            schema = json.load(f)["properties"]["linux"]
+        self.assertEqual(sorted(lx), sorted(schema["required"]))
+        self.assertEqual(sorted(lx["mirrors"][0]), sorted(schema["properties"]["mirrors"]
+                                                          ["items"]["required"]))
+
+    def test_2_route_from_linux_carries_traffic_and_leaves(self):
+        self.r("ip", "route", "add", "198.19.0.0/16", "via", self.topo.b.ip4, "dev", "dp1")
+        wait_for("route in dpfwd", lambda: "198.19.0.0/16 via 198.18.20.2 port 1"
+                 in self.routes())
+        before = netns.port_stat(self.dp.snapshot(), 1, "opackets")
+        self.topo.a.run("ping", "-c", "3", "-i", "0.2", "-W", "2", FAR)
+        after = netns.port_stat(self.dp.snapshot(), 1, "opackets")
+        self.assertGreaterEqual(after - before, 3)
+        self.assertGreaterEqual(self.linux()["routes_added"], 1)
+        self.r("ip", "route", "del", "198.19.0.0/16")
+        wait_for("route gone from dpfwd", lambda: "198.19.0.0/16" not in self.routes())
+        self.assertNotEqual(self.topo.a.run("ping", "-c", "1", "-W", "1", FAR,
+                                            check=False).returncode, 0)
+        self.assertGreaterEqual(self.linux()["routes_deleted"], 1)
+
+    def test_3_multipath_route_is_an_ecmp_group(self):
+        self.r("ip", "route", "add", "198.19.50.0/24", "nexthop", "via", self.topo.a.ip4,
+               "dev", "dp0", "weight", "1", "nexthop", "via", self.topo.b.ip4, "dev", "dp1",
+               "weight", "3")
+        want = ("198.19.50.0/24 via 198.18.10.2 port 0 weight 1 "
+                "via 198.18.20.2 port 1 weight 3")
+        out = wait_for("ECMP route in dpfwd", lambda: want in self.routes() and self.routes())
+        self.assertIn("# group", out)
+        self.r("ip", "route", "del", "198.19.50.0/24")
+        wait_for("ECMP route gone", lambda: "198.19.50.0/24" not in self.routes())
+
+    def test_4_routes_of_other_interfaces_and_the_kernels_are_ignored(self):
+        self.r("ip", "link", "add", "lcpdummy0", "type", "veth", "peer", "name", "lcpdummy1")
+        self.r("ip", "link", "set", "lcpdummy0", "up")
+        self.r("ip", "link", "set", "lcpdummy1", "up")
+        self.r("ip", "addr", "add", "192.0.2.1/24", "dev", "lcpdummy0")
+        self.r("ip", "route", "add", "198.19.60.0/24", "via", "192.0.2.2")
+        time.sleep(0.3)
+        self.assertNotIn("198.19.60.0/24", self.routes())
+        self.assertGreaterEqual(self.linux()["routes_other_if"], 1)
+        self.assertGreaterEqual(self.linux()["routes_skipped"], 1)
+        self.r("ip", "link", "del", "lcpdummy0")
+
+    def test_5_tcp_to_the_router_reaches_linux(self):
+        ns = self.topo.router_ns
+        srv = netns.spawn(["socat", "-T", "5", f"TCP4-LISTEN:{TCP_PORT},bind=198.18.10.1",
+                           "SYSTEM:echo hello-from-linux"], ns=ns)
+        try:
+            time.sleep(0.3)
+            out = self.topo.a.run("socat", "-t", "3", "-", f"TCP4:198.18.10.1:{TCP_PORT}",
+                                  timeout=15).stdout
+            self.assertIn("hello-from-linux", out)
+        finally:
+            netns.stop_process(srv, signal.SIGTERM, 3)
+        snap = self.dp.snapshot()
+        lx = snap["linux"]
+        self.assertGreater(lx["punted"], 0)
+        self.assertGreater(lx["injected"], 0)
+        self.assertGreater(lx["neigh_copied"], 0)
+        self.assertGreaterEqual(snap["ctl"]["punted"]["host"], lx["punted"])
+        by = snap["drops"]["by_reason"]
+        for reason in ("linux_punt_full", "linux_tap_full", "linux_no_tap"):
+            self.assertEqual(by[reason], 0, reason)
+
+    def test_6_dpctl_show_linux(self):
+        out = self.dpctl("show", "linux")
+        self.assertIn("port 1 dp1", out)
+        self.assertIn("resyncs 0", out)
+
+
+if __name__ == "__main__":
+    netns.run_tests("linuxcp_netns", "__main__",
+                    "dpfwd's Linux control plane: mirrors, routes from netlink, TCP to Linux")
