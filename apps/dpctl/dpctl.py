@@ -1243,7 +1243,7 @@ def show_linux(s, args):
          f"neighbor replies copied {n(lx.get('neigh_copied'))}, mirror full "
          f"{n(lx.get('tap_full'))}"),
         ("netlink", f"messages {n(lx.get('netlink_messages'))}, dumps {n(lx.get('dumps'))}, "
-         f"resyncs {n(lx.get('resyncs'))}"),
+         f"resyncs {n(lx.get('resyncs'))}, mirror link changes {n(lx.get('link_changes'))}"),
         ("routes", f"added {n(lx.get('routes_added'))}, deleted {n(lx.get('routes_deleted'))}, "
          f"refused {n(lx.get('route_errors'))}"),
         ("routes not copied", f"other interfaces {n(lx.get('routes_other_if'))}, kernel's "

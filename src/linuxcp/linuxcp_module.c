@@ -14,8 +14,9 @@
 
 RTE_LOG_REGISTER(dp_logtype_linuxcp, dpfwd.linuxcp, INFO);
 
-#define LCP_POLL_MS   1
-#define LCP_TAP_MBUFS 1024 /* each mirror's RX ring, and frames in flight */
+#define LCP_POLL_MS         1
+#define LCP_TAP_MBUFS       1024 /* each mirror's RX ring, and frames in flight */
+#define LCP_CALL_TIMEOUT_MS 2000
 
 extern struct dp_config_section dp_linuxcp_section;
 
@@ -112,7 +113,7 @@ linuxcp_fill(void *arg)
 			json_pack("{s:i, s:s, s:i, s:b}", "port", p, "name", lcp_mirrors[p].name,
 				"ifindex", lcp_mirrors[p].ifindex, "up", lcp_mirrors[p].up));
 	return json_pack("{s:b, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:I, s:I, s:I}",
+			 "s:I, s:I, s:I, s:I, s:I}",
 		"enabled", lcp_on, "mirrors", mirrors, "punted", (json_int_t)s->punted, "injected",
 		(json_int_t)s->injected, "neigh_copied", (json_int_t)s->neigh_copied,
 		"netlink_messages", (json_int_t)s->nl_messages, "routes_added",
@@ -121,17 +122,46 @@ linuxcp_fill(void *arg)
 		(json_int_t)s->routes_other_if, "routes_skipped", (json_int_t)s->routes_skipped,
 		"routes_config", (json_int_t)s->routes_config, "routes_unsupported",
 		(json_int_t)s->routes_unsupported, "neigh_learned", (json_int_t)s->neigh_learned,
-		"dumps", (json_int_t)s->dumps, "resyncs", (json_int_t)s->resyncs, "tap_full",
+		"dumps", (json_int_t)s->dumps, "resyncs", (json_int_t)s->resyncs, "link_changes",
+		(json_int_t)s->link_changes, "tap_full",
 		(json_int_t)dp_ctl_drops[DP_DROP_LINUX_TAP_FULL], "no_tap",
 		(json_int_t)dp_ctl_drops[DP_DROP_LINUX_NO_TAP]);
 }
 
 static int
+do_resync(void *arg)
+{
+	RTE_SET_USED(arg);
+	lcp_nl_resync();
+	return 0;
+}
+
+static int
+act_resync(const char *params, json_t **res, char *err, size_t errlen)
+{
+	int rc;
+
+	RTE_SET_USED(params);
+	RTE_SET_USED(res);
+	rc = dp_ctl_call(do_resync, NULL, LCP_CALL_TIMEOUT_MS);
+	if (rc < 0)
+		snprintf(err, errlen, "linux: resync: %s", strerror(-rc));
+	return rc;
+}
+
+static int
 linuxcp_telemetry(const struct dp_config *cfg)
 {
+	int rc;
+
 	RTE_SET_USED(cfg);
 	if (!lcp_on)
 		return 0;
+	rc = dp_telemetry_action_register("/dpfwd/linux/resync",
+		"Dump the kernel's routes again and reconcile dpfwd's routes from netlink with them",
+		act_resync);
+	if (rc < 0)
+		return rc;
 	return dp_telemetry_section_register("linux", "/dpfwd/linux/stats",
 		"Linux control plane: mirrors, frames punted to and injected from them, netlink "
 		"routes",

@@ -6,9 +6,12 @@
  * groups RTMGRP_IPV4_ROUTE, RTMGRP_IPV6_ROUTE and RTMGRP_NEIGH.
  *
  * Each prefix dpfwd has from netlink is kept here with the generation of the
- * dump or message that set it. When the socket lost messages (ENOBUFS) the
+ * dump or message that set it. When the socket lost messages (ENOBUFS), when
+ * a mirror's link changes (the kernel drops the routes of a link that goes
+ * down without a message for each), or when asked (/dpfwd/linux/resync), the
  * routes are dumped again under a new generation; at the dump's end, the
- * prefixes the dump did not name are deleted (a resync). A prefix of the
+ * prefixes the dump did not name are deleted (a resync). One dump at a time:
+ * a resync asked during one follows it. A prefix of the
  * config's routes is the config's: netlink never replaces or deletes it.
  */
 #include <errno.h>
@@ -26,13 +29,15 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 
+#include "dp_ctl.h"
 #include "dp_fwd.h"
 #include "dp_fwd_config.h"
 #include "dp_neigh.h"
 #include "linuxcp_priv.h"
 
-#define NL_ROUTES_MAX   (1u << 20) /* prefixes netlink may own */
-#define NL_OWNER_CONFIG 0          /* a config route: never touched */
+#define NL_ROUTES_MAX      (1u << 20) /* prefixes netlink may own */
+#define NL_OWNER_CONFIG    0          /* a config route: never touched */
+#define NL_DUMP_GIVE_UP_MS 5000       /* a dump whose end never came (lost): asked again */
 
 struct nl_key {
 	uint8_t family;
@@ -50,7 +55,8 @@ static struct {
 	uint32_t seq;
 	uint32_t dump_seq;
 	enum nl_dump dump;
-	bool resync_wanted; /* ENOBUFS during a dump: another one after it */
+	bool resync_wanted; /* a resync asked during a dump: another one after it */
+	uint64_t dump_ms;   /* when the dump in progress was asked */
 	int ifindex[DP_CONFIG_MAX_PORTS];
 } nl;
 
@@ -72,6 +78,7 @@ nl_dump_ask(enum nl_dump what)
 	}
 	nl.dump_seq = nl.seq;
 	nl.dump = what;
+	nl.dump_ms = dp_ctl_now_ms();
 	if (what == NL_DUMP_ROUTES) {
 		nl.gen++;
 		lcp_stats.dumps++;
@@ -226,6 +233,16 @@ nl_msg_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_DELNEIGH:
 		nl_neigh(nlh);
 		break;
+	case RTM_NEWLINK:
+	case RTM_DELLINK: {
+		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+		if (lcp_port_of_ifindex(ifi->ifi_index) >= 0) {
+			lcp_stats.link_changes++;
+			lcp_nl_resync();
+		}
+		break;
+	}
 	default:
 		break;
 	}
@@ -238,15 +255,26 @@ nl_dump_done(void)
 	const enum nl_dump was = nl.dump;
 
 	nl.dump = NL_DUMP_NONE;
+	if (nl.resync_wanted) {
+		nl.resync_wanted = false;
+		nl_dump_ask(NL_DUMP_ROUTES);
+		return;
+	}
 	if (was == NL_DUMP_ROUTES) {
-		if (nl.resync_wanted) {
-			nl.resync_wanted = false;
-			nl_dump_ask(NL_DUMP_ROUTES);
-			return;
-		}
 		nl_reconcile();
 		nl_dump_ask(NL_DUMP_NEIGH);
 	}
+}
+
+void
+lcp_nl_resync(void)
+{
+	if (nl.sock == NULL)
+		return;
+	if (nl.dump == NL_DUMP_NONE)
+		nl_dump_ask(NL_DUMP_ROUTES);
+	else
+		nl.resync_wanted = true;
 }
 
 void
@@ -258,6 +286,14 @@ lcp_nl_poll(void)
 
 	if (nl.sock == NULL)
 		return;
+	if (nl.dump != NL_DUMP_NONE && dp_ctl_now_ms() - nl.dump_ms > NL_DUMP_GIVE_UP_MS) {
+		nl.dump = NL_DUMP_NONE;
+		nl.resync_wanted = true;
+	}
+	if (nl.dump == NL_DUMP_NONE && nl.resync_wanted) {
+		nl.resync_wanted = false;
+		nl_dump_ask(NL_DUMP_ROUTES);
+	}
 	for (rounds = 0; rounds < 64; rounds++) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		int len;
@@ -267,10 +303,7 @@ lcp_nl_poll(void)
 			if (errno == ENOBUFS) {
 				/* messages lost: dump again and reconcile */
 				lcp_stats.resyncs++;
-				if (nl.dump == NL_DUMP_NONE || nl.dump == NL_DUMP_NEIGH)
-					nl_dump_ask(NL_DUMP_ROUTES);
-				else
-					nl.resync_wanted = true;
+				lcp_nl_resync();
 				continue;
 			}
 			return; /* EAGAIN: nothing more */
@@ -279,8 +312,16 @@ lcp_nl_poll(void)
 		/* by hand rather than mnl_cb_run(): a dump's end and notifications share the socket */
 		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
-				if (nl.dump != NL_DUMP_NONE && nlh->nlmsg_seq == nl.dump_seq)
-					nl_dump_done();
+				if (nl.dump == NL_DUMP_NONE || nlh->nlmsg_seq != nl.dump_seq)
+					continue;
+				if (nlh->nlmsg_type == NLMSG_ERROR) {
+					/* refused (EBUSY: the kernel's dump of before still runs):
+					 * asked again at the next poll */
+					nl.dump = NL_DUMP_NONE;
+					nl.resync_wanted = true;
+					continue;
+				}
+				nl_dump_done();
 				continue;
 			}
 			nl_msg_cb(nlh, NULL);
@@ -336,7 +377,8 @@ lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen)
 		.hash_func = rte_jhash,
 		.socket_id = (int)rte_socket_id(),
 	};
-	const unsigned int groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_NEIGH;
+	const unsigned int groups =
+		RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_NEIGH | RTMGRP_LINK;
 	uint16_t p;
 	int rc;
 

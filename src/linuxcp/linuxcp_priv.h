@@ -48,6 +48,7 @@ struct lcp_stats {
 	uint64_t neigh_learned;      /**< kernel neighbors of mirrors given to dpfwd */
 	uint64_t dumps;              /**< full dumps asked (the first and every resync) */
 	uint64_t resyncs;            /**< dumps after the socket lost messages (ENOBUFS) */
+	uint64_t link_changes;       /**< mirrors' link messages (each asks a resync) */
 };
 
 extern struct lcp_stats lcp_stats;
@@ -93,6 +94,8 @@ int lcp_tap_addrs_set(const struct dp_config *cfg, char *err, size_t errlen);
 int lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen);
 /** Control lcore: read what netlink has. */
 void lcp_nl_poll(void);
+/** Control lcore: dump the routes again and reconcile (after the dump in progress). */
+void lcp_nl_resync(void);
 /** Close the socket, forget the routes' owners. */
 void lcp_nl_stop(void);
 

@@ -5,6 +5,7 @@
  *
  *   RTM_NEWROUTE 198.19.0.0/16 RTA_GATEWAY 198.18.2.2 RTA_OIF dp1
  *     -> "198.19.0.0/16 via 198.18.2.2 port 1"
+ *   RTM_NEWROUTE 198.19.80.0/24 RTA_OIF dp1 (on-link) -> "198.19.80.0/24 port 1"
  *   RTM_NEWROUTE 198.19.0.0/16 RTA_MULTIPATH { gw A dev dp0 weight 1, gw B dev dp1 weight 3 }
  *     -> "198.19.0.0/16 via A port 0 weight 1 via B port 1 weight 3"
  *   RTM_DELROUTE 198.19.0.0/16 ... -> "198.19.0.0/16"
@@ -67,6 +68,16 @@ text_add_path(struct lcp_route *r, const struct nlattr *gw, int port, unsigned i
 			addr, port, weight);
 	else
 		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %d", addr, port);
+	return n > 0 && (size_t)n < sizeof(r->text) - used;
+}
+
+/* " port N" at the end of @p r->text: an on-link route */
+static bool
+text_add_port(struct lcp_route *r, int port)
+{
+	size_t used = strlen(r->text);
+	int n = snprintf(r->text + used, sizeof(r->text) - used, " port %d", port);
+
 	return n > 0 && (size_t)n < sizeof(r->text) - used;
 }
 
@@ -149,8 +160,10 @@ lcp_route_parse(
 			       : -1;
 		if (port < 0)
 			v = LCP_ROUTE_OTHER_IF;
+		else if (a.tb[RTA_GATEWAY] == NULL)
+			/* on-link: "PREFIX/len port N" */
+			v = text_add_port(r, port) ? LCP_ROUTE_ADD : LCP_ROUTE_UNSUPPORTED;
 		else if (!text_add_path(r, a.tb[RTA_GATEWAY], port, 0))
-			/* on-link routes beyond the port's subnet: dpfwd has no such route */
 			v = LCP_ROUTE_UNSUPPORTED;
 		else
 			v = LCP_ROUTE_ADD;

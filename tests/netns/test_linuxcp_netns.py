@@ -15,6 +15,7 @@ Exit status 77 (meson: skipped) with the reason where network namespaces cannot 
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,13 +27,14 @@ import netns  # noqa: E402
 
 DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
 SCHEMA = os.path.join(netns.HERE, "..", "..", "docs", "telemetry.schema.json")
+DOC = os.path.join(netns.HERE, "..", "..", "docs", "telemetry.md")
 FAR = "198.19.40.2"
 TCP_PORT = 179
 
 
 class LinuxcpTopology(netns.Topology):
     def __init__(self):
-        super().__init__(static_neighbors=True, ip6=False, nb_hosts=2, host_ip6=False)
+        super().__init__(static_neighbors=True, ip6=True, nb_hosts=2, host_ip6=True)
         self.b.extra4 = ["198.19.30.2", FAR]
 
     def dpfwd_config(self, driver="net_af_packet", extra=""):
@@ -86,8 +88,15 @@ class LinuxcpTest(unittest.TestCase):
         self.assertTrue(lx["enabled"])
         self.assertEqual([m["name"] for m in lx["mirrors"]], ["dp0", "dp1"])
         with open(SCHEMA) as f:
-            schema = json.load(f)["properties"]["linux"]
+            full = json.load(f)
+        schema = full["properties"]["linux"]
         self.assertEqual(sorted(lx), sorted(schema["required"]))
+        try:
+            import jsonschema
+        except ImportError:
+            jsonschema = None
+        if jsonschema is not None:
+            jsonschema.validate(self.dp.snapshot(), full)
         self.assertEqual(sorted(lx["mirrors"][0]), sorted(schema["properties"]["mirrors"]
                                                           ["items"]["required"]))
 
@@ -106,6 +115,27 @@ class LinuxcpTest(unittest.TestCase):
                                             check=False).returncode, 0)
         self.assertGreaterEqual(self.linux()["routes_deleted"], 1)
 
+    def test_2_ip6_route_from_linux_carries_traffic_and_leaves(self):
+        far6 = "2001:db8:99::2"
+        self.topo.b.run("ip", "-6", "addr", "add", f"{far6}/128", "dev", "lo")
+        self.r("ip", "-6", "route", "add", "2001:db8:99::/48", "via", self.topo.b.ip6, "dev",
+               "dp1")
+        want = "2001:db8:99::/48 via 2001:db8:20::2 port 1"
+        wait_for("IPv6 route in dpfwd",
+                 lambda: want in self.dpctl("route", "list", "2001:db8:99::/48"))
+        s0 = self.dp.snapshot()
+        out = self.topo.a.run("ping", "-6", "-c", "3", "-i", "0.2", "-W", "2", far6).stdout
+        s1 = self.dp.snapshot()
+        drops = {k: v - s0["drops"]["by_reason"].get(k, 0)
+                 for k, v in s1["drops"]["by_reason"].items()
+                 if v != s0["drops"]["by_reason"].get(k, 0)}
+        self.assertGreaterEqual(netns.port_stat(s1, 1, "opackets") -
+                                netns.port_stat(s0, 1, "opackets"), 3, f"{out} {drops}")
+        self.r("ip", "-6", "route", "del", "2001:db8:99::/48")
+        wait_for("IPv6 route gone from dpfwd",
+                 lambda: "2001:db8:99::/48 via" not in self.dpctl("route", "list",
+                                                                  "2001:db8:99::/48"))
+
     def test_3_multipath_route_is_an_ecmp_group(self):
         self.r("ip", "route", "add", "198.19.50.0/24", "nexthop", "via", self.topo.a.ip4,
                "dev", "dp0", "weight", "1", "nexthop", "via", self.topo.b.ip4, "dev", "dp1",
@@ -116,6 +146,12 @@ class LinuxcpTest(unittest.TestCase):
         self.assertIn("# group", out)
         self.r("ip", "route", "del", "198.19.50.0/24")
         wait_for("ECMP route gone", lambda: "198.19.50.0/24" not in self.routes())
+
+    def test_3_onlink_route_has_no_gateway(self):
+        self.r("ip", "route", "add", "198.19.80.0/24", "dev", "dp1")
+        wait_for("on-link route in dpfwd", lambda: "198.19.80.0/24 port 1" in self.routes())
+        self.r("ip", "route", "del", "198.19.80.0/24")
+        wait_for("on-link route gone", lambda: "198.19.80.0/24" not in self.routes())
 
     def test_4_routes_of_other_interfaces_and_the_kernels_are_ignored(self):
         self.r("ip", "link", "add", "lcpdummy0", "type", "veth", "peer", "name", "lcpdummy1")
@@ -150,10 +186,57 @@ class LinuxcpTest(unittest.TestCase):
         for reason in ("linux_punt_full", "linux_tap_full", "linux_no_tap"):
             self.assertEqual(by[reason], 0, reason)
 
+    def test_5_tcp6_to_the_router_reaches_linux(self):
+        srv = netns.spawn(["socat", "-T", "5", f"TCP6-LISTEN:{TCP_PORT},bind=[2001:db8:10::1]",
+                           "SYSTEM:echo hello-over-ip6"], ns=self.topo.router_ns)
+        try:
+            time.sleep(0.3)
+            out = self.topo.a.run("socat", "-t", "3", "-", f"TCP6:[2001:db8:10::1]:{TCP_PORT}",
+                                  timeout=15).stdout
+            self.assertIn("hello-over-ip6", out)
+        finally:
+            netns.stop_process(srv, signal.SIGTERM, 3)
+
+    def test_6_linux_commands_are_those_of_the_doc(self):
+        out = self.dpctl("raw", "/")
+        listed = {c for c in json.loads(out).get("/", []) if c.startswith("/dpfwd/linux/")}
+        with open(DOC) as f:
+            doc = set(re.findall(r"^\| `(/dpfwd/linux/[a-z0-9_/]+)` \|", f.read(), re.M))
+        self.assertEqual(listed, doc)
+        self.assertEqual(len(doc), 2)
+
     def test_6_dpctl_show_linux(self):
         out = self.dpctl("show", "linux")
         self.assertIn("port 1 dp1", out)
         self.assertIn("resyncs 0", out)
+
+    def test_7_resync_puts_back_a_route_dpfwd_lost(self):
+        self.r("ip", "route", "add", "198.19.70.0/24", "via", self.topo.b.ip4, "dev", "dp1")
+        want = "198.19.70.0/24 via 198.18.20.2 port 1"
+        wait_for("route in dpfwd", lambda: want in self.routes())
+        self.dpctl("route", "del", "198.19.70.0/24")
+        self.assertNotIn("198.19.70.0/24", self.routes())
+        dumps = self.linux()["dumps"]
+        self.dpctl("raw", "/dpfwd/linux/resync")
+        wait_for("route back in dpfwd", lambda: want in self.routes())
+        self.assertGreater(self.linux()["dumps"], dumps)
+
+    def test_8_mirror_link_down_withdraws_its_routes(self):
+        # the kernel drops the routes of a link that goes down without a message each
+        want = "198.19.70.0/24 via 198.18.20.2 port 1"
+        wait_for("route in dpfwd", lambda: want in self.routes())
+        self.r("ip", "link", "set", "dp1", "down")
+        try:
+            wait_for("route gone from dpfwd", lambda: "198.19.70.0/24" not in self.routes())
+            self.assertGreater(self.linux()["link_changes"], 0)
+        finally:
+            self.r("ip", "link", "set", "dp1", "up")
+
+    def test_9_stop_removes_the_mirrors(self):
+        self.assertEqual(self.dp.stop(), 0, self.dp.output())
+        links = self.r("ip", "-o", "link", "show").stdout
+        self.assertNotIn(" dp0:", links)
+        self.assertNotIn(" dp1:", links)
 
 
 if __name__ == "__main__":

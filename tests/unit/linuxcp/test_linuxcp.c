@@ -223,7 +223,7 @@ static const struct route_case cases[] = {
 		LCP_ROUTE_SKIP, NULL },
 	{ "on-link through a mirror, no gateway",
 		{ RTM_NEWROUTE, AF_INET, "198.19.80.0", 24, MAIN, BOOT, UNI, NULL, 9 },
-		LCP_ROUTE_UNSUPPORTED, NULL },
+		LCP_ROUTE_ADD, "198.19.80.0/24 port 1" },
 	{ "IPv6 with a link-local gateway",
 		{ RTM_NEWROUTE, AF_INET6, "2001:db8:99::", 48, MAIN, BOOT, UNI, "fe80::2", 9 },
 		LCP_ROUTE_ADD, "2001:db8:99::/48 via fe80::2 port 1" },
