@@ -35,9 +35,10 @@
 #include "dp_neigh.h"
 #include "linuxcp_priv.h"
 
-#define NL_ROUTES_MAX      (1u << 20) /* prefixes netlink may own */
-#define NL_OWNER_CONFIG    0          /* a config route: never touched */
-#define NL_DUMP_GIVE_UP_MS 5000       /* a dump whose end never came (lost): asked again */
+#define NL_ROUTES_MIN      1024u  /* room for the prefixes netlink may own, at least */
+#define NL_RECV_BUF        32768u /* a dump's message buffers are at most that */
+#define NL_OWNER_CONFIG    0      /* a config route: never touched */
+#define NL_DUMP_GIVE_UP_MS 5000   /* a dump whose end never came (lost): asked again */
 
 struct nl_key {
 	uint8_t family;
@@ -95,6 +96,16 @@ nl_key_of(const struct lcp_route *r, struct nl_key *k)
 	memcpy(k->addr, r->addr, sizeof(k->addr));
 }
 
+/* "PREFIX/len" of @p k */
+static void
+nl_text_prefix(const struct nl_key *k, char *text, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	inet_ntop(k->family, k->addr, addr, sizeof(addr));
+	snprintf(text, len, "%s/%u", addr, k->plen);
+}
+
 static void
 nl_route(const struct nlmsghdr *nlh)
 {
@@ -127,9 +138,17 @@ nl_route(const struct nlmsghdr *nlh)
 			DP_LOG(WARNING, linuxcp, "netlink route %s: %s", r.text, err);
 			return;
 		}
-		if (rte_hash_add_key_data(nl.owners, &k, (void *)nl.gen) < 0)
-			DP_LOG(WARNING, linuxcp, "netlink route %s: not tracked (table full)",
+		if (rte_hash_add_key_data(nl.owners, &k, (void *)nl.gen) < 0) {
+			/* a route netlink could never withdraw: not kept */
+			nl_text_prefix(&k, r.text, sizeof(r.text));
+			dp_fwd_route_del(r.text, err, sizeof(err));
+			lcp_stats.route_errors++;
+			DP_LOG(WARNING, linuxcp,
+				"netlink route %s: not taken, the table of "
+				"routes from netlink is full ([routes] ip4_max)",
 				r.text);
+			return;
+		}
 		lcp_stats.routes_added++;
 		return;
 	case LCP_ROUTE_DEL:
@@ -198,7 +217,7 @@ nl_reconcile(void)
 	uint32_t it = 0;
 	struct nl_key gone[64];
 	unsigned int nb, i;
-	char text[INET6_ADDRSTRLEN + 8], addr[INET6_ADDRSTRLEN], err[256];
+	char text[INET6_ADDRSTRLEN + 8], err[256];
 
 	do {
 		nb = 0;
@@ -209,8 +228,7 @@ nl_reconcile(void)
 				memcpy(&gone[nb++], key, sizeof(gone[0]));
 		for (i = 0; i < nb; i++) {
 			rte_hash_del_key(nl.owners, &gone[i]);
-			inet_ntop(gone[i].family, gone[i].addr, addr, sizeof(addr));
-			snprintf(text, sizeof(text), "%s/%u", addr, gone[i].plen);
+			nl_text_prefix(&gone[i], text, sizeof(text));
 			if (dp_fwd_route_del(text, err, sizeof(err)) < 0)
 				lcp_stats.route_errors++;
 			else
@@ -280,7 +298,7 @@ lcp_nl_resync(void)
 void
 lcp_nl_poll(void)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE * 2];
+	static char buf[NL_RECV_BUF];
 	unsigned int rounds;
 	ssize_t n;
 
@@ -370,9 +388,10 @@ nl_owners_config(const struct dp_config *cfg)
 int
 lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen)
 {
+	/* as many prefixes as the IPv4 table has room for, and as many IPv6 ones */
 	const struct rte_hash_parameters hp = {
 		.name = "lcp_routes",
-		.entries = NL_ROUTES_MAX,
+		.entries = RTE_MAX(NL_ROUTES_MIN, 2 * dp_fwd.ip4.max_routes),
 		.key_len = sizeof(struct nl_key),
 		.hash_func = rte_jhash,
 		.socket_id = (int)rte_socket_id(),

@@ -221,6 +221,30 @@ class LinuxcpTest(unittest.TestCase):
         wait_for("route back in dpfwd", lambda: want in self.routes())
         self.assertGreater(self.linux()["dumps"], dumps)
 
+    def test_7_a_burst_of_routes_arrives_and_leaves(self):
+        nb = 500
+        prefixes = [f"198.19.{200 + i // 250}.{i % 250}/32" for i in range(nb)]
+        batch = os.path.join(self.topo.tmp, "routes.batch")
+        added = self.linux()["routes_added"]
+        deleted = self.linux()["routes_deleted"]
+        with open(batch, "w") as f:
+            f.writelines(f"route add {p} via {self.topo.b.ip4} dev dp1\n" for p in prefixes)
+        t0 = time.monotonic()
+        self.r("ip", "-batch", batch)
+        wait_for(f"{nb} routes in dpfwd", lambda: self.linux()["routes_added"] - added >= nb,
+                 timeout=10)
+        took = time.monotonic() - t0
+        print(f"\n  {nb} kernel routes in dpfwd's table {took:.2f} s after `ip -batch`",
+              end=" ", flush=True)
+        self.assertIn(f"198.19.201.249/32 via {self.topo.b.ip4} port 1",
+                      self.dpctl("route", "list", "198.19.201.249/32"))
+        with open(batch, "w") as f:
+            f.writelines(f"route del {p}\n" for p in prefixes)
+        self.r("ip", "-batch", batch)
+        wait_for(f"{nb} routes gone", lambda: self.linux()["routes_deleted"] - deleted >= nb,
+                 timeout=10)
+        self.assertEqual(self.linux()["route_errors"], 0)
+
     def test_8_mirror_link_down_withdraws_its_routes(self):
         # the kernel drops the routes of a link that goes down without a message each
         want = "198.19.70.0/24 via 198.18.20.2 port 1"
@@ -237,6 +261,17 @@ class LinuxcpTest(unittest.TestCase):
         links = self.r("ip", "-o", "link", "show").stdout
         self.assertNotIn(" dp0:", links)
         self.assertNotIn(" dp1:", links)
+
+
+class LinuxcpForwardingTest(unittest.TestCase):
+    def test_refuses_a_namespace_that_forwards(self):
+        with LinuxcpTopology() as topo:
+            netns.sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=topo.router_ns)
+            dp = netns.Dpfwd(topo).start()
+            self.assertNotEqual(dp.proc.wait(timeout=30), 0)
+            self.assertIn("net.ipv4.ip_forward", dp.output())
+            links = netns.sh("ip", "-o", "link", "show", ns=topo.router_ns).stdout
+            self.assertNotIn(" dp0:", links)
 
 
 if __name__ == "__main__":
