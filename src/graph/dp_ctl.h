@@ -7,11 +7,11 @@
  *   control lcore: dp_ctl_send() ==(inject ring)==> ctl_inject -> port_tx-<port>
  *
  * Each worker has two single-producer single-consumer rte_rings: packets it
- * cannot finish alone (ARP, ND, packets waiting for a neighbor) go up; frames
- * the control lcore builds (ARP requests and replies, released held packets)
- * come down and leave through the worker's own TX queues, so no port needs a
- * TX queue for the control lcore and no TX queue is ever shared. A full ring
- * is a counted drop on either side, never a wait.
+ * cannot finish alone (ARP, ND, packets waiting for a neighbor, packets for the
+ * host's stack) go up; frames the control lcore builds (ARP requests and
+ * replies, released held packets) come down and leave through the worker's own
+ * TX queues, so no port needs a TX queue for the control lcore and no TX queue
+ * is ever shared. A full ring is a counted drop on either side, never a wait.
  *
  * Everything here except the two nodes runs on the control (main) lcore:
  * dp_run_loop() calls dp_ctl_poll() about every millisecond.
