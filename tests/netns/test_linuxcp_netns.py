@@ -197,6 +197,16 @@ class LinuxcpTest(unittest.TestCase):
         finally:
             netns.stop_process(srv, signal.SIGTERM, 3)
 
+    def test_6_kernel_neighbor_of_a_mirror_reaches_dpfwd(self):
+        self.r("ip", "neigh", "replace", "198.18.20.77", "lladdr", "02:00:00:00:00:77", "dev",
+               "dp1", "nud", "permanent")
+        out = wait_for("neighbor in dpfwd", lambda: "198.18.20.77" in (
+            n := self.dpctl("show", "neighbors")) and n)
+        line = next(ln for ln in out.splitlines() if "198.18.20.77" in ln)
+        self.assertIn("02:00:00:00:00:77", line)
+        self.assertGreater(self.linux()["neigh_learned"], 0)
+        self.r("ip", "neigh", "del", "198.18.20.77", "dev", "dp1")
+
     def test_6_linux_commands_are_those_of_the_doc(self):
         out = self.dpctl("raw", "/")
         listed = {c for c in json.loads(out).get("/", []) if c.startswith("/dpfwd/linux/")}
