@@ -13,6 +13,8 @@
 
 #include <linux/netlink.h>
 
+#include <rte_ether.h>
+
 #include "dp_common.h"
 #include "dp_config.h"
 #include "dp_linuxcp.h"
@@ -25,6 +27,7 @@ struct lcp_mirror {
 	bool up;                        /**< the TAP exists and runs */
 	uint16_t tap_port;              /**< DPDK's port of the TAP */
 	int ifindex;                    /**< the kernel interface's */
+	struct rte_ether_addr mac;      /**< the kernel interface's: the port's if it has one */
 	char name[DP_LINUXCP_NAME_LEN]; /**< the kernel interface's */
 	char vdev[32];                  /**< the vdev's name (net_tap_lcpN) */
 };

@@ -52,11 +52,17 @@ static void *arp_next_arg, *nd_next_arg;
 static bool
 tap_send(struct rte_mbuf *m, uint16_t port)
 {
+	struct rte_ether_hdr *eth;
+
 	if (port >= lcp_nb_mirrors || !lcp_mirrors[port].up) {
 		dp_ctl_drops[DP_DROP_LINUX_NO_TAP]++;
 		rte_pktmbuf_free(m);
 		return false;
 	}
+	/* to the mirror's MAC, which is the port's unless the port has none */
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (rte_is_unicast_ether_addr(&eth->dst_addr))
+		rte_ether_addr_copy(&lcp_mirrors[port].mac, &eth->dst_addr);
 	if (rte_eth_tx_burst(lcp_mirrors[port].tap_port, 0, &m, 1) != 1) {
 		dp_ctl_drops[DP_DROP_LINUX_TAP_FULL]++;
 		rte_pktmbuf_free(m);
@@ -141,8 +147,12 @@ tap_create(struct lcp_mirror *mi, uint16_t port, const struct dp_linuxcp_config 
 
 	snprintf(mi->vdev, sizeof(mi->vdev), "net_tap_lcp%u", port);
 	snprintf(mi->name, sizeof(mi->name), c->names, port);
+	/* the port's MAC; a port without one of its own (net_ring): the TAP's */
 	rte_ether_format_addr(mac, sizeof(mac), &dp->mac);
-	snprintf(args, sizeof(args), "iface=%s,mac=%s", mi->name, mac);
+	if (rte_is_valid_assigned_ether_addr(&dp->mac))
+		snprintf(args, sizeof(args), "iface=%s,mac=%s", mi->name, mac);
+	else
+		snprintf(args, sizeof(args), "iface=%s", mi->name);
 	rc = rte_eal_hotplug_add("vdev", mi->vdev, args);
 	if (rc < 0) {
 		snprintf(err, errlen, "linux: port %u: cannot make TAP %s (%s): %s", port, mi->name,
@@ -166,6 +176,8 @@ tap_create(struct lcp_mirror *mi, uint16_t port, const struct dp_linuxcp_config 
 		rc = rte_eth_dev_set_link_up(mi->tap_port);
 	if (rc < 0)
 		goto fail;
+	rte_eth_macaddr_get(mi->tap_port, &mi->mac);
+	rte_ether_format_addr(mac, sizeof(mac), &mi->mac);
 	mi->ifindex = (int)if_nametoindex(mi->name);
 	if (mi->ifindex == 0) {
 		rc = -ENODEV;
