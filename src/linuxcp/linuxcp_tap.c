@@ -86,7 +86,7 @@ tap_copy(const struct rte_mbuf *m)
 {
 	struct rte_mbuf *c;
 
-	if (m->port >= RTE_MAX_ETHPORTS)
+	if (m->port >= DP_PORT_MAX_IDS || dp_port_index[m->port] == DP_PORT_NONE)
 		return;
 	c = rte_pktmbuf_copy(m, tap_pool, 0, UINT32_MAX);
 	if (c == NULL)
@@ -244,7 +244,8 @@ lcp_tap_start(const struct dp_config *cfg, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	memset(&lcp_stats, 0, sizeof(lcp_stats));
-	for (p = 0; p < dp_nb_ports; p++) {
+	/* the ports' devices; 802.1Q sub-interfaces have no mirror (linux_no_tap) */
+	for (p = 0; p < dp_nb_phys_ports; p++) {
 		rc = tap_create(&lcp_mirrors[p], p, c, err, errlen);
 		if (rc < 0) {
 			lcp_tap_stop();
