@@ -46,7 +46,7 @@ _dpctl() {
 		;;
 	show)
 		[[ -z $sub ]] && COMPREPLY=($(compgen -W "info ports lcores runtime drops routes
-			neighbors relay endpoints pools delay graph ctl icmp" -- "$cur"))
+			neighbors relay endpoints pools delay graph ctl icmp linux" -- "$cur"))
 		;;
 	route)
 		[[ -z $sub ]] && COMPREPLY=($(compgen -W "list add del reload" -- "$cur"))

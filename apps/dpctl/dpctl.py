@@ -545,6 +545,7 @@ COMMANDS = {
     "endpoint_list": "/dpfwd/endpoint/list",
     "pools": "/dpfwd/mem/pools",
     "ctl": "/dpfwd/ctl/stats",
+    "linux": "/dpfwd/linux/stats",
 }
 
 
@@ -1228,6 +1229,31 @@ def show_ctl(s, args):
     return "Control lcore (ARP, ND, held packets, injected replies)\n" + kv(pairs, "  ")
 
 
+def show_linux(s, args):
+    lx = s.get("linux")
+    if args.json:
+        return lx or {"enabled": False}
+    if not lx:
+        return "Linux control plane: off ([linux] enabled = on)"
+    mirrors = ", ".join(f"port {m['port']} {m['name']} (ifindex {m['ifindex']}"
+                        f"{'' if m['up'] else ', down'})" for m in lx.get("mirrors") or [])
+    pairs = [
+        ("mirrors", mirrors or "none"),
+        ("exception path", f"punted {n(lx.get('punted'))}, injected {n(lx.get('injected'))}, "
+         f"neighbor replies copied {n(lx.get('neigh_copied'))}, mirror full "
+         f"{n(lx.get('tap_full'))}"),
+        ("netlink", f"messages {n(lx.get('netlink_messages'))}, dumps {n(lx.get('dumps'))}, "
+         f"resyncs {n(lx.get('resyncs'))}, mirror link changes {n(lx.get('link_changes'))}"),
+        ("routes", f"added {n(lx.get('routes_added'))}, deleted {n(lx.get('routes_deleted'))}, "
+         f"refused {n(lx.get('route_errors'))}"),
+        ("routes not copied", f"other interfaces {n(lx.get('routes_other_if'))}, kernel's "
+         f"{n(lx.get('routes_skipped'))}, config's prefix {n(lx.get('routes_config'))}, "
+         f"unsupported {n(lx.get('routes_unsupported'))}"),
+        ("neighbors learned", n(lx.get("neigh_learned"))),
+    ]
+    return "Linux control plane (TAP mirrors, netlink routes)\n" + kv(pairs, "  ")
+
+
 def show_icmp(s, args):
     v4 = s.get("icmp4") or {}
     ip6 = s.get("ip6") or {}
@@ -1303,6 +1329,9 @@ SHOWS = {
             "/dpfwd/ctl/stats"),
     "icmp": (show_icmp, ["icmp4", "icmp6", "nd"], "ICMPv4/ICMPv6 replies and errors, ND",
              "/dpfwd/fwd/icmp4, /dpfwd/fwd/ip6"),
+    "linux": (show_linux, ["linuxcp", "lcp"],
+              "Linux control plane: TAP mirrors, punted and injected frames, netlink routes",
+              "/dpfwd/linux/stats"),
 }
 
 

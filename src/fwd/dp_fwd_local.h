@@ -16,6 +16,9 @@
  *    (ip4_local, ip6_local);
  *  - a service may take the fragments sent to the router
  *    (dp_fwd_local_frag_set()), to reassemble them;
+ *  - a service may take what no other does (dp_fwd_local_other_set()): the
+ *    packets to the router that would be dropped as ip4_local, ip6_local,
+ *    icmp_unhandled or icmp6_unhandled (the Linux exception path);
  *  - a service may put a fast match in front of the route lookup
  *    (dp_fwd_fast_match_set()): ip4_fwd and ip6_fwd hand it each burst first.
  *
@@ -43,6 +46,10 @@ extern uint8_t dp_fwd_local_udp6[65536];
 extern uint8_t dp_fwd_local_frag4;
 /** The same over IPv6. */
 extern uint8_t dp_fwd_local_frag6;
+/** The service that takes IPv4 packets to the router no other takes (0: dropped). */
+extern uint8_t dp_fwd_local_other4;
+/** The same over IPv6. */
+extern uint8_t dp_fwd_local_other6;
 
 /**
  * Register a service by its nodes: @p node4 takes its IPv4 datagrams,
@@ -74,6 +81,13 @@ dp_fwd_local_udp_owner(bool ip6, uint16_t port)
 
 /** Fragments to the router of family @p ip6 go to service @p svc (0: dropped). */
 void dp_fwd_local_frag_set(bool ip6, uint8_t svc);
+
+/**
+ * Packets to the router of family @p ip6 that nothing else takes (no service
+ * for their protocol or UDP port, ICMP other than echo requests and ND) go
+ * to service @p svc (0: dropped, counted as they were).
+ */
+void dp_fwd_local_other_set(bool ip6, uint8_t svc);
 
 /**
  * The service of IPv4 datagram @p ip's UDP destination port (@p ip: an IPv4

@@ -6,7 +6,8 @@
  *   sets: an echo reply in place of an echo request; dp_mbuf_meta.nh (its route)
  *   next: ip4_output (echo replies); a local service's node (UDP to a port
  *         it claimed, dp_fwd_local.h: the service checks the address; every
- *         fragment to the service that takes them, to reassemble); or drop
+ *         fragment to the service that takes them, to reassemble; what no
+ *         service takes, to the service of the rest when one is set); or drop
  *         (ip4_fragment_local, ip4_local, icmp_truncated, icmp_bad_cksum,
  *         icmp_unhandled, icmp_bad_addr, icmp_no_route)
  *
@@ -46,6 +47,17 @@ ip4_local_drop(struct dp_worker *w, enum dp_drop_reason why)
 	return IP4_LOCAL_NEXT_DROP;
 }
 
+/* what no service takes: to the service of the rest, if one, else dropped for @p why */
+static inline rte_edge_t
+ip4_local_other(struct dp_worker *w, enum dp_drop_reason why)
+{
+	const uint8_t svc = __atomic_load_n(&dp_fwd_local_other4, __ATOMIC_RELAXED);
+
+	if (svc != 0)
+		return fwd_local_edge(IP4_LOCAL_NEXT_MAX, svc);
+	return ip4_local_drop(w, why);
+}
+
 /*
  * An echo request becomes its reply in the same mbuf: source = the address
  * it was sent to (RFC 1812 4.3.3.6), destination = its source; identifier,
@@ -76,7 +88,7 @@ ip4_local_icmp(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m,
 	if (rte_raw_cksum(icmp, len) != 0xffff)
 		return ip4_local_drop(w, DP_DROP_ICMP_CKSUM);
 	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST)
-		return ip4_local_drop(w, DP_DROP_ICMP_UNHANDLED);
+		return ip4_local_other(w, DP_DROP_ICMP_UNHANDLED);
 	if (icmp4_addr_bad(rte_be_to_cpu_32(src)))
 		return ip4_local_drop(w, DP_DROP_ICMP_BAD_ADDR);
 	if (!icmp4_route(rte_be_to_cpu_32(src), &nh))
@@ -121,10 +133,10 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 
 		if (svc != 0)
 			return fwd_local_edge(IP4_LOCAL_NEXT_MAX, svc);
-		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
+		return ip4_local_other(w, DP_DROP_IP4_LOCAL);
 	}
 	default:
-		return ip4_local_drop(w, DP_DROP_IP4_LOCAL);
+		return ip4_local_other(w, DP_DROP_IP4_LOCAL);
 	}
 }
 

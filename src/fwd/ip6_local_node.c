@@ -7,8 +7,9 @@
  *   next: ip6_output (echo reply), ctl_punt (NS, NA: nd.c on the control
  *         lcore), a local service's node (UDP to a port it claimed,
  *         dp_fwd_local.h; a Fragment header right after the fixed one to the
- *         service that takes fragments, to reassemble), or
- *         drop (ip6_hbh, ip6_local, icmp6_truncated, icmp6_bad_cksum,
+ *         service that takes fragments, to reassemble; what would be
+ *         dropped as ip6_local or icmp6_unhandled to the service of the
+ *         rest, when one is set), or drop (ip6_hbh, ip6_local, icmp6_truncated, icmp6_bad_cksum,
  *         icmp6_unhandled, icmp6_bad_addr, icmp6_no_route, nd_bad_hop_limit)
  *
  * Only ICMPv6 directly after the IPv6 header is served: the router has no
@@ -142,6 +143,13 @@ ip6_local_one(struct dp_worker *w, struct icmp6_worker *st, struct rte_mbuf *m, 
 		goto drop;
 	}
 drop:
+	/* what no service takes: to the service of the rest, if one */
+	if (why == DP_DROP_IP6_LOCAL || why == DP_DROP_ICMP6_UNHANDLED) {
+		const uint8_t svc = __atomic_load_n(&dp_fwd_local_other6, __ATOMIC_RELAXED);
+
+		if (svc != 0)
+			return fwd_local_edge(IP6_LOCAL_NEXT_MAX, svc);
+	}
 	w->stats.drops[why]++;
 	return IP6_LOCAL_NEXT_DROP;
 }

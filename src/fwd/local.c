@@ -17,6 +17,8 @@
 uint8_t dp_fwd_local_udp4[65536];
 uint8_t dp_fwd_local_udp6[65536];
 uint8_t dp_fwd_local_frag4;
+uint8_t dp_fwd_local_other4;
+uint8_t dp_fwd_local_other6;
 uint8_t dp_fwd_local_frag6;
 struct dp_fwd_fast_match dp_fwd_fast_match4[DP_GRAPH_MAX_WORKERS];
 struct dp_fwd_fast_match dp_fwd_fast_match6[DP_GRAPH_MAX_WORKERS];
@@ -106,6 +108,12 @@ void
 dp_fwd_local_frag_set(bool ip6, uint8_t svc)
 {
 	__atomic_store_n(ip6 ? &dp_fwd_local_frag6 : &dp_fwd_local_frag4, svc, __ATOMIC_RELEASE);
+}
+
+void
+dp_fwd_local_other_set(bool ip6, uint8_t svc)
+{
+	__atomic_store_n(ip6 ? &dp_fwd_local_other6 : &dp_fwd_local_other4, svc, __ATOMIC_RELEASE);
 }
 
 void

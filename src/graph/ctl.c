@@ -116,6 +116,7 @@ static const char *const punt_names[DP_PUNT_MAX] = {
 	[DP_PUNT_NEIGH4] = "neigh4_hold",
 	[DP_PUNT_ND] = "nd",
 	[DP_PUNT_NEIGH6] = "neigh6_hold",
+	[DP_PUNT_HOST] = "host",
 };
 
 int
@@ -125,6 +126,16 @@ dp_ctl_punt_register(enum dp_punt_kind kind, dp_ctl_punt_cb_t cb, void *arg)
 		return -EINVAL;
 	handlers[kind].cb = cb;
 	handlers[kind].arg = arg;
+	return 0;
+}
+
+int
+dp_ctl_punt_handler(enum dp_punt_kind kind, dp_ctl_punt_cb_t *cb, void **arg)
+{
+	if (kind <= DP_PUNT_NONE || kind >= DP_PUNT_MAX)
+		return -EINVAL;
+	*cb = handlers[kind].cb;
+	*arg = handlers[kind].arg;
 	return 0;
 }
 

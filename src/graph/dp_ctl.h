@@ -7,11 +7,11 @@
  *   control lcore: dp_ctl_send() ==(inject ring)==> ctl_inject -> port_tx-<port>
  *
  * Each worker has two single-producer single-consumer rte_rings: packets it
- * cannot finish alone (ARP, ND, packets waiting for a neighbor) go up; frames
- * the control lcore builds (ARP requests and replies, released held packets)
- * come down and leave through the worker's own TX queues, so no port needs a
- * TX queue for the control lcore and no TX queue is ever shared. A full ring
- * is a counted drop on either side, never a wait.
+ * cannot finish alone (ARP, ND, packets waiting for a neighbor, packets for the
+ * host's stack) go up; frames the control lcore builds (ARP requests and
+ * replies, released held packets) come down and leave through the worker's own
+ * TX queues, so no port needs a TX queue for the control lcore and no TX queue
+ * is ever shared. A full ring is a counted drop on either side, never a wait.
  *
  * Everything here except the two nodes runs on the control (main) lcore:
  * dp_run_loop() calls dp_ctl_poll() about every millisecond.
@@ -32,6 +32,7 @@ enum dp_punt_kind {
 	DP_PUNT_NEIGH4, /**< IPv4 packet for next hop meta.nh, whose MAC is not known */
 	DP_PUNT_ND,     /**< ICMPv6 neighbor discovery for the router (NS, NA) */
 	DP_PUNT_NEIGH6, /**< IPv6 packet for next hop meta.nh, whose MAC is not known */
+	DP_PUNT_HOST,   /**< a packet to the router for the host's stack (meta.port: from) */
 	DP_PUNT_MAX,
 };
 
@@ -48,6 +49,12 @@ typedef void (*dp_ctl_timer_cb_t)(uint64_t now_ms, void *arg);
 
 /** Set the handler of one punt kind (replacing any). @return 0 or -EINVAL. */
 int dp_ctl_punt_register(enum dp_punt_kind kind, dp_ctl_punt_cb_t cb, void *arg);
+
+/**
+ * The handler of punt kind @p kind, in @p cb and @p arg (NULL: none), so that
+ * a module can wrap another's. @return 0 or -EINVAL.
+ */
+int dp_ctl_punt_handler(enum dp_punt_kind kind, dp_ctl_punt_cb_t *cb, void **arg);
 
 /** Run @p cb every @p period_ms from dp_ctl_poll(). @return 0, -ENOSPC, -EINVAL. */
 int dp_ctl_timer_register(

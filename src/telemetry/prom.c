@@ -84,7 +84,8 @@ static const struct prom_family families[] = {
 	{ SRC_LCORE, "tx_bytes", "dpfwd_lcore_tx_bytes_total", C,
 		"Frame bytes sent by the worker lcore (no FCS).", NULL },
 	{ SRC_LCORE, "punted", "dpfwd_lcore_punted_packets_total", C,
-		"Packets the worker handed to the control lcore (ARP, ND, waiting for a neighbor).",
+		"Packets the worker handed to the control lcore (ARP, ND, waiting for a neighbor, "
+		"for Linux).",
 		NULL },
 	{ SRC_LCORE, "injected", "dpfwd_lcore_injected_packets_total", C,
 		"Frames from the control lcore that the worker sent (ARP, ND, released packets).",

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The kernel's routes and neighbors through the mirrors, read from one
+ * non-blocking NETLINK_ROUTE socket on the control lcore (libmnl): a dump of
+ * the routes at start, then of the neighbors, then the notifications of the
+ * groups RTMGRP_IPV4_ROUTE, RTMGRP_IPV6_ROUTE and RTMGRP_NEIGH.
+ *
+ * Each prefix dpfwd has from netlink is kept here with the generation of the
+ * dump or message that set it. When the socket lost messages (ENOBUFS), when
+ * a mirror's link changes (the kernel drops the routes of a link that goes
+ * down without a message for each), or when asked (/dpfwd/linux/resync), the
+ * routes are dumped again under a new generation; at the dump's end, the
+ * prefixes the dump did not name are deleted (a resync). One dump at a time:
+ * a resync asked during one follows it. A prefix of the
+ * config's routes is the config's: netlink never replaces or deletes it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+
+#include "dp_ctl.h"
+#include "dp_fwd.h"
+#include "dp_fwd_config.h"
+#include "dp_neigh.h"
+#include "linuxcp_priv.h"
+
+#define NL_ROUTES_MIN      1024u  /* room for the prefixes netlink may own, at least */
+#define NL_RECV_BUF        32768u /* a dump's message buffers are at most that */
+#define NL_OWNER_CONFIG    0      /* a config route: never touched */
+#define NL_DUMP_GIVE_UP_MS 5000   /* a dump whose end never came (lost): asked again */
+
+struct nl_key {
+	uint8_t family;
+	uint8_t plen;
+	uint8_t pad[2];
+	uint8_t addr[16];
+};
+
+enum nl_dump { NL_DUMP_NONE, NL_DUMP_ROUTES, NL_DUMP_NEIGH };
+
+static struct {
+	struct mnl_socket *sock;
+	struct rte_hash *owners; /* struct nl_key -> generation (NL_OWNER_CONFIG: config's) */
+	uintptr_t gen;
+	uint32_t seq;
+	uint32_t dump_seq;
+	enum nl_dump dump;
+	bool resync_wanted; /* a resync asked during a dump: another one after it */
+	uint64_t dump_ms;   /* when the dump in progress was asked */
+	int ifindex[DP_CONFIG_MAX_PORTS];
+} nl;
+
+static int
+nl_dump_ask(enum nl_dump what)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtgenmsg *g;
+
+	nlh->nlmsg_type = what == NL_DUMP_ROUTES ? RTM_GETROUTE : RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = ++nl.seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->rtgen_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl.sock, nlh, nlh->nlmsg_len) < 0) {
+		DP_LOG(ERR, linuxcp, "netlink: cannot ask a dump: %s", strerror(errno));
+		return -errno;
+	}
+	nl.dump_seq = nl.seq;
+	nl.dump = what;
+	nl.dump_ms = dp_ctl_now_ms();
+	if (what == NL_DUMP_ROUTES) {
+		nl.gen++;
+		lcp_stats.dumps++;
+	}
+	return 0;
+}
+
+static void
+nl_key_of(const struct lcp_route *r, struct nl_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = (uint8_t)r->family;
+	k->plen = r->plen;
+	memcpy(k->addr, r->addr, sizeof(k->addr));
+}
+
+/* "PREFIX/len" of @p k */
+static void
+nl_text_prefix(const struct nl_key *k, char *text, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	inet_ntop(k->family, k->addr, addr, sizeof(addr));
+	snprintf(text, len, "%s/%u", addr, k->plen);
+}
+
+static void
+nl_route(const struct nlmsghdr *nlh)
+{
+	struct lcp_route r;
+	struct nl_key k;
+	char err[256];
+	void *owner;
+	bool known;
+	int rc;
+
+	switch (lcp_route_parse(nlh, nl.ifindex, lcp_nb_mirrors, &r)) {
+	case LCP_ROUTE_SKIP:
+		lcp_stats.routes_skipped++;
+		return;
+	case LCP_ROUTE_OTHER_IF:
+		lcp_stats.routes_other_if++;
+		return;
+	case LCP_ROUTE_UNSUPPORTED:
+		lcp_stats.routes_unsupported++;
+		return;
+	case LCP_ROUTE_ADD:
+		nl_key_of(&r, &k);
+		known = rte_hash_lookup_data(nl.owners, &k, &owner) >= 0;
+		if (known && (uintptr_t)owner == NL_OWNER_CONFIG) {
+			lcp_stats.routes_config++;
+			return;
+		}
+		if (dp_fwd_route_add(r.text, err, sizeof(err)) < 0) {
+			lcp_stats.route_errors++;
+			DP_LOG(WARNING, linuxcp, "netlink route %s: %s", r.text, err);
+			return;
+		}
+		if (rte_hash_add_key_data(nl.owners, &k, (void *)nl.gen) < 0) {
+			/* a route netlink could never withdraw: not kept */
+			nl_text_prefix(&k, r.text, sizeof(r.text));
+			dp_fwd_route_del(r.text, err, sizeof(err));
+			lcp_stats.route_errors++;
+			DP_LOG(WARNING, linuxcp,
+				"netlink route %s: not taken, the table of "
+				"routes from netlink is full ([routes] ip4_max)",
+				r.text);
+			return;
+		}
+		lcp_stats.routes_added++;
+		return;
+	case LCP_ROUTE_DEL:
+		nl_key_of(&r, &k);
+		if (rte_hash_lookup_data(nl.owners, &k, &owner) < 0)
+			return;
+		if ((uintptr_t)owner == NL_OWNER_CONFIG) {
+			lcp_stats.routes_config++;
+			return;
+		}
+		rte_hash_del_key(nl.owners, &k);
+		rc = dp_fwd_route_del(r.text, err, sizeof(err));
+		if (rc < 0 && rc != -ENOENT) {
+			lcp_stats.route_errors++;
+			DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", r.text, err);
+			return;
+		}
+		lcp_stats.routes_deleted++;
+		return;
+	}
+}
+
+static int
+neigh_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_type_valid(attr, NDA_MAX) >= 0)
+		tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+/* a neighbor Linux resolved on a mirror is one dpfwd may use too */
+static void
+nl_neigh(const struct nlmsghdr *nlh)
+{
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[NDA_MAX + 1] = { NULL };
+	const uint16_t good = NUD_REACHABLE | NUD_PERMANENT | NUD_STALE | NUD_DELAY | NUD_PROBE;
+	const size_t alen = nd->ndm_family == AF_INET ? 4 : 16;
+	int port;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || (nd->ndm_state & good) == 0)
+		return;
+	if (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6)
+		return;
+	port = lcp_port_of_ifindex(nd->ndm_ifindex);
+	if (port < 0)
+		return;
+	mnl_attr_parse(nlh, sizeof(*nd), neigh_attr_cb, tb);
+	if (tb[NDA_DST] == NULL || tb[NDA_LLADDR] == NULL ||
+		mnl_attr_get_payload_len(tb[NDA_DST]) != alen ||
+		mnl_attr_get_payload_len(tb[NDA_LLADDR]) != RTE_ETHER_ADDR_LEN)
+		return;
+	dp_neigh_learn(alen == 4 ? 4 : 6, mnl_attr_get_payload(tb[NDA_DST]), (uint16_t)port,
+		mnl_attr_get_payload(tb[NDA_LLADDR]), false, true);
+	lcp_stats.neigh_learned++;
+}
+
+/* the end of a route dump: prefixes it did not name are gone */
+static void
+nl_reconcile(void)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+	struct nl_key gone[64];
+	unsigned int nb, i;
+	char text[INET6_ADDRSTRLEN + 8], err[256];
+
+	do {
+		nb = 0;
+		it = 0;
+		while (nb < DP_ARRAY_SIZE(gone) &&
+			rte_hash_iterate(nl.owners, &key, &data, &it) >= 0)
+			if ((uintptr_t)data != NL_OWNER_CONFIG && (uintptr_t)data != nl.gen)
+				memcpy(&gone[nb++], key, sizeof(gone[0]));
+		for (i = 0; i < nb; i++) {
+			rte_hash_del_key(nl.owners, &gone[i]);
+			nl_text_prefix(&gone[i], text, sizeof(text));
+			if (dp_fwd_route_del(text, err, sizeof(err)) < 0)
+				lcp_stats.route_errors++;
+			else
+				lcp_stats.routes_deleted++;
+		}
+	} while (nb == DP_ARRAY_SIZE(gone));
+}
+
+static int
+nl_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	RTE_SET_USED(data);
+	lcp_stats.nl_messages++;
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		nl_route(nlh);
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		nl_neigh(nlh);
+		break;
+	case RTM_NEWLINK:
+	case RTM_DELLINK: {
+		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+		if (lcp_port_of_ifindex(ifi->ifi_index) >= 0) {
+			lcp_stats.link_changes++;
+			lcp_nl_resync();
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static void
+nl_dump_done(void)
+{
+	const enum nl_dump was = nl.dump;
+
+	nl.dump = NL_DUMP_NONE;
+	if (nl.resync_wanted) {
+		nl.resync_wanted = false;
+		nl_dump_ask(NL_DUMP_ROUTES);
+		return;
+	}
+	if (was == NL_DUMP_ROUTES) {
+		nl_reconcile();
+		nl_dump_ask(NL_DUMP_NEIGH);
+	}
+}
+
+void
+lcp_nl_resync(void)
+{
+	if (nl.sock == NULL)
+		return;
+	if (nl.dump == NL_DUMP_NONE)
+		nl_dump_ask(NL_DUMP_ROUTES);
+	else
+		nl.resync_wanted = true;
+}
+
+void
+lcp_nl_poll(void)
+{
+	static char buf[NL_RECV_BUF];
+	unsigned int rounds;
+	ssize_t n;
+
+	if (nl.sock == NULL)
+		return;
+	if (nl.dump != NL_DUMP_NONE && dp_ctl_now_ms() - nl.dump_ms > NL_DUMP_GIVE_UP_MS) {
+		nl.dump = NL_DUMP_NONE;
+		nl.resync_wanted = true;
+	}
+	if (nl.dump == NL_DUMP_NONE && nl.resync_wanted) {
+		nl.resync_wanted = false;
+		nl_dump_ask(NL_DUMP_ROUTES);
+	}
+	for (rounds = 0; rounds < 64; rounds++) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		int len;
+
+		n = mnl_socket_recvfrom(nl.sock, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == ENOBUFS) {
+				/* messages lost: dump again and reconcile */
+				lcp_stats.resyncs++;
+				lcp_nl_resync();
+				continue;
+			}
+			return; /* EAGAIN: nothing more */
+		}
+		len = (int)n;
+		/* by hand rather than mnl_cb_run(): a dump's end and notifications share the socket */
+		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
+				if (nl.dump == NL_DUMP_NONE || nlh->nlmsg_seq != nl.dump_seq)
+					continue;
+				if (nlh->nlmsg_type == NLMSG_ERROR) {
+					/* refused (EBUSY: the kernel's dump of before still runs):
+					 * asked again at the next poll */
+					nl.dump = NL_DUMP_NONE;
+					nl.resync_wanted = true;
+					continue;
+				}
+				nl_dump_done();
+				continue;
+			}
+			nl_msg_cb(nlh, NULL);
+		}
+	}
+}
+
+int
+lcp_port_of_ifindex(int ifindex)
+{
+	uint16_t p;
+
+	for (p = 0; p < lcp_nb_mirrors; p++)
+		if (ifindex != 0 && lcp_mirrors[p].ifindex == ifindex)
+			return p;
+	return -1;
+}
+
+static int
+nl_owners_config(const struct dp_config *cfg)
+{
+	const struct dp_fwd_routes_config *rc = dp_fwd_routes_config(cfg);
+	struct nl_key k;
+	uint32_t i, a;
+
+	for (i = 0; i < rc->nb_routes4; i++) {
+		memset(&k, 0, sizeof(k));
+		k.family = AF_INET;
+		k.plen = rc->routes4[i].plen;
+		a = rte_cpu_to_be_32(rc->routes4[i].prefix);
+		memcpy(k.addr, &a, 4);
+		if (rte_hash_add_key_data(nl.owners, &k, (void *)NL_OWNER_CONFIG) < 0)
+			return -ENOSPC;
+	}
+	for (i = 0; i < rc->nb_routes6; i++) {
+		memset(&k, 0, sizeof(k));
+		k.family = AF_INET6;
+		k.plen = rc->routes6[i].plen;
+		memcpy(k.addr, rc->routes6[i].prefix, 16);
+		if (rte_hash_add_key_data(nl.owners, &k, (void *)NL_OWNER_CONFIG) < 0)
+			return -ENOSPC;
+	}
+	return 0;
+}
+
+int
+lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	/* as many prefixes as the IPv4 table has room for, and as many IPv6 ones */
+	const struct rte_hash_parameters hp = {
+		.name = "lcp_routes",
+		.entries = RTE_MAX(NL_ROUTES_MIN, 2 * dp_fwd.ip4.max_routes),
+		.key_len = sizeof(struct nl_key),
+		.hash_func = rte_jhash,
+		.socket_id = (int)rte_socket_id(),
+	};
+	const unsigned int groups =
+		RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_NEIGH | RTMGRP_LINK;
+	uint16_t p;
+	int rc;
+
+	for (p = 0; p < lcp_nb_mirrors; p++)
+		nl.ifindex[p] = lcp_mirrors[p].ifindex;
+	nl.owners = rte_hash_create(&hp);
+	if (nl.owners == NULL) {
+		snprintf(err, errlen, "linux: cannot make the route owners' table: %s",
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	rc = nl_owners_config(cfg);
+	if (rc < 0) {
+		snprintf(err, errlen, "linux: too many config routes to track");
+		goto free_owners;
+	}
+	nl.sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (nl.sock == NULL || mnl_socket_bind(nl.sock, groups, MNL_SOCKET_AUTOPID) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "linux: cannot open the netlink socket: %s", strerror(errno));
+		goto close_sock;
+	}
+	nl.gen = NL_OWNER_CONFIG;
+	rc = nl_dump_ask(NL_DUMP_ROUTES);
+	if (rc < 0) {
+		snprintf(err, errlen, "linux: cannot ask the kernel's routes: %s", strerror(-rc));
+		goto close_sock;
+	}
+	return 0;
+
+close_sock:
+	if (nl.sock != NULL)
+		mnl_socket_close(nl.sock);
+	nl.sock = NULL;
+free_owners:
+	rte_hash_free(nl.owners);
+	nl.owners = NULL;
+	return rc;
+}
+
+void
+lcp_nl_stop(void)
+{
+	if (nl.sock != NULL)
+		mnl_socket_close(nl.sock);
+	nl.sock = NULL;
+	rte_hash_free(nl.owners);
+	nl.owners = NULL;
+}

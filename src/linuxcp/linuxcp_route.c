@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A netlink route message (rtnetlink(7)) as the text of a dpfwd route, the
+ * syntax of [routes] route and `dpctl route add` (docs/routing.md):
+ *
+ *   RTM_NEWROUTE 198.19.0.0/16 RTA_GATEWAY 198.18.2.2 RTA_OIF dp1
+ *     -> "198.19.0.0/16 via 198.18.2.2 port 1"
+ *   RTM_NEWROUTE 198.19.80.0/24 RTA_OIF dp1 (on-link) -> "198.19.80.0/24 port 1"
+ *   RTM_NEWROUTE 198.19.0.0/16 RTA_MULTIPATH { gw A dev dp0 weight 1, gw B dev dp1 weight 3 }
+ *     -> "198.19.0.0/16 via A port 0 weight 1 via B port 1 weight 3"
+ *   RTM_DELROUTE 198.19.0.0/16 ... -> "198.19.0.0/16"
+ *
+ * Only unicast routes of the main table that a user or a daemon made are
+ * copied: the kernel's own (connected subnets, RTPROT_KERNEL) and the local
+ * table are dpfwd's already, from its ports.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+
+#include "linuxcp_priv.h"
+
+struct route_attrs {
+	const struct nlattr *tb[RTA_MAX + 1];
+};
+
+static int
+route_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct route_attrs *a = data;
+	const int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, RTA_MAX) < 0)
+		return MNL_CB_OK;
+	a->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int
+port_of(int ifindex, const int *ifindex_of, unsigned int nb_ports)
+{
+	unsigned int p;
+
+	for (p = 0; p < nb_ports; p++)
+		if (ifindex != 0 && ifindex_of[p] == ifindex)
+			return (int)p;
+	return -1;
+}
+
+/* " via GW port N [weight W]" at the end of @p r->text; false: no room or no gateway */
+static bool
+text_add_path(struct lcp_route *r, const struct nlattr *gw, int port, unsigned int weight)
+{
+	char addr[INET6_ADDRSTRLEN];
+	size_t used = strlen(r->text);
+	int n;
+
+	if (gw == NULL || mnl_attr_get_payload_len(gw) != (r->family == AF_INET ? 4u : 16u))
+		return false;
+	if (inet_ntop(r->family, mnl_attr_get_payload(gw), addr, sizeof(addr)) == NULL)
+		return false;
+	if (weight != 0)
+		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %d weight %u",
+			addr, port, weight);
+	else
+		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %d", addr, port);
+	return n > 0 && (size_t)n < sizeof(r->text) - used;
+}
+
+/* " port N" at the end of @p r->text: an on-link route */
+static bool
+text_add_port(struct lcp_route *r, int port)
+{
+	size_t used = strlen(r->text);
+	int n = snprintf(r->text + used, sizeof(r->text) - used, " port %d", port);
+
+	return n > 0 && (size_t)n < sizeof(r->text) - used;
+}
+
+/* the next hops of RTA_MULTIPATH: each rtnexthop with its own attributes */
+static enum lcp_route_verdict
+parse_multipath(
+	const struct nlattr *mp, const int *ifindex, unsigned int nb_ports, struct lcp_route *r)
+{
+	const struct rtnexthop *nh = mnl_attr_get_payload(mp);
+	int left = (int)mnl_attr_get_payload_len(mp);
+	unsigned int nb = 0, other = 0;
+
+	while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= left) {
+		struct route_attrs a;
+		const int port = port_of(nh->rtnh_ifindex, ifindex, nb_ports);
+		const unsigned int weight = nh->rtnh_hops + 1u;
+
+		memset(&a, 0, sizeof(a));
+		mnl_attr_parse_payload(
+			RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), route_attr_cb, &a);
+		if (port < 0)
+			other++;
+		else if (!text_add_path(r, a.tb[RTA_GATEWAY], port, weight > 255 ? 255 : weight))
+			return LCP_ROUTE_UNSUPPORTED;
+		nb++;
+		left -= RTNH_ALIGN(nh->rtnh_len);
+		nh = RTNH_NEXT(nh);
+	}
+	if (nb == 0)
+		return LCP_ROUTE_UNSUPPORTED;
+	/* a route out of mirrors and other interfaces: dpfwd cannot send through the others */
+	if (other != 0)
+		return other == nb ? LCP_ROUTE_OTHER_IF : LCP_ROUTE_UNSUPPORTED;
+	return LCP_ROUTE_ADD;
+}
+
+enum lcp_route_verdict
+lcp_route_parse(
+	const struct nlmsghdr *nlh, const int *ifindex, unsigned int nb_ports, struct lcp_route *r)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct route_attrs a;
+	char addr[INET6_ADDRSTRLEN];
+	uint32_t table;
+	enum lcp_route_verdict v;
+	int port;
+
+	memset(r, 0, sizeof(*r));
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
+		return LCP_ROUTE_UNSUPPORTED;
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return LCP_ROUTE_SKIP;
+	memset(&a, 0, sizeof(a));
+	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, &a);
+	table = a.tb[RTA_TABLE] != NULL ? mnl_attr_get_u32(a.tb[RTA_TABLE]) : rtm->rtm_table;
+	if (table != RT_TABLE_MAIN || rtm->rtm_type != RTN_UNICAST ||
+		rtm->rtm_protocol == RTPROT_KERNEL)
+		return LCP_ROUTE_SKIP;
+	/* IPv6 link-local and multicast are the kernel's own business on each link */
+	r->family = rtm->rtm_family;
+	r->plen = rtm->rtm_dst_len;
+	if (a.tb[RTA_DST] != NULL) {
+		const size_t alen = r->family == AF_INET ? 4 : 16;
+
+		if (mnl_attr_get_payload_len(a.tb[RTA_DST]) != alen)
+			return LCP_ROUTE_UNSUPPORTED;
+		memcpy(r->addr, mnl_attr_get_payload(a.tb[RTA_DST]), alen);
+	}
+	if (r->family == AF_INET6 && r->addr[0] == 0xfe && (r->addr[1] & 0xc0) == 0x80)
+		return LCP_ROUTE_SKIP;
+	if (inet_ntop(r->family, r->addr, addr, sizeof(addr)) == NULL)
+		return LCP_ROUTE_UNSUPPORTED;
+	snprintf(r->text, sizeof(r->text), "%s/%u", addr, r->plen);
+
+	if (a.tb[RTA_MULTIPATH] != NULL) {
+		v = parse_multipath(a.tb[RTA_MULTIPATH], ifindex, nb_ports, r);
+	} else {
+		port = a.tb[RTA_OIF] != NULL
+			       ? port_of((int)mnl_attr_get_u32(a.tb[RTA_OIF]), ifindex, nb_ports)
+			       : -1;
+		if (port < 0)
+			v = LCP_ROUTE_OTHER_IF;
+		else if (a.tb[RTA_GATEWAY] == NULL)
+			/* on-link: "PREFIX/len port N" */
+			v = text_add_port(r, port) ? LCP_ROUTE_ADD : LCP_ROUTE_UNSUPPORTED;
+		else if (!text_add_path(r, a.tb[RTA_GATEWAY], port, 0))
+			v = LCP_ROUTE_UNSUPPORTED;
+		else
+			v = LCP_ROUTE_ADD;
+	}
+	if (v != LCP_ROUTE_ADD)
+		return v;
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		snprintf(r->text, sizeof(r->text), "%s/%u", addr, r->plen);
+		return LCP_ROUTE_DEL;
+	}
+	return LCP_ROUTE_ADD;
+}

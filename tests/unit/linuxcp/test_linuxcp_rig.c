@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The exception path in one process (tests/ring_rig.c: two net_ring ports, one
+ * worker walked on the test thread, which is also the control lcore), with
+ * [linux] on in a network namespace of the test's own (unshare(), so that the
+ * mirrors never touch the host's): UDP to port0's address on a port no service
+ * claimed comes out of the mirror lcpt0 byte for byte (but for the destination
+ * MAC: net_ring ports have none, the mirror has its own); Linux's answers (its ARP
+ * request for the sender) leave through port0; a worker that punts faster than
+ * the control lcore polls fills its punt ring, and the rest are linux_punt_full.
+ *
+ *   host 198.18.0.2 --- port0 198.18.0.1/24 (lcpt0)   port1 198.18.101.1/24 (lcpt1)
+ *
+ * Exit 77 (skipped) where a namespace cannot be made (not root).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+
+#include <rte_arp.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "dp_ctl.h"
+#include "dp_drop.h"
+#include "dp_graph.h"
+#include "dp_port.h"
+#include "dp_test.h"
+#include "ring_rig.h"
+
+#define IP_PORT0 0xc6120001u /* 198.18.0.1 */
+#define IP_HOST  0xc6120002u /* 198.18.0.2 */
+#define UDP_PORT 5000        /* claimed by no service */
+
+static const uint8_t host_mac[6] = { 0x02, 0x11, 0, 0, 0, 0x02 };
+
+static const char config_text[] = "[dpfwd]\n"
+				  "burst = 32\n"
+				  "[mempool]\n"
+				  "size = 8192\n"
+				  "cache = 32\n"
+				  "[port0]\n"
+				  "dev = net_ring_l0\n"
+
+				  "ip4 = 198.18.0.1/24\n"
+				  "[port1]\n"
+				  "dev = net_ring_l1\n"
+
+				  "ip4 = 198.18.101.1/24\n"
+				  "[lcores]\n"
+				  "rx = (0,0,1), (1,0,1)\n"
+				  "[neighbors]\n"
+				  "neigh = 198.18.0.2 lladdr 02:11:00:00:00:02 port 0\n"
+				  "[linux]\n"
+				  "enabled = on\n"
+				  "names = lcpt%u\n";
+
+static struct ring_rig rig = {
+	.name = "linuxcp",
+	.prefix = 'l',
+	.nb_ports = 2,
+	.config_text = config_text,
+};
+
+static size_t
+udp_to_router(uint8_t *f, uint16_t sport)
+{
+	size_t len = ring_rig_udp4(f, 0, host_mac, IP_HOST, IP_PORT0, sport);
+	uint8_t *udp = f + RTE_ETHER_HDR_LEN + 20;
+
+	/* the destination port; the UDP checksum to 0 (none, RFC 768) */
+	udp[2] = UDP_PORT >> 8;
+	udp[3] = UDP_PORT & 0xff;
+	udp[6] = udp[7] = 0;
+	return len;
+}
+
+/* a packet socket on mirror lcpt0: what the kernel receives there */
+static int
+mirror_socket(void)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+
+	sll.sll_ifindex = (int)if_nametoindex("lcpt0");
+	if (fd < 0 || sll.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* rounds of the rig (walk, control lcore, walk), 2 ms apart: the control lcore's timers run */
+static void
+steps(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ring_rig_step();
+		usleep(2000);
+	}
+}
+
+static void
+test_linuxcp_udp_to_the_router_comes_out_of_the_mirror(void)
+{
+	uint8_t f[2048], got[2048];
+	const size_t len = udp_to_router(f, 1234);
+	const int fd = mirror_socket();
+	bool seen = false;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, f, len);
+	for (i = 0; i < 200 && !seen; i++) {
+		ssize_t n;
+
+		steps(1);
+		while ((n = recv(fd, got, sizeof(got), 0)) > 0)
+			/* as sent but to the mirror's MAC (net_ring ports have none) */
+			if ((size_t)n >= len - 4 && memcmp(got + 6, f + 6, len - 10) == 0)
+				seen = true;
+	}
+	close(fd);
+	CU_ASSERT_TRUE(seen);
+	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), 0);
+}
+
+/* Linux answers the datagram (ICMP port unreachable), and first asks for 198.18.0.2 */
+static void
+test_linuxcp_what_linux_sends_leaves_through_the_port(void)
+{
+	uint8_t f[2048];
+	struct rte_mbuf *out[64];
+	bool arp_seen = false;
+	unsigned int i, n, k;
+
+	/* what port0 sent since the test before is looked at too: the first datagram's ARP */
+	ring_rig_inject(&rig, 0, f, udp_to_router(f, 1235));
+	for (i = 0; i < 500 && !arp_seen; i++) {
+		steps(1);
+		while ((n = ring_rig_drain(&rig, 0, out, 64)) > 0) {
+			for (k = 0; k < n; k++) {
+				const struct rte_ether_hdr *eth =
+					rte_pktmbuf_mtod(out[k], const struct rte_ether_hdr *);
+				const struct rte_arp_hdr *arp = (const void *)(eth + 1);
+
+				if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+					arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) &&
+					arp->arp_data.arp_sip == rte_cpu_to_be_32(IP_PORT0) &&
+					arp->arp_data.arp_tip == rte_cpu_to_be_32(IP_HOST))
+					arp_seen = true;
+			}
+			rte_pktmbuf_free_bulk(out, n);
+		}
+	}
+	CU_ASSERT_TRUE(arp_seen);
+}
+
+/*
+ * The control lcore does not poll while 1100 datagrams to the router arrive: the
+ * punt ring takes what it holds (one slot kept empty by rte_ring), the rest are
+ * linux_punt_full. Then the control lcore writes what it got to the mirror.
+ */
+static void
+test_linuxcp_punt_ring_full_counts_linux_punt_full(void)
+{
+	const unsigned int sent = 1100, fits = DP_CTL_RING_SIZE - 1;
+	uint8_t f[2048];
+	unsigned int i;
+
+	ring_rig_flush_drain_all(&rig);
+	steps(5);
+	ring_rig_flush_drain_all(&rig);
+	ring_rig_drops_mark(&rig);
+	/* in two rounds: port0's RX ring holds 1023 */
+	for (i = 0; i < sent; i++) {
+		ring_rig_inject(&rig, 0, f, udp_to_router(f, (uint16_t)(2000 + i)));
+		if (i == 999 || i == sent - 1) {
+			dp_graph_worker_run(dp_workers[0], 64);
+			dp_graph_worker_flush(dp_workers[0]);
+		}
+	}
+	CU_ASSERT_EQUAL(ring_rig_graph_dropped(&rig, DP_DROP_LINUX_PUNT_FULL), sent - fits);
+	steps(2 * fits / 64);
+	CU_ASSERT_EQUAL(ring_rig_graph_dropped(&rig, DP_DROP_LINUX_TAP_FULL) +
+				ring_rig_graph_dropped(&rig, DP_DROP_LINUX_NO_TAP),
+		0);
+	ring_rig_flush_drain_all(&rig);
+}
+
+static const struct dp_test tests[] = {
+	{ "test_linuxcp_udp_to_the_router_comes_out_of_the_mirror",
+		test_linuxcp_udp_to_the_router_comes_out_of_the_mirror },
+	{ "test_linuxcp_what_linux_sends_leaves_through_the_port",
+		test_linuxcp_what_linux_sends_leaves_through_the_port },
+	{ "test_linuxcp_punt_ring_full_counts_linux_punt_full",
+		test_linuxcp_punt_ring_full_counts_linux_punt_full },
+	{ NULL, NULL },
+};
+
+int
+main(void)
+{
+	if (unshare(CLONE_NEWNET) < 0) {
+		printf("SKIP: linuxcp_rig: no network namespace of its own: %s\n", strerror(errno));
+		return 77;
+	}
+	return ring_rig_run(&rig, "linuxcp_rig", tests);
+}
