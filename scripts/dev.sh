@@ -148,7 +148,7 @@ build_option() {
 # process and is also written to $ASAN_BUILD/sanitizer-logs, which must stay empty (a
 # test that tolerates a child's failure cannot hide a finding).
 sanitized_tests() {
-	local logs="$ASAN_BUILD/sanitizer-logs" rc=0
+	local logs="$ASAN_BUILD/sanitizer-logs" rc=0 out
 	# -O1, as the sanitizers' documentation advises: the instrumented fast path at -O3 takes
 	# twice as long to compile, and the tests need its behaviour, not its speed
 	if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
@@ -159,7 +159,10 @@ sanitized_tests() {
 		build_option "$ASAN_BUILD" optimization 1
 	fi
 	say "building $ASAN_BUILD"
-	ninja -C "$ASAN_BUILD" >/dev/null
+	if ! out=$(ninja -C "$ASAN_BUILD" 2>&1); then
+		printf '%s\n' "$out" | grep -v '^\[[0-9]*/[0-9]*\] ' | tail -n 40
+		exit 1
+	fi
 	rm -rf "$logs"
 	mkdir -p "$logs"
 	say "meson test under ASan + UBSan (suites: unit, func, netns)"

@@ -430,7 +430,7 @@ profile_files(char names[][64], int max)
 		size_t l = strlen(list[i]->d_name);
 
 		if (l > 4 && strcmp(list[i]->d_name + l - 4, ".ini") == 0 && k < max)
-			snprintf(names[k++], 64, "%s", list[i]->d_name);
+			snprintf(names[k++], 64, "%.63s", list[i]->d_name);
 		free(list[i]);
 	}
 	free(list);
