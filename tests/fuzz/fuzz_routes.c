@@ -152,27 +152,56 @@ same_paths(const struct dp_fwd_config_paths *a, const struct dp_fwd_config_paths
 	return true;
 }
 
+/* A route's port: a port index, or a sub-interface's reference (port N.VID). */
+static bool
+port_ok(uint16_t port)
+{
+	return port < DP_CONFIG_MAX_PORTS || dp_config_port_ref_is_vlan(port);
+}
+
+/* Whether a loaded route, or a next hop of one, names a sub-interface. */
+static bool
+names_subif(const struct dp_fwd_routes_config *rt)
+{
+	const struct dp_fwd_config_paths *pa;
+	unsigned int i, j;
+
+	for (i = 0; i < rt->nb_routes4 + rt->nb_routes6; i++) {
+		const bool v6 = i >= rt->nb_routes4;
+		const unsigned int k = v6 ? i - rt->nb_routes4 : i;
+
+		if (dp_config_port_ref_is_vlan(v6 ? rt->routes6[k].port : rt->routes4[k].port))
+			return true;
+		pa = v6 ? rt->routes6[k].paths : rt->routes4[k].paths;
+		for (j = 0; pa != NULL && j < pa->nb; j++)
+			if (dp_config_port_ref_is_vlan(pa->p[j].port))
+				return true;
+	}
+	return false;
+}
+
 /* A route dp_fwd_config_route4_parse() accepted: its promises, and its text forms read back. */
 static void
 check_route4(const struct dp_fwd_config_route4 *r, const char *text)
 {
-	char err[DP_CONFIG_ERR_LEN], line[128], a[16], g[16];
+	char err[DP_CONFIG_ERR_LEN], line[128], a[16], g[16], pb[16];
 	struct dp_fwd_config_route4 back;
 
 	if (r->plen > 32 || (r->prefix & ~mask4(r->plen)) != 0)
 		fuzz_die("'%s': accepted prefix %08x/%u", text, r->prefix, r->plen);
-	if (r->port >= DP_CONFIG_MAX_PORTS || (!r->has_gw && r->gw != 0))
+	if (!port_ok(r->port) || (!r->has_gw && r->gw != 0))
 		fuzz_die(
 			"'%s': accepted port %u, gateway %d %08x", text, r->port, r->has_gw, r->gw);
 	dp_config_ip4_str(r->prefix, a, sizeof(a));
+	dp_config_port_ref_str(r->port, pb, sizeof(pb));
 	if (r->has_gw)
-		snprintf(line, sizeof(line), "%s/%u via %s port %u", a, r->plen,
-			dp_config_ip4_str(r->gw, g, sizeof(g)), r->port);
+		snprintf(line, sizeof(line), "%s/%u via %s port %s", a, r->plen,
+			dp_config_ip4_str(r->gw, g, sizeof(g)), pb);
 	else
-		snprintf(line, sizeof(line), "%s/%u port %u", a, r->plen, r->port);
+		snprintf(line, sizeof(line), "%s/%u port %s", a, r->plen, pb);
 	if (dp_fwd_config_route4_parse(line, &back, err, sizeof(err)) != 0 || !same4(r, &back))
 		fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
-	if (!r->has_gw) {
+	if (!r->has_gw && !dp_config_port_ref_is_vlan(r->port)) {
 		/* l3fwd's rule format */
 		snprintf(line, sizeof(line), "R%s/%u %u", a, r->plen, r->port);
 		if (dp_fwd_config_route4_parse(line, &back, err, sizeof(err)) != 0 ||
@@ -186,26 +215,27 @@ static void
 check_route6(const struct dp_fwd_config_route6 *r, const char *text)
 {
 	static const uint8_t zero[16];
-	char err[DP_CONFIG_ERR_LEN], line[160], a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+	char err[DP_CONFIG_ERR_LEN], line[160], a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN], pb[16];
 	struct dp_fwd_config_route6 back;
 
 	if (r->plen > 128 || host_bits6(r->prefix, r->plen))
 		fuzz_die("'%s': accepted prefix length %u with host bits", text, r->plen);
-	if (r->port >= DP_CONFIG_MAX_PORTS)
+	if (!port_ok(r->port))
 		fuzz_die("'%s': accepted port %u", text, r->port);
 	if (r->has_gw && (r->gw[0] == 0xff || (memcmp(r->gw, zero, 15) == 0 && r->gw[15] <= 1)))
 		fuzz_die("'%s': accepted a gateway that is not unicast", text);
 	if (!r->has_gw && memcmp(r->gw, zero, 16) != 0)
 		fuzz_die("'%s': a gateway without has_gw", text);
 	dp_config_ip6_str(r->prefix, a, sizeof(a));
+	dp_config_port_ref_str(r->port, pb, sizeof(pb));
 	if (r->has_gw)
-		snprintf(line, sizeof(line), "%s/%u via %s port %u", a, r->plen,
-			dp_config_ip6_str(r->gw, g, sizeof(g)), r->port);
+		snprintf(line, sizeof(line), "%s/%u via %s port %s", a, r->plen,
+			dp_config_ip6_str(r->gw, g, sizeof(g)), pb);
 	else
-		snprintf(line, sizeof(line), "%s/%u port %u", a, r->plen, r->port);
+		snprintf(line, sizeof(line), "%s/%u port %s", a, r->plen, pb);
 	if (dp_fwd_config_route6_parse(line, &back, err, sizeof(err)) != 0 || !same6(r, &back))
 		fuzz_die("'%s' read back from '%s' differs (%s)", line, text, err);
-	if (!r->has_gw) {
+	if (!r->has_gw && !dp_config_port_ref_is_vlan(r->port)) {
 		snprintf(line, sizeof(line), "R%s/%u %u", a, r->plen, r->port);
 		if (dp_fwd_config_route6_parse(line, &back, err, sizeof(err)) != 0 ||
 			!same6(r, &back))
@@ -406,10 +436,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; rc == 0 && i < rt->nb_routes6; i++)
 		check_route6(&rt->routes6[i], "(loaded)");
 	if (rc == 0) {
-		/* every port 0..15 exists: nothing the loader kept may be refused */
+		/* every port 0..15 exists and no sub-interface does: only a route to a
+		 * sub-interface may be refused, as one that is not defined */
 		memset(err, ERR_FILL, sizeof(err));
 		rc = dp_config_validate(&cfg, err, sizeof(err));
-		if (rc != 0)
+		if (rc != 0 && !(names_subif(rt) && memchr(err, '\0', sizeof(err)) &&
+				       strstr(err, "which is not defined") != NULL &&
+				       strncmp(err, path, strlen(path)) == 0))
 			fuzz_die("validate after a good load: rc %d '%s'", rc,
 				memchr(err, '\0', sizeof(err)) ? err : "?");
 	}
