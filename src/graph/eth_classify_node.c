@@ -69,8 +69,7 @@ classify_vlan(struct dp_worker *w, struct rte_mbuf *m)
 	m->port = id;
 	{
 		struct dp_port_vlan_stats *st =
-			&dp_port_vlan_stats[w->lcore_id]
-				 .s[id - DP_PORT_VLAN_ID_BASE - dp_nb_phys_ports];
+			dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
 
 		st->rx_pkts++;
 		st->rx_bytes += m->pkt_len;

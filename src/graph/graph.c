@@ -387,7 +387,7 @@ worker_add_txqs(struct dp_worker *w)
 			q->port_id = dp_ports[dp_ports[i].parent].port_id;
 			q->vlan_tci = dp_ports[i].vid;
 			q->vlan_insert = dp_ports[i].vlan_insert;
-			q->vlan_stats = &dp_port_vlan_stats[w->lcore_id].s[i - dp_nb_phys_ports];
+			q->vlan_stats = dp_port_vlan_stats_of(w->lcore_id, i);
 		}
 	}
 	return 0;

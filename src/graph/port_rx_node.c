@@ -136,7 +136,7 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 		if (stamp)
 			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
 	}
-	st = &dp_port_vlan_stats[w->lcore_id].s[id - DP_PORT_VLAN_ID_BASE - dp_nb_phys_ports];
+	st = dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
 	st->rx_pkts += n;
 	st->rx_bytes += bytes;
 	return e;

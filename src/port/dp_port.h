@@ -158,6 +158,13 @@ dp_port_is_vlan(uint16_t i)
 	return i >= dp_nb_phys_ports;
 }
 
+/** Lcore @p lcore's counters of sub-interface @p i (a config port index). */
+static inline struct dp_port_vlan_stats *
+dp_port_vlan_stats_of(unsigned int lcore, uint16_t i)
+{
+	return &dp_port_vlan_stats[lcore].s[i - dp_nb_phys_ports];
+}
+
 /**
  * The port index of a route's or a neighbor's port reference (dp_config_port_ref_parse():
  * N or N.VID) among the probed ports, or dp_nb_ports when there is none.

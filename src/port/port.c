@@ -887,8 +887,7 @@ vlans_fill(void *arg)
 		json_t *o;
 
 		for (l = 0; l < RTE_MAX_LCORE; l++) {
-			const struct dp_port_vlan_stats *st =
-				&dp_port_vlan_stats[l].s[i - dp_nb_phys_ports];
+			const struct dp_port_vlan_stats *st = dp_port_vlan_stats_of(l, i);
 
 			sum.rx_pkts += __atomic_load_n(&st->rx_pkts, __ATOMIC_RELAXED);
 			sum.rx_bytes += __atomic_load_n(&st->rx_bytes, __ATOMIC_RELAXED);
