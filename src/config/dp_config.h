@@ -205,7 +205,8 @@ int dp_config_parse_ip4(const char *v, uint32_t *out);
 /** Parse "a.b.c.d/len" (len 0..32); host bits are kept (callers decide). @return 0 or -EINVAL. */
 int dp_config_parse_ip4_prefix(const char *v, uint32_t *ip, uint8_t *plen);
 
-/** Parse "ADDR/len" of IPv6 (len 0..128), network order; host bits are kept. @return 0 or -EINVAL. */
+/** Parse "ADDR/len" of IPv6 (len 0..128), network order; host bits are kept.
+ * @return 0 or -EINVAL. */
 int dp_config_parse_ip6_prefix(const char *v, uint8_t ip[16], uint8_t *plen);
 
 /** Why @p ip cannot be a neighbor, a gateway or an interface address; NULL if it can. */

@@ -2,9 +2,9 @@
 /**
  * @file
  * Per-packet trace through the graph (docs/capture.md#trace): a marked mbuf
- * (an mbuf dynamic flag; its id in dp_mbuf_meta.trace_id) leaves one record in every node it visits: the node,
- * the lcore, a TSC stamp and a line of the node's own (a formatter the
- * node's module registers).
+ * (an mbuf dynamic flag; its id in dp_mbuf_meta.trace_id) leaves one record
+ * in every node it visits: the node, the lcore, a TSC stamp and a line of the
+ * node's own (a formatter the node's module registers).
  *
  *   mark:    the capture module's tap, at RX (dp_trace_mark())
  *   nodes:   the worker walks its graph with graph_walk_traced() while

@@ -8,8 +8,9 @@
  *
  * The text is a walk over the same JSON snapshot the file and the rte_telemetry commands
  * show, so the exports cannot disagree. Names come from one table (below, and
- * docs/telemetry.md "Prometheus metrics"), not from JSON keys, so they are valid and stay put when a JSON
- * key is added; a key the table does not name is not exported. Each row picks one value
+ * docs/telemetry.md "Prometheus metrics"), not from JSON keys, so they are valid
+ * and stay put when a JSON key is added; a key the table does not name is not
+ * exported. Each row picks one value
  * out of every object of a "source" (the lcores, the ports, ...) that labels it.
  */
 #include <errno.h>
