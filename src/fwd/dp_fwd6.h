@@ -109,6 +109,16 @@ void dp_fwd_ip6_ll_from_mac(const struct rte_ether_addr *mac, uint8_t out[16]);
  */
 int dp_nd_start(void);
 
+/** All-nodes and a solicited-node group per address of a port and its sub-interfaces. */
+#define DP_ND_MCAST_MACS_MAX (1 + 2 * DP_CONFIG_MAX_PORTS)
+
+/**
+ * The multicast MACs physical port @p port's filter takes (RFC 2464 7): all-nodes
+ * and the solicited-node groups of the addresses of the port and of each of its
+ * sub-interfaces, each once. @return how many are in @p macs.
+ */
+uint32_t dp_nd_mcast_macs(uint16_t port, struct rte_ether_addr macs[DP_ND_MCAST_MACS_MAX]);
+
 /** Control-lcore ND counters. */
 struct dp_nd_stats {
 	uint64_t ns_in, na_in, ns_out, na_out;

@@ -277,34 +277,72 @@ on_nd(struct rte_mbuf *m, uint16_t worker, void *arg)
 		on_na(m, port, ip, nd, lla);
 }
 
+/* Adds @p mac to the @p n in @p macs unless it is there already. */
+static uint32_t
+mcast_mac_add(struct rte_ether_addr *macs, uint32_t n, const struct rte_ether_addr *mac)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (rte_is_same_ether_addr(&macs[i], mac))
+			return n;
+	macs[n] = *mac;
+	return n + 1;
+}
+
+/* The solicited-node groups' MACs of config port @p port's addresses, added to @p macs. */
+static uint32_t
+mcast_macs_of(uint16_t port, struct rte_ether_addr *macs, uint32_t n)
+{
+	const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[port];
+	struct rte_ether_addr mac;
+	uint8_t group[16];
+
+	ip6_solicited_node(p->ll, group);
+	ip6_mcast_mac(group, &mac);
+	n = mcast_mac_add(macs, n, &mac);
+	if (p->has_global) {
+		ip6_solicited_node(p->global, group);
+		ip6_mcast_mac(group, &mac);
+		n = mcast_mac_add(macs, n, &mac);
+	}
+	return n;
+}
+
+uint32_t
+dp_nd_mcast_macs(uint16_t port, struct rte_ether_addr macs[DP_ND_MCAST_MACS_MAX])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	uint32_t n = 1;
+	uint16_t i;
+
+	ip6_mcast_mac(all_nodes, &macs[0]);
+	n = mcast_macs_of(port, macs, n);
+	/* one list per device: its sub-interfaces' groups are in its port's */
+	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++)
+		if (dp_ports[i].parent == port)
+			n = mcast_macs_of(i, macs, n);
+	return n;
+}
+
 /*
- * The groups a port must receive: all-nodes and the solicited-node group of
- * each of its addresses. A NIC filters multicast by MAC; virtual devices
- * (net_ring, net_pcap, net_null) and net_af_packet (the kernel delivers every
- * frame of a veth to a packet socket) have no filter, and say so with
- * -ENOTSUP, which is fine. A promiscuous port receives everything anyway.
+ * A physical port's multicast filter: the groups of dp_nd_mcast_macs(). A NIC
+ * filters multicast by MAC; virtual devices (net_ring, net_pcap, net_null) and
+ * net_af_packet (the kernel delivers every frame of a veth to a packet socket)
+ * have no filter, and say so with -ENOTSUP, which is fine. A promiscuous port
+ * receives everything anyway.
  */
 static void
 nd_mcast_join(uint16_t port)
 {
-	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
-	const struct dp_fwd_port6 *p = &dp_fwd_ip6.port[port];
+	struct rte_ether_addr macs[DP_ND_MCAST_MACS_MAX];
 	const uint16_t id = dp_ports[port].port_id;
-	struct rte_ether_addr macs[3];
-	uint8_t group[16];
-	uint32_t n = 0;
+	uint32_t n;
 	int rc;
 
-	/* a sub-interface's groups would replace its port's list: not filtered */
 	if (dp_ports[port].promisc || dp_port_is_vlan(port))
 		return;
-	ip6_mcast_mac(all_nodes, &macs[n++]);
-	ip6_solicited_node(p->ll, group);
-	ip6_mcast_mac(group, &macs[n++]);
-	if (p->has_global && memcmp(p->global + 13, p->ll + 13, 3) != 0) {
-		ip6_solicited_node(p->global, group);
-		ip6_mcast_mac(group, &macs[n++]);
-	}
+	n = dp_nd_mcast_macs(port, macs);
 	rc = rte_eth_dev_set_mc_addr_list(id, macs, n);
 	if (rc == -ENOTSUP)
 		rc = rte_eth_allmulticast_enable(id);

@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "dp_config.h"
+#include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_port.h"
@@ -29,13 +30,19 @@ static const char config_text[] = "[dpfwd]\n"
 				  "[port0]\n"
 				  "dev = net_ring_v0\n"
 				  "ip4 = 198.18.0.1/24\n"
+				  "ip6 = 2001:db8::1/64\n"
 				  "[port0.100]\n"
 				  "ip4 = 198.18.100.1/24\n"
+				  "ip6 = 2001:db8:100::1/64\n"
 				  "[port0.200]\n"
 				  "ip4 = 198.18.200.1/24\n"
+				  "[port0.400]\n"
+				  "ip6 = 2001:db8:400::2/64\n"
+				  "mac = 02:00:00:aa:bb:cc\n"
 				  "[port1]\n"
 				  "dev = net_ring_v1\n"
 				  "ip4 = 198.18.101.1/24\n"
+				  "ip6 = 2001:db8:1::3/64\n"
 				  "[lcores]\n"
 				  "rx = (0,0,1)\n"
 				  "[routes]\n"
@@ -285,6 +292,42 @@ test_vlan_route_added_at_run_time_names_port_n_vid(void)
 	rte_pktmbuf_free(out[0]);
 }
 
+/*
+ * port0's multicast filter list holds its sub-interfaces' groups too, each
+ * once: the solicited-node group of an address is ff02::1:ffXX:XXXX of its
+ * last 24 bits (RFC 4291 2.7.1), its MAC 33:33 and the group's last 32 bits
+ * (RFC 2464 7); a link-local address ends in its MAC's last 3 bytes (EUI-64).
+ */
+static void
+test_vlan_sub_interface_groups_in_port_multicast_list(void)
+{
+	const uint8_t *m0 = dp_ports[0].mac.addr_bytes;
+	const uint8_t want[][6] = {
+		{ 0x33, 0x33, 0, 0, 0, 0x01 },             /* all-nodes */
+		{ 0x33, 0x33, 0xff, m0[3], m0[4], m0[5] }, /* port0 and 0.100 link-local */
+		{ 0x33, 0x33, 0xff, 0, 0, 0x01 },          /* 2001:db8::1, 2001:db8:100::1 */
+		{ 0x33, 0x33, 0xff, 0xaa, 0xbb, 0xcc },    /* 0.400 link-local, own MAC */
+		{ 0x33, 0x33, 0xff, 0, 0, 0x02 },          /* 2001:db8:400::2 */
+	};
+	struct rte_ether_addr macs[DP_ND_MCAST_MACS_MAX];
+	uint32_t n, i, k;
+
+	n = dp_nd_mcast_macs(0, macs);
+	CU_ASSERT_EQUAL_FATAL(n, RTE_DIM(want));
+	for (i = 0; i < RTE_DIM(want); i++) {
+		uint32_t found = 0;
+
+		for (k = 0; k < n; k++)
+			found += memcmp(macs[k].addr_bytes, want[i], 6) == 0;
+		CU_ASSERT_EQUAL(found, 1);
+	}
+	/* port1's own address only: 2001:db8:1::3, no sub-interface's */
+	n = dp_nd_mcast_macs(1, macs);
+	CU_ASSERT_EQUAL(n, 3);
+	for (k = 0; k < n; k++)
+		CU_ASSERT(memcmp(macs[k].addr_bytes, want[4], 6) != 0);
+}
+
 static void
 test_vlan_no_mbuf_leak_after_traffic(void)
 {
@@ -305,6 +348,8 @@ static const struct dp_test tests[] = {
 	{ "test_vlan_shared_mbuf_is_vlan_tag_failed", test_vlan_shared_mbuf_is_vlan_tag_failed },
 	{ "test_vlan_route_added_at_run_time_names_port_n_vid",
 		test_vlan_route_added_at_run_time_names_port_n_vid },
+	{ "test_vlan_sub_interface_groups_in_port_multicast_list",
+		test_vlan_sub_interface_groups_in_port_multicast_list },
 	{ "test_vlan_no_mbuf_leak_after_traffic", test_vlan_no_mbuf_leak_after_traffic },
 	{ NULL, NULL },
 };
