@@ -132,6 +132,9 @@ struct dp_graph_port_l2 {
 	/** dp_port_rx_max() (the port's MTU, or more where its driver reassembles IPv4)
 	 * plus the Ethernet header: longer frames are drops */
 	uint32_t frame_max;
+	/** the device takes VLAN tags off (RTE_ETH_RX_OFFLOAD_VLAN_STRIP): a frame's
+	 * tag is in its mbuf (vlan_tci, RTE_MBUF_F_RX_VLAN_STRIPPED) */
+	bool vlan_strip;
 };
 extern struct dp_graph_port_l2 dp_graph_port_l2[DP_PORT_MAX_IDS];
 

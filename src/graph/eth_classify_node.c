@@ -47,6 +47,20 @@ is_vlan_frame(const struct rte_ether_hdr *eth, const struct rte_mbuf *m)
 	       m->port < DP_PORT_VLAN_ID_BASE;
 }
 
+/* Frame @p m, its tag off, counted as sub-interface @p id's and decided again as that port's. */
+static inline rte_edge_t
+to_sub_interface(struct dp_worker *w, struct rte_mbuf *m, uint16_t id)
+{
+	struct dp_port_vlan_stats *st =
+		dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
+
+	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+	m->port = id;
+	st->rx_pkts++;
+	st->rx_bytes += m->pkt_len;
+	return classify_one(w, m);
+}
+
 /* An 802.1Q frame: to its sub-interface without the tag, decided again as that port's;
  * a VLAN id that is no sub-interface of the port is a drop. */
 static __rte_noinline rte_edge_t
@@ -66,15 +80,22 @@ classify_vlan(struct dp_worker *w, struct rte_mbuf *m)
 		return CLASSIFY_NEXT_DROP;
 	}
 	rte_vlan_strip(m);
-	m->port = id;
-	{
-		struct dp_port_vlan_stats *st =
-			dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
+	return to_sub_interface(w, m, id);
+}
 
-		st->rx_pkts++;
-		st->rx_bytes += m->pkt_len;
+/* A frame whose tag the device took off (RTE_MBUF_F_RX_VLAN_STRIPPED): its
+ * sub-interface's, decided again as that port's; a VLAN id that is no
+ * sub-interface of the port is a drop. */
+static __rte_noinline rte_edge_t
+classify_stripped(struct dp_worker *w, struct rte_mbuf *m)
+{
+	const uint16_t id = dp_port_vlan_ids[dp_port_index[m->port]][m->vlan_tci & 0xfff];
+
+	if (unlikely(id == 0)) {
+		w->stats.drops[DP_DROP_VLAN_UNKNOWN]++;
+		return CLASSIFY_NEXT_DROP;
 	}
-	return classify_one(w, m);
+	return to_sub_interface(w, m, id);
 }
 
 /* Where one frame goes; the reason counted when it is dropped. */
@@ -86,6 +107,8 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 	enum dp_drop_reason why;
 	uint64_t dst = 0;
 
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) && m->port < DP_PORT_VLAN_ID_BASE)
+		return classify_stripped(w, m);
 	if (unlikely(m->data_len < sizeof(*eth))) {
 		why = DP_DROP_L2_TOO_SHORT;
 		goto drop;

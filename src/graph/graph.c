@@ -161,6 +161,7 @@ dp_graph_ports_prepare(char names[][RTE_NODE_NAMESIZE], uint16_t *nb)
 		 * not oversize frames (ip4_fwd cuts them again); a longer one comes cut
 		 * short, an ip4_bad_length */
 		l2->frame_max = dp_port_rx_max(&dp_ports[i]) + RTE_ETHER_HDR_LEN;
+		l2->vlan_strip = (dp_ports[i].rx_offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
 	}
 	for (i = 0; dp_graph_tx_nodes[i].name != NULL; i++) {
 		const struct dp_graph_tx_node *tx = &dp_graph_tx_nodes[i];

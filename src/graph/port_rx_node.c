@@ -142,6 +142,62 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 	return e;
 }
 
+/* The RX flags of a tag the device took off, cleared once the frame is its sub-interface's:
+ * later readers (rte_pcapng_copy() of a TX capture) would put it back. */
+#define PORT_RX_VLAN_FLAGS (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED)
+
+/*
+ * The fast check of a burst received on @p port, a port whose device takes the
+ * tags off (RTE_ETH_RX_OFFLOAD_VLAN_STRIP): frames with no tag go on as
+ * eth_fast_run() decides them; a burst whose frames all had the first one's
+ * VLAN, of a sub-interface of the port, becomes that sub-interface's (mbuf
+ * port) and goes to ip4_fwd or ip6_fwd as @p e says, on the sub-interface's
+ * checks. Anything else goes to eth_classify, which sorts frame by frame.
+ */
+static __rte_noinline rte_edge_t
+port_rx_stripped(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	rte_edge_t e, uint64_t check_mask, const bool stamp, uint64_t now, int meta_off)
+{
+	const uint16_t type_be = e == PORT_RX_NEXT_IP6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6)
+						       : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	const uint64_t first = pkts[0]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED;
+	const uint16_t vid = pkts[0]->vlan_tci & 0xfff;
+	const struct dp_graph_port_l2 *l2;
+	struct dp_port_vlan_stats *st;
+	uint64_t bytes = 0;
+	uint16_t i, id;
+	bool same = true;
+
+	for (i = 0; i < n; i++)
+		same &= ((pkts[i]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) == first) &
+			(first == 0 || (pkts[i]->vlan_tci & 0xfff) == vid);
+	if (!same)
+		return PORT_RX_NEXT_CLASSIFY;
+	if (first == 0) {
+		l2 = &dp_graph_port_l2[port];
+		return eth_fast_run(pkts, n, l2->mac, (l2->mask & check_mask) | 1, l2->frame_max,
+			       type_be, stamp, now, meta_off)
+			       ? e
+			       : PORT_RX_NEXT_CLASSIFY;
+	}
+	id = dp_port_vlan_ids[dp_port_index[port]][vid];
+	if (id == 0)
+		return PORT_RX_NEXT_CLASSIFY; /* eth_classify counts vlan_unknown */
+	l2 = &dp_graph_port_l2[id];
+	if (!eth_fast_run(pkts, n, l2->mac, (l2->mask & check_mask) | 1, l2->frame_max, type_be,
+		    stamp, now, meta_off))
+		return PORT_RX_NEXT_CLASSIFY;
+	for (i = 0; i < n; i++) {
+		pkts[i]->port = id;
+		pkts[i]->ol_flags &= ~PORT_RX_VLAN_FLAGS;
+		bytes += pkts[i]->pkt_len;
+	}
+	st = dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
+	st->rx_pkts += n;
+	st->rx_bytes += bytes;
+	return e;
+}
+
 static __rte_always_inline uint16_t
 port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 {
@@ -181,6 +237,9 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 		e = type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? PORT_RX_NEXT_IP6 : PORT_RX_NEXT_IP4;
 		if (unlikely(type == RTE_BE16(RTE_ETHER_TYPE_VLAN)))
 			e = port_rx_vlan(w, port, pkts + n, got, check_mask, stamp, now, meta_off);
+		else if (unlikely(l2->vlan_strip))
+			e = port_rx_stripped(
+				w, port, pkts + n, got, e, check_mask, stamp, now, meta_off);
 		/* the group bit is 0 in the port's MAC: one test for unicast and ours */
 		else if (!eth_fast_run(pkts + n, got, l2->mac, (l2->mask & check_mask) | 1,
 				 l2->frame_max,

@@ -488,19 +488,30 @@ dp_port_probe(
 		struct dp_port *p = &dp_ports[i];
 		struct dp_port *parent = &dp_ports[p->parent];
 
-		/* tags are taken off by eth_classify: a stripped one would be lost to it */
-		if (parent->rx_offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) {
-			parent->rx_offloads &= ~RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
-			DP_LOG(NOTICE, port,
-				"port%u %s: VLAN_STRIP not requested: it has sub-interfaces",
-				p->parent, parent->name);
+		/* the device takes the tags off where it can; port_rx and eth_classify read
+		 * them from the mbufs then, and from the frames where not */
+		if (!(parent->rx_offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)) {
+			struct rte_eth_dev_info info;
+
+			rc = rte_eth_dev_info_get(parent->port_id, &info);
+			if (rc != 0)
+				return dp_config_error(err, errlen, &cfg->ports[p->parent].loc,
+					"port%u: cannot get info: %s", p->parent, strerror(-rc));
+			if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) {
+				parent->rx_offloads |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+				DP_LOG(INFO, port, "port%u %s: VLAN tags taken off by the device",
+					p->parent, parent->name);
+			}
 		}
 		p->rx_offloads = parent->rx_offloads;
 		p->tx_offloads = parent->tx_offloads;
 		p->vlan_insert = (parent->tx_offloads & RTE_ETH_TX_OFFLOAD_VLAN_INSERT) != 0;
-		DP_LOG(INFO, port, "port%u.%u %s: VLAN %u of port%u, mtu %u%s, tag inserted %s",
+		DP_LOG(INFO, port,
+			"port%u.%u %s: VLAN %u of port%u, mtu %u%s, tag taken off %s, inserted %s",
 			p->parent, p->vid, p->name, p->vid, p->parent, p->mtu,
 			dp_port_mtu_from_str(p->mtu_from),
+			(parent->rx_offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) ? "by the device"
+									      : "in software",
 			p->vlan_insert ? "by the device" : "in software");
 	}
 	return 0;

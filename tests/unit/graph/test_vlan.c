@@ -292,6 +292,105 @@ test_vlan_route_added_at_run_time_names_port_n_vid(void)
 	rte_pktmbuf_free(out[0]);
 }
 
+/* A frame of VLAN @p vid (0: untagged) as a device that takes tags off hands it
+ * over: without the tag, the TCI in the mbuf, priority 5 beside the VID. */
+static void
+inject_stripped(uint32_t src, uint32_t dst, uint16_t vid)
+{
+	uint8_t f[2048];
+	size_t len = frame(f, src, dst, 0);
+	struct rte_mbuf *m = ring_rig_mbuf(0, f, len);
+
+	if (vid != 0) {
+		m->vlan_tci = (uint16_t)(5 << 13 | vid);
+		m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	}
+	CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
+}
+
+/*
+ * port0 as a device with VLAN_STRIP: bursts of one VLAN (port_rx's own pass),
+ * VLANs and untagged mixed (eth_classify), untagged only, an unknown VLAN, and a
+ * frame of VLAN 100 routed to VLAN 200 (tagged again in software on the way
+ * out). What leaves port1 is each frame's untagged twin, TTL one less, with no
+ * VLAN flag left.
+ */
+static void
+test_vlan_tags_taken_off_by_the_device(void)
+{
+	static const uint16_t bursts[3][4] = {
+		{ 100, 100, 100, 100 },
+		{ 100, 0, 200, 100 },
+		{ 0, 0, 0, 0 },
+	};
+	static const uint8_t tag200[6] = { 0x81, 0x00, 0x00, 200, 0x08, 0x00 };
+	struct dp_graph_port_l2 *l2 = &dp_graph_port_l2[dp_ports[0].port_id];
+	uint8_t plain[2048];
+	struct rte_mbuf *out[8];
+	unsigned int k, i;
+	size_t len;
+
+	l2->vlan_strip = true;
+	for (k = 0; k < RTE_DIM(bursts); k++) {
+		uint64_t rx100 = vlan_rx(SUBIF_100), rx200 = vlan_rx(SUBIF_200);
+		unsigned int n100 = 0, n200 = 0;
+
+		ring_rig_drops_mark(&rig);
+		for (i = 0; i < 4; i++) {
+			const uint16_t vid = bursts[k][i];
+
+			inject_stripped(vid == 100   ? 0xc6126402
+					: vid == 200 ? 0xc612c802
+						     : 0xc6120002,
+				0xc6120110 + i, vid);
+			n100 += vid == 100;
+			n200 += vid == 200;
+		}
+		run_graph();
+		CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 1, out, 8), 4);
+		for (i = 0; i < 4; i++) {
+			const uint16_t vid = bursts[k][i];
+			const uint8_t *p = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+			len = frame(plain,
+				vid == 100   ? 0xc6126402
+				: vid == 200 ? 0xc612c802
+					     : 0xc6120002,
+				0xc6120110 + i, 0);
+			CU_ASSERT_EQUAL(out[i]->pkt_len, len);
+			CU_ASSERT(p[12] == 0x08 && p[13] == 0x00);
+			CU_ASSERT_EQUAL(p[14 + 8], 19);
+			CU_ASSERT(memcmp(p + 14 + 12, plain + 14 + 12, len - 14 - 12) == 0);
+			CU_ASSERT((out[i]->ol_flags &
+					  (RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_RX_VLAN |
+						  RTE_MBUF_F_TX_VLAN)) == 0);
+		}
+		rte_pktmbuf_free_bulk(out, 4);
+		CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx100 + n100);
+		CU_ASSERT_EQUAL(vlan_rx(SUBIF_200), rx200 + n200);
+		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	}
+
+	ring_rig_drops_mark(&rig);
+	inject_stripped(0xc6126402, 0xc6120109, 300);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1) + ring_rig_drain_free(&rig, 0), 0);
+	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_VLAN_UNKNOWN), 1);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 1);
+
+	ring_rig_drops_mark(&rig);
+	inject_stripped(0xc6126402, 0xc6120209, 100);
+	run_graph();
+	CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 0, out, 4), 1);
+	len = frame(plain, 0xc6126402, 0xc6120209, 200);
+	CU_ASSERT_EQUAL(out[0]->pkt_len, len);
+	CU_ASSERT(memcmp(rte_pktmbuf_mtod(out[0], const uint8_t *) + 12, tag200, sizeof(tag200)) ==
+		  0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+	rte_pktmbuf_free(out[0]);
+	l2->vlan_strip = false;
+}
+
 /*
  * port0's multicast filter list holds its sub-interfaces' groups too, each
  * once: the solicited-node group of an address is ff02::1:ffXX:XXXX of its
@@ -348,6 +447,7 @@ static const struct dp_test tests[] = {
 	{ "test_vlan_shared_mbuf_is_vlan_tag_failed", test_vlan_shared_mbuf_is_vlan_tag_failed },
 	{ "test_vlan_route_added_at_run_time_names_port_n_vid",
 		test_vlan_route_added_at_run_time_names_port_n_vid },
+	{ "test_vlan_tags_taken_off_by_the_device", test_vlan_tags_taken_off_by_the_device },
 	{ "test_vlan_sub_interface_groups_in_port_multicast_list",
 		test_vlan_sub_interface_groups_in_port_multicast_list },
 	{ "test_vlan_no_mbuf_leak_after_traffic", test_vlan_no_mbuf_leak_after_traffic },
