@@ -46,6 +46,9 @@ struct dp_port_profile {
 	uint16_t ip4_whole_max;
 	/** MTU set on the port at start (0: the driver's own is kept) */
 	uint16_t mtu;
+	/** The driver keeps sent mbufs until its TX ring comes round again and cannot
+	 * hand them back before close (virtio: no tx_done_cleanup) */
+	bool tx_keeps_sent;
 };
 
 /** Where a port's MTU comes from. */
@@ -269,9 +272,12 @@ void dp_port_close_all(void);
  * check counts only real leaks. rte_eth_tx_done_cleanup() where the driver
  * has it; DPDK 22.11's net_af_xdp has not, and frees sent mbufs from its
  * completion ring only when it sends again: two empty bursts per queue (the
- * first one's kick makes the kernel complete what was pending).
+ * first one's kick makes the kernel complete what was pending). A driver
+ * whose profile has tx_keeps_sent (virtio) frees them only as its ring comes
+ * round again or at close. @return how many mbufs such ports may still hold:
+ * their TX descriptors.
  */
-void dp_port_tx_reclaim(void);
+uint32_t dp_port_tx_reclaim(void);
 
 /**
  * On the control lcore, every few milliseconds: read each port's link status

@@ -722,9 +722,10 @@ dp_port_close_all(void)
 	dp_port_nb_vlans = 0;
 }
 
-void
+uint32_t
 dp_port_tx_reclaim(void)
 {
+	uint32_t held = 0;
 	uint16_t i, q;
 
 	for (i = 0; i < dp_nb_phys_ports; i++) {
@@ -735,12 +736,17 @@ dp_port_tx_reclaim(void)
 		for (q = 0; q < p->nb_txq; q++) {
 			int rc = rte_eth_tx_done_cleanup(p->port_id, q, 0);
 
-			if (rc == -ENOTSUP && strcmp(p->driver, "net_af_xdp") == 0) {
+			if (rc != -ENOTSUP)
+				continue;
+			if (strcmp(p->driver, "net_af_xdp") == 0) {
 				rte_eth_tx_burst(p->port_id, q, NULL, 0);
 				rte_eth_tx_burst(p->port_id, q, NULL, 0);
+			} else if (p->profile.tx_keeps_sent) {
+				held += p->tx_desc;
 			}
 		}
 	}
+	return held;
 }
 
 unsigned int

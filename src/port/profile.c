@@ -156,10 +156,16 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 				"%s '%s' must be 0 (the driver's) or %u..65535", key, value,
 				RTE_ETHER_MIN_MTU);
 		p->mtu = (uint16_t)u;
+	} else if (strcmp(key, "tx_keeps_sent") == 0) {
+		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+			return dp_config_error(
+				err, errlen, loc, "%s '%s' must be on or off", key, value);
+		p->tx_keeps_sent = strcmp(value, "on") == 0;
 	} else {
 		return dp_config_error(err, errlen, loc,
 			"unknown key '%s' in [profile] (expected drivers, rx_desc, tx_desc, "
-			"rx_offloads, tx_offloads, rss_hf, mtu, devargs, notes, ip4_whole_max)",
+			"rx_offloads, tx_offloads, rss_hf, mtu, devargs, notes, ip4_whole_max, "
+			"tx_keeps_sent)",
 			key);
 	}
 	return 0;

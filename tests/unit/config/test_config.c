@@ -267,6 +267,29 @@ test_profile_mtu(void)
 	}
 }
 
+/* Driver profiles: tx_keeps_sent (virtio's on, the others off), and a bad value named
+ * with file:line. */
+static void
+test_profile_tx_keeps_sent(void)
+{
+	struct dp_port_profile p;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	shipped_profile_load("net_virtio_user", &p);
+	CU_ASSERT(p.tx_keeps_sent);
+	shipped_profile_load("net_af_packet", &p);
+	CU_ASSERT(!p.tx_keeps_sent);
+	write_file("bad-keeps.ini", "[profile]\ndrivers = x\ntx_keeps_sent = yes\n", path,
+		sizeof(path));
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	EXPECT(strstr(err, "bad-keeps.ini:3:") != NULL &&
+			strstr(err, "tx_keeps_sent 'yes' must be on or off") != NULL,
+		"'%s'", err);
+}
+
 /* One key with a bad value: the error names file:line and the key. */
 static void
 test_config_endpoint_bad_values_name_line(void)
@@ -1771,6 +1794,7 @@ static const struct dp_test tests[] = {
 	{ "test_config_endpoint_every_key", test_config_endpoint_every_key },
 	{ "test_profile_ip4_whole_max", test_profile_ip4_whole_max },
 	{ "test_profile_mtu", test_profile_mtu },
+	{ "test_profile_tx_keeps_sent", test_profile_tx_keeps_sent },
 	{ "test_config_endpoint_empty_section_turns_on",
 		test_config_endpoint_empty_section_turns_on },
 	{ "test_config_endpoint_bad_values_name_line", test_config_endpoint_bad_values_name_line },

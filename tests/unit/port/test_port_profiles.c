@@ -113,10 +113,11 @@ static const struct flag_name rss_fields[] = {
 /*
  * Driver names as DPDK 22.11 reports them (rte_eth_dev_info.driver_name):
  * the PCI ones from their registration (drivers/common/mlx5: MLX5_PCI_DRIVER_NAME
- * "mlx5_pci"; drivers/net/ixgbe: RTE_PMD_REGISTER_PCI(net_ixgbe, ...)); the
- * virtual ones are also probed below, where this machine can make them.
+ * "mlx5_pci"; drivers/net/ixgbe: RTE_PMD_REGISTER_PCI(net_ixgbe, ...);
+ * drivers/net/virtio: RTE_PMD_REGISTER_PCI(net_virtio, ...)); the virtual ones
+ * are also probed below, where this machine can make them.
  */
-static const char *const pci_drivers[] = { "mlx5_pci", "net_ixgbe", NULL };
+static const char *const pci_drivers[] = { "mlx5_pci", "net_ixgbe", "net_virtio", NULL };
 static const char *const vdev_drivers[] = { "net_af_packet", "net_af_xdp", "net_memif", "net_null",
 	"net_pcap", "net_ring", "net_tap", "net_virtio_user", NULL };
 
