@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
@@ -35,6 +36,30 @@ vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
 	return true;
 }
 
+/*
+ * rte_eth_tx_prepare() of what asks the device for the tag: some drivers put
+ * it on there (virtio's rte_vlan_insert()). A packet it refuses is a
+ * vlan_tag_failed drop; the others stay in order. @return how many are left.
+ */
+static uint16_t
+txq_prepare(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t done = 0;
+
+	while (done < n) {
+		uint16_t ok = rte_eth_tx_prepare(q->port_id, q->queue, pkts + done, n - done);
+
+		done += ok;
+		if (done == n)
+			break;
+		w->stats.drops[DP_DROP_VLAN_TAG_FAILED]++;
+		rte_pktmbuf_free(pkts[done]);
+		memmove(&pkts[done], &pkts[done + 1], (size_t)(n - done - 1) * sizeof(*pkts));
+		n--;
+	}
+	return n;
+}
+
 uint16_t
 dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -48,7 +73,7 @@ dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *
 			pkts[i]->ol_flags |= RTE_MBUF_F_TX_VLAN;
 			bytes += pkts[i]->pkt_len + RTE_VLAN_HLEN;
 		}
-		k = n;
+		k = txq_prepare(w, q, pkts, n);
 	} else {
 		/* 0x8100 and the TCI, as the wire has them */
 		const uint32_t tag_be = (uint32_t)RTE_BE16(RTE_ETHER_TYPE_VLAN) |
