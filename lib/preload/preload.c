@@ -590,6 +590,8 @@ dup_note(struct pl_sock *s_old, int newfd, struct pl_sock *s_new)
 	s_old->refs++;
 	table_set(newfd, s_old);
 	pthread_mutex_unlock(&table_lock);
+	if (s_old->dpsock)
+		pl_real.fcntl(newfd, F_SETFD, FD_CLOEXEC);
 }
 
 int
@@ -645,6 +647,8 @@ fcntl_any(int fd, int cmd, long arg)
 
 	pl_init();
 	s = pl_sock_of(fd);
+	if (s != NULL && s->dpsock && cmd == F_SETFD)
+		arg |= FD_CLOEXEC; /* exec closes a preloaded socket (docs/dpsock.md) */
 	rc = pl_real.fcntl(fd, cmd, arg);
 	if (s == NULL || rc < 0)
 		return rc;
@@ -700,6 +704,10 @@ ioctl(int fd, unsigned long req, ...)
 		*(int *)arg = pl_readable(s) && s->held != NULL ? (int)s->held->len : 0;
 		return 0;
 	}
+	if (req == FIONCLEX)
+		return 0; /* exec closes a preloaded socket (docs/dpsock.md) */
+	if (req == FIOCLEX)
+		return pl_real.ioctl(fd, req, arg);
 	if (req == FIONBIO) {
 		s->nonblock = *(const int *)arg != 0;
 		return pl_real.ioctl(fd, req, arg);

@@ -9,6 +9,8 @@ libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its
 - a Python asyncio datagram echo, client and server in one program;
 - a program asleep in epoll, poll or select on a preloaded socket and a kernel one uses
   no CPU for a second, and wakes for a datagram from another program;
+- fork: a socket bound in the parent serves in the child, the parent's copy closed;
+  exec closes preloaded sockets, even made inheritable;
 - DPSOCK_PRELOAD_PORTS: a socket bound to a listed port is an endpoint, another not;
 - dpfwd killed under a program blocked in recvfrom: the call fails with ENETDOWN;
 - no dpfwd: DPSOCK_FALLBACK=kernel runs on the kernel's sockets (the same output),
@@ -108,6 +110,45 @@ IDLE_WAIT = textwrap.dedent("""\
     print("woke", ready == [s.fileno()], s.recv(100).decode(), flush=True)
 """)
 
+FORK_SERVE = textwrap.dedent("""\
+    import os, socket, sys
+    fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+    host = "::1" if fam == socket.AF_INET6 else "127.0.0.1"
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:
+        for _ in range(3):
+            data, addr = s.recvfrom(100)
+            s.sendto(data.upper(), addr)
+        os._exit(0)
+    s.close()
+    c = socket.socket(fam, socket.SOCK_DGRAM)
+    c.settimeout(5)
+    for i in range(3):
+        c.sendto(b"fork %d" % i, (host, port))
+        print(c.recvfrom(100)[0].decode())
+    _, status = os.waitpid(pid, 0)
+    print("child", status)
+""")
+
+EXEC_DROPS = textwrap.dedent("""\
+    import os, socket, sys
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    os.set_inheritable(s.fileno(), True)
+    d = os.dup(s.fileno())
+    os.set_inheritable(d, True)
+    check = ("import os, sys\\n"
+             "for fd in sys.argv[1:]:\\n"
+             "    try:\\n"
+             "        os.fstat(int(fd)); print('open')\\n"
+             "    except OSError as e:\\n"
+             "        print(e.strerror)\\n")
+    os.execv(sys.executable, [sys.executable, "-c", check, str(s.fileno()), str(d)])
+""")
+
 SEND_TO = ("import socket, sys\n"
            "socket.socket().close()\n"
            "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'wake', "
@@ -205,6 +246,17 @@ class PreloadTest(unittest.TestCase):
                     p.communicate()
             self.assertEqual(out, "woke True wake\n", how + ": " + err)
             self.assertLess(idle, 0.05, f"{how}: {idle:.2f} s of CPU in 1 s asleep")
+
+    def test_preload_fork_bind_in_parent_serve_in_child(self):
+        for fam in ("4", "6"):
+            r = run([sys.executable, "-c", FORK_SERVE, fam], pl_rig.env(self.sock))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "FORK 0\nFORK 1\nFORK 2\nchild 0\n", fam)
+
+    def test_preload_exec_drops_sockets(self):
+        r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "Bad file descriptor\nBad file descriptor\n")
 
     def test_preload_ports_policy(self):
         env = pl_rig.env(self.sock, DPSOCK_PRELOAD_PORTS="15010-15012")
