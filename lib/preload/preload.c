@@ -53,6 +53,10 @@ static struct {
 	struct pl_prefix addrs[PL_POLICY_MAX];
 } pol;
 
+/* Forks seen by this process (both sides count one): a socket made before the last one
+ * is shared with another process */
+static unsigned int pl_fork_gen;
+
 static struct pl_sock **table;
 static int table_size;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -242,10 +246,17 @@ pl_init(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+static void
+fork_seen(void)
+{
+	__atomic_add_fetch(&pl_fork_gen, 1, __ATOMIC_RELAXED);
+}
+
 __attribute__((constructor)) static void
 pl_ctor(void)
 {
 	pl_init();
+	pthread_atfork(NULL, fork_seen, fork_seen);
 }
 
 uint64_t
@@ -524,6 +535,7 @@ socket(int domain, int type, int protocol)
 	s->refs = 1;
 	s->shadow = -1;
 	s->nonblock = (type & SOCK_NONBLOCK) != 0;
+	s->fork_gen = __atomic_load_n(&pl_fork_gen, __ATOMIC_RELAXED);
 	table_set(fd, s);
 	if (pol.filtered)
 		return fd;
@@ -552,6 +564,16 @@ sock_unref(int fd, struct pl_sock *s)
 	pthread_mutex_unlock(&table_lock);
 	if (!last)
 		return;
+	if (s->dpsock && s->fork_gen != __atomic_load_n(&pl_fork_gen, __ATOMIC_RELAXED)) {
+		/*
+		 * Another process holds it since a fork, and the queue's epoll set, the
+		 * rings and the control socket are shared with it: closing them here
+		 * would take the endpoint from under it. Its descriptors stay open in
+		 * this process, which lets go of it at exit.
+		 */
+		pl_epoll_forget(s);
+		return;
+	}
 	if (s->dpsock) {
 		pl_epoll_forget(s);
 		pl_drop(s);

@@ -34,23 +34,30 @@ pl_drop(struct pl_sock *s)
 	s->held = NULL;
 }
 
-/* One datagram, waiting at most SO_RCVTIMEO. */
+/*
+ * One datagram, waiting at most SO_RCVTIMEO (0: for ever) on the socket's queue, which
+ * spins, then sleeps in epoll_wait: a signal handler interrupts it (-EINTR), as Linux's
+ * recv is interrupted.
+ */
 static int
-take_timed(struct pl_sock *s, struct dpsock_msg **m)
+take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 {
 	const uint64_t end = pl_now_ns() + (uint64_t)s->rcvtimeo_us * 1000;
 
 	for (;;) {
 		struct dpsock_event ev;
 		uint64_t now;
-		int rc = dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT);
+		int rc = dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT), ms = -1;
 
 		if (rc != -EAGAIN)
 			return rc;
-		now = pl_now_ns();
-		if (now >= end)
-			return -EAGAIN;
-		rc = dpsock_evq_wait(s->evq, &ev, 1, (int)((end - now + 999999) / 1000000));
+		if (s->rcvtimeo_us > 0) {
+			now = pl_now_ns();
+			if (now >= end)
+				return -EAGAIN;
+			ms = (int)((end - now + 999999) / 1000000);
+		}
+		rc = dpsock_evq_wait(s->evq, &ev, 1, ms);
 		if (rc < 0)
 			return rc;
 	}
@@ -63,10 +70,10 @@ pl_hold(struct pl_sock *s, bool dontwait)
 		struct dpsock_msg *m;
 		int rc;
 
-		if (!dontwait && s->rcvtimeo_us > 0)
-			rc = take_timed(s, &m);
+		if (dontwait)
+			rc = dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT);
 		else
-			rc = dpsock_recv_burst(s->ep, &m, 1, dontwait ? MSG_DONTWAIT : 0);
+			rc = take_waiting(s, &m);
 		if (rc < 0)
 			return rc;
 		if (s->connected && !peer_is(s, m)) {

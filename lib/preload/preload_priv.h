@@ -61,6 +61,7 @@ struct pl_sock {
 	bool pktinfo;            /* IP_PKTINFO / IPV6_RECVPKTINFO */
 	bool shut_rd;
 	int so_error;
+	unsigned int fork_gen; /* pl_fork_gen when made: another value, a fork shares it */
 };
 
 /** The libc functions this library stands in front of. */

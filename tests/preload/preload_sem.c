@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -538,6 +540,29 @@ step_poll_select(void)
 	close(s);
 }
 
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A blocking recv that a signal handler interrupts (no SA_RESTART): EINTR. */
+static void
+step_eintr(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	char buf[16];
+	int a = udp_bound();
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	show("recv_interrupted", recv(a, buf, sizeof(buf), 0));
+	signal(SIGALRM, SIG_DFL);
+	close(a);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -552,6 +577,7 @@ main(int argc, char **argv)
 	step_mmsg();
 	step_epoll_mixed();
 	step_poll_select();
+	step_eintr();
 	printf("end\n");
 	return 0;
 }
