@@ -4,7 +4,8 @@ What the preload tests share: a dpfwd with an [endpoint] section on its own file
 and socket (tests/func/dprig.py), the environment that preloads libdpsock-preload, and
 the endpoint counters of dpfwd's telemetry snapshot.
 
-Environment: DPFWD_BIN, DPFWD_BUILD, DPSOCK_PRELOAD_LIB, PRELOAD_SEM (tests/preload/meson.build).
+Environment: DPFWD_BIN, DPFWD_BUILD, DPSOCK_PRELOAD_LIB, PRELOAD_SEM, PRELOAD_RUNTIMES
+(tests/preload/meson.build).
 """
 import os
 import sys
@@ -49,10 +50,26 @@ def start_dpfwd(tmp: Path, name: str = "dpfwd") -> "dprig.Dpfwd":
     return fwd
 
 
+def preload_value() -> str:
+    """LD_PRELOAD for the library: in a sanitizer build, the runtimes first (the programs
+    it goes into are not instrumented)."""
+    return " ".join(os.environ.get("PRELOAD_RUNTIMES", "").split() + [PRELOAD_LIB])
+
+
+def preload_env(base: dict) -> dict:
+    """@base with the library preloaded. In a sanitizer build, LeakSanitizer is off for
+    those programs: what sockperf, socat or python3 keep at exit is theirs."""
+    e = dict(base)
+    e["LD_PRELOAD"] = preload_value()
+    if os.environ.get("PRELOAD_RUNTIMES", "").strip():
+        e["ASAN_OPTIONS"] = ":".join(x for x in (e.get("ASAN_OPTIONS", ""), "detect_leaks=0")
+                                     if x)
+    return e
+
+
 def env(sock: Path, **extra) -> dict:
     """The environment of a preloaded program attaching to @sock."""
-    e = dict(os.environ)
-    e["LD_PRELOAD"] = PRELOAD_LIB
+    e = preload_env(os.environ)
     e["DPSOCK_PATH"] = str(sock)
     e.update(extra)
     return e

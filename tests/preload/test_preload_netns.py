@@ -27,10 +27,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "netns"))
+sys.path.insert(0, str(HERE))
 import netns  # noqa: E402
+import pl_rig  # noqa: E402
 
-PRELOAD_LIB = os.environ.get(
-    "DPSOCK_PRELOAD_LIB", os.path.join(netns.BUILD, "lib", "preload", "libdpsock-preload.so"))
+PRELOAD_LIB = pl_rig.PRELOAD_LIB
 PORT = 11711
 
 
@@ -52,7 +53,7 @@ class PreloadNetnsTest(unittest.TestCase):
             cls.topo.down()
             raise
         cls.addr = cls.topo.ports[0].ip4
-        cls.env = dict(os.environ, LD_PRELOAD=PRELOAD_LIB, DPSOCK_PATH=cls.sock)
+        cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
 
     @classmethod
     def tearDownClass(cls):
