@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "preload_priv.h"
@@ -53,12 +54,12 @@ static struct {
 	struct pl_prefix addrs[PL_POLICY_MAX];
 } pol;
 
-/* Forks seen by this process (both sides count one): a socket made before the last one
- * is shared with another process */
+/* Forks and execs seen (users_add()): a socket counted since has gen equal to it */
 static unsigned int pl_fork_gen;
 
 static struct pl_sock **table;
 static int table_size;
+static int table_used; /* above every descriptor ever in the table */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool inited;
 
@@ -246,17 +247,70 @@ pl_init(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/*
+ * Users of a socket across fork: the child counts itself as one of every socket it
+ * inherits, and stops counting when it closes the socket, execs (its descriptors
+ * close) or exits. A socket's last user frees its endpoint.
+ */
 static void
-fork_seen(void)
+users_add(int delta)
 {
-	__atomic_add_fetch(&pl_fork_gen, 1, __ATOMIC_RELAXED);
+	int fd;
+
+	pl_fork_gen++;
+	for (fd = 0; fd < table_used; fd++) {
+		struct pl_sock *s = table[fd];
+
+		if (s != NULL && s->dpsock && s->gen != pl_fork_gen) {
+			s->gen = pl_fork_gen; /* once per socket, whatever its dups */
+			__atomic_add_fetch(s->users, delta, __ATOMIC_ACQ_REL);
+		}
+	}
+}
+
+/* Before fork: the child to be counted now, so that a close in the parent right after
+ * the fork cannot free what the child is about to use */
+static void
+fork_prepare(void)
+{
+	users_add(1);
+}
+
+/* The process ends: it uses its sockets no more (exit's handlers, or _exit itself). */
+static bool exiting; /* exit_uncount() ran: closes from now on free nothing */
+
+static void
+exit_uncount(void)
+{
+	if (table != NULL && !exiting)
+		users_add(-1);
+	exiting = true;
+}
+
+void
+_exit(int status)
+{
+	static void (*real_exit)(int);
+
+	exit_uncount();
+	if (real_exit == NULL)
+		real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+	real_exit(status);
+	__builtin_unreachable();
+}
+
+void
+_Exit(int status)
+{
+	_exit(status);
 }
 
 __attribute__((constructor)) static void
 pl_ctor(void)
 {
 	pl_init();
-	pthread_atfork(NULL, fork_seen, fork_seen);
+	pthread_atfork(fork_prepare, NULL, NULL);
+	atexit(exit_uncount);
 }
 
 uint64_t
@@ -281,8 +335,11 @@ pl_sock_of(int fd)
 static void
 table_set(int fd, struct pl_sock *s)
 {
-	if (fd >= 0 && fd < table_size)
-		__atomic_store_n(&table[fd], s, __ATOMIC_RELEASE);
+	if (fd < 0 || fd >= table_size)
+		return;
+	__atomic_store_n(&table[fd], s, __ATOMIC_RELEASE);
+	if (s != NULL && fd >= table_used)
+		__atomic_store_n(&table_used, fd + 1, __ATOMIC_RELEASE);
 }
 
 /* Every descriptor of @p s (dups) but @p except, into @p out; @return how many. */
@@ -291,7 +348,7 @@ fds_of(const struct pl_sock *s, int except, int *out, int max)
 {
 	int fd, n = 0;
 
-	for (fd = 0; fd < table_size && n < max; fd++)
+	for (fd = 0; fd < table_used && n < max; fd++)
 		if (fd != except && table[fd] == s)
 			out[n++] = fd;
 	return n;
@@ -431,9 +488,18 @@ become_dpsock(int fd, struct pl_sock *s)
 
 	if (pol.attach_err != 0)
 		return -pol.attach_err;
+	s->users = mmap(
+		NULL, sizeof(*s->users), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s->users == MAP_FAILED) {
+		s->users = NULL;
+		return -ENOMEM;
+	}
+	*s->users = 1;
 	s->ep = dpsock_open(NULL, s->family, 0);
 	if (s->ep == NULL) {
 		rc = errno;
+		munmap(s->users, sizeof(*s->users));
+		s->users = NULL;
 		if (__atomic_exchange_n(&pol.attach_err, rc, __ATOMIC_ACQ_REL) == 0)
 			attach_failed(rc);
 		return -rc;
@@ -476,6 +542,8 @@ destroy_evq:
 close_ep:
 	dpsock_close(s->ep);
 	s->ep = NULL;
+	munmap(s->users, sizeof(*s->users));
+	s->users = NULL;
 	return rc;
 }
 
@@ -535,7 +603,7 @@ socket(int domain, int type, int protocol)
 	s->refs = 1;
 	s->shadow = -1;
 	s->nonblock = (type & SOCK_NONBLOCK) != 0;
-	s->fork_gen = __atomic_load_n(&pl_fork_gen, __ATOMIC_RELAXED);
+	s->gen = pl_fork_gen;
 	table_set(fd, s);
 	if (pol.filtered)
 		return fd;
@@ -564,9 +632,9 @@ sock_unref(int fd, struct pl_sock *s)
 	pthread_mutex_unlock(&table_lock);
 	if (!last)
 		return;
-	if (s->dpsock && s->fork_gen != __atomic_load_n(&pl_fork_gen, __ATOMIC_RELAXED)) {
+	if (s->dpsock && (exiting || __atomic_sub_fetch(s->users, 1, __ATOMIC_ACQ_REL) > 0)) {
 		/*
-		 * Another process holds it since a fork, and the queue's epoll set, the
+		 * Another process uses it since a fork, and the queue's epoll set, the
 		 * rings and the control socket are shared with it: closing them here
 		 * would take the endpoint from under it. Its descriptors stay open in
 		 * this process, which lets go of it at exit.
@@ -580,6 +648,7 @@ sock_unref(int fd, struct pl_sock *s)
 		dpsock_evq_destroy(s->evq);
 		dpsock_close(s->ep);
 		pl_real.close(s->shadow);
+		munmap(s->users, sizeof(*s->users));
 	}
 	free(s);
 }
@@ -959,4 +1028,131 @@ getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		return 0;
 	}
 	return pl_real.getsockopt(s->shadow, level, name, val, len);
+}
+
+/* ---- exec: the program's descriptors of preloaded sockets close ---- */
+
+extern char **environ;
+
+/* Run @p call (an exec); the sockets are not this process's users while it runs. */
+#define EXEC_UNCOUNTED(call)                                                                       \
+	do {                                                                                       \
+		int rc_, err_;                                                                     \
+		pl_init();                                                                         \
+		users_add(-1);                                                                     \
+		rc_ = (call);                                                                      \
+		err_ = errno;                                                                      \
+		users_add(1); /* the exec failed */                                                \
+		errno = err_;                                                                      \
+		return rc_;                                                                        \
+	} while (0)
+
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+
+static void
+exec_resolve(void)
+{
+	if (real_execve == NULL) {
+		real_execve = dlsym(RTLD_NEXT, "execve");
+		real_execvpe = dlsym(RTLD_NEXT, "execvpe");
+		real_fexecve = dlsym(RTLD_NEXT, "fexecve");
+	}
+}
+
+int
+execve(const char *path, char *const argv[], char *const envp[])
+{
+	exec_resolve();
+	EXEC_UNCOUNTED(real_execve(path, argv, envp));
+}
+
+int
+execv(const char *path, char *const argv[])
+{
+	exec_resolve();
+	EXEC_UNCOUNTED(real_execve(path, argv, environ));
+}
+
+int
+execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	exec_resolve();
+	EXEC_UNCOUNTED(real_execvpe(file, argv, envp));
+}
+
+int
+execvp(const char *file, char *const argv[])
+{
+	exec_resolve();
+	EXEC_UNCOUNTED(real_execvpe(file, argv, environ));
+}
+
+int
+fexecve(int fd, char *const argv[], char *const envp[])
+{
+	exec_resolve();
+	EXEC_UNCOUNTED(real_fexecve(fd, argv, envp));
+}
+
+/* execl, execlp, execle: their arguments as a vector, then the calls above. */
+#define PL_EXECL_MAX 4096
+
+static int
+execl_any(const char *path, const char *arg0, va_list ap, bool search, bool with_env)
+{
+	char *argv[PL_EXECL_MAX];
+	char *const *envp = environ;
+	int n = 0;
+
+	argv[n++] = (char *)(uintptr_t)arg0;
+	while (arg0 != NULL && n < PL_EXECL_MAX) {
+		argv[n] = va_arg(ap, char *);
+		if (argv[n++] == NULL)
+			break;
+	}
+	if (n == PL_EXECL_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (with_env)
+		envp = va_arg(ap, char *const *);
+	return search ? execvpe(path, argv, envp) : execve(path, argv, envp);
+}
+
+int
+execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = execl_any(path, arg, ap, false, false);
+	va_end(ap);
+	return rc;
+}
+
+int
+execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = execl_any(file, arg, ap, true, false);
+	va_end(ap);
+	return rc;
+}
+
+int
+execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = execl_any(path, arg, ap, false, true);
+	va_end(ap);
+	return rc;
 }

@@ -61,7 +61,13 @@ struct pl_sock {
 	bool pktinfo;            /* IP_PKTINFO / IPV6_RECVPKTINFO */
 	bool shut_rd;
 	int so_error;
-	unsigned int fork_gen; /* pl_fork_gen when made: another value, a fork shares it */
+	/*
+	 * Processes using the socket (fork): a counter in memory shared by them. A
+	 * process counts itself on its first call after the fork (gen: pl_fork_gen
+	 * then), so that a child that only execs never counts.
+	 */
+	int *users;
+	unsigned int gen;
 };
 
 /** The libc functions this library stands in front of. */
@@ -107,7 +113,10 @@ extern struct pl_real pl_real;
 /** Resolve pl_real (dlsym(RTLD_NEXT)) if not yet done; safe to call from any wrapper. */
 void pl_init(void);
 
-/** The preloaded socket behind @p fd, or NULL (a kernel descriptor). */
+/**
+ * The preloaded socket behind @p fd, or NULL (a kernel descriptor). The first call on
+ * an endpoint in a process since a fork counts that process as one of its users.
+ */
 struct pl_sock *pl_sock_of(int fd);
 
 /** The preloaded endpoint behind @p fd, or NULL (kernel, or still undecided). */

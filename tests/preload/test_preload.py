@@ -119,6 +119,7 @@ FORK_SERVE = textwrap.dedent("""\
     port = s.getsockname()[1]
     pid = os.fork()
     if pid == 0:
+        s.settimeout(10)  # a child that gets nothing does not outlive the test
         for _ in range(3):
             data, addr = s.recvfrom(100)
             s.sendto(data.upper(), addr)
@@ -131,6 +132,19 @@ FORK_SERVE = textwrap.dedent("""\
         print(c.recvfrom(100)[0].decode())
     _, status = os.waitpid(pid, 0)
     print("child", status)
+    # a child that does not use the socket leaves it to the parent, whose close frees
+    # the port
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    s.close()
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, port))
+    print("port free again")
 """)
 
 EXEC_DROPS = textwrap.dedent("""\
@@ -251,7 +265,8 @@ class PreloadTest(unittest.TestCase):
         for fam in ("4", "6"):
             r = run([sys.executable, "-c", FORK_SERVE, fam], pl_rig.env(self.sock))
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(r.stdout, "FORK 0\nFORK 1\nFORK 2\nchild 0\n", fam)
+            self.assertEqual(r.stdout, "FORK 0\nFORK 1\nFORK 2\nchild 0\nport free again\n",
+                             fam)
 
     def test_preload_exec_drops_sockets(self):
         r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))
