@@ -89,4 +89,4 @@ def endpoint_stats(fwd: "dprig.Dpfwd", after: float = 0.3) -> dict:
 
 def endpoint_ports(fwd: "dprig.Dpfwd") -> list:
     """The ports of the endpoints attached now (the last snapshot's endpoint_list)."""
-    return [e["port"] for e in fwd.final().get("endpoint_list", [])]
+    return [e.get("port") for e in fwd.final().get("endpoint_list", [])]

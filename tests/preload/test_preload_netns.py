@@ -71,7 +71,8 @@ class PreloadNetnsTest(unittest.TestCase):
         srv.cleanup = netns.defer(f"stop pid {srv.pid} (sockperf sr)",
                                   lambda: netns.stop_process(srv, signal.SIGINT))
         deadline = time.monotonic() + 10
-        while not any(e["port"] == PORT for e in self.dp.snapshot().get("endpoint_list", [])):
+        while not any(e.get("port") == PORT
+                      for e in self.dp.snapshot().get("endpoint_list", [])):
             if time.monotonic() > deadline or srv.poll() is not None:
                 raise RuntimeError("the preloaded sockperf server did not attach:\n"
                                    + netns.read_text(log))
