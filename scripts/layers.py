@@ -15,7 +15,11 @@ which must come before it. This check fails when:
     build collects them into dp_drop_list.def, which only src/common's
     dp_drop.h and drop.c include);
   - with --build DIR: a module's library (DIR/libdp_<m>.a) uses a symbol
-    that only a module outside its dependencies defines.
+    that only a module outside its dependencies defines;
+  - an application-side library (APP_LIBS: built on libdpsock, loaded into
+    programs that are not dpfwd) includes a module's header other than the
+    installed ones it is allowed, or (with --build) its shared object needs
+    a symbol that a module of dpfwd defines.
 
   scripts/layers.py [SOURCE_DIR] [--build BUILD_DIR]
 """
@@ -189,6 +193,53 @@ def check_symbols(build, order, deps):
     return problems
 
 
+# Application-side libraries: folder -> (module headers they may include, their shared
+# object in the build tree). They link libdpsock and nothing of dpfwd's modules.
+APP_LIBS = {
+    'lib/preload': (['dpsock.h'], 'lib/preload/libdpsock-preload.so'),
+}
+
+
+def check_app_libs(src, order, build):
+    problems = []
+    owner = {}
+    for m in order:
+        for f in os.listdir(os.path.join(src, 'src', m)):
+            if f.endswith('.h'):
+                owner[f] = m
+    for folder, (allowed, so) in APP_LIBS.items():
+        path = os.path.join(src, folder)
+        if not os.path.isdir(path):
+            continue
+        for f in sorted(os.listdir(path)):
+            if not f.endswith(('.c', '.h')):
+                continue
+            with open(os.path.join(path, f), errors='replace') as fh:
+                text = fh.read()
+            for h in INCLUDE.findall(text):
+                o = owner.get(os.path.basename(h))
+                if o is None or os.path.basename(h) in allowed:
+                    continue
+                line = text[:text.index('"%s"' % h)].count('\n') + 1
+                problems.append('%s/%s:%d: includes %s of module %s; an application-side '
+                                'library may include only %s' % (folder, f, line, h, o,
+                                                                 ', '.join(allowed)))
+        if build is None:
+            continue
+        lib = os.path.join(build, so)
+        if not os.path.exists(lib):
+            problems.append('%s: not built (run ninja first)' % lib)
+            continue
+        needed = nm(lib, '-D', '--undefined-only')
+        for m in order:
+            mod = os.path.join(build, 'libdp_%s.a' % m)
+            if not os.path.exists(mod):
+                continue
+            for s in sorted(needed & nm(mod, '--defined-only', '--extern-only')):
+                problems.append('%s uses %s, defined in module %s of dpfwd' % (so, s, m))
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('src', nargs='?', default=os.path.join(os.path.dirname(__file__), '..'))
@@ -200,12 +251,14 @@ def main():
         problems += check_drops(a.src, order, deps)
         if a.build:
             problems += check_symbols(a.build, order, deps)
+        problems += check_app_libs(a.src, order, a.build)
     for p in problems:
         print('layers: ' + p)
     if problems:
         return 1
-    print('layers: %d modules, includes, drop reasons%s within their dependencies' %
-          (len(order), ' and symbols' if a.build else ''))
+    print('layers: %d modules, includes, drop reasons%s within their dependencies; '
+          '%d application-side libraries on libdpsock alone' %
+          (len(order), ' and symbols' if a.build else '', len(APP_LIBS)))
     return 0
 
 

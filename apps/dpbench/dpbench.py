@@ -17,6 +17,8 @@
                                         relay, RTT/delay/CPU; relay pps on the pcap rig)
     dpbench.py dpsock | dpsock-tx ...  (dpsockbench.py: libdpsock vs Linux sockets and raw
                                         shared memory, 8 B..1 MiB; 63 KB UDP TX via dpfwd)
+    dpbench.py preload ...             (preloadbench.py: sockperf's RTT under
+                                        libdpsock-preload vs the kernel vs dpsock-perf)
 
 `list` prints the shipped bench configs (configs/bench/*.ini with a [bench]
 section) and the command that runs each.
@@ -122,6 +124,7 @@ import dpstat    # noqa: E402
 import rfc2544   # noqa: E402
 import relaybench  # noqa: E402  (relay, relay-pps: relaybench.py)
 import dpsockbench  # noqa: E402  (dpsock, dpsock-tx: dpsockbench.py)
+import preloadbench  # noqa: E402  (preload: preloadbench.py)
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
 FWD_LCORE = 1
@@ -2237,6 +2240,7 @@ def main(argv=None) -> int:
 
     relaybench.add_parsers(sub, sys.modules[__name__])
     dpsockbench.add_parsers(sub, sys.modules[__name__])
+    preloadbench.add_parsers(sub, sys.modules[__name__])
 
     args = ap.parse_args(argv)
     relaybench.check_args(ap, args)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scripts/layers.py: the real tree passes; a wrong include, a private header,
 a dependency out of order, a symbol taken from an upper module, a drop reason
-of an upper module and a drop reason declared twice each fail, named by file
+of an upper module, a drop reason declared twice and a dpfwd header in an
+application-side library (lib/preload) each fail, named by file
 and line (or library and symbol)."""
 import os
 import shutil
@@ -95,6 +96,24 @@ class Layers(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn('src/fwd/ip4_fwd_node.c:%d: includes relay_fp.h of module relay' % (at + 1),
                       out)
+
+    def test_module_header_in_the_preload_library_fails(self):
+        """lib/preload (an application-side library) including a header of dpfwd's."""
+        t = self.tmp + '/tree'
+        shutil.copytree(os.path.join(SRC, 'src'), t + '/src')
+        shutil.copytree(os.path.join(SRC, 'lib', 'preload'), t + '/lib/preload')
+        shutil.copy(os.path.join(SRC, 'meson.build'), t + '/meson.build')
+        path = t + '/lib/preload/preload.c'
+        with open(path) as f:
+            lines = f.read().split('\n')
+        at = lines.index('#include "preload_priv.h"')
+        lines.insert(at, '#include "dp_common.h"')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines))
+        rc, out = run(t)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('lib/preload/preload.c:%d: includes dp_common.h of module common; an '
+                      'application-side library may include only dpsock.h' % (at + 1), out)
 
     def test_drop_reason_of_an_upper_module_fails(self):
         t = self.small_tree()

@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libdpsock-preload: readiness of preloaded and kernel descriptors together.
+ *
+ * A preloaded socket is readable when a datagram is held or one can be taken
+ * now (pl_readable()), and always writable. Every waiting call does the same:
+ *
+ *   look (preloaded sockets, and the kernel's with a zero timeout)
+ *     -> something: return it
+ *   spin DPSOCK_SPIN_US looking again
+ *   arm every preloaded socket's queue (dpsock_evq_wait(q, .., 0)): its
+ *   number, a dup of the queue's epoll fd, polls readable once a datagram
+ *   comes (the peer or dpfwd writes the endpoint's eventfd)
+ *   sleep in the kernel's call on all of them, then look again
+ *
+ * so a program asleep on preloaded sockets burns no core. In an application's
+ * epoll set a preloaded socket is registered by its number for EPOLLIN with a
+ * tag (PL_EPOLL_TAG | fd) in place of the application's data; the tag's
+ * events only wake, and the socket's own events come from a look at the
+ * records kept here (struct pl_epoll), level-triggered. EPOLLET is reported
+ * as level (a program that reads until EAGAIN sees the same); EPOLLONESHOT
+ * disables the record until EPOLL_CTL_MOD.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_pause.h>
+
+#include "preload_priv.h"
+
+/* ---- one socket ---- */
+
+bool
+pl_readable(struct pl_sock *s)
+{
+	int rc;
+
+	if (s->held != NULL || s->shut_rd)
+		return true;
+	rc = pl_hold(s, true);
+	return rc != -EAGAIN; /* a datagram, or an error the read will return */
+}
+
+/* Arm @p s's queue before a sleep. @return false when a datagram came meanwhile. */
+static bool
+sock_arm(struct pl_sock *s)
+{
+	struct dpsock_event ev;
+
+	if (s->held != NULL)
+		return false;
+	return dpsock_evq_wait(s->evq, &ev, 1, 0) == 0;
+}
+
+/* ---- poll, ppoll, select, pselect ---- */
+
+static short
+sock_revents(struct pl_sock *s, short events)
+{
+	short r = 0;
+
+	if ((events & (POLLIN | POLLRDNORM)) != 0 && pl_readable(s))
+		r |= events & (POLLIN | POLLRDNORM);
+	if ((events & (POLLOUT | POLLWRNORM)) != 0)
+		r |= events & (POLLOUT | POLLWRNORM);
+	return r;
+}
+
+/* Remaining of @p timeout_ns from @p t0 (-1: none), in ms rounded up for poll(). */
+static int
+left_ms(int64_t timeout_ns, uint64_t t0)
+{
+	uint64_t spent = pl_now_ns() - t0;
+
+	if (timeout_ns < 0)
+		return -1;
+	if (spent >= (uint64_t)timeout_ns)
+		return 0;
+	return (int)(((uint64_t)timeout_ns - spent + 999999) / 1000000);
+}
+
+/*
+ * poll() over @p fds where @p pl[i] is the preloaded socket of fds[i] or NULL;
+ * @p timeout_ns -1: for ever. @p mask: ppoll's.
+ */
+static int
+poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, int64_t timeout_ns,
+	const sigset_t *mask)
+{
+	const uint64_t t0 = pl_now_ns();
+	bool kernel = false;
+	nfds_t i;
+
+	for (i = 0; i < n; i++)
+		kernel |= pl[i] == NULL && fds[i].fd >= 0;
+	for (;;) {
+		int ready = 0, rc, ms;
+
+		/* look */
+		for (i = 0; i < n; i++) {
+			k[i] = fds[i];
+			if (pl[i] != NULL) {
+				k[i].fd = -1;
+				fds[i].revents = sock_revents(pl[i], fds[i].events);
+			}
+		}
+		if (kernel && pl_real.poll(k, n, 0) < 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (pl[i] == NULL)
+				fds[i].revents = kernel ? k[i].revents : 0;
+			ready += fds[i].revents != 0;
+		}
+		ms = left_ms(timeout_ns, t0);
+		if (ready > 0 || ms == 0)
+			return ready;
+		if (pl_now_ns() - t0 < pl_spin_ns) {
+			rte_pause();
+			continue;
+		}
+		/* arm, then sleep */
+		for (i = 0; i < n; i++)
+			if (pl[i] != NULL && (fds[i].events & (POLLIN | POLLRDNORM)) != 0 &&
+				!sock_arm(pl[i]))
+				break;
+		if (i < n)
+			continue;
+		for (i = 0; i < n; i++) {
+			k[i] = fds[i];
+			if (pl[i] != NULL)
+				k[i].events = POLLIN;
+		}
+		if (mask != NULL) {
+			struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+			rc = pl_real.ppoll(k, n, ms < 0 ? NULL : &ts, mask);
+		} else {
+			rc = pl_real.poll(k, n, ms);
+		}
+		if (rc < 0)
+			return -1;
+	}
+}
+
+/* The preloaded sockets of @p fds in @p pl; @return how many. */
+static nfds_t
+pl_find(const struct pollfd *fds, nfds_t n, struct pl_sock **pl)
+{
+	nfds_t i, c = 0;
+
+	for (i = 0; i < n; i++) {
+		pl[i] = pl_dpsock_of(fds[i].fd);
+		c += pl[i] != NULL;
+	}
+	return c;
+}
+
+#define PL_POLL_STACK 64
+
+static int
+poll_any(struct pollfd *fds, nfds_t n, int64_t timeout_ns, const sigset_t *mask,
+	const struct timespec *ts, int timeout_ms)
+{
+	struct pl_sock *pl_stack[PL_POLL_STACK], **pl = pl_stack;
+	struct pollfd k_stack[PL_POLL_STACK], *k = k_stack;
+	int rc;
+
+	if (n > PL_POLL_STACK) {
+		pl = malloc(n * sizeof(*pl));
+		k = malloc(n * sizeof(*k));
+		if (pl == NULL || k == NULL) {
+			free(pl);
+			free(k);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	if (pl_find(fds, n, pl) == 0)
+		rc = mask != NULL || ts != NULL ? pl_real.ppoll(fds, n, ts, mask)
+						: pl_real.poll(fds, n, timeout_ms);
+	else
+		rc = poll_mixed(fds, n, pl, k, timeout_ns, mask);
+	if (pl != pl_stack) {
+		free(pl);
+		free(k);
+	}
+	return rc;
+}
+
+int
+poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	pl_init();
+	return poll_any(fds, n, timeout < 0 ? -1 : (int64_t)timeout * 1000000, NULL, NULL, timeout);
+}
+
+int
+ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+	int64_t t = ts == NULL ? -1 : (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+
+	pl_init();
+	if (mask == NULL && ts == NULL)
+		return poll_any(fds, n, t, NULL, NULL, -1);
+	return poll_any(fds, n, t, mask, ts, 0);
+}
+
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask,
+	size_t fdslen);
+
+int
+__poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		abort();
+	return poll(fds, n, timeout);
+}
+
+int
+__ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask,
+	size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		abort();
+	return ppoll(fds, n, ts, mask);
+}
+
+/* select() as poll(): @return as select, the sets rewritten. */
+static int
+select_any(int nfds, fd_set *r, fd_set *w, fd_set *e, int64_t timeout_ns, const sigset_t *mask,
+	bool *mine)
+{
+	struct pollfd fds[FD_SETSIZE];
+	nfds_t n = 0, i;
+	int rc, count = 0, fd;
+
+	*mine = false;
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return 0;
+	for (fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+
+		if (r != NULL && FD_ISSET(fd, r))
+			ev |= POLLIN;
+		if (w != NULL && FD_ISSET(fd, w))
+			ev |= POLLOUT;
+		if (e != NULL && FD_ISSET(fd, e))
+			ev |= POLLPRI;
+		if (ev == 0)
+			continue;
+		*mine |= pl_dpsock_of(fd) != NULL;
+		fds[n++] = (struct pollfd){ .fd = fd, .events = ev };
+	}
+	if (!*mine)
+		return 0;
+	rc = poll_any(fds, n, timeout_ns, mask, NULL, 0);
+	if (rc < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if ((fds[i].revents & POLLNVAL) != 0) {
+			errno = EBADF;
+			return -1;
+		}
+	if (r != NULL)
+		FD_ZERO(r);
+	if (w != NULL)
+		FD_ZERO(w);
+	if (e != NULL)
+		FD_ZERO(e);
+	for (i = 0; i < n; i++) {
+		short re = fds[i].revents;
+
+		fd = fds[i].fd;
+		if ((fds[i].events & POLLIN) != 0 && (re & (POLLIN | POLLHUP | POLLERR)) != 0) {
+			FD_SET(fd, r);
+			count++;
+		}
+		if ((fds[i].events & POLLOUT) != 0 && (re & (POLLOUT | POLLERR)) != 0) {
+			FD_SET(fd, w);
+			count++;
+		}
+		if ((fds[i].events & POLLPRI) != 0 && (re & POLLPRI) != 0) {
+			FD_SET(fd, e);
+			count++;
+		}
+	}
+	return count;
+}
+
+int
+select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	int64_t t = tv == NULL ? -1 : (int64_t)tv->tv_sec * 1000000000 + tv->tv_usec * 1000;
+	uint64_t t0;
+	bool mine;
+	int rc;
+
+	pl_init();
+	t0 = pl_now_ns();
+	rc = select_any(nfds, r, w, e, t, NULL, &mine);
+	if (!mine)
+		return pl_real.select(nfds, r, w, e, tv);
+	if (rc >= 0 && tv != NULL) {
+		/* as Linux: the time not slept */
+		int64_t left = t - (int64_t)(pl_now_ns() - t0);
+
+		if (left < 0)
+			left = 0;
+		tv->tv_sec = left / 1000000000;
+		tv->tv_usec = (left % 1000000000) / 1000;
+	}
+	return rc;
+}
+
+int
+pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
+{
+	int64_t t = ts == NULL ? -1 : (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	bool mine;
+	int rc;
+
+	pl_init();
+	rc = select_any(nfds, r, w, e, t, mask, &mine);
+	if (!mine)
+		return pl_real.pselect(nfds, r, w, e, ts, mask);
+	return rc;
+}
+
+/* ---- epoll ---- */
+
+struct pl_member {
+	struct pl_sock *s;
+	int fd;
+	struct epoll_event ev; /* the application's */
+	bool off;              /* EPOLLONESHOT fired */
+	struct pl_member *next;
+};
+
+struct pl_epoll {
+	int epfd;
+	struct pl_member *members;
+	struct pl_member *rr; /* where the next look starts */
+	struct pl_epoll *next;
+};
+
+static struct pl_epoll *epolls;
+/* recursive: a look takes datagrams, and libdpsock may close a descriptor meanwhile */
+static pthread_mutex_t epolls_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static struct pl_epoll *
+epoll_find(int epfd)
+{
+	struct pl_epoll *p;
+
+	for (p = __atomic_load_n(&epolls, __ATOMIC_ACQUIRE); p != NULL; p = p->next)
+		if (p->epfd == epfd)
+			return p;
+	return NULL;
+}
+
+static struct pl_member *
+member_find(struct pl_epoll *p, int fd)
+{
+	struct pl_member *m;
+
+	for (m = p->members; m != NULL; m = m->next)
+		if (m->fd == fd)
+			return m;
+	return NULL;
+}
+
+static void
+member_unlink(struct pl_epoll *p, struct pl_member *gone)
+{
+	struct pl_member **pp;
+
+	for (pp = &p->members; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == gone) {
+			*pp = gone->next;
+			break;
+		}
+	if (p->rr == gone)
+		p->rr = NULL;
+	free(gone);
+}
+
+void
+pl_epoll_forget(const struct pl_sock *s)
+{
+	struct pl_epoll *p;
+
+	pthread_mutex_lock(&epolls_lock);
+	for (p = epolls; p != NULL; p = p->next) {
+		struct pl_member *m = p->members, *next;
+
+		for (; m != NULL; m = next) {
+			next = m->next;
+			if (m->s == s)
+				member_unlink(p, m);
+		}
+	}
+	pthread_mutex_unlock(&epolls_lock);
+}
+
+void
+pl_epoll_close(int fd)
+{
+	struct pl_epoll **pp, *p = NULL;
+
+	if (epoll_find(fd) == NULL)
+		return;
+	pthread_mutex_lock(&epolls_lock);
+	for (pp = &epolls; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->epfd == fd) {
+			p = *pp;
+			*pp = p->next;
+			break;
+		}
+	pthread_mutex_unlock(&epolls_lock);
+	if (p == NULL)
+		return;
+	while (p->members != NULL)
+		member_unlink(p, p->members);
+	free(p);
+}
+
+int
+epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct epoll_event tagged = { .events = EPOLLIN };
+	struct pl_member *m;
+	struct pl_epoll *p;
+	struct pl_sock *s;
+	int rc;
+
+	pl_init();
+	s = pl_dpsock_of(fd);
+	if (s == NULL)
+		return pl_real.epoll_ctl(epfd, op, fd, ev);
+	if (op != EPOLL_CTL_DEL && ev == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	tagged.data.u64 = PL_EPOLL_TAG | (uint32_t)fd;
+	pthread_mutex_lock(&epolls_lock);
+	p = epoll_find(epfd);
+	m = p != NULL ? member_find(p, fd) : NULL;
+	switch (op) {
+	case EPOLL_CTL_ADD:
+		rc = pl_real.epoll_ctl(epfd, op, fd, &tagged);
+		if (rc < 0)
+			break;
+		if (p == NULL) {
+			p = calloc(1, sizeof(*p));
+			if (p == NULL)
+				goto nomem;
+			p->epfd = epfd;
+			p->next = epolls;
+			__atomic_store_n(&epolls, p, __ATOMIC_RELEASE);
+		}
+		m = calloc(1, sizeof(*m));
+		if (m == NULL)
+			goto nomem;
+		*m = (struct pl_member){ .s = s, .fd = fd, .ev = *ev, .next = p->members };
+		p->members = m;
+		break;
+	case EPOLL_CTL_MOD:
+		rc = pl_real.epoll_ctl(epfd, op, fd, &tagged);
+		if (rc == 0 && m != NULL) {
+			m->ev = *ev;
+			m->off = false;
+		}
+		break;
+	case EPOLL_CTL_DEL:
+		rc = pl_real.epoll_ctl(epfd, op, fd, ev);
+		if (rc == 0 && m != NULL)
+			member_unlink(p, m);
+		break;
+	default:
+		rc = pl_real.epoll_ctl(epfd, op, fd, ev);
+	}
+	pthread_mutex_unlock(&epolls_lock);
+	return rc;
+nomem:
+	pl_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+	pthread_mutex_unlock(&epolls_lock);
+	errno = ENOMEM;
+	return -1;
+}
+
+/* The preloaded members' events, round robin, into @p evs; @return how many. */
+static int
+members_look(struct pl_epoll *p, struct epoll_event *evs, int max)
+{
+	struct pl_member *start = p->rr != NULL ? p->rr : p->members, *m = start;
+	int n = 0;
+
+	if (m == NULL)
+		return 0;
+	do {
+		uint32_t want = m->ev.events, got = 0;
+
+		if (!m->off) {
+			if ((want & EPOLLIN) != 0 && pl_readable(m->s))
+				got |= EPOLLIN | (want & EPOLLRDNORM);
+			if ((want & EPOLLOUT) != 0)
+				got |= EPOLLOUT | (want & EPOLLWRNORM);
+		}
+		if (got != 0) {
+			evs[n].events = got;
+			evs[n].data = m->ev.data;
+			n++;
+			if ((want & EPOLLONESHOT) != 0)
+				m->off = true;
+		}
+		m = m->next != NULL ? m->next : p->members;
+	} while (m != start && n < max);
+	p->rr = m;
+	return n;
+}
+
+/* Drop the tags' events (wake-ups only) from @p evs; @return how many stay. */
+static int
+tags_strip(struct epoll_event *evs, int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if ((evs[i].data.u64 & PL_EPOLL_TAG_MASK) != PL_EPOLL_TAG)
+			evs[k++] = evs[i];
+	return k;
+}
+
+static bool
+members_arm(struct pl_epoll *p)
+{
+	struct pl_member *m;
+
+	for (m = p->members; m != NULL; m = m->next)
+		if (!m->off && (m->ev.events & EPOLLIN) != 0 && !sock_arm(m->s))
+			return false;
+	return true;
+}
+
+static int
+epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
+{
+	const uint64_t t0 = pl_now_ns();
+	const int64_t timeout_ns = timeout < 0 ? -1 : (int64_t)timeout * 1000000;
+
+	for (;;) {
+		int n, k, ms;
+
+		pthread_mutex_lock(&epolls_lock);
+		n = members_look(p, evs, max);
+		pthread_mutex_unlock(&epolls_lock);
+		if (n < max) {
+			k = pl_real.epoll_wait(p->epfd, evs + n, max - n, 0);
+			if (k < 0)
+				return n > 0 ? n : -1;
+			n += tags_strip(evs + n, k);
+		}
+		ms = left_ms(timeout_ns, t0);
+		if (n > 0 || ms == 0)
+			return n;
+		if (pl_now_ns() - t0 < pl_spin_ns) {
+			rte_pause();
+			continue;
+		}
+		pthread_mutex_lock(&epolls_lock);
+		k = members_arm(p);
+		pthread_mutex_unlock(&epolls_lock);
+		if (!k)
+			continue;
+		k = mask != NULL ? pl_real.epoll_pwait(p->epfd, evs, max, ms, mask)
+				 : pl_real.epoll_wait(p->epfd, evs, max, ms);
+		if (k < 0)
+			return -1;
+		/* the kernel's events of this wait are kept: an edge-triggered one comes once */
+		k = tags_strip(evs, k);
+		if (k > 0) {
+			pthread_mutex_lock(&epolls_lock);
+			k += members_look(p, evs + k, max - k);
+			pthread_mutex_unlock(&epolls_lock);
+			return k;
+		}
+	}
+}
+
+static int
+epoll_any(int epfd, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
+{
+	struct pl_epoll *p;
+
+	pl_init();
+	p = epoll_find(epfd);
+	if (p == NULL || p->members == NULL || max <= 0)
+		return mask != NULL ? pl_real.epoll_pwait(epfd, evs, max, timeout, mask)
+				    : pl_real.epoll_wait(epfd, evs, max, timeout);
+	return epoll_mixed(p, evs, max, timeout, mask);
+}
+
+int
+epoll_wait(int epfd, struct epoll_event *evs, int max, int timeout)
+{
+	return epoll_any(epfd, evs, max, timeout, NULL);
+}
+
+int
+epoll_pwait(int epfd, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
+{
+	return epoll_any(epfd, evs, max, timeout, mask);
+}

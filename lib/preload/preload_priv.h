@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libdpsock-preload: what its three files share.
+ *
+ *   preload.c       the table fd -> socket, the policy, socket/bind/connect/close/dup,
+ *                   fcntl, ioctl, socket options
+ *   preload_io.c    send and receive calls
+ *   preload_poll.c  poll, ppoll, select, pselect, epoll_*
+ *
+ * The fd model: a preloaded socket's number is a real descriptor, a dup of its
+ * event queue's epoll fd (dpsock_evq_fd()), so the fd space, dup and close stay
+ * the kernel's, and the number polls readable when the endpoint's queue is armed
+ * and a datagram arrives. Beside it, hidden above PL_HIDDEN_MIN: the kernel UDP
+ * socket that socket() made (the "shadow": socket options are set and read on
+ * it), the queue's own epoll fd, and libdpsock's control socket and eventfd.
+ */
+#ifndef PRELOAD_PRIV_H
+#define PRELOAD_PRIV_H
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+
+#include "dpsock.h"
+
+/** Descriptors of a socket's own (shadow, queue) are moved at or above this. */
+#define PL_HIDDEN_MIN 512
+
+/** Tag of a preloaded socket's number inside an application's epoll set. */
+#define PL_EPOLL_TAG      0xd9500c0000000000ULL
+#define PL_EPOLL_TAG_MASK 0xffffffff00000000ULL
+
+/** One preloaded UDP socket; every fd that refers to it (dup) points here. */
+struct pl_sock {
+	int family;
+	int refs;          /* descriptors referring to it */
+	bool nonblock;     /* O_NONBLOCK / FIONBIO / SOCK_NONBLOCK */
+	bool dpsock;       /* an endpoint (else still a kernel socket, policy undecided) */
+	int shadow;        /* the kernel socket of the options */
+	struct dpsock *ep; /* when dpsock */
+	struct dpsock_evq *evq;
+	bool bound;
+	struct sockaddr_storage local_shown; /* the address bind() was given (loopback kept) */
+	bool connected;
+	struct sockaddr_storage peer; /* as the application gave it */
+	socklen_t peer_len;
+	union {
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} peer_dp;               /* the peer as dpsock sees it (loopback -> wildcard) */
+	struct dpsock_msg *held; /* a datagram received and not yet consumed (MSG_PEEK, poll) */
+	int64_t rcvtimeo_us;     /* 0: none */
+	bool pktinfo;            /* IP_PKTINFO / IPV6_RECVPKTINFO */
+	bool shut_rd;
+	int so_error;
+	/*
+	 * Processes using the socket (fork): a counter in memory shared by them. A
+	 * process counts itself on its first call after the fork (gen: pl_fork_gen
+	 * then), so that a child that only execs never counts.
+	 */
+	int *users;
+	unsigned int gen;
+};
+
+/** The libc functions this library stands in front of. */
+struct pl_real {
+	int (*socket)(int, int, int);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	int (*close)(int);
+	int (*shutdown)(int, int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*fcntl)(int, int, ...);
+	int (*ioctl)(int, unsigned long, ...);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*pselect)(
+		int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+};
+
+extern struct pl_real pl_real;
+
+/** Resolve pl_real (dlsym(RTLD_NEXT)) if not yet done; safe to call from any wrapper. */
+void pl_init(void);
+
+/**
+ * The preloaded socket behind @p fd, or NULL (a kernel descriptor). The first call on
+ * an endpoint in a process since a fork counts that process as one of its users.
+ */
+struct pl_sock *pl_sock_of(int fd);
+
+/** The preloaded endpoint behind @p fd, or NULL (kernel, or still undecided). */
+static inline struct pl_sock *
+pl_dpsock_of(int fd)
+{
+	struct pl_sock *s = pl_sock_of(fd);
+
+	return s != NULL && s->dpsock ? s : NULL;
+}
+
+/**
+ * Make @p s (behind @p fd) an endpoint or a kernel socket, by the policy, for a
+ * bind to or a send to @p addr (@p local: the bind's). @return 1 (an endpoint),
+ * 0 (the kernel's from now on), or -errno (DPSOCK_FALLBACK=fail and no dpfwd).
+ */
+int pl_decide(int fd, struct pl_sock *s, const struct sockaddr *addr, socklen_t len, bool local);
+
+/** Bind @p s to the wildcard, port 0, unless bound. @return 0 or -errno. */
+int pl_bind_auto(struct pl_sock *s);
+
+/** A libdpsock error as the application sees it (dpfwd gone: ENETDOWN). */
+int pl_errno_of(int rc);
+
+/** Set errno from a negative @p rc; @return -1. */
+static inline int
+pl_fail(int rc)
+{
+	errno = pl_errno_of(rc);
+	return -1;
+}
+
+/* Loopback addresses reach this host's endpoints: 127/8 and ::1 go to dpsock as the wildcard. */
+bool pl_addr_is_loopback(const struct sockaddr *sa);
+/* @p sa for dpsock (loopback -> wildcard) in @p out. */
+void pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_storage *out);
+
+/* preload_io.c */
+/** Take one datagram into s->held unless one is there. @return 0 or -errno (-EAGAIN). */
+int pl_hold(struct pl_sock *s, bool dontwait);
+/** Release s->held. */
+void pl_drop(struct pl_sock *s);
+
+/* preload_poll.c */
+/** Readable now (a datagram held, dpfwd gone, or read shut). Takes a datagram if one waits. */
+bool pl_readable(struct pl_sock *s);
+/** Forget @p s in every application epoll set (its last descriptor is closing). */
+void pl_epoll_forget(const struct pl_sock *s);
+/** How long a waiting call spins before it sleeps, in nanoseconds (DPSOCK_SPIN_US). */
+extern uint64_t pl_spin_ns;
+/** CLOCK_MONOTONIC in nanoseconds. */
+uint64_t pl_now_ns(void);
+/** @p fd is closing: if it is an application epoll set, drop its record. */
+void pl_epoll_close(int fd);
+
+#endif /* PRELOAD_PRIV_H */

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One sequence of socket calls on UDP sockets over loopback, each result
+ * printed as "step: value" (a count, a flag, or the errno's name). Run once
+ * on the kernel's sockets and once under libdpsock-preload: the two outputs
+ * must be the same (tests/preload/test_preload.py).
+ *
+ *   preload_sem 4|6
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+
+static int family;
+
+/* Print @p name and @p rc (>= 0), or the errno's name. */
+static long
+show(const char *name, long rc)
+{
+	if (rc < 0)
+		printf("%s: %s\n", name, strerrorname_np(errno));
+	else
+		printf("%s: %ld\n", name, rc);
+	fflush(stdout);
+	return rc;
+}
+
+static void
+flag(const char *name, int v)
+{
+	printf("%s: %s\n", name, v ? "yes" : "no");
+	fflush(stdout);
+}
+
+static socklen_t
+loop_addr(struct sockaddr_storage *ss, uint16_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in->sin_port = htons(port);
+		return sizeof(*in);
+	}
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	in6->sin6_family = AF_INET6;
+	in6->sin6_addr = in6addr_loopback;
+	in6->sin6_port = htons(port);
+	return sizeof(*in6);
+}
+
+static uint16_t
+port_of(const struct sockaddr_storage *ss)
+{
+	size_t off = family == AF_INET ? offsetof(struct sockaddr_in, sin_port)
+				       : offsetof(struct sockaddr_in6, sin6_port);
+	uint16_t p;
+
+	memcpy(&p, (const uint8_t *)ss + off, sizeof(p));
+	return ntohs(p);
+}
+
+static bool
+is_loopback(const struct sockaddr_storage *ss)
+{
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+
+	if (family == AF_INET) {
+		memcpy(&in, ss, sizeof(in));
+		return in.sin_addr.s_addr == htonl(INADDR_LOOPBACK);
+	}
+	memcpy(&in6, ss, sizeof(in6));
+	return IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr);
+}
+
+static uint16_t
+local_port(int fd)
+{
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} u;
+	socklen_t l = sizeof(u);
+
+	memset(&u, 0, sizeof(u));
+	if (getsockname(fd, &u.sa, &l) < 0)
+		return 0;
+	return ntohs(family == AF_INET ? u.in.sin_port : u.in6.sin6_port);
+}
+
+static int
+udp(void)
+{
+	return socket(family, SOCK_DGRAM, 0);
+}
+
+static int
+udp_bound(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = loop_addr(&ss, 0);
+	int fd = udp();
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, l) < 0) {
+		perror("udp_bound");
+		exit(2);
+	}
+	return fd;
+}
+
+static long
+send_to(int fd, int to_fd, const void *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = loop_addr(&ss, local_port(to_fd));
+
+	return sendto(fd, buf, len, 0, (struct sockaddr *)&ss, l);
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+step_bind(void)
+{
+	struct sockaddr_storage ss, me = { 0 };
+	socklen_t l = loop_addr(&ss, 0), ml = sizeof(me);
+	int a = udp(), b = udp();
+
+	show("bind_port0", bind(a, (struct sockaddr *)&ss, l));
+	show("getsockname", getsockname(a, (struct sockaddr *)&me, &ml));
+	flag("getsockname_port_set", port_of(&me) != 0);
+	flag("getsockname_loopback", is_loopback(&me));
+	show("getsockname_len", (long)ml);
+	show("bind_again", bind(a, (struct sockaddr *)&ss, l));
+	show("bind_in_use", bind(b, (struct sockaddr *)&me, ml));
+	show("send_no_dest", send(b, "x", 1, 0));
+	show("write_no_dest", write(b, "x", 1));
+	show("getpeername_unconnected", getpeername(a, (struct sockaddr *)&me, &ml));
+	show("shutdown_unconnected", shutdown(b, SHUT_RD));
+	close(a);
+	close(b);
+}
+
+static void
+step_nonblock_timeout(void)
+{
+	struct timeval tv = { 0, 100000 };
+	char buf[16];
+	int a = udp_bound(), on = 1, off = 0;
+	uint64_t t0;
+
+	show("recv_dontwait", recv(a, buf, sizeof(buf), MSG_DONTWAIT));
+	show("fcntl_setfl", fcntl(a, F_SETFL, fcntl(a, F_GETFL) | O_NONBLOCK));
+	flag("fcntl_getfl_nonblock", (fcntl(a, F_GETFL) & O_NONBLOCK) != 0);
+	show("recv_nonblock", recv(a, buf, sizeof(buf), 0));
+	show("fcntl_clear", fcntl(a, F_SETFL, fcntl(a, F_GETFL) & ~O_NONBLOCK));
+	show("fionbio_on", ioctl(a, FIONBIO, &on));
+	show("read_fionbio", read(a, buf, sizeof(buf)));
+	show("fionbio_off", ioctl(a, FIONBIO, &off));
+	show("rcvtimeo_set", setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	t0 = now_ms();
+	show("recv_timeout", recv(a, buf, sizeof(buf), 0));
+	flag("recv_timeout_waited", now_ms() - t0 >= 90);
+	close(a);
+}
+
+static void
+step_trunc_peek(void)
+{
+	struct sockaddr_storage from = { 0 };
+	socklen_t fl = sizeof(from);
+	char big[100], buf[16];
+	struct iovec iov = { buf, 10 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd p;
+	int a = udp_bound(), s = udp_bound(), n = -1;
+
+	memset(big, 'a', sizeof(big));
+	show("sendto", send_to(s, a, big, sizeof(big)));
+	p = (struct pollfd){ .fd = a, .events = POLLIN };
+	show("poll_in", poll(&p, 1, 1000));
+	show("poll_revents", p.revents);
+	show("fionread", ioctl(a, FIONREAD, &n));
+	show("fionread_value", n);
+	show("recv_peek", recv(a, buf, 10, MSG_PEEK));
+	show("recv_peek_trunc", recv(a, buf, 10, MSG_PEEK | MSG_TRUNC));
+	show("recvfrom_trunc", recvfrom(a, buf, 10, MSG_TRUNC, (struct sockaddr *)&from, &fl));
+	flag("recvfrom_from_sender", port_of(&from) == local_port(s) && is_loopback(&from));
+	show("recvfrom_fromlen", (long)fl);
+	show("recv_rest_gone", recv(a, buf, 10, MSG_DONTWAIT));
+	show("fionread_empty", ioctl(a, FIONREAD, &n));
+	show("fionread_empty_value", n);
+	send_to(s, a, big, 50);
+	show("recvmsg_small", recvmsg(a, &msg, 0));
+	flag("recvmsg_flag_trunc", (msg.msg_flags & MSG_TRUNC) != 0);
+	send_to(s, a, "", 0);
+	show("recv_empty_datagram", recv(a, buf, sizeof(buf), 0));
+	close(a);
+	close(s);
+}
+
+static void
+step_connect(void)
+{
+	struct sockaddr_storage ss, peer;
+	socklen_t l, pl = sizeof(peer);
+	struct iovec iov[2] = { { "he", 2 }, { "llo", 3 } };
+	char buf[16];
+	int a = udp_bound(), s = udp_bound(), o = udp_bound();
+
+	memset(&peer, 0, sizeof(peer));
+	l = loop_addr(&ss, local_port(a));
+	show("connect", connect(s, (struct sockaddr *)&ss, l));
+	show("getpeername", getpeername(s, (struct sockaddr *)&peer, &pl));
+	flag("getpeername_is_peer", port_of(&peer) == local_port(a) && is_loopback(&peer));
+	show("send_connected", send(s, "hi", 2, 0));
+	show("recv_from_connected", recv(a, buf, sizeof(buf), 0));
+	show("writev_connected", writev(s, iov, 2));
+	show("read_writev", read(a, buf, sizeof(buf)));
+	/* a connected socket takes datagrams from its peer only */
+	show("send_from_other", send_to(o, s, "no", 2));
+	show("send_from_peer", send_to(a, s, "yes", 3));
+	show("recv_only_peer", recv(s, buf, sizeof(buf), 0));
+	flag("recv_only_peer_data", memcmp(buf, "yes", 3) == 0);
+	show("recv_other_dropped", recv(s, buf, sizeof(buf), MSG_DONTWAIT));
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_UNSPEC;
+	show("connect_unspec", connect(s, (struct sockaddr *)&ss, sizeof(ss)));
+	show("getpeername_disconnected", getpeername(s, (struct sockaddr *)&peer, &pl));
+	show("send_disconnected", send(s, "x", 1, 0));
+	show("shutdown_connected", shutdown(a, SHUT_WR));
+	close(a);
+	close(s);
+	close(o);
+}
+
+static void
+step_dup(void)
+{
+	char buf[16];
+	int a = udp_bound(), s = udp_bound(), d, d2;
+
+	d = dup(a);
+	show("dup_ok", d >= 0);
+	show("close_original", close(a));
+	show("sendto_dup", send_to(s, d, "dup", 3));
+	show("recv_dup", recv(d, buf, sizeof(buf), 0));
+	d2 = fcntl(d, F_DUPFD_CLOEXEC, 0);
+	show("dup2_ok", dup2(d2, d2) == d2);
+	show("close_dup", close(d));
+	show("sendto_dup2", send_to(s, d2, "dup2", 4));
+	show("recv_dup2", recv(d2, buf, sizeof(buf), 0));
+	show("close_dup2", close(d2));
+	show("close_again", close(d2));
+	close(s);
+}
+
+static void
+step_options(void)
+{
+	int a = udp(), v = 0x10, got = 0;
+	socklen_t l = sizeof(got);
+
+	show("so_type", getsockopt(a, SOL_SOCKET, SO_TYPE, &got, &l));
+	show("so_type_value", got);
+	show("so_error", getsockopt(a, SOL_SOCKET, SO_ERROR, &got, &l));
+	show("so_error_value", got);
+	v = 65536;
+	show("so_rcvbuf_set", setsockopt(a, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)));
+	show("so_rcvbuf", getsockopt(a, SOL_SOCKET, SO_RCVBUF, &got, &l));
+	show("so_rcvbuf_value", got);
+	show("so_sndbuf_set", setsockopt(a, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)));
+	v = 1;
+	show("so_reuseaddr_set", setsockopt(a, SOL_SOCKET, SO_REUSEADDR, &v, sizeof(v)));
+	show("so_reuseaddr", getsockopt(a, SOL_SOCKET, SO_REUSEADDR, &got, &l));
+	show("so_reuseaddr_value", got);
+	if (family == AF_INET) {
+		v = 0x10;
+		show("ip_tos_set", setsockopt(a, IPPROTO_IP, IP_TOS, &v, sizeof(v)));
+		show("ip_tos", getsockopt(a, IPPROTO_IP, IP_TOS, &got, &l));
+		show("ip_tos_value", got);
+		v = 1;
+		show("ip_pktinfo_set", setsockopt(a, IPPROTO_IP, IP_PKTINFO, &v, sizeof(v)));
+	} else {
+		show("ipv6_v6only", getsockopt(a, IPPROTO_IPV6, IPV6_V6ONLY, &got, &l));
+		v = 1;
+		show("ipv6_recvpktinfo_set",
+			setsockopt(a, IPPROTO_IPV6, IPV6_RECVPKTINFO, &v, sizeof(v)));
+	}
+	show("unknown_option", setsockopt(a, SOL_SOCKET, 12345, &v, sizeof(v)));
+	show("bad_optlen", setsockopt(a, SOL_SOCKET, SO_RCVBUF, &v, 1));
+	close(a);
+}
+
+static void
+step_pktinfo(void)
+{
+	char buf[16], ctl[128];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
+	struct cmsghdr *c;
+	int a = udp_bound(), s = udp_bound(), v = 1;
+
+	if (family == AF_INET)
+		setsockopt(a, IPPROTO_IP, IP_PKTINFO, &v, sizeof(v));
+	else
+		setsockopt(a, IPPROTO_IPV6, IPV6_RECVPKTINFO, &v, sizeof(v));
+	send_to(s, a, "pi", 2);
+	show("recvmsg_pktinfo", recvmsg(a, &msg, 0));
+	c = CMSG_FIRSTHDR(&msg);
+	flag("pktinfo_present", c != NULL);
+	if (c != NULL && family == AF_INET) {
+		struct in_pktinfo pi;
+
+		memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+		flag("pktinfo_addr_loopback", pi.ipi_addr.s_addr == htonl(INADDR_LOOPBACK));
+	} else if (c != NULL) {
+		struct in6_pktinfo pi;
+
+		memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+		flag("pktinfo_addr_loopback", IN6_IS_ADDR_LOOPBACK(&pi.ipi6_addr));
+	}
+	close(a);
+	close(s);
+}
+
+static void
+step_mmsg(void)
+{
+	char bufs[4][16];
+	struct iovec iov[4];
+	struct mmsghdr v[4];
+	struct sockaddr_storage ss;
+	socklen_t l;
+	int a = udp_bound(), s = udp_bound(), i;
+
+	l = loop_addr(&ss, local_port(a));
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 4; i++) {
+		iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
+		snprintf(bufs[i], sizeof(bufs[i]), "m%d", i);
+		v[i].msg_hdr.msg_iov = &iov[i];
+		v[i].msg_hdr.msg_iovlen = 1;
+		v[i].msg_hdr.msg_name = &ss;
+		v[i].msg_hdr.msg_namelen = l;
+	}
+	for (i = 0; i < 3; i++)
+		iov[i].iov_len = 2;
+	show("sendmmsg", sendmmsg(s, v, 3, 0));
+	for (i = 0; i < 4; i++) {
+		iov[i].iov_len = sizeof(bufs[i]);
+		v[i].msg_hdr.msg_name = NULL;
+	}
+	usleep(20000);
+	show("recvmmsg_waitforone", recvmmsg(a, v, 4, MSG_WAITFORONE, NULL));
+	show("recvmmsg_len0", v[0].msg_len);
+	close(a);
+	close(s);
+}
+
+static const char *
+ev_name(uint64_t d)
+{
+	static const char *names[] = { "udp", "tcp", "pipe", "udp_out" };
+
+	return d < 4 ? names[d] : "?";
+}
+
+/* epoll_wait's events as "name,name" in data order. */
+static void
+epoll_show(const char *name, int ep, int timeout)
+{
+	struct epoll_event ev[8];
+	char out[64] = "";
+	int n = epoll_wait(ep, ev, 8, timeout), i, j;
+	size_t len;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (ev[j].data.u64 < ev[i].data.u64) {
+				struct epoll_event t = ev[i];
+
+				ev[i] = ev[j];
+				ev[j] = t;
+			}
+	for (i = 0, len = 0; i < n && len < sizeof(out); i++)
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", i ? "," : "",
+			ev_name(ev[i].data.u64));
+	printf("%s: %d %s\n", name, n, n > 0 ? out : "-");
+	fflush(stdout);
+}
+
+static void
+step_epoll_mixed(void)
+{
+	struct sockaddr_in tin = { .sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t tl = sizeof(tin);
+	struct epoll_event ev;
+	char buf[16];
+	int a = udp_bound(), s = udp_bound(), ep, t, c, p[2];
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	t = socket(AF_INET, SOCK_STREAM, 0);
+	if (bind(t, (struct sockaddr *)&tin, sizeof(tin)) < 0 || listen(t, 4) < 0 ||
+		getsockname(t, (struct sockaddr *)&tin, &tl) < 0 || pipe(p) < 0)
+		exit(2);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.u64 = 0 };
+	show("epoll_add_udp", epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev));
+	show("epoll_add_udp_again", epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev));
+	ev.data.u64 = 1;
+	show("epoll_add_tcp", epoll_ctl(ep, EPOLL_CTL_ADD, t, &ev));
+	ev.data.u64 = 2;
+	show("epoll_add_pipe", epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev));
+	epoll_show("epoll_idle", ep, 0);
+	epoll_show("epoll_idle_timeout", ep, 50);
+	show("pipe_write", write(p[1], "x", 1));
+	epoll_show("epoll_pipe", ep, 1000);
+	send_to(s, a, "u", 1);
+	epoll_show("epoll_pipe_udp", ep, 1000);
+	epoll_show("epoll_level", ep, 0);
+	show("pipe_read", read(p[0], buf, sizeof(buf)));
+	show("udp_recv", recv(a, buf, sizeof(buf), 0));
+	epoll_show("epoll_drained", ep, 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	show("tcp_connect", connect(c, (struct sockaddr *)&tin, sizeof(tin)));
+	epoll_show("epoll_tcp", ep, 1000);
+	close(accept(t, NULL, NULL));
+	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLONESHOT, .data.u64 = 0 };
+	show("epoll_mod_oneshot", epoll_ctl(ep, EPOLL_CTL_MOD, a, &ev));
+	send_to(s, a, "u", 1);
+	epoll_show("epoll_oneshot", ep, 1000);
+	epoll_show("epoll_oneshot_off", ep, 0);
+	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.u64 = 3 };
+	show("epoll_mod_out", epoll_ctl(ep, EPOLL_CTL_MOD, a, &ev));
+	epoll_show("epoll_out", ep, 0);
+	show("epoll_del", epoll_ctl(ep, EPOLL_CTL_DEL, a, NULL));
+	show("epoll_del_again", epoll_ctl(ep, EPOLL_CTL_DEL, a, NULL));
+	epoll_show("epoll_after_del", ep, 0);
+	show("udp_recv_after", recv(a, buf, sizeof(buf), 0));
+	/* blocked in epoll_wait, woken by a datagram from a child */
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.u64 = 0 };
+	epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev);
+	if (fork() == 0) {
+		usleep(100000);
+		send_to(s, a, "late", 4);
+		_exit(0);
+	}
+	epoll_show("epoll_wakes", ep, 3000);
+	wait(NULL);
+	show("recv_late", recv(a, buf, sizeof(buf), 0));
+	close(ep);
+	close(t);
+	close(c);
+	close(p[0]);
+	close(p[1]);
+	close(a);
+	close(s);
+}
+
+static void
+step_poll_select(void)
+{
+	struct pollfd pf[2];
+	fd_set r;
+	struct timeval tv = { 0, 50000 };
+	char buf[16];
+	int a = udp_bound(), s = udp_bound(), p[2];
+
+	if (pipe(p) < 0)
+		exit(2);
+	pf[0] = (struct pollfd){ .fd = a, .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	show("poll_idle", poll(pf, 2, 30));
+	show("ppoll_idle", ppoll(pf, 2, &(struct timespec){ 0, 1000000 }, NULL));
+	pf[0].events = POLLOUT;
+	show("poll_out", poll(pf, 2, 0));
+	show("poll_out_revents", pf[0].revents);
+	pf[0].events = POLLIN;
+	FD_ZERO(&r);
+	FD_SET(a, &r);
+	FD_SET(p[0], &r);
+	show("select_idle", select((a > p[0] ? a : p[0]) + 1, &r, NULL, NULL, &tv));
+	send_to(s, a, "sel", 3);
+	show("pipe_write", write(p[1], "x", 1));
+	FD_ZERO(&r);
+	FD_SET(a, &r);
+	FD_SET(p[0], &r);
+	tv = (struct timeval){ 1, 0 };
+	show("select_both", select((a > p[0] ? a : p[0]) + 1, &r, NULL, NULL, &tv));
+	flag("select_udp_set", FD_ISSET(a, &r));
+	flag("select_pipe_set", FD_ISSET(p[0], &r));
+	show("poll_both", poll(pf, 2, 1000));
+	show("poll_both_udp", pf[0].revents);
+	show("poll_both_pipe", pf[1].revents);
+	recv(a, buf, sizeof(buf), 0);
+	show("pipe_read", read(p[0], buf, sizeof(buf)));
+	/* a blocking recv woken by a child's datagram */
+	if (fork() == 0) {
+		usleep(100000);
+		send_to(s, a, "late", 4);
+		_exit(0);
+	}
+	show("recv_blocking_wakes", recv(a, buf, sizeof(buf), 0));
+	wait(NULL);
+	close(p[0]);
+	close(p[1]);
+	close(a);
+	close(s);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A blocking recv that a signal handler interrupts (no SA_RESTART): EINTR. */
+static void
+step_eintr(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	char buf[16];
+	int a = udp_bound();
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	show("recv_interrupted", recv(a, buf, sizeof(buf), 0));
+	signal(SIGALRM, SIG_DFL);
+	close(a);
+}
+
+int
+main(int argc, char **argv)
+{
+	family = argc > 1 && strcmp(argv[1], "6") == 0 ? AF_INET6 : AF_INET;
+	step_bind();
+	step_nonblock_timeout();
+	step_trunc_peek();
+	step_connect();
+	step_dup();
+	step_options();
+	step_pktinfo();
+	step_mmsg();
+	step_epoll_mixed();
+	step_poll_select();
+	step_eintr();
+	printf("end\n");
+	return 0;
+}

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its own:
+
+- preload_sem (tests/preload/preload_sem.c) prints the same on kernel sockets and
+  preloaded ones, over IPv4 and IPv6, and its sockets were dpfwd's endpoints;
+- socat's UDP echo (UDP-LISTEN ... PIPE, a socat client), IPv4 and IPv6;
+- a Python asyncio datagram echo, client and server in one program;
+- a program asleep in epoll, poll or select on a preloaded socket and a kernel one uses
+  no CPU for a second, and wakes for a datagram from another program;
+- fork: a socket bound in the parent serves in the child, the parent's copy closed;
+  exec closes preloaded sockets, even made inheritable;
+- DPSOCK_PRELOAD_PORTS: a socket bound to a listed port is an endpoint, another not;
+- dpfwd killed under a program blocked in recvfrom: the call fails with ENETDOWN;
+- no dpfwd: DPSOCK_FALLBACK=kernel runs on the kernel's sockets (the same output),
+  DPSOCK_FALLBACK=fail makes socket() fail with a message that says what to do.
+
+Environment: tests/preload/meson.build.
+"""
+import os
+import subprocess
+import sys
+import time
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pl_rig  # noqa: E402
+
+ASYNCIO_ECHO = textwrap.dedent("""\
+    import asyncio, socket, sys
+
+    family = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+    host = "::1" if family == socket.AF_INET6 else "127.0.0.1"
+
+    class Echo(asyncio.DatagramProtocol):
+        def connection_made(self, transport):
+            self.transport = transport
+        def datagram_received(self, data, addr):
+            self.transport.sendto(data, addr)
+
+    class Client(asyncio.DatagramProtocol):
+        def __init__(self):
+            self.got = asyncio.Queue()
+        def datagram_received(self, data, addr):
+            self.got.put_nowait(data)
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        srv, _ = await loop.create_datagram_endpoint(Echo, local_addr=(host, 0), family=family)
+        port = srv.get_extra_info("sockname")[1]
+        cli, proto = await loop.create_datagram_endpoint(Client, remote_addr=(host, port),
+                                                         family=family)
+        for i in range(200):
+            cli.sendto(b"msg %d" % i)
+            data = await asyncio.wait_for(proto.got.get(), 5)
+            assert data == b"msg %d" % i, data
+        cli.close()
+        srv.close()
+        print("echoed 200")
+
+    asyncio.run(main())
+""")
+
+BLOCKED_RECV = textwrap.dedent("""\
+    import errno, socket, sys
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    print("ready", flush=True)
+    try:
+        s.recvfrom(100)
+        print("received?")
+    except OSError as e:
+        print(errno.errorcode[e.errno])
+""")
+
+POLICY = textwrap.dedent("""\
+    import socket, sys
+    a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    a.bind(("127.0.0.1", int(sys.argv[1])))
+    b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    b.bind(("127.0.0.1", 0))
+    print(b.getsockname()[1], flush=True)
+    sys.stdin.readline()
+""")
+
+
+IDLE_WAIT = textwrap.dedent("""\
+    import select, socket, sys
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    r, w = socket.socketpair()
+    print(s.getsockname()[1], flush=True)
+    how = sys.argv[1]
+    if how == "epoll":
+        ep = select.epoll()
+        ep.register(s.fileno(), select.EPOLLIN)
+        ep.register(r.fileno(), select.EPOLLIN)
+        ready = [fd for fd, _ in ep.poll(-1)]
+    elif how == "poll":
+        p = select.poll()
+        p.register(s.fileno(), select.POLLIN)
+        p.register(r.fileno(), select.POLLIN)
+        ready = [fd for fd, _ in p.poll()]
+    else:
+        ready = [x.fileno() for x in select.select([s, r], [], [])[0]]
+    print("woke", ready == [s.fileno()], s.recv(100).decode(), flush=True)
+""")
+
+FORK_SERVE = textwrap.dedent("""\
+    import os, socket, sys
+    fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+    host = "::1" if fam == socket.AF_INET6 else "127.0.0.1"
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:
+        s.settimeout(10)  # a child that gets nothing does not outlive the test
+        for _ in range(3):
+            data, addr = s.recvfrom(100)
+            s.sendto(data.upper(), addr)
+        os._exit(0)
+    s.close()
+    c = socket.socket(fam, socket.SOCK_DGRAM)
+    c.settimeout(5)
+    for i in range(3):
+        c.sendto(b"fork %d" % i, (host, port))
+        print(c.recvfrom(100)[0].decode())
+    _, status = os.waitpid(pid, 0)
+    print("child", status)
+    # a child that does not use the socket leaves it to the parent, whose close frees
+    # the port
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    s.close()
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, port))
+    print("port free again")
+""")
+
+EXEC_DROPS = textwrap.dedent("""\
+    import os, socket, sys
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    os.set_inheritable(s.fileno(), True)
+    d = os.dup(s.fileno())
+    os.set_inheritable(d, True)
+    check = ("import os, sys\\n"
+             "for fd in sys.argv[1:]:\\n"
+             "    try:\\n"
+             "        os.fstat(int(fd)); print('open')\\n"
+             "    except OSError as e:\\n"
+             "        print(e.strerror)\\n")
+    os.execv(sys.executable, [sys.executable, "-c", check, str(s.fileno()), str(d)])
+""")
+
+SEND_TO = ("import socket, sys\n"
+           "socket.socket().close()\n"
+           "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'wake', "
+           "('127.0.0.1', int(sys.argv[1])))\n")
+
+
+def cpu_s(pid):
+    """User + system CPU time of @pid so far, in seconds (/proc/PID/stat)."""
+    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(argv, env, timeout=30, stdin=None):
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                          input=stdin)
+
+
+class PreloadTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmpdir = tempfile.TemporaryDirectory(prefix="dppl.")
+        cls.tmp = Path(cls.tmpdir.name)
+        cls.sock = cls.tmp / "dpsock.sock"
+        cls.fwd = pl_rig.start_dpfwd(cls.tmp)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fwd.cleanup()
+        cls.tmpdir.cleanup()
+
+    def semantics(self, fam):
+        kernel = run([pl_rig.PRELOAD_SEM, fam], pl_rig.kernel_env())
+        self.assertEqual(kernel.returncode, 0, kernel.stderr)
+        before = pl_rig.endpoint_stats(self.fwd, 0)["binds"]
+        pre = run([pl_rig.PRELOAD_SEM, fam], pl_rig.env(self.sock))
+        self.assertEqual(pre.returncode, 0, pre.stderr)
+        self.assertTrue(kernel.stdout.endswith("end\n"), kernel.stdout)
+        self.assertEqual(pre.stdout.splitlines(), kernel.stdout.splitlines())
+        binds = pl_rig.endpoint_stats(self.fwd)["binds"] - before
+        self.assertGreaterEqual(binds, 15, "preload_sem's sockets were not dpfwd's endpoints")
+
+    def test_preload_semantics_same_as_kernel_ip4(self):
+        self.semantics("4")
+
+    def test_preload_semantics_same_as_kernel_ip6(self):
+        self.semantics("6")
+
+    def socat_echo(self, listen, connect, port):
+        env = pl_rig.env(self.sock)
+        before = pl_rig.endpoint_stats(self.fwd, 0)["resolves_local"]
+        srv = subprocess.Popen(["socat", "-T5", f"{listen}:{port}", "PIPE"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            pl_rig.dprig.wait_until(lambda: port in pl_rig.endpoint_ports(self.fwd), 10,
+                                    "socat's server endpoint")
+            cli = run(["socat", "-t2", "-", f"{connect}:{port}"], env, stdin="hello dpsock\n")
+            self.assertEqual(cli.returncode, 0, cli.stderr)
+            self.assertEqual(cli.stdout, "hello dpsock\n")
+        finally:
+            srv.kill()
+            srv.communicate()
+        self.assertGreater(pl_rig.endpoint_stats(self.fwd)["resolves_local"], before)
+
+    def test_preload_socat_udp_echo_ip4(self):
+        self.socat_echo("UDP4-LISTEN", "UDP4:127.0.0.1", 15000)
+
+    def test_preload_socat_udp_echo_ip6(self):
+        self.socat_echo("UDP6-LISTEN", "UDP6:[::1]", 15001)
+
+    def test_preload_python_asyncio_echo(self):
+        for fam in ("4", "6"):
+            before = pl_rig.endpoint_stats(self.fwd, 0)["binds"]
+            r = run([sys.executable, "-c", ASYNCIO_ECHO, fam], pl_rig.env(self.sock))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "echoed 200\n")
+            self.assertGreaterEqual(pl_rig.endpoint_stats(self.fwd)["binds"] - before, 2)
+
+    def test_preload_idle_wait_sleeps_and_wakes(self):
+        for how in ("epoll", "poll", "select"):
+            p = subprocess.Popen([sys.executable, "-c", IDLE_WAIT, how],
+                                 env=pl_rig.env(self.sock), text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                port = p.stdout.readline().strip()
+                time.sleep(0.3)
+                c0 = cpu_s(p.pid)
+                time.sleep(1)
+                idle = cpu_s(p.pid) - c0
+                r = run([sys.executable, "-c", SEND_TO, port], pl_rig.env(self.sock))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                out, err = p.communicate(timeout=10)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            self.assertEqual(out, "woke True wake\n", how + ": " + err)
+            self.assertLess(idle, 0.05, f"{how}: {idle:.2f} s of CPU in 1 s asleep")
+
+    def test_preload_fork_bind_in_parent_serve_in_child(self):
+        for fam in ("4", "6"):
+            r = run([sys.executable, "-c", FORK_SERVE, fam], pl_rig.env(self.sock))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "FORK 0\nFORK 1\nFORK 2\nchild 0\nport free again\n",
+                             fam)
+
+    def test_preload_exec_drops_sockets(self):
+        r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "Bad file descriptor\nBad file descriptor\n")
+
+    def test_preload_ports_policy(self):
+        env = pl_rig.env(self.sock, DPSOCK_PRELOAD_PORTS="15010-15012")
+        p = subprocess.Popen([sys.executable, "-c", POLICY, "15011"], env=env, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        try:
+            other = int(p.stdout.readline())
+            pl_rig.dprig.wait_until(lambda: 15011 in pl_rig.endpoint_ports(self.fwd), 10,
+                                    "the endpoint on the listed port")
+            self.assertNotIn(other, pl_rig.endpoint_ports(self.fwd))
+        finally:
+            p.communicate("\n", timeout=10)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_preload_dpfwd_gone_recv_fails_enetdown(self):
+        with tempfile.TemporaryDirectory(prefix="dppl2.") as d:
+            tmp = Path(d)
+            fwd = pl_rig.start_dpfwd(tmp, "dpfwd2")
+            try:
+                p = subprocess.Popen([sys.executable, "-c", BLOCKED_RECV],
+                                     env=pl_rig.env(tmp / "dpsock.sock"), text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self.assertEqual(p.stdout.readline(), "ready\n")
+                fwd.stop()
+                out, err = p.communicate(timeout=10)
+                self.assertEqual(out, "ENETDOWN\n", err)
+            finally:
+                fwd.cleanup()
+
+    def test_preload_no_dpfwd_fallback_kernel(self):
+        env = pl_rig.env(self.tmp / "nothing.sock", DPSOCK_FALLBACK="kernel")
+        kernel = run([pl_rig.PRELOAD_SEM, "4"], pl_rig.kernel_env())
+        pre = run([pl_rig.PRELOAD_SEM, "4"], env)
+        self.assertEqual(pre.returncode, 0, pre.stderr)
+        self.assertEqual(pre.stdout, kernel.stdout)
+        self.assertIn("UDP sockets stay with the kernel (DPSOCK_FALLBACK=kernel)", pre.stderr)
+
+    def test_preload_no_dpfwd_fallback_fail(self):
+        env = pl_rig.env(self.tmp / "nothing.sock", DPSOCK_FALLBACK="fail")
+        code = ("import socket\n"
+                "t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
+                "try:\n"
+                "    socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                "except OSError as e:\n"
+                "    print('failed', e.errno)\n")
+        r = run([sys.executable, "-c", code], env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "failed 2\n")  # ENOENT: no socket at that path
+        self.assertIn("no dpfwd to attach to at %s" % (self.tmp / "nothing.sock"), r.stderr)
+        self.assertIn("DPSOCK_FALLBACK=kernel", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
