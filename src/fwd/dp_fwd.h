@@ -330,6 +330,15 @@ int dp_fwd_route_add(const char *text, char *err, size_t errlen);
 /** Delete the route to "a.b.c.d/len". @return 0, -ENOENT, -EINVAL, -ENOMEM. */
 int dp_fwd_route_del(const char *prefix, char *err, size_t errlen);
 /**
+ * Control lcore: the route changes until the matching dp_fwd_route_batch_end() share
+ * their waits for the workers (RCU grace periods): a change waits only when an earlier
+ * one of the batch may have freed what it may take, and the end waits once for what is
+ * left. Each change is live in the table as it returns, as outside a batch. Batches nest.
+ */
+void dp_fwd_route_batch_begin(void);
+/** The end of a batch (dp_fwd_route_batch_begin()); the outermost waits for the workers. */
+void dp_fwd_route_batch_end(void);
+/**
  * Re-read the config file @p path and replace the IPv4 routes with its own
  * (ports' subnets, routes, route files); on any error the live table stays.
  * @return 0 or -errno with "file:line: ..." in @p err.

@@ -37,7 +37,11 @@
  * (b) Across changes: a change that wrote into any tbl8 group ends with
  *     rte_rcu_qsbr_synchronize() on the workers' QSBR before it returns, so a
  *     group freed by one change is taken again by a later one only after every
- *     worker has finished the walk in which it may have read it.
+ *     worker has finished the walk in which it may have read it. In a batch
+ *     (dp_fwd_route_batch_begin(), netlink's), that wait moves to just before the
+ *     next change that may take a group, and is made only when a change since the
+ *     last wait may have freed one (tbl8_lacking(), before and after), and
+ *     once at the end.
  *     Within one change: dir24_8 may free the group of one /24 and take a
  *     group for a later /24, possibly the same one, in one call. That needs a
  *     change whose writes reach into the groups of two /24s or more (a prefix
@@ -85,11 +89,19 @@ static struct {
 	double last_reload_s, last_copy_s;
 } route_stats;
 
+/* A batch of changes (dp_fwd_route_batch_begin()): the grace periods its changes share. */
+static struct {
+	unsigned int depth; /* begins not yet ended */
+	bool freed;         /* a change since the last grace period may have freed a tbl8 group */
+	bool adj_owed;      /* adj4_revalidate() is owed at the batch's end */
+} batch;
+
 static void
 workers_sync(void)
 {
 	if (dp_graph_qsv != NULL)
 		rte_rcu_qsbr_synchronize(dp_graph_qsv, RTE_QSBR_THRID_INVALID);
+	batch.freed = false;
 }
 
 /* The new IPv6 table of a reload (may be NULL: IPv6 off), as fib4_publish(). */
@@ -185,6 +197,39 @@ in_place_ok(struct rte_fib *fib, uint32_t prefix, uint8_t plen, bool *tbl8)
 	return true;
 }
 
+/*
+ * Whether a /24 that a change of @p prefix/@p plen writes through a tbl8 group has no
+ * group: before the change, it may take one; after it, it may have freed one (a /24 has
+ * a group exactly while it is not uniform). Those /24s are the one of a prefix longer
+ * than /24, or those of the longer prefixes inside a shorter one (beyond TBL8_CHECK_MAX
+ * of them: assumed).
+ */
+#define TBL8_CHECK_MAX 8
+static bool
+tbl8_lacking(struct rte_fib *fib, uint32_t prefix, uint8_t plen)
+{
+	struct rte_rib *rib = rte_fib_get_rib(fib);
+	struct rte_rib_node *n = NULL;
+	uint32_t last = 0, ip;
+	unsigned int count = 0;
+	uint8_t d;
+
+	if (plen > 24)
+		return !has_tbl8(fib, NET24(prefix));
+	while ((n = rte_rib_get_nxt(rib, prefix, plen, n, RTE_RIB_GET_NXT_COVER)) != NULL) {
+		rte_rib_get_depth(n, &d);
+		if (d <= 24)
+			continue;
+		rte_rib_get_ip(n, &ip);
+		if (count > 0 && NET24(ip) == last)
+			continue;
+		last = NET24(ip);
+		if (++count > TBL8_CHECK_MAX || !has_tbl8(fib, last))
+			return true;
+	}
+	return false;
+}
+
 /* Delete from @p t, keeping its counts. */
 static int
 fib4_del(struct dp_fwd_fib4 *t, uint32_t prefix, uint8_t plen)
@@ -251,6 +296,10 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 	int rc;
 
 	if (in_place_ok(dp_fwd.ip4.fib, prefix, plen, &tbl8)) {
+		/* in a batch, a change that may take a group waits for the workers
+		 * only when an earlier one may have freed one */
+		if (tbl8 && batch.freed && tbl8_lacking(dp_fwd.ip4.fib, prefix, plen))
+			workers_sync();
 		/* odd for the change's writes: a bulk lookup that overlaps them
 		 * confirms its LOCAL answers (3(a)); full barriers both sides */
 		__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
@@ -260,9 +309,12 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 		if (rc == 0)
 			dp_fwd_path_gen_next();
 		/* no later change may take a group this one freed while a worker
-		 * may still read it (3(b)) */
-		if (tbl8)
+		 * may still read it (3(b)): at once, or in a batch before the next
+		 * change that may take one (or at its end) */
+		if (tbl8 && batch.depth == 0)
 			workers_sync();
+		else if (tbl8 && !batch.freed)
+			batch.freed = tbl8_lacking(dp_fwd.ip4.fib, prefix, plen);
 		return rc;
 	}
 	t0 = rte_get_tsc_cycles();
@@ -300,6 +352,9 @@ adj4_add_live(uint32_t addr, uint32_t idx)
 {
 	int rc;
 
+	/* it may take a group (3(b) at the top) */
+	if (batch.freed)
+		workers_sync();
 	__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
 	rc = dp_fwd_fib4_add(&dp_fwd.ip4, addr, 32, idx);
 	__atomic_fetch_add(&dp_fwd.ip4_seq, 1, __ATOMIC_SEQ_CST);
@@ -386,6 +441,35 @@ adj4_revalidate(void)
 		dp_fwd.ip4.nb_adj--;
 		adj_stats.removed++;
 	}
+}
+
+/* After a change of IPv4 routes: adj4_revalidate(), or at the batch's end. */
+static void
+adj4_revalidate_or_owe(void)
+{
+	if (batch.depth > 0)
+		batch.adj_owed = true;
+	else
+		adj4_revalidate();
+}
+
+void
+dp_fwd_route_batch_begin(void)
+{
+	batch.depth++;
+}
+
+void
+dp_fwd_route_batch_end(void)
+{
+	if (batch.depth == 0 || --batch.depth > 0)
+		return;
+	if (batch.adj_owed) {
+		batch.adj_owed = false;
+		adj4_revalidate();
+	}
+	if (batch.freed)
+		workers_sync();
 }
 
 /* ---- on the control lcore ---- */
@@ -503,7 +587,7 @@ do_add(void *arg)
 		return rc;
 	}
 	route_stats.added++;
-	adj4_revalidate();
+	adj4_revalidate_or_owe();
 	return 0;
 }
 
@@ -545,7 +629,7 @@ do_del(void *arg)
 		return rc;
 	}
 	route_stats.deleted++;
-	adj4_revalidate();
+	adj4_revalidate_or_owe();
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
@@ -35,10 +36,12 @@
 #include "dp_neigh.h"
 #include "linuxcp_priv.h"
 
-#define NL_ROUTES_MIN      1024u  /* room for the prefixes netlink may own, at least */
-#define NL_RECV_BUF        32768u /* a dump's message buffers are at most that */
-#define NL_OWNER_CONFIG    0      /* a config route: never touched */
-#define NL_DUMP_GIVE_UP_MS 5000   /* a dump whose end never came (lost): asked again */
+#define NL_ROUTES_MIN      1024u       /* room for the prefixes netlink may own, at least */
+#define NL_RECV_BUF        32768u      /* a dump's message buffers are at most that */
+#define NL_OWNER_CONFIG    0           /* a config route: never touched */
+#define NL_DUMP_GIVE_UP_MS 5000        /* a dump whose end never came (lost): asked again */
+#define NL_RCVBUF          (32u << 20) /* room for a burst while the control lcore is away */
+#define NL_POLL_BUDGET_US  5000        /* a poll reads for so long at most, then the others' turn */
 
 struct nl_key {
 	uint8_t family;
@@ -295,24 +298,15 @@ lcp_nl_resync(void)
 		nl.resync_wanted = true;
 }
 
-void
-lcp_nl_poll(void)
+/* What the socket has, until it is empty or NL_POLL_BUDGET_US have passed. */
+static void
+nl_read(void)
 {
 	static char buf[NL_RECV_BUF];
-	unsigned int rounds;
+	const uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000000 * NL_POLL_BUDGET_US;
 	ssize_t n;
 
-	if (nl.sock == NULL)
-		return;
-	if (nl.dump != NL_DUMP_NONE && dp_ctl_now_ms() - nl.dump_ms > NL_DUMP_GIVE_UP_MS) {
-		nl.dump = NL_DUMP_NONE;
-		nl.resync_wanted = true;
-	}
-	if (nl.dump == NL_DUMP_NONE && nl.resync_wanted) {
-		nl.resync_wanted = false;
-		nl_dump_ask(NL_DUMP_ROUTES);
-	}
-	for (rounds = 0; rounds < 64; rounds++) {
+	while (rte_get_tsc_cycles() < end) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		int len;
 
@@ -347,6 +341,25 @@ lcp_nl_poll(void)
 	}
 }
 
+void
+lcp_nl_poll(void)
+{
+	if (nl.sock == NULL)
+		return;
+	if (nl.dump != NL_DUMP_NONE && dp_ctl_now_ms() - nl.dump_ms > NL_DUMP_GIVE_UP_MS) {
+		nl.dump = NL_DUMP_NONE;
+		nl.resync_wanted = true;
+	}
+	if (nl.dump == NL_DUMP_NONE && nl.resync_wanted) {
+		nl.resync_wanted = false;
+		nl_dump_ask(NL_DUMP_ROUTES);
+	}
+	/* the routes of one read share their waits for the workers */
+	dp_fwd_route_batch_begin();
+	nl_read();
+	dp_fwd_route_batch_end();
+}
+
 int
 lcp_port_of_ifindex(int ifindex)
 {
@@ -356,6 +369,19 @@ lcp_port_of_ifindex(int ifindex)
 		if (ifindex != 0 && lcp_mirrors[p].ifindex == ifindex)
 			return p;
 	return -1;
+}
+
+/* The socket's receive buffer: @p bytes, past net.core.rmem_max where allowed (root). */
+static void
+nl_rcvbuf_set(unsigned int bytes)
+{
+	const int fd = mnl_socket_get_fd(nl.sock);
+	const int v = (int)bytes;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0 &&
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) < 0)
+		DP_LOG(WARNING, linuxcp, "netlink: receive buffer of %u bytes refused: %s", bytes,
+			strerror(errno));
 }
 
 static int
@@ -420,6 +446,7 @@ lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "linux: cannot open the netlink socket: %s", strerror(errno));
 		goto close_sock;
 	}
+	nl_rcvbuf_set(NL_RCVBUF);
 	nl.gen = NL_OWNER_CONFIG;
 	rc = nl_dump_ask(NL_DUMP_ROUTES);
 	if (rc < 0) {
