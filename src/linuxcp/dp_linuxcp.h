@@ -24,6 +24,7 @@ struct dp_linuxcp_config {
 	bool enabled;                    /**< enabled = on */
 	char netns[64];                  /**< "" = dpfwd's own */
 	char names[DP_LINUXCP_NAME_LEN]; /**< mirror names: a pattern with one %u (the port) */
+	uint32_t netlink_rcvbuf;         /**< the netlink socket's receive buffer, bytes */
 	struct dp_config_loc loc;        /**< the section's line */
 	struct dp_config_loc names_at;   /**< where names was given */
 };

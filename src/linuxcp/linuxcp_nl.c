@@ -36,12 +36,11 @@
 #include "dp_neigh.h"
 #include "linuxcp_priv.h"
 
-#define NL_ROUTES_MIN      1024u       /* room for the prefixes netlink may own, at least */
-#define NL_RECV_BUF        32768u      /* a dump's message buffers are at most that */
-#define NL_OWNER_CONFIG    0           /* a config route: never touched */
-#define NL_DUMP_GIVE_UP_MS 5000        /* a dump whose end never came (lost): asked again */
-#define NL_RCVBUF          (32u << 20) /* room for a burst while the control lcore is away */
-#define NL_POLL_BUDGET_US  5000        /* a poll reads for so long at most, then the others' turn */
+#define NL_ROUTES_MIN      1024u  /* room for the prefixes netlink may own, at least */
+#define NL_RECV_BUF        32768u /* a dump's message buffers are at most that */
+#define NL_OWNER_CONFIG    0      /* a config route: never touched */
+#define NL_DUMP_GIVE_UP_MS 5000   /* a dump whose end never came (lost): asked again */
+#define NL_POLL_BUDGET_US  5000   /* a poll reads for so long at most, then the others' turn */
 
 struct nl_key {
 	uint8_t family;
@@ -446,7 +445,7 @@ lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "linux: cannot open the netlink socket: %s", strerror(errno));
 		goto close_sock;
 	}
-	nl_rcvbuf_set(NL_RCVBUF);
+	nl_rcvbuf_set(dp_linuxcp_config(cfg)->netlink_rcvbuf);
 	nl.gen = NL_OWNER_CONFIG;
 	rc = nl_dump_ask(NL_DUMP_ROUTES);
 	if (rc < 0) {

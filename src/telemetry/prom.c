@@ -27,6 +27,7 @@ enum prom_src {
 	SRC_ROOT,        /* the snapshot itself */
 	SRC_RUN,         /* "run" */
 	SRC_FWD,         /* "fwd" */
+	SRC_LINUX,       /* "linux" (absent without [linux]) */
 	SRC_LCORE,       /* "lcores"[]                  lcore */
 	SRC_LCORE_NODE,  /* "lcores"[].nodes{}          lcore, node */
 	SRC_LCORE_BURST, /* "lcores"[].rx_burst_hist{}  lcore, size (value: the element) */
@@ -180,6 +181,37 @@ static const struct prom_family families[] = {
 		NULL },
 	{ SRC_FWD, "ip4_fragments", "dpfwd_ip4_fragments_total", C, "Fragments made of them.",
 		NULL },
+
+	{ SRC_LINUX, "punted", "dpfwd_linux_punted_packets_total", C,
+		"Frames written to the mirrors for Linux.", NULL },
+	{ SRC_LINUX, "injected", "dpfwd_linux_injected_packets_total", C,
+		"Frames Linux sent out of the mirrors, sent through their ports.", NULL },
+	{ SRC_LINUX, "neigh_copied", "dpfwd_linux_neigh_copied_packets_total", C,
+		"ARP replies and neighbor advertisements copied to the mirrors.", NULL },
+	{ SRC_LINUX, "netlink_messages", "dpfwd_linux_netlink_messages_total", C,
+		"Netlink messages read (routes, neighbors, links).", NULL },
+	{ SRC_LINUX, "routes_added", "dpfwd_linux_routes_added_total", C,
+		"dpfwd routes added or replaced from the kernel's routes through mirrors.", NULL },
+	{ SRC_LINUX, "routes_deleted", "dpfwd_linux_routes_deleted_total", C,
+		"dpfwd routes deleted with the kernel's (or by a resync).", NULL },
+	{ SRC_LINUX, "route_errors", "dpfwd_linux_route_errors_total", C,
+		"Kernel routes dpfwd refused to add or delete.", NULL },
+	{ SRC_LINUX, "routes_other_if", "dpfwd_linux_routes_other_if_total", C,
+		"Kernel routes not copied: out of interfaces that are not mirrors.", NULL },
+	{ SRC_LINUX, "routes_skipped", "dpfwd_linux_routes_skipped_total", C,
+		"Kernel routes not copied: the kernel's own, other tables and types.", NULL },
+	{ SRC_LINUX, "routes_config", "dpfwd_linux_routes_config_total", C,
+		"Kernel routes not copied: to a prefix of the config's routes.", NULL },
+	{ SRC_LINUX, "routes_unsupported", "dpfwd_linux_routes_unsupported_total", C,
+		"Kernel routes not copied: a form dpfwd does not take.", NULL },
+	{ SRC_LINUX, "neigh_learned", "dpfwd_linux_neigh_learned_total", C,
+		"Kernel neighbors of mirrors given to dpfwd's neighbor table.", NULL },
+	{ SRC_LINUX, "dumps", "dpfwd_linux_dumps_total", C,
+		"Dumps of the kernel's routes (the first and every resync).", NULL },
+	{ SRC_LINUX, "resyncs", "dpfwd_linux_resyncs_total", C,
+		"Dumps after the netlink socket lost messages (ENOBUFS).", NULL },
+	{ SRC_LINUX, "link_changes", "dpfwd_linux_link_changes_total", C,
+		"Link messages of the mirrors (each asks a resync).", NULL },
 };
 
 #undef C
@@ -395,8 +427,13 @@ src_foreach(const json_t *snap, enum prom_src src, prom_sample_cb cb, struct pro
 		cb(o, l, 0, snap);
 		break;
 	case SRC_RUN:
+		cb(o, l, 0, json_object_get(snap, "run"));
+		break;
 	case SRC_FWD:
-		cb(o, l, 0, json_object_get(snap, src == SRC_RUN ? "run" : "fwd"));
+		cb(o, l, 0, json_object_get(snap, "fwd"));
+		break;
+	case SRC_LINUX:
+		cb(o, l, 0, json_object_get(snap, "linux"));
 		break;
 	case SRC_DROP:
 		v = json_object_get(json_object_get(snap, "drops"), "by_reason");

@@ -3,7 +3,9 @@
 """
 The Linux control plane ([linux], docs/linux-cp.md) with many routes: 20,000 kernel
 routes added in one `ip -batch` through the mirrors all become dpfwd routes, and all
-leave on `ip route flush`, each within 15 s.
+leave on `ip route flush`, each within 15 s. With a netlink receive buffer too small for
+a burst ([linux] netlink_rcvbuf), the kernel drops notifications (ENOBUFS): dpfwd dumps
+the routes again, and its table ends equal to the kernel's, deletions included.
 
   A 198.18.10.2 -- port0 [dpfwd, dp0 dp1] port1 -- B 198.18.20.2
 
@@ -11,7 +13,9 @@ Exit status 77 (meson: skipped) with the reason where network namespaces cannot 
 
   python3 tests/netns/test_linuxcp_scale_netns.py -v
 """
+import ipaddress
 import os
+import re
 import sys
 import time
 import unittest
@@ -20,6 +24,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
 
 DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
+sys.path.insert(0, os.path.dirname(DPCTL))
+import dpctl  # noqa: E402
+sys.path.insert(0, os.path.join(netns.HERE, "..", "func"))
+import test_metrics  # noqa: E402
 NB_ROUTES = 20000
 LANDED_S = 15.0
 
@@ -34,6 +42,7 @@ class ScaleTopology(netns.Topology):
     def dpfwd_config(self, driver="net_af_packet", extra=""):
         text = super().dpfwd_config(driver, extra)
         room = f"[routes]\nip4_max = {2 * NB_ROUTES}\nip4_tbl8 = 4096\n"
+        text = text.replace("[dpfwd]\n", "[dpfwd]\nmetrics = 127.0.0.1:0\n")
         return (text.replace("[routes]\n", room) +
                 "\n[linux]\nenabled = on\nnames = dp%u\n" + self.linux_extra)
 
@@ -110,6 +119,106 @@ class LinuxcpScaleTest(unittest.TestCase):
         self.assertEqual(self.dp.snapshot()["linux"]["route_errors"], 0)
 
 
+class LinuxcpOverrunTest(unittest.TestCase):
+    """[linux] netlink_rcvbuf = 4096: a burst of adds and deletes overruns the socket."""
+    OLD = [f"10.{i // 256}.{i % 256}.0/24" for i in range(512)]           # 10.0/15
+    NEW = [f"10.{4 + i // 256}.{i % 256}.0/24" for i in range(1024)]      # 10.4/14
+    LONGER = [f"10.{4 + i // 256}.{i % 256}.128/25" for i in range(0, 1024, 16)]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.topo = ScaleTopology("netlink_rcvbuf = 4096\n").up()
+        try:
+            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
+        except BaseException:
+            cls.topo.down()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.topo.down()
+
+    def r(self, *argv, **kw):
+        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
+
+    def batch(self, lines):
+        path = os.path.join(self.topo.tmp, "burst.batch")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.r("ip", "-batch", path, timeout=60)
+
+    def kernel_routes(self):
+        """{(prefix, gateway, port)} of the kernel's routes out of the mirrors in 10/8."""
+        out = self.r("ip", "-o", "-4", "route", "show", "root", "10.0.0.0/8").stdout
+        return {(m[1], m[2], int(m[3]))
+                for m in re.finditer(r"^(\S+) via (\S+) dev dp(\d+)", out, re.M)}
+
+    def dpfwd_routes(self):
+        """The same of dpfwd's table, listed by /17 (each at most 200 lines)."""
+        tel = dpctl.Telemetry(os.path.join("/var/run/dpdk", self.dp.prefix, dpctl.SOCK_NAME))
+        got = set()
+        try:
+            for net in ipaddress.ip_network("10.0.0.0/13").subnets(new_prefix=17):
+                reply = dpctl.normalize(tel.get(f"/dpfwd/route/list,{net}"))
+                self.assertFalse(reply.get("truncated"), net)
+                for line in reply.get("routes") or []:
+                    m = re.match(r"^(\S+) via (\S+) port (\d+)$", line)
+                    if m:
+                        got.add((m[1], m[2], int(m[3])))
+        finally:
+            tel.close()
+        return got
+
+    def wait_equal(self, timeout=15.0):
+        """Until dpfwd's routes in 10/8 are the kernel's and no dump is under way."""
+        want = self.kernel_routes()
+        t0 = time.monotonic()
+        while True:
+            lx = self.dp.snapshot()["linux"]
+            got = self.dpfwd_routes()
+            if got == want:
+                return lx
+            if time.monotonic() - t0 > timeout:
+                self.fail(f"dpfwd's table is not the kernel's after {timeout} s: "
+                          f"{len(want - got)} missing (e.g. {sorted(want - got)[:3]}), "
+                          f"{len(got - want)} extra (e.g. {sorted(got - want)[:3]}); "
+                          f"linux {lx}")
+            time.sleep(0.5)
+
+    def test_overrun_resyncs_to_the_kernels_table_deletions_included(self):
+        b, a = self.topo.b.ip4, self.topo.a.ip4
+        self.batch([f"route add {p} via {b} dev dp1" for p in self.OLD])
+        before = self.wait_equal()
+        self.assertEqual(len(self.kernel_routes()), len(self.OLD))
+        # half of the old ones deleted, 1,088 new ones, in one burst
+        burst = [f"route del {p}" for p in self.OLD[::2]]
+        burst += [f"route add {p} via {a} dev dp0" for p in self.NEW]
+        burst += [f"route add {p} via {b} dev dp1" for p in self.LONGER]
+        self.batch(burst)
+        after = self.wait_equal()
+        self.assertGreater(after["resyncs"], before["resyncs"], after)
+        self.assertEqual(len(self.kernel_routes()),
+                         len(self.OLD) // 2 + len(self.NEW) + len(self.LONGER))
+        self.assertEqual(after["route_errors"], 0)
+
+    def test_prometheus_scrape_has_the_linux_counters(self):
+        snap = self.dp.snapshot()
+        body = self.r("curl", "-s", "--noproxy", "*", snap["run"]["metrics"]).stdout
+        self.assertEqual(test_metrics.promlint(body), [])
+        types, samples = test_metrics.parse_exposition(body)
+        lx = self.dp.snapshot()["linux"]
+        for field in ("routes_added", "routes_deleted", "route_errors", "dumps", "resyncs",
+                      "link_changes", "routes_other_if", "routes_config"):
+            name = f"dpfwd_linux_{field}_total"
+            self.assertEqual(types.get(name), "counter", name)
+            self.assertEqual(samples[test_metrics.key(name)], lx[field], name)
+        for name in ("dpfwd_linux_punted_packets_total", "dpfwd_linux_injected_packets_total",
+                     "dpfwd_linux_netlink_messages_total", "dpfwd_linux_neigh_learned_total"):
+            self.assertIn(test_metrics.key(name), samples, name)
+        self.assertGreater(samples[test_metrics.key("dpfwd_linux_resyncs_total")], 0)
+
+
 if __name__ == "__main__":
     netns.run_tests("linuxcp_scale_netns", "__main__",
-                    "dpfwd's Linux control plane: 20,000 routes from netlink, in and out")
+                    "dpfwd's Linux control plane: 20,000 routes from netlink, in and out; "
+                    "a burst that overruns the netlink socket")

@@ -335,7 +335,12 @@ static const char *const full_snapshot =
 	"   \"in_caches\": 1, \"in_use_baseline\": 1, \"cache_size\": 1}],"
 	" \"delay\": {\"le_ns\": [250, 500], \"lcores\": [{\"lcore\": 1, \"count\": 3,"
 	"   \"sum_cycles\": 6, \"le_counts\": [1, 2], \"max_ns\": 5.0, \"jitter_ns\": 1.0}]},"
-	" \"fwd\": {\"ip4_routes\": 1, \"next_hops_total\": 1}}";
+	" \"fwd\": {\"ip4_routes\": 1, \"next_hops_total\": 1},"
+	" \"linux\": {\"punted\": 1, \"injected\": 1, \"neigh_copied\": 1,"
+	"   \"netlink_messages\": 1, \"routes_added\": 1, \"routes_deleted\": 1,"
+	"   \"route_errors\": 1, \"routes_other_if\": 1, \"routes_skipped\": 1,"
+	"   \"routes_config\": 1, \"routes_unsupported\": 1, \"neigh_learned\": 1,"
+	"   \"dumps\": 1, \"resyncs\": 1, \"link_changes\": 1}}";
 
 /* Every family is valid, and the table of docs/telemetry.md names each one. */
 static void
@@ -362,8 +367,28 @@ test_prom_every_family_is_documented(void)
 			CU_FAIL("metric missing from docs/telemetry.md");
 		}
 	}
-	CU_ASSERT_EQUAL(families, 47); /* the families full_snapshot has values for */
+	CU_ASSERT_EQUAL(families, 62); /* the families full_snapshot has values for */
 	free(readme);
+	free(t);
+}
+
+/* The Linux control plane's counters: unlabelled counters from "linux", none without it. */
+static void
+test_prom_linux_counters_from_the_linux_object(void)
+{
+	char *t = prom_of("{\"linux\": {\"enabled\": true, \"mirrors\": [], \"punted\": 7,"
+			  " \"resyncs\": 2, \"routes_added\": 1000000}}");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "# TYPE dpfwd_linux_resyncs_total counter\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\ndpfwd_linux_resyncs_total 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\ndpfwd_linux_punted_packets_total 7\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\ndpfwd_linux_routes_added_total 1000000\n"));
+	CU_ASSERT_PTR_NULL(strstr(t, "dpfwd_linux_dumps_total"));
+	free(t);
+	t = prom_of("{\"fwd\": {\"ip4_routes\": 1}}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_PTR_NULL(strstr(t, "dpfwd_linux_"));
 	free(t);
 }
 
@@ -667,6 +692,8 @@ main(void)
 			test_prom_empty_snapshot_gives_empty_text },
 		{ "test_prom_every_family_is_documented", test_prom_every_family_is_documented },
 		{ "test_prom_delay_histogram_in_seconds", test_prom_delay_histogram_in_seconds },
+		{ "test_prom_linux_counters_from_the_linux_object",
+			test_prom_linux_counters_from_the_linux_object },
 		{ "test_json_write_keeps_microseconds", test_json_write_keeps_microseconds },
 		{ "test_metrics_serves_metrics_404_and_405",
 			test_metrics_serves_metrics_404_and_405 },
