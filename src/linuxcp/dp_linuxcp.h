@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The Linux control plane (docs/linux-cp.md): one TAP interface a port, the
- * "mirror", whose kernel side has the port's name pattern, MAC, MTU and
+ * The Linux control plane (docs/linux-cp.md): one TAP interface a port (and
+ * 802.1Q sub-interface), the "mirror", whose kernel side has the port's name pattern, MAC, MTU and
  * addresses; packets to the router that the fast path does not take go up
  * to it, and what Linux sends out of it leaves through the port. Routes that
  * appear in the kernel's tables through a mirror become dpfwd routes

@@ -67,7 +67,8 @@ static const struct dp_config_key linuxcp_keys[] = {
 		.parse = linuxcp_names_parse,
 		.syntax = "PATTERN",
 		.def = "dp%u",
-		.doc = "the mirrors' interface names: a pattern with one %u, the port number" },
+		.doc = "the mirrors' interface names: a pattern with one %u, the port number; a "
+		       "sub-interface's is its port's and .VID" },
 	{ .name = "netlink_rcvbuf",
 		.type = DP_CONFIG_UINT,
 		DP_CONFIG_FIELD(struct dp_linuxcp_config, netlink_rcvbuf),
@@ -99,7 +100,7 @@ linuxcp_open(struct dp_config *cfg __rte_unused, void *base, unsigned int idx __
 struct dp_config_section dp_linuxcp_section = {
 	.name = "linux",
 	.doc = "The Linux control plane (docs/linux-cp.md): a TAP mirror interface for each "
-	       "port, in dpfwd's network namespace, with the port's MAC, MTU and addresses; "
+	       "port and 802.1Q sub-interface, in dpfwd's network namespace, with the port's MAC, MTU and addresses; "
 	       "packets to the router that the fast path does not take go to it, and routes "
 	       "the kernel has through the mirrors become dpfwd routes.",
 	.keys = linuxcp_keys,

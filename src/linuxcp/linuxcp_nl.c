@@ -61,6 +61,7 @@ static struct {
 	bool resync_wanted; /* a resync asked during a dump: another one after it */
 	uint64_t dump_ms;   /* when the dump in progress was asked */
 	int ifindex[DP_CONFIG_MAX_PORTS];
+	uint16_t refs[DP_CONFIG_MAX_PORTS]; /* how routes name each port: N or N.VID */
 } nl;
 
 static int
@@ -118,7 +119,7 @@ nl_route(const struct nlmsghdr *nlh)
 	bool known;
 	int rc;
 
-	switch (lcp_route_parse(nlh, nl.ifindex, lcp_nb_mirrors, &r)) {
+	switch (lcp_route_parse(nlh, nl.ifindex, nl.refs, lcp_nb_mirrors, &r)) {
 	case LCP_ROUTE_SKIP:
 		lcp_stats.routes_skipped++;
 		return;
@@ -426,8 +427,12 @@ lcp_nl_start(const struct dp_config *cfg, char *err, size_t errlen)
 	uint16_t p;
 	int rc;
 
-	for (p = 0; p < lcp_nb_mirrors; p++)
+	for (p = 0; p < lcp_nb_mirrors; p++) {
+		const struct dp_config_port *cp = &cfg->ports[p];
+
 		nl.ifindex[p] = lcp_mirrors[p].ifindex;
+		nl.refs[p] = cp->vid != 0 ? DP_CONFIG_PORT_REF(cp->parent, cp->vid) : p;
+	}
 	nl.owners = rte_hash_create(&hp);
 	if (nl.owners == NULL) {
 		snprintf(err, errlen, "linux: cannot make the route owners' table: %s",

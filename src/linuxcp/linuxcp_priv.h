@@ -75,11 +75,13 @@ struct lcp_route {
 
 /**
  * Translate route message @p nlh (RTM_NEWROUTE or RTM_DELROUTE) into @p r,
- * given the ifindex of each port's mirror (@p ifindex[port], 0: none).
+ * given the ifindex of each port's mirror (@p ifindex[port], 0: none) and the
+ * reference routes name each port by (@p refs[port]: N, or DP_CONFIG_PORT_REF(N,
+ * VID) for a sub-interface; NULL: the index itself).
  * @return its verdict.
  */
-enum lcp_route_verdict lcp_route_parse(
-	const struct nlmsghdr *nlh, const int *ifindex, unsigned int nb_ports, struct lcp_route *r);
+enum lcp_route_verdict lcp_route_parse(const struct nlmsghdr *nlh, const int *ifindex,
+	const uint16_t *refs, unsigned int nb_ports, struct lcp_route *r);
 
 /** The port whose mirror has @p ifindex, or -1. */
 int lcp_port_of_ifindex(int ifindex);

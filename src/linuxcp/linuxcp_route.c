@@ -6,6 +6,8 @@
  *   RTM_NEWROUTE 198.19.0.0/16 RTA_GATEWAY 198.18.2.2 RTA_OIF dp1
  *     -> "198.19.0.0/16 via 198.18.2.2 port 1"
  *   RTM_NEWROUTE 198.19.80.0/24 RTA_OIF dp1 (on-link) -> "198.19.80.0/24 port 1"
+ *   RTM_NEWROUTE 198.19.90.0/24 RTA_GATEWAY 198.18.21.2 RTA_OIF dp1.100 (a sub-interface's)
+ *     -> "198.19.90.0/24 via 198.18.21.2 port 1.100"
  *   RTM_NEWROUTE 198.19.0.0/16 RTA_MULTIPATH { gw A dev dp0 weight 1, gw B dev dp1 weight 3 }
  *     -> "198.19.0.0/16 via A port 0 weight 1 via B port 1 weight 3"
  *   RTM_DELROUTE 198.19.0.0/16 ... -> "198.19.0.0/16"
@@ -51,9 +53,16 @@ port_of(int ifindex, const int *ifindex_of, unsigned int nb_ports)
 	return -1;
 }
 
+/* "N" or "N.VID": how routes name the port of index @p port */
+static const char *
+port_name(int port, const uint16_t *refs, char *buf, size_t len)
+{
+	return dp_config_port_ref_str(refs != NULL ? refs[port] : (uint16_t)port, buf, len);
+}
+
 /* " via GW port N [weight W]" at the end of @p r->text; false: no room or no gateway */
 static bool
-text_add_path(struct lcp_route *r, const struct nlattr *gw, int port, unsigned int weight)
+text_add_path(struct lcp_route *r, const struct nlattr *gw, const char *port, unsigned int weight)
 {
 	char addr[INET6_ADDRSTRLEN];
 	size_t used = strlen(r->text);
@@ -64,28 +73,29 @@ text_add_path(struct lcp_route *r, const struct nlattr *gw, int port, unsigned i
 	if (inet_ntop(r->family, mnl_attr_get_payload(gw), addr, sizeof(addr)) == NULL)
 		return false;
 	if (weight != 0)
-		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %d weight %u",
+		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %s weight %u",
 			addr, port, weight);
 	else
-		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %d", addr, port);
+		n = snprintf(r->text + used, sizeof(r->text) - used, " via %s port %s", addr, port);
 	return n > 0 && (size_t)n < sizeof(r->text) - used;
 }
 
 /* " port N" at the end of @p r->text: an on-link route */
 static bool
-text_add_port(struct lcp_route *r, int port)
+text_add_port(struct lcp_route *r, const char *port)
 {
 	size_t used = strlen(r->text);
-	int n = snprintf(r->text + used, sizeof(r->text) - used, " port %d", port);
+	int n = snprintf(r->text + used, sizeof(r->text) - used, " port %s", port);
 
 	return n > 0 && (size_t)n < sizeof(r->text) - used;
 }
 
 /* the next hops of RTA_MULTIPATH: each rtnexthop with its own attributes */
 static enum lcp_route_verdict
-parse_multipath(
-	const struct nlattr *mp, const int *ifindex, unsigned int nb_ports, struct lcp_route *r)
+parse_multipath(const struct nlattr *mp, const int *ifindex, const uint16_t *refs,
+	unsigned int nb_ports, struct lcp_route *r)
 {
+	char name[16];
 	const struct rtnexthop *nh = mnl_attr_get_payload(mp);
 	int left = (int)mnl_attr_get_payload_len(mp);
 	unsigned int nb = 0, other = 0;
@@ -100,7 +110,9 @@ parse_multipath(
 			RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), route_attr_cb, &a);
 		if (port < 0)
 			other++;
-		else if (!text_add_path(r, a.tb[RTA_GATEWAY], port, weight > 255 ? 255 : weight))
+		else if (!text_add_path(r, a.tb[RTA_GATEWAY],
+				 port_name(port, refs, name, sizeof(name)),
+				 weight > 255 ? 255 : weight))
 			return LCP_ROUTE_UNSUPPORTED;
 		nb++;
 		left -= RTNH_ALIGN(nh->rtnh_len);
@@ -115,12 +127,12 @@ parse_multipath(
 }
 
 enum lcp_route_verdict
-lcp_route_parse(
-	const struct nlmsghdr *nlh, const int *ifindex, unsigned int nb_ports, struct lcp_route *r)
+lcp_route_parse(const struct nlmsghdr *nlh, const int *ifindex, const uint16_t *refs,
+	unsigned int nb_ports, struct lcp_route *r)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct route_attrs a;
-	char addr[INET6_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN], name[16];
 	uint32_t table;
 	enum lcp_route_verdict v;
 	int port;
@@ -153,7 +165,7 @@ lcp_route_parse(
 	snprintf(r->text, sizeof(r->text), "%s/%u", addr, r->plen);
 
 	if (a.tb[RTA_MULTIPATH] != NULL) {
-		v = parse_multipath(a.tb[RTA_MULTIPATH], ifindex, nb_ports, r);
+		v = parse_multipath(a.tb[RTA_MULTIPATH], ifindex, refs, nb_ports, r);
 	} else {
 		port = a.tb[RTA_OIF] != NULL
 			       ? port_of((int)mnl_attr_get_u32(a.tb[RTA_OIF]), ifindex, nb_ports)
@@ -162,8 +174,11 @@ lcp_route_parse(
 			v = LCP_ROUTE_OTHER_IF;
 		else if (a.tb[RTA_GATEWAY] == NULL)
 			/* on-link: "PREFIX/len port N" */
-			v = text_add_port(r, port) ? LCP_ROUTE_ADD : LCP_ROUTE_UNSUPPORTED;
-		else if (!text_add_path(r, a.tb[RTA_GATEWAY], port, 0))
+			v = text_add_port(r, port_name(port, refs, name, sizeof(name)))
+				    ? LCP_ROUTE_ADD
+				    : LCP_ROUTE_UNSUPPORTED;
+		else if (!text_add_path(r, a.tb[RTA_GATEWAY],
+				 port_name(port, refs, name, sizeof(name)), 0))
 			v = LCP_ROUTE_UNSUPPORTED;
 		else
 			v = LCP_ROUTE_ADD;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The mirrors: one net_tap port a dpfwd port, driven by the control lcore
- * only (its one RX and one TX queue), never a data port of the workers.
+ * The mirrors: one net_tap port a dpfwd port or sub-interface (dp0.100),
+ * driven by the control lcore only (its one RX and one TX queue), never a data
+ * port of the workers.
  *
  *   worker: ip4_local/ip6_local -> linux_punt ==(punt ring)==> control lcore
  *   control lcore: punt handler --> TAP TX --> kernel interface (dp0)
@@ -136,6 +137,29 @@ lcp_tap_poll(void)
 	}
 }
 
+/* The kernel name of port @p port's mirror: the names pattern's for a port, its parent's
+ * with ".VID" for a sub-interface (dp0.100). @return 0, or -ENAMETOOLONG (the parent's
+ * name in mi->name). */
+static int
+mirror_name(struct lcp_mirror *mi, uint16_t port, const struct dp_linuxcp_config *c)
+{
+	const struct dp_port *dp = &dp_ports[port];
+	char parent[DP_LINUXCP_NAME_LEN];
+	int n;
+
+	if (!dp_port_is_vlan(port)) {
+		snprintf(mi->name, sizeof(mi->name), c->names, port);
+		return 0;
+	}
+	snprintf(parent, sizeof(parent), c->names, dp->parent);
+	n = snprintf(mi->name, sizeof(mi->name), "%s.%u", parent, dp->vid);
+	if (n < 0 || (size_t)n >= sizeof(mi->name)) {
+		dp_strlcpy(mi->name, parent, sizeof(mi->name));
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 static int
 tap_create(struct lcp_mirror *mi, uint16_t port, const struct dp_linuxcp_config *c, char *err,
 	size_t errlen)
@@ -146,7 +170,16 @@ tap_create(struct lcp_mirror *mi, uint16_t port, const struct dp_linuxcp_config 
 	int rc, socket;
 
 	snprintf(mi->vdev, sizeof(mi->vdev), "net_tap_lcp%u", port);
-	snprintf(mi->name, sizeof(mi->name), c->names, port);
+	rc = mirror_name(mi, port, c);
+	if (rc < 0) {
+		snprintf(err, errlen,
+			"%s:%d: linux: the mirror of port %u.%u would be '%s.%u', longer than "
+			"%d characters: a shorter [linux] names",
+			c->names_at.file != NULL ? c->names_at.file : c->loc.file,
+			c->names_at.file != NULL ? c->names_at.line : c->loc.line, dp->parent,
+			dp->vid, mi->name, dp->vid, IFNAMSIZ - 1);
+		return rc;
+	}
 	/* the port's MAC; a port without one of its own (net_ring): the TAP's */
 	rte_ether_format_addr(mac, sizeof(mac), &dp->mac);
 	if (rte_is_valid_assigned_ether_addr(&dp->mac))
@@ -244,8 +277,9 @@ lcp_tap_start(const struct dp_config *cfg, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	memset(&lcp_stats, 0, sizeof(lcp_stats));
-	/* the ports' devices; 802.1Q sub-interfaces have no mirror (linux_no_tap) */
-	for (p = 0; p < dp_nb_phys_ports; p++) {
+	/* the ports, then the 802.1Q sub-interfaces: what Linux sends out of a sub-interface's
+	 * mirror leaves through the sub-interface (tagged, dp_ctl_send()) */
+	for (p = 0; p < dp_nb_ports; p++) {
 		rc = tap_create(&lcp_mirrors[p], p, c, err, errlen);
 		if (rc < 0) {
 			lcp_tap_stop();

@@ -103,7 +103,9 @@ test_linuxcp_config_bad_values_name_line(void)
 }
 
 /* mirrors: port 0 is ifindex 7, port 1 is ifindex 9; ifindex 3 is another interface */
-static const int ifindex[2] = { 7, 9 };
+/* port 0 (dp0), port 1 (dp1), and sub-interface 1.100 (dp1.100) at index 2 */
+static const int ifindex[3] = { 7, 9, 11 };
+static const uint16_t refs[3] = { 0, 1, DP_CONFIG_PORT_REF(1, 100) };
 
 struct hop {
 	const char *gw;
@@ -227,6 +229,17 @@ static const struct route_case cases[] = {
 	{ "IPv6 with a link-local gateway",
 		{ RTM_NEWROUTE, AF_INET6, "2001:db8:99::", 48, MAIN, BOOT, UNI, "fe80::2", 9 },
 		LCP_ROUTE_ADD, "2001:db8:99::/48 via fe80::2 port 1" },
+	{ "through a sub-interface's mirror",
+		{ RTM_NEWROUTE, AF_INET, "198.19.90.0", 24, MAIN, BOOT, UNI, "198.18.21.2", 11 },
+		LCP_ROUTE_ADD, "198.19.90.0/24 via 198.18.21.2 port 1.100" },
+	{ "on-link through a sub-interface's mirror",
+		{ RTM_NEWROUTE, AF_INET, "198.19.91.0", 24, MAIN, BOOT, UNI, NULL, 11 },
+		LCP_ROUTE_ADD, "198.19.91.0/24 port 1.100" },
+	{ "multipath through a port and a sub-interface",
+		{ RTM_NEWROUTE, AF_INET, "198.19.92.0", 24, MAIN, BOOT, UNI, NULL, 0,
+			{ { "198.18.10.2", 7, 1 }, { "198.18.21.2", 11, 2 } } },
+		LCP_ROUTE_ADD,
+		"198.19.92.0/24 via 198.18.10.2 port 0 weight 1 via 198.18.21.2 port 1.100 weight 2" },
 	{ "IPv6 link-local prefix",
 		{ RTM_NEWROUTE, AF_INET6, "fe80::", 64, MAIN, BOOT, UNI, "fe80::2", 9 },
 		LCP_ROUTE_SKIP, NULL },
@@ -242,7 +255,7 @@ test_linuxcp_route_messages_translate_to_route_text(void)
 		const struct route_case *c = &cases[i];
 		struct nlmsghdr *nlh = build(buf, &c->msg);
 		struct lcp_route r;
-		enum lcp_route_verdict v = lcp_route_parse(nlh, ifindex, 2, &r);
+		enum lcp_route_verdict v = lcp_route_parse(nlh, ifindex, refs, 3, &r);
 
 		if (v != c->verdict || (c->text != NULL && strcmp(r.text, c->text) != 0)) {
 			printf("\n  %s: verdict %d, text '%s' (want %d, '%s')", c->what, v, r.text,
@@ -261,7 +274,7 @@ test_linuxcp_route_short_message_is_unsupported(void)
 	struct lcp_route r;
 
 	nlh->nlmsg_type = RTM_NEWROUTE;
-	CU_ASSERT_EQUAL(lcp_route_parse(nlh, ifindex, 2, &r), LCP_ROUTE_UNSUPPORTED);
+	CU_ASSERT_EQUAL(lcp_route_parse(nlh, ifindex, refs, 3, &r), LCP_ROUTE_UNSUPPORTED);
 }
 
 static const struct dp_test tests[] = {
