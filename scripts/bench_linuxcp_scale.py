@@ -230,9 +230,14 @@ def dump_again(rig, nb):
     _, s = rig.sample()
     full = s["fwd"]["ip4_routes"]
     rig.dpctl("route", "reload", rig.cfg)
-    _, s = rig.sample()
-    if full - s["fwd"]["ip4_routes"] != nb:
-        raise RuntimeError(f"reload left {s['fwd']['ip4_routes']} of {full} routes")
+    t0 = time.monotonic()
+    while True:  # the telemetry JSON after the reload
+        _, s = rig.sample()
+        if full - s["fwd"]["ip4_routes"] == nb:
+            break
+        if time.monotonic() - t0 > 30:
+            raise RuntimeError(f"reload left {s['fwd']['ip4_routes']} of {full} routes")
+        time.sleep(INTERVAL_MS / 1000)
     rig.dpctl("raw", "/dpfwd/linux/resync")
     rate, _, mpps = wait_routes(rig, full, "resync dump")
     return rate, mpps

@@ -482,23 +482,41 @@ int
 dp_telemetry_json_write(const char *path, const json_t *snap)
 {
 	char tmp[4096];
+	char *text;
+	size_t len, done;
+	ssize_t n = 0;
 	int fd;
 	int rc;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	/* the text whole, then written in one go: json_dumpfd() makes a write() of each
+	 * token, tens of thousands a snapshot, on the control lcore */
 	/* 16 significant digits: time_unix (10 digits of seconds) keeps its microseconds */
-	rc = json_dumpfd(snap, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(16));
-	if (rc == 0 && write(fd, "\n", 1) != 1)
-		rc = -1;
-	if (rc < 0) {
-		rc = -EIO;
+	text = json_dumps(snap, JSON_INDENT(1) | JSON_REAL_PRECISION(16));
+	if (text == NULL)
+		return -ENOMEM;
+	len = strlen(text);
+	text[len] = '\n'; /* in place of the terminating NUL, which is not written */
+	len++;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		free(text);
+		return rc;
+	}
+	for (done = 0; done < len; done += (size_t)n) {
+		n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			break;
+	}
+	free(text);
+	if (done < len) {
 		close(fd);
 		unlink(tmp);
-		return rc;
+		return -EIO;
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		rc = -errno;
