@@ -260,6 +260,8 @@ def main():
     ap.add_argument("-n", type=int, default=1000000, help="routes (default 1000000)")
     ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle forwarding")
     a = ap.parse_args()
+    # a timeout's SIGTERM still stops dpfwd and removes the namespaces (finally)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     build = os.path.abspath(a.build)
     tmp = tempfile.mkdtemp(prefix="lcpscale-")
     rig = Rig(build, tmp, a.n)
