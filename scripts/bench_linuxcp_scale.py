@@ -21,7 +21,7 @@ port 0, two net_null sinks) with [linux] on, in a network namespace of its own. 
 
 The table is gen-routes.py's (mostly /24s, 2 % longer than /24). Root; hugepages.
 
-  scripts/bench_linuxcp_scale.py --build build [-n 1000000]
+  scripts/bench_linuxcp_scale.py --build build [-n 1000000] [--no-kernel-alone]
 """
 import argparse
 import json
@@ -259,6 +259,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("-n", type=int, default=1000000, help="routes (default 1000000)")
     ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle forwarding")
+    ap.add_argument("--no-kernel-alone", action="store_true",
+                    help="leave step 0 (ip -batch without dpfwd) out")
     a = ap.parse_args()
     # a timeout's SIGTERM still stops dpfwd and removes the namespaces (finally)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -268,8 +270,10 @@ def main():
     try:
         log(f"tables: {a.n} routes ...")
         table, batch = write_tables(tmp, a.n)
-        log("kernel alone: ip -batch without dpfwd ...")
-        alone_s = kernel_alone(batch)
+        alone_s = None
+        if not a.no_kernel_alone:
+            log("kernel alone: ip -batch without dpfwd ...")
+            alone_s = kernel_alone(batch)
         rig.up()
         log("idle forwarding ...")
         idle = rate_over(rig, a.idle)
@@ -283,8 +287,9 @@ def main():
         print(f"routes                      {a.n}")
         print(f"netlink   routes/s          {nl_rate:,.0f}  (first to last seen in dpfwd; "
               f"{nl_total:.2f} s from ip -batch to the last; ip -batch itself {ip_s:.2f} s)")
-        print(f"kernel alone routes/s       {a.n / alone_s:,.0f}  (ip -batch in a namespace "
-              "without dpfwd: the most a push can give)")
+        if alone_s is not None:
+            print(f"kernel alone routes/s       {a.n / alone_s:,.0f}  (ip -batch in a "
+                  "namespace without dpfwd: the most a push can give)")
         print(f"netlink dump routes/s       {dump_rate:,.0f}  (dpfwd without them, "
               "then /dpfwd/linux/resync)")
         print(f"route file routes/s         {nb_file / file_s:,.0f}  ({nb_file} IPv4 routes "
