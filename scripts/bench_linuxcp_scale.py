@@ -9,6 +9,8 @@ port 0, two net_null sinks) with [linux] on, in a network namespace of its own. 
   0. kernel:   `ip -batch` of the routes in a namespace without dpfwd (veths): the rate
                the kernel and ip give, the ceiling of step 2;
   1. idle:     the forwarding rate (port 1 and 2 TX) for a few seconds;
+               with each rate, the share of the time the worker thread ran (schedstat):
+               below 100 %, other threads took turns on its CPU;
   2. netlink:  `ip -batch` of N `route add` lines through the mirrors dp1 and dp2 in that
                namespace; routes/s from the first to the last route seen in dpfwd
                (fwd.ip4_routes of the telemetry JSON, read every 100 ms), and the
@@ -124,6 +126,22 @@ class Rig:
             if s is not None:
                 return time.monotonic(), s
             time.sleep(0.005)
+
+
+def worker_cpu_s(rig):
+    """CPU seconds the worker thread (rte-worker-1) has run: against the wall clock, the
+    share of its CPU it had (less than 1: other threads took turns on it)."""
+    task = f"/proc/{rig.proc.pid}/task"
+    for tid in os.listdir(task):
+        try:
+            with open(f"{task}/{tid}/comm") as f:
+                if not f.read().startswith("rte-worker"):
+                    continue
+            with open(f"{task}/{tid}/schedstat") as f:
+                return int(f.read().split()[0]) / 1e9
+        except OSError:
+            continue
+    return float("nan")
 
 
 def rate_over(rig, seconds):
@@ -275,12 +293,20 @@ def main():
             log("kernel alone: ip -batch without dpfwd ...")
             alone_s = kernel_alone(batch)
         rig.up()
+        share = {}
+
+        def timed(what, fn, *args):
+            c0, t0 = worker_cpu_s(rig), time.monotonic()
+            r = fn(*args)
+            share[what] = (worker_cpu_s(rig) - c0) / (time.monotonic() - t0)
+            return r
+
         log("idle forwarding ...")
-        idle = rate_over(rig, a.idle)
+        idle = timed("idle", rate_over, rig, a.idle)
         log(f"netlink: ip -batch of {a.n} routes ...")
-        nl_rate, nl_total, ip_s, during, snap = push_netlink(rig, batch, a.n)
+        nl_rate, nl_total, ip_s, during, snap = timed("push", push_netlink, rig, batch, a.n)
         log("netlink: dump again ...")
-        dump_rate, dump_mpps = dump_again(rig, a.n)
+        dump_rate, dump_mpps = timed("dump", dump_again, rig, a.n)
         log("route file: reload ...")
         nb_file, file_s = load_file(rig, table)
         lx = snap["linux"]
@@ -296,9 +322,10 @@ def main():
               f"in {file_s:.2f} s, dpctl route reload)")
         print(f"netlink / file              {nl_rate / (nb_file / file_s):.2f} (push), "
               f"{dump_rate / (nb_file / file_s):.2f} (dump)")
-        print(f"forwarding Mpps idle        {idle:.2f}")
-        print(f"forwarding Mpps during push {during:.2f}")
-        print(f"forwarding Mpps during dump {dump_mpps:.2f}")
+        print(f"forwarding Mpps idle        {idle:.2f}  (worker on its CPU "
+              f"{100 * share['idle']:.0f} % of the time)")
+        print(f"forwarding Mpps during push {during:.2f}  ({100 * share['push']:.0f} %)")
+        print(f"forwarding Mpps during dump {dump_mpps:.2f}  ({100 * share['dump']:.0f} %)")
         print(f"linux: routes_added {lx['routes_added']} route_errors {lx['route_errors']} "
               f"resyncs {lx['resyncs']} netlink_messages {lx['netlink_messages']}; "
               f"fwd ip4_routes {snap['fwd']['ip4_routes']}; table copies {snap['route_changes']['copies']}")
