@@ -25,7 +25,7 @@ PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcun
 	libpcap-dev libmnl-dev libjansson-dev libmicrohttpd-dev libsystemd-dev python3 python3-pyelftools python3-matplotlib
 	ministat curl clang-format clang-tidy jq clang libclang-rt-14-dev
 	scdoc python3-jsonschema python3-prometheus-client python3-scapy
-	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd) # the last line: tests/netns (hosts in namespaces)
+	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd frr) # the last line: tests/netns (hosts in namespaces; frr: the FRR tests)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 
