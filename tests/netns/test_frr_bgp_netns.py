@@ -8,7 +8,8 @@ Linux and injected back). B announces its loopback prefix and 1000 more; they re
 dpfwd's table through the kernel within a bound measured here, carry A's traffic to B's
 loopback through dpfwd (not through the namespace's kernel), and leave when withdrawn.
 A prefix both hosts announce is an ECMP group of two next hops; A's link going down
-leaves it with B's. dpfwd killed and started again under the running FRR: its mirrors
+leaves it with B's. A prefix of dpfwd's config that A announces stays the config's.
+dpfwd killed and started again under the running FRR: its mirrors
 come back, the sessions over them, and it has the 1001 prefixes again.
 
   A 198.18.10.2 AS 65001 -- port0 [dpfwd dp0 dp1, FRR AS 65000] port1 -- B 198.18.20.2
@@ -30,11 +31,14 @@ import frr  # noqa: E402
 import netns  # noqa: E402
 
 DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
+sys.path.insert(0, os.path.dirname(DPCTL))
+import dpctl  # noqa: E402  (its telemetry client: polls without a process each)
 LOOP = "198.19.2.0/24"
 LOOP_ADDR = "198.19.2.1"
 NB_MORE = 1000
 MORE = "198.19.128.0/17"  # the 1000 more: /28s from 198.19.128.0
 BOTH = "198.19.99.0/24"  # announced by A and B
+CONFIG_PFX = "198.19.30.0/24"  # a route of dpfwd's config (netns.Topology), via B
 CONVERGE_S = 10.0  # the bound docs/linux-cp.md states for 1001 prefixes
 # Later waits for all of them: a burst of 1001 route messages can overrun dpfwd's netlink
 # socket, and the resync that follows (a dump, docs/linux-cp.md) takes longer.
@@ -99,7 +103,14 @@ class Rig:
 
     def routes_in(self, prefix):
         """dpfwd's routes in @p prefix: (count, lines of the first 200)."""
-        reply = json.loads(self.dpctl("--json", "route", "list", prefix))
+        if getattr(self, "tel_of", None) is not self.dp:
+            if getattr(self, "tel", None) is not None:
+                self.tel.sock.close()
+            self.tel = dpctl.Telemetry(f"/var/run/dpdk/{self.dp.prefix}/dpdk_telemetry.v2")
+            self.tel_of = self.dp
+        reply = dpctl.normalize(self.tel.get(f"/dpfwd/route/list,{prefix}"))
+        if not reply.get("ok"):
+            raise AssertionError(f"route list {prefix}: {reply}")
         return reply.get("routes_in_prefix", 0), reply.get("routes") or []
 
     def route(self, prefix):
@@ -210,6 +221,24 @@ class FrrBgpTest(unittest.TestCase):
         wait_for(f"{NB_MORE} prefixes back in dpfwd",
                  lambda: rig.routes_in(MORE)[0] == NB_MORE, timeout=AGAIN_S, every=0.2)
         self.assertEqual(rig.linux()["route_errors"], 0)
+
+    def test_3_config_prefix_announced_by_a_stays_the_configs(self):
+        # the topology's config has 198.19.30.0/24 via B: A's announcement of it reaches
+        # the kernel, not dpfwd, and its withdrawal leaves the config's route in place
+        rig, t = self.rig, self.rig.topo
+        cfg = f"{CONFIG_PFX} via {t.b.ip4} port 1"
+        self.assertEqual(rig.route(CONFIG_PFX), cfg)
+        counted = rig.linux()["routes_config"]
+        rig.a.config("router bgp 65001", "address-family ipv4 unicast", f"network {CONFIG_PFX}")
+        wait_for("A's route in the kernel", lambda: f"via {t.a.ip4} dev dp0" in netns.sh(
+            "ip", "route", "show", CONFIG_PFX, ns=t.router_ns).stdout)
+        wait_for("routes_config counted", lambda: rig.linux()["routes_config"] > counted)
+        self.assertEqual(rig.route(CONFIG_PFX), cfg)
+        rig.a.config("router bgp 65001", "address-family ipv4 unicast",
+                     f"no network {CONFIG_PFX}")
+        wait_for("A's route gone from the kernel", lambda: "dp0" not in netns.sh(
+            "ip", "route", "show", CONFIG_PFX, ns=t.router_ns).stdout)
+        self.assertEqual(rig.route(CONFIG_PFX), cfg)
 
     def test_4_two_peers_one_prefix_is_an_ecmp_group(self):
         rig, t = self.rig, self.rig.topo
