@@ -9,7 +9,8 @@
  * request for the sender) leave through port0; a worker that punts faster than
  * the control lcore polls fills its punt ring, and the rest are linux_punt_full.
  * OSPF's hellos to 224.0.0.5 and ff02::5, in multicast frames, come out of the
- * mirror too.
+ * mirror too. After a netlink overrun, routes changed while the kernel dropped its
+ * notifications end right in dpfwd's table.
  *
  *   host 198.18.0.2 --- port0 198.18.0.1/24 (lcpt0)   port1 198.18.101.1/24 (lcpt1)
  *
@@ -19,6 +20,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -34,6 +36,7 @@
 
 #include "dp_ctl.h"
 #include "dp_drop.h"
+#include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_port.h"
 #include "dp_test.h"
@@ -63,6 +66,8 @@ static const char config_text[] = "[dpfwd]\n"
 				  "rx = (0,0,1), (1,0,1)\n"
 				  "[neighbors]\n"
 				  "neigh = 198.18.0.2 lladdr 02:11:00:00:00:02 port 0\n"
+				  "[routes]\n"
+				  "ip4_max = 4096\n"
 				  "[linux]\n"
 				  "enabled = on\n"
 				  "names = lcpt%u\n";
@@ -278,6 +283,75 @@ test_linuxcp_punt_ring_full_counts_linux_punt_full(void)
 	ring_rig_flush_drain_all(&rig);
 }
 
+/* steps() for routes from netlink: the worker, walked on this thread, taken offline before
+ * the control lcore's turn (its route changes wait for the workers' RCU quiescence) */
+static void
+route_steps(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dp_graph_worker_run(dp_workers[0], 4);
+		dp_graph_worker_flush(dp_workers[0]);
+		ring_rig_rcu_offline();
+		dp_ctl_poll(dp_ctl_now_ms());
+		usleep(2000);
+	}
+}
+
+/* `ip -batch` of @p nb route commands "route VERB 172.B.x.y/32 ...", B = @p second */
+static void
+routes_batch(const char *verb, unsigned int second, unsigned int nb)
+{
+	char path[] = "/tmp/lcp_rig_routesXXXXXX", cmd[128];
+	const int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(f != NULL);
+	for (i = 0; i < nb; i++)
+		fprintf(f, "route %s 172.%u.%u.%u/32%s\n", verb, second, i / 250, i % 250 + 1,
+			verb[0] == 'a' ? " via 198.18.101.2 dev lcpt1" : "");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "ip -batch %s", path);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	unlink(path);
+}
+
+/*
+ * The kernel reports an overrun of the netlink socket (ENOBUFS) once, then drops every
+ * notification without a word until the socket was emptied. A route 10.0.0.0/24 deleted
+ * in that time, after the reads have gone past the start of the table, must still leave
+ * dpfwd, and the routes of a second burst that were dropped must arrive: the resync's
+ * dump has to come after the socket was emptied, not at the ENOBUFS.
+ */
+static void
+test_linuxcp_changes_dropped_after_an_overrun_are_caught_up(void)
+{
+	const unsigned int nb = 800;
+	const uint32_t last = 0xac110000u | (nb - 1) / 250 << 8 | ((nb - 1) % 250 + 1);
+	unsigned int i;
+
+	CU_ASSERT_FATAL(system("ip route add 10.0.0.0/24 via 198.18.101.2 dev lcpt1") == 0);
+	for (i = 0; i < 200 && dp_fwd_lookup4(0x0a000001u) == DP_FWD_NO_ROUTE; i++)
+		route_steps(1);
+	CU_ASSERT_FATAL(dp_fwd_lookup4(0x0a000001u) != DP_FWD_NO_ROUTE);
+	routes_batch("add", 16, nb); /* more than the socket holds: an overrun */
+	route_steps(1);              /* ENOBUFS read, the socket still full */
+	routes_batch("add", 17, nb); /* dropped without a word */
+	route_steps(3);              /* some of what the socket holds read */
+	CU_ASSERT_FATAL(system("ip route del 10.0.0.0/24") == 0);
+	for (i = 0; i < 1500 && (dp_fwd_lookup4(0x0a000001u) != DP_FWD_NO_ROUTE ||
+					dp_fwd_lookup4(last) == DP_FWD_NO_ROUTE);
+		i++)
+		route_steps(1);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0x0a000001u), DP_FWD_NO_ROUTE);
+	CU_ASSERT_NOT_EQUAL(dp_fwd_lookup4(last), DP_FWD_NO_ROUTE);
+	routes_batch("del", 16, nb);
+	routes_batch("del", 17, nb);
+	route_steps(200);
+}
+
 static const struct dp_test tests[] = {
 	{ "test_linuxcp_udp_to_the_router_comes_out_of_the_mirror",
 		test_linuxcp_udp_to_the_router_comes_out_of_the_mirror },
@@ -287,6 +361,8 @@ static const struct dp_test tests[] = {
 		test_linuxcp_ospf_hellos_to_their_groups_come_out_of_the_mirror },
 	{ "test_linuxcp_punt_ring_full_counts_linux_punt_full",
 		test_linuxcp_punt_ring_full_counts_linux_punt_full },
+	{ "test_linuxcp_changes_dropped_after_an_overrun_are_caught_up",
+		test_linuxcp_changes_dropped_after_an_overrun_are_caught_up },
 	{ NULL, NULL },
 };
 
