@@ -26,6 +26,7 @@ PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcun
 	ministat curl clang-format clang-tidy jq clang libclang-rt-14-dev
 	scdoc python3-jsonschema python3-prometheus-client python3-scapy
 	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd # tests/netns (hosts in namespaces)
+	frr # tests/netns: the FRR tests
 	sockperf) # tests/preload (socat too)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }

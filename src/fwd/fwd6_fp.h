@@ -124,6 +124,18 @@ ip6_is_our_group(const uint8_t *a, uint16_t port)
 	       (p->has_global && memcmp(a + 13, p->global + 13, 3) == 0);
 }
 
+/**
+ * A link-scope group (ff02::/16, RFC 4291 2.7) other than a solicited-node one
+ * (ff02::1:ff00:0/104): a protocol's (OSPFv3 ff02::5, ::6, RIPng ::9, ...).
+ */
+static inline bool
+ip6_is_link_group(const uint8_t *a)
+{
+	static const uint8_t sn_pfx[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff };
+
+	return a[0] == 0xff && a[1] == 0x02 && memcmp(a, sn_pfx, sizeof(sn_pfx)) != 0;
+}
+
 /** The Ethernet address of IPv6 multicast group @p a: 33:33 + its last 32 bits (RFC 2464 7). */
 static inline void
 ip6_mcast_mac(const uint8_t *a, struct rte_ether_addr *mac)

@@ -8,9 +8,10 @@
  *         checksum; put in the worker's TX buffer) or one the fast match took;
  *         ip4_output (next hop not resolved); a local service's node for a
  *         UDP datagram to the router and a claimed port; ip4_local (the rest
- *         to the router); icmp4_error (ip4_no_route, ip4_ttl_exceeded,
- *         ip4_frag_needed: larger than the next hop's MTU with DF set); ip4_frag
- *         (larger than the next hop's MTU, DF clear); drop (ip4_truncated,
+ *         to the router, and 224.0.0.0/24 in a multicast frame); icmp4_error
+ *         (ip4_no_route, ip4_ttl_exceeded, ip4_frag_needed: larger than the
+ *         next hop's MTU with DF set); ip4_frag (larger than the next hop's
+ *         MTU, DF clear); drop (ip4_truncated,
  *         ip4_bad_version, ip4_bad_ihl, ip4_bad_length,
  *         ip4_bad_cksum, ip4_martian)
  *
@@ -98,6 +99,18 @@ ip4_check(const bool cksum_check, const bool ck_flags, struct rte_mbuf *m,
 	return DP_DROP_MAX;
 }
 
+/* To the Local Network Control Block (224.0.0.0/24, RFC 5771 4) in a multicast frame,
+ * from a valid source: for the router itself (ip4_local), never forwarded. */
+static inline bool
+ip4_link_local_group(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	const uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+
+	return (dst >> 8) == 0xe00000 &&
+	       !dp_fwd_ip4_martian_octet[rte_be_to_cpu_32(ip->src_addr) >> 24] &&
+	       (rte_pktmbuf_mtod(m, const uint8_t *)[0] & 1) != 0;
+}
+
 /* The slow path for one packet the fast pass refused: the exact reason, counted. */
 static __rte_noinline rte_edge_t
 ip4_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, bool cksum_check, int meta_off)
@@ -107,6 +120,8 @@ ip4_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, bool cksum_check, int meta
 	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
 	uint32_t nh;
 
+	if (why == DP_DROP_IP4_MARTIAN && ip4_link_local_group(m, ip))
+		return IP4_FWD_NEXT_LOCAL;
 	if (why != DP_DROP_MAX) {
 		w->stats.drops[why]++;
 		return IP4_FWD_NEXT_DROP;

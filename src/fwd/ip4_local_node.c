@@ -2,14 +2,15 @@
 /*
  * ip4_local (local delivery)
  *   uses: the IPv4 header, checked by ip4_fwd (whole, valid, in the first
- *         segment, not martian); the LPM table for the way back
+ *         segment, not martian but for 224.0.0.0/24); the LPM table for the way back
  *   sets: an echo reply in place of an echo request; dp_mbuf_meta.nh (its route)
  *   next: ip4_output (echo replies); a local service's node (UDP to a port
  *         it claimed, dp_fwd_local.h: the service checks the address; every
  *         fragment to the service that takes them, to reassemble; what no
- *         service takes, to the service of the rest when one is set); or drop
- *         (ip4_fragment_local, ip4_local, icmp_truncated, icmp_bad_cksum,
- *         icmp_unhandled, icmp_bad_addr, icmp_no_route)
+ *         service takes, and everything to 224.0.0.0/24, to the service of the
+ *         rest when one is set); or drop (l2_mcast_ip4, ip4_fragment_local,
+ *         ip4_local, icmp_truncated, icmp_bad_cksum, icmp_unhandled,
+ *         icmp_bad_addr, icmp_no_route)
  *
  * Packets for one of the router's own addresses (ip4_fwd's lookup found the
  * local next hop). One switch by protocol: ICMP echo requests are answered
@@ -39,6 +40,12 @@ enum ip4_local_next {
 	IP4_LOCAL_NEXT_MAX, /* then the local services' (fwd_local_priv.h) */
 };
 _Static_assert(IP4_LOCAL_NEXT_MAX == FWD_LOCAL_IP4_LOCAL_BASE, "services after the node's edges");
+
+static inline bool
+ip4_is_mcast(rte_be32_t dst)
+{
+	return (rte_be_to_cpu_32(dst) >> 28) == 0xe;
+}
 
 static inline rte_edge_t
 ip4_local_drop(struct dp_worker *w, enum dp_drop_reason why)
@@ -117,6 +124,10 @@ ip4_local_one(struct dp_worker *w, struct icmp4_worker *st, struct rte_mbuf *m, 
 	struct rte_ipv4_hdr *ip =
 		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 
+	/* to 224.0.0.0/24 (ip4_fwd let only those groups by): for the service of the rest,
+	 * which is in them (Linux: OSPF, RIP, ...), or dropped as before ip4_fwd */
+	if (unlikely(ip4_is_mcast(ip->dst_addr)))
+		return ip4_local_other(w, DP_DROP_L2_MCAST_IP4);
 	/* more fragments, or not the first: part of a datagram */
 	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
 		const uint8_t svc = __atomic_load_n(&dp_fwd_local_frag4, __ATOMIC_RELAXED);

@@ -15,7 +15,8 @@
  * Checks follow RFC 8200 and RFC 4291: version 6, a payload inside the frame,
  * no multicast, unspecified or loopback source, no unspecified or loopback
  * destination, link-local addresses never forwarded (2.5.6), multicast only
- * for the router's own groups (no multicast routing). The hop limit (RFC 8200
+ * for the router's own groups and, when a service takes the rest (Linux), the
+ * link-scope ones (no multicast routing). The hop limit (RFC 8200
  * 3) matters only for packets being forwarded, so it comes after the lookup.
  *
  * Extension headers are not parsed on the way through: a router forwards them
@@ -96,8 +97,12 @@ ip6_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, uint64_t hop, int meta_off
 		goto drop;
 	}
 	if (ip6_w_mcast(dhi)) {
-		/* no multicast routing: only the groups the router itself is in */
-		if (ip6_is_our_group(ip->dst_addr, dp_port_index[m->port]))
+		/* no multicast routing: only the groups the router itself is in, and the
+		 * link-scope ones of the service of the rest (Linux: OSPFv3's ff02::5 and
+		 * ::6, ...), others' solicited-node groups aside */
+		if (ip6_is_our_group(ip->dst_addr, dp_port_index[m->port]) ||
+			(ip6_is_link_group(ip->dst_addr) &&
+				__atomic_load_n(&dp_fwd_local_other6, __ATOMIC_RELAXED) != 0))
 			return IP6_FWD_NEXT_LOCAL;
 		why = DP_DROP_IP6_MCAST;
 		goto drop;

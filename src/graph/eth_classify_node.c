@@ -7,7 +7,7 @@
  *         mbuf->port the sub-interface's port id, and the inner frame decided as
  *         that port's
  *   next: ip4_fwd, ip6_fwd (unicast for the port, or multicast and broadcast:
- *         neighbor discovery), ctl_punt (ARP, to the control lcore), or drop
+ *         neighbor discovery; IPv4 to 224.0.0.0/24), ctl_punt (ARP, to the control lcore), or drop
  *         (l2_too_short, l2_too_long, l2_other_host, l2_mcast_ip4, vlan,
  *         vlan_unknown, not_ip4)
  *
@@ -20,6 +20,7 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_graph_worker.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "dp_ctl.h"
@@ -98,6 +99,19 @@ classify_stripped(struct dp_worker *w, struct rte_mbuf *m)
 	return to_sub_interface(w, m, id);
 }
 
+/* An IPv4 datagram to the Local Network Control Block, 224.0.0.0/24 (RFC 5771 4: OSPF's
+ * 224.0.0.5 and .6, RIP's .9, ...): for the router itself, never forwarded; ip4_fwd and
+ * ip4_local take it to the service of the rest (the Linux control plane) or drop it. */
+static inline bool
+ip4_link_local_group(const struct rte_mbuf *m)
+{
+	const uint8_t *dst = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+		sizeof(struct rte_ether_hdr) + offsetof(struct rte_ipv4_hdr, dst_addr));
+
+	return m->data_len >= sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) &&
+	       dst[0] == 224 && dst[1] == 0 && dst[2] == 0;
+}
+
 /* Where one frame goes; the reason counted when it is dropped. */
 static __rte_noinline rte_edge_t
 classify_one(struct dp_worker *w, struct rte_mbuf *m)
@@ -131,7 +145,7 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 	}
 	switch (eth->ether_type) {
 	case RTE_BE16(RTE_ETHER_TYPE_IPV4):
-		if (likely(rte_is_unicast_ether_addr(&eth->dst_addr)))
+		if (likely(rte_is_unicast_ether_addr(&eth->dst_addr)) || ip4_link_local_group(m))
 			return CLASSIFY_NEXT_IP4;
 		why = DP_DROP_L2_MCAST_IP4;
 		break;

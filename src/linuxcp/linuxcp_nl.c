@@ -11,7 +11,8 @@
  * down without a message for each), or when asked (/dpfwd/linux/resync), the
  * routes are dumped again under a new generation; at the dump's end, the
  * prefixes the dump did not name are deleted (a resync). One dump at a time:
- * a resync asked during one follows it. A prefix of the
+ * a resync asked during one follows it; a dump is asked when a read found the
+ * socket empty, after what it had was taken. A prefix of the
  * config's routes is the config's: netlink never replaces or deletes it.
  */
 #include <errno.h>
@@ -58,7 +59,7 @@ static struct {
 	uint32_t seq;
 	uint32_t dump_seq;
 	enum nl_dump dump;
-	bool resync_wanted; /* a resync asked during a dump: another one after it */
+	bool resync_wanted; /* a dump asked: at the next empty socket, after the one running */
 	uint64_t dump_ms;   /* when the dump in progress was asked */
 	int ifindex[DP_CONFIG_MAX_PORTS];
 	uint16_t refs[DP_CONFIG_MAX_PORTS]; /* how routes name each port: N or N.VID */
@@ -276,11 +277,8 @@ nl_dump_done(void)
 	const enum nl_dump was = nl.dump;
 
 	nl.dump = NL_DUMP_NONE;
-	if (nl.resync_wanted) {
-		nl.resync_wanted = false;
-		nl_dump_ask(NL_DUMP_ROUTES);
-		return;
-	}
+	if (nl.resync_wanted)
+		return; /* asked again once the socket is empty (nl_read()) */
 	if (was == NL_DUMP_ROUTES) {
 		nl_reconcile();
 		nl_dump_ask(NL_DUMP_NEIGH);
@@ -290,11 +288,7 @@ nl_dump_done(void)
 void
 lcp_nl_resync(void)
 {
-	if (nl.sock == NULL)
-		return;
-	if (nl.dump == NL_DUMP_NONE)
-		nl_dump_ask(NL_DUMP_ROUTES);
-	else
+	if (nl.sock != NULL)
 		nl.resync_wanted = true;
 }
 
@@ -315,10 +309,17 @@ nl_read(void)
 			if (errno == ENOBUFS) {
 				/* messages lost: dump again and reconcile */
 				lcp_stats.resyncs++;
-				lcp_nl_resync();
+				nl.resync_wanted = true;
 				continue;
 			}
-			return; /* EAGAIN: nothing more */
+			/* EAGAIN: the socket is empty. Only now is a dump asked: the kernel
+			 * reports ENOBUFS once per overrun, until the socket was emptied, so
+			 * a dump asked before would miss the changes dropped in between */
+			if (nl.dump == NL_DUMP_NONE && nl.resync_wanted) {
+				nl.resync_wanted = false;
+				nl_dump_ask(NL_DUMP_ROUTES);
+			}
+			return;
 		}
 		len = (int)n;
 		/* by hand rather than mnl_cb_run(): a dump's end and notifications share the socket */
@@ -350,11 +351,8 @@ lcp_nl_poll(void)
 		nl.dump = NL_DUMP_NONE;
 		nl.resync_wanted = true;
 	}
-	if (nl.dump == NL_DUMP_NONE && nl.resync_wanted) {
-		nl.resync_wanted = false;
-		nl_dump_ask(NL_DUMP_ROUTES);
-	}
-	/* the routes of one read share their waits for the workers */
+	/* a resync's dump is asked by nl_read() once it finds the socket empty; the
+	 * routes of one read share their waits for the workers */
 	dp_fwd_route_batch_begin();
 	nl_read();
 	dp_fwd_route_batch_end();

@@ -8,6 +8,9 @@
  * MAC: net_ring ports have none, the mirror has its own); Linux's answers (its ARP
  * request for the sender) leave through port0; a worker that punts faster than
  * the control lcore polls fills its punt ring, and the rest are linux_punt_full.
+ * OSPF's hellos to 224.0.0.5 and ff02::5, in multicast frames, come out of the
+ * mirror too. After a netlink overrun, routes changed while the kernel dropped its
+ * notifications end right in dpfwd's table.
  *
  *   host 198.18.0.2 --- port0 198.18.0.1/24 (lcpt0)   port1 198.18.101.1/24 (lcpt1)
  *
@@ -17,6 +20,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -27,10 +31,12 @@
 
 #include <rte_arp.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "dp_ctl.h"
 #include "dp_drop.h"
+#include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_port.h"
 #include "dp_test.h"
@@ -51,6 +57,7 @@ static const char config_text[] = "[dpfwd]\n"
 				  "dev = net_ring_l0\n"
 
 				  "ip4 = 198.18.0.1/24\n"
+				  "ip6 = 2001:db8:0:1::1/64\n"
 				  "[port1]\n"
 				  "dev = net_ring_l1\n"
 
@@ -59,6 +66,8 @@ static const char config_text[] = "[dpfwd]\n"
 				  "rx = (0,0,1), (1,0,1)\n"
 				  "[neighbors]\n"
 				  "neigh = 198.18.0.2 lladdr 02:11:00:00:00:02 port 0\n"
+				  "[routes]\n"
+				  "ip4_max = 4096\n"
 				  "[linux]\n"
 				  "enabled = on\n"
 				  "names = lcpt%u\n";
@@ -168,6 +177,80 @@ test_linuxcp_what_linux_sends_leaves_through_the_port(void)
 	CU_ASSERT_TRUE(arp_seen);
 }
 
+/* An OSPF packet (protocol 89) from the host to 224.0.0.5 (AllSPFRouters, RFC 2328 A.1),
+ * in a frame to its group's MAC; @p body: the bytes after the header */
+static size_t
+ospf4_hello(uint8_t *f, uint8_t body)
+{
+	static const uint8_t group_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x05 };
+	size_t len = ring_rig_udp4(f, 0, host_mac, IP_HOST, 0xe0000005u, 1234);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
+
+	memcpy(f, group_mac, sizeof(group_mac));
+	ip->next_proto_id = 89;
+	ip->time_to_live = 1;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	memset(ip + 1, body, len - RTE_ETHER_HDR_LEN - sizeof(*ip));
+	return len;
+}
+
+/* An OSPFv3 packet from fe80::11 to ff02::5 (RFC 5340 A.1), in a frame to 33:33:0:0:0:5 */
+static size_t
+ospf6_hello(uint8_t *f, uint8_t body)
+{
+	static const uint8_t src[16] = { 0xfe, 0x80, [15] = 0x11 };
+	static const uint8_t dst[16] = { 0xff, 0x02, [15] = 0x05 };
+	static const uint8_t group_mac[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x05 };
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN);
+	const uint16_t plen = 24;
+
+	memcpy(f, group_mac, sizeof(group_mac));
+	memcpy(f + 6, host_mac, 6);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	memset(ip, 0, sizeof(*ip));
+	ip->vtc_flow = rte_cpu_to_be_32(0x60000000u);
+	ip->payload_len = rte_cpu_to_be_16(plen);
+	ip->proto = 89;
+	ip->hop_limits = 1;
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, dst, 16);
+	memset(ip + 1, body, plen);
+	return RTE_ETHER_HDR_LEN + sizeof(*ip) + plen;
+}
+
+/* Linux is in OSPF's groups, dpfwd is not: the hellos go up to the mirror as they came */
+static void
+test_linuxcp_ospf_hellos_to_their_groups_come_out_of_the_mirror(void)
+{
+	uint8_t f4[2048], f6[2048], got[2048];
+	const size_t len4 = ospf4_hello(f4, 0x44), len6 = ospf6_hello(f6, 0x66);
+	const int fd = mirror_socket();
+	bool seen4 = false, seen6 = false;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, f4, len4);
+	ring_rig_inject(&rig, 0, f6, len6);
+	for (i = 0; i < 200 && !(seen4 && seen6); i++) {
+		ssize_t n;
+
+		steps(1);
+		while ((n = recv(fd, got, sizeof(got), 0)) > 0) {
+			if ((size_t)n >= len4 && memcmp(got, f4, len4) == 0)
+				seen4 = true;
+			if ((size_t)n >= len6 && memcmp(got, f6, len6) == 0)
+				seen6 = true;
+		}
+	}
+	close(fd);
+	CU_ASSERT_TRUE(seen4);
+	CU_ASSERT_TRUE(seen6);
+	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), 0);
+}
+
 /*
  * The control lcore does not poll while 1100 datagrams to the router arrive: the
  * punt ring takes what it holds (one slot kept empty by rte_ring), the rest are
@@ -200,13 +283,86 @@ test_linuxcp_punt_ring_full_counts_linux_punt_full(void)
 	ring_rig_flush_drain_all(&rig);
 }
 
+/* steps() for routes from netlink: the worker, walked on this thread, taken offline before
+ * the control lcore's turn (its route changes wait for the workers' RCU quiescence) */
+static void
+route_steps(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dp_graph_worker_run(dp_workers[0], 4);
+		dp_graph_worker_flush(dp_workers[0]);
+		ring_rig_rcu_offline();
+		dp_ctl_poll(dp_ctl_now_ms());
+		usleep(2000);
+	}
+}
+
+/* `ip -batch` of @p nb route commands "route VERB 172.B.x.y/32 ...", B = @p second */
+static void
+routes_batch(const char *verb, unsigned int second, unsigned int nb)
+{
+	char path[] = "/tmp/lcp_rig_routesXXXXXX", cmd[128];
+	const int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(f != NULL);
+	for (i = 0; i < nb; i++)
+		fprintf(f, "route %s 172.%u.%u.%u/32%s\n", verb, second, i / 250, i % 250 + 1,
+			verb[0] == 'a' ? " via 198.18.101.2 dev lcpt1" : "");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "ip -batch %s", path);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	unlink(path);
+}
+
+/*
+ * The kernel reports an overrun of the netlink socket (ENOBUFS) once, then drops every
+ * notification without a word until the socket was emptied. A route 10.0.0.0/24 deleted
+ * in that time, after the reads have gone past the start of the table, must still leave
+ * dpfwd, and the routes of a second burst that were dropped must arrive: the resync's
+ * dump has to come after the socket was emptied, not at the ENOBUFS.
+ */
+static void
+test_linuxcp_changes_dropped_after_an_overrun_are_caught_up(void)
+{
+	const unsigned int nb = 800;
+	const uint32_t last = 0xac110000u | (nb - 1) / 250 << 8 | ((nb - 1) % 250 + 1);
+	unsigned int i;
+
+	CU_ASSERT_FATAL(system("ip route add 10.0.0.0/24 via 198.18.101.2 dev lcpt1") == 0);
+	for (i = 0; i < 200 && dp_fwd_lookup4(0x0a000001u) == DP_FWD_NO_ROUTE; i++)
+		route_steps(1);
+	CU_ASSERT_FATAL(dp_fwd_lookup4(0x0a000001u) != DP_FWD_NO_ROUTE);
+	routes_batch("add", 16, nb); /* more than the socket holds: an overrun */
+	route_steps(1);              /* ENOBUFS read, the socket still full */
+	routes_batch("add", 17, nb); /* dropped without a word */
+	route_steps(3);              /* some of what the socket holds read */
+	CU_ASSERT_FATAL(system("ip route del 10.0.0.0/24") == 0);
+	for (i = 0; i < 1500 && (dp_fwd_lookup4(0x0a000001u) != DP_FWD_NO_ROUTE ||
+					dp_fwd_lookup4(last) == DP_FWD_NO_ROUTE);
+		i++)
+		route_steps(1);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0x0a000001u), DP_FWD_NO_ROUTE);
+	CU_ASSERT_NOT_EQUAL(dp_fwd_lookup4(last), DP_FWD_NO_ROUTE);
+	routes_batch("del", 16, nb);
+	routes_batch("del", 17, nb);
+	route_steps(200);
+}
+
 static const struct dp_test tests[] = {
 	{ "test_linuxcp_udp_to_the_router_comes_out_of_the_mirror",
 		test_linuxcp_udp_to_the_router_comes_out_of_the_mirror },
 	{ "test_linuxcp_what_linux_sends_leaves_through_the_port",
 		test_linuxcp_what_linux_sends_leaves_through_the_port },
+	{ "test_linuxcp_ospf_hellos_to_their_groups_come_out_of_the_mirror",
+		test_linuxcp_ospf_hellos_to_their_groups_come_out_of_the_mirror },
 	{ "test_linuxcp_punt_ring_full_counts_linux_punt_full",
 		test_linuxcp_punt_ring_full_counts_linux_punt_full },
+	{ "test_linuxcp_changes_dropped_after_an_overrun_are_caught_up",
+		test_linuxcp_changes_dropped_after_an_overrun_are_caught_up },
 	{ NULL, NULL },
 };
 
