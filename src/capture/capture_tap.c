@@ -78,11 +78,12 @@ capture_tap(struct dp_worker *w, uint16_t port, uint16_t queue, bool tx, struct 
 	if (tx ? c->tx[port] : c->rx[port])
 		capture_burst(c, &c->w[w->index], port, queue,
 			tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN, pkts, n);
-	/* a trace armed: one test per burst more, only while the tap is set */
+	/* a trace armed: one test per burst more, only while the tap is set. Marks only in
+	 * a walk that records them: armed after this walk began, the next one marks */
 	if (unlikely(dp_trace_armed != 0)) {
 		if (tx)
 			trace_tap_tx(port, queue, pkts, n);
-		else
+		else if (w->walk_traced)
 			trace_tap_rx(port, queue, pkts, n);
 	}
 }

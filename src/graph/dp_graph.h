@@ -87,6 +87,9 @@ struct dp_worker {
 	bool rx_ip4_cksum; /**< a port this worker polls has IPv4 checksum offload on */
 	bool check_dst_mac;
 	bool walk_timed;       /**< this walk's node cycles are taken (graph_walk) */
+	/** this walk records marked packets (graph_walk_traced): only then may the tap mark
+	 * one at RX, or its trace would stop at port_rx */
+	bool walk_traced;
 	uint16_t delay_sample; /**< one full TX burst in this many is timed (dp_delay.h) */
 	uint64_t lent_cycles;  /**< of the running node's, spent on another's work */
 	struct rte_graph *graph;

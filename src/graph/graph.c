@@ -200,6 +200,7 @@ graph_walk(struct dp_worker *w, struct rte_graph *graph, const bool count, const
 	uint64_t t0 = 0, t1;
 
 	w->walk_timed = timed;
+	w->walk_traced = false;
 	if (timed)
 		t0 = rte_rdtsc();
 	while (likely(head != graph->tail)) {
@@ -246,6 +247,7 @@ graph_walk_traced(struct dp_worker *w, struct rte_graph *graph, const bool count
 	uint32_t head = graph->head;
 
 	w->walk_timed = false;
+	w->walk_traced = true;
 	while (likely(head != graph->tail)) {
 		struct rte_node *node = RTE_PTR_ADD(graph, cir_start[(int32_t)head++]);
 		uint16_t rc = dp_trace_node_call(graph, node);
