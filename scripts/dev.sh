@@ -186,14 +186,14 @@ sanitized_tests() {
 }
 
 # Every libFuzzer target (tests/fuzz/fuzz_*.c) in the clang build $FUZZ_BUILD for
-# DPFWD_FUZZ_SECONDS each (30), DPFWD_FUZZ_JOBS at a time (2): with seven targets about 2
+# DPFWD_FUZZ_SECONDS each (20), DPFWD_FUZZ_JOBS at a time (2): with seven targets about 1.5
 # minutes on 2 cores. Each starts from its checked-in seeds and what it found in earlier
 # runs here ($FUZZ_BUILD/tests/fuzz/fuzz-work-<name>/corpus, never committed: README,
 # Fuzzing, says how to merge new inputs into the corpora). Fails on any crash, leak, timeout
 # or sanitizer report, and names the input that did it. Skipped, like the sanitizer build,
 # when meson test arguments are given or DPFWD_FUZZ=0.
 fuzz_tests() {
-	local secs="${DPFWD_FUZZ_SECONDS:-30}" jobs="${DPFWD_FUZZ_JOBS:-2}"
+	local secs="${DPFWD_FUZZ_SECONDS:-20}" jobs="${DPFWD_FUZZ_JOBS:-2}"
 	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found out
 	if [ $# -gt 0 ]; then
 		say "fuzzing skipped: meson test arguments were given"
