@@ -86,7 +86,7 @@ struct dp_worker {
 	bool ip4_cksum_check;
 	bool rx_ip4_cksum; /**< a port this worker polls has IPv4 checksum offload on */
 	bool check_dst_mac;
-	bool walk_timed;       /**< this walk's node cycles are taken (graph_walk) */
+	bool walk_timed; /**< this walk's node cycles are taken (graph_walk) */
 	/** this walk records marked packets (graph_walk_traced): only then may the tap mark
 	 * one at RX, or its trace would stop at port_rx */
 	bool walk_traced;
