@@ -139,8 +139,16 @@ class TestVlanOffload(unittest.TestCase):
     def setUpClass(cls):
         dprig.skip_unless_built(dprig.DPFWD)
         cls.dir = Path(tempfile.mkdtemp(prefix="dpvlanoff-"))
-        d = cls.dir
         cls.prefixes = [f"dpvlanoff{os.getpid()}", f"dpvlanoffpmd{os.getpid()}"]
+        try:
+            cls.run_rig()
+        except BaseException:
+            cls.tearDownClass()  # unittest calls it only after a setUpClass that returned
+            raise
+
+    @classmethod
+    def run_rig(cls):
+        d = cls.dir
         (d / "drivers").mkdir()
         (d / "drivers" / "net_virtio_user.ini").write_text(PROFILE)
         wrpcap(str(d / "peer_in.pcap"), [
