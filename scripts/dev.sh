@@ -168,7 +168,7 @@ sanitized_tests() {
 	rm -rf "$logs"
 	mkdir -p "$logs"
 	say "meson test under ASan + UBSan (suites: unit, func, netns)"
-	# the soak is 60 s in the first run; 20 s here keep the whole under 15 minutes
+	# the soak is 45 s in the first run; 20 s here keep the whole under 15 minutes
 	DPFWD_SOAK_SECONDS="${DPFWD_SOAK_SECONDS:-20}" \
 		ASAN_OPTIONS="log_path=$logs/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1" \
 		LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 Soak: the three jobs through one dpfwd at once (forwarding, relay, endpoints local and
-remote), for DPFWD_SOAK_SECONDS (meson test: 120, 20 under ASan in scripts/dev.sh; by
+remote), for DPFWD_SOAK_SECONDS (meson test: 45, 20 under ASan in scripts/dev.sh; by
 hand 60; an hour as a documented bench:
 DPFWD_SOAK_SECONDS=3600 meson test -C build soak --timeout-multiplier 0).
 
