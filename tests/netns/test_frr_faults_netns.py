@@ -8,7 +8,7 @@ test_frr_bgp_netns.py (B announces its loopback prefix and 1000 more):
   forwarding; a prefix B withdraws and one it adds meanwhile are gone and there once
   bgpd is back. zebra drops the stale routes when the new bgpd says its routes are
   complete, and at the latest RIB_STALE_S after bgpd died (`bgp graceful-restart
-  rib-stale-time`): in a rare run the first does not happen in FRR 8.4, and dpfwd follows
+  rib-stale-time`): now and then FRR 8.4's zebra misses the first, and dpfwd follows
   the kernel either way;
 - zebra killed (SIGKILL): the kernel keeps the routes, dpfwd keeps forwarding; then
   zebra and bgpd started again, as watchfrr does (a daemon does not send its routes
