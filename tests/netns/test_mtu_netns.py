@@ -260,10 +260,17 @@ class MtuTests(MtuRig):
         cap_b.stop()
         note(f"ping -M dont -s {size}: {tx} sent, {rx} replies; dpfwd fragmented "
              f"{fragmented} into {fragments}; to B {to_b}, to A {to_a}")
-        self.assertEqual((tx, rx), (3, 3), out)
+        seen_b, seen_a = fragments_by_src(cap_b), fragments_by_src(cap_a)
+        # where an echo was lost: what each host received, dpfwd's drops and ports
+        dropped = {k: v - before["drops"]["by_reason"].get(k, 0)
+                   for k, v in after["drops"]["by_reason"].items()
+                   if v != before["drops"]["by_reason"].get(k, 0)}
+        ports = [{k: p[k] - q[k] for k in ("ipackets", "opackets", "imissed", "oerrors")
+                  if k in p} for p, q in zip(after["ports"], before["ports"])]
+        self.assertEqual((tx, rx), (3, 3), f"{out}\nB received {seen_b}\nA received "
+                         f"{seen_a}\ndpfwd's drops {dropped}, ports {ports}")
         self.assertEqual((fragmented, fragments), want, after["fwd"])
         self.assertEqual(drops(after, "l2_too_long"), drops(before, "l2_too_long"))
-        seen_b, seen_a = fragments_by_src(cap_b), fragments_by_src(cap_a)
         requests = seen_b.get(a.ip4, {})
         self.assertEqual(list(requests.values()), [to_b] * 3, requests)
         # B's replies as B sent them, and as A got them from dpfwd
@@ -393,6 +400,24 @@ class AfXdpMtu3434To1500Test(netns.SkipWhereKernelRefusesXdp, MtuSignalTests, Mt
     rx_headroom = 256  # XDP_PACKET_HEADROOM (profile net_af_xdp)
     size = 3000
     size_over_both = 4000
+
+    def test_9b_check_refuses_an_mtu_over_the_buffers(self):
+        """`dpfwd --check` on this topology with port0 one byte over: exit 2, and the
+        message says where, why and the largest MTU. After test_9 stopped dpfwd: the
+        af_xdp PMD's close, at --check's exit too, takes the interface's XDP program
+        off, whoever loaded it."""
+        mtu = self.mtus[0] + 1
+        dp = netns.Dpfwd(self.topo, self.driver)
+        with open(dp.cfg) as f:
+            text = f.read().replace(f"mtu = {self.mtus[0]}\n", f"mtu = {mtu}\n")
+        with open(dp.cfg, "w") as f:
+            f.write(text)
+        r = dp.check()
+        line = text.splitlines().index(f"mtu = {mtu}") + 1
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, rf"dpfwd.ini:{line}: port0 \(net_af_xdp\): \[port0\] mtu "
+                         rf"{mtu} needs packet buffers of \d+ bytes")
+        self.assertIn(f"mtu {self.mtus[0]} at most", r.stderr)
 
 
 class AfPacketMtu1500BothTest(MtuRig, unittest.TestCase):
