@@ -151,6 +151,10 @@ class MtuRig:
         try:
             cls.topo.up()
             cls.dp = netns.Dpfwd(cls.topo, cls.driver).start().wait_ready()
+            # ARP and ND done both ways before any test: a first probe's ICMP error, and
+            # the fragments after it, then do not wait on a neighbor being resolved
+            for dst in (cls.topo.b.ip4, cls.topo.b.ip6):
+                ping(cls.topo.a, dst, 1)
         except BaseException:
             cls.topo.down()
             raise
