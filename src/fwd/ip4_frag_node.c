@@ -12,7 +12,9 @@
  * datagram into fragments of at most the next hop's MTU, data in multiples of
  * 8 bytes; a fragment is a new header mbuf chained to the original's data
  * (indirect mbufs, no copy), so the egress port sends chained mbufs (the
- * ports get multi_segs when their MTUs differ: dp_port_probe()). A fragment
+ * ports get multi_segs when their MTUs differ: dp_port_probe()). A port whose
+ * device has no multi_segs (net_af_xdp sends a packet's first segment only)
+ * gets each fragment copied into its header mbuf instead. A fragment
  * cut again keeps its offset and, on its last piece, its MF bit; options
  * marked "copied" go into every fragment, the others into the first only.
  * The library leaves the header checksum at 0: it is computed here, since
@@ -31,6 +33,7 @@
 #include "dp_fwd.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
+#include "dp_port.h"
 #include "graph_fp.h"
 
 enum ip4_frag_next {
@@ -73,6 +76,14 @@ ip4_frag_one(struct rte_graph *graph, struct rte_node *node, struct ip4_frag_wor
 	}
 	/* the fragments hold references to its data */
 	rte_pktmbuf_free(m);
+	if (!(dp_ports[dp_fwd.nh[meta.nh].port].tx_offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+		for (i = 0; i < n; i++)
+			/* a fragment is at most the MTU: it fits a header mbuf's data room */
+			if (rte_pktmbuf_linearize(out[i]) < 0) {
+				rte_pktmbuf_free_bulk(out, (unsigned int)n);
+				dp_node_worker(node)->stats.drops[DP_DROP_IP4_FRAG_FAILED]++;
+				return 0;
+			}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *f = out[i];
 		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(f, struct rte_ipv4_hdr *);

@@ -46,6 +46,12 @@ struct dp_port_profile {
 	uint16_t ip4_whole_max;
 	/** MTU set on the port at start (0: the driver's own is kept) */
 	uint16_t mtu;
+	/** Bytes the driver keeps free between the mbuf headroom and a received frame, in the
+	 * packet buffer (net_af_xdp: the kernel's XDP_PACKET_HEADROOM, 256) */
+	uint16_t rx_headroom;
+	/** Largest packet buffer the driver takes, as a mempool object: header, mbuf and
+	 * data room (0: any; net_af_xdp: a page, the largest umem chunk) */
+	uint16_t buf_max;
 	/** The driver keeps sent mbufs until its TX ring comes round again and cannot
 	 * hand them back before close (virtio: no tx_done_cleanup) */
 	bool tx_keeps_sent;
@@ -108,9 +114,23 @@ uint32_t dp_port_rx_max(const struct dp_port *p);
 
 /**
  * Bytes of packet buffer (headroom included) that a frame of every probed
- * port's MTU, with a VLAN tag, needs in one segment. Call after dp_port_probe().
+ * port's MTU, with a VLAN tag, needs in one segment, past the room its driver
+ * keeps in front of it (the profile's rx_headroom). Call after dp_port_probe().
  */
 uint32_t dp_port_data_room_needed(void);
+
+/**
+ * Bytes of one packet buffer of @p data_room as a mempool object (dp_mem's
+ * pools: object header, mbuf, no private area, default flags), as a driver
+ * with a profile's buf_max gets it.
+ */
+uint32_t dp_port_buf_size(uint32_t data_room);
+
+/**
+ * The packet buffers' data room: [mempool] data_room where given, else the
+ * larger of its default and dp_port_data_room_needed(). Call after dp_port_probe().
+ */
+uint16_t dp_port_data_room(const struct dp_config *cfg);
 
 /** " (the default)", " (the profile's)" or " (config)": where an MTU comes from, for logs. */
 const char *dp_port_mtu_from_str(uint8_t from);

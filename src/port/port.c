@@ -10,6 +10,8 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
 #include <rte_udp.h>
 
 #include "dp_common.h"
@@ -208,6 +210,21 @@ port_mtu_who(const struct dp_port *p, uint16_t i, char *who, size_t len)
 		snprintf(who, len, "the default mtu %u", p->mtu);
 }
 
+/* Data room (mbuf headroom included) that a frame of @p mtu, with a VLAN tag and
+ * CRC, needs on port @p p: past the room its driver keeps in front of the frame. */
+static uint32_t
+port_room(const struct dp_port *p, uint32_t mtu)
+{
+	return mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN + RTE_PKTMBUF_HEADROOM +
+	       (p->has_profile ? p->profile.rx_headroom : 0);
+}
+
+uint32_t
+dp_port_buf_size(uint32_t data_room)
+{
+	return rte_mempool_calc_obj_size((uint32_t)sizeof(struct rte_mbuf) + data_room, 0, NULL);
+}
+
 /*
  * A port's MTU against what the device takes (its MTU range and largest
  * frame), and, with [mempool] data_room given, against one packet buffer:
@@ -224,9 +241,8 @@ port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 	const struct dp_config_loc *loc =
 		p->mtu_from == DP_PORT_MTU_CONFIG ? &cp->mtu_at : &cp->loc;
 	uint32_t frame = (uint32_t)p->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
-	uint32_t room = cfg->pool_data_room > RTE_PKTMBUF_HEADROOM
-				? cfg->pool_data_room - RTE_PKTMBUF_HEADROOM
-				: 0;
+	uint32_t skip = RTE_PKTMBUF_HEADROOM + (p->has_profile ? p->profile.rx_headroom : 0);
+	uint32_t room = cfg->pool_data_room > skip ? cfg->pool_data_room - skip : 0;
 	/* ethdev's overhead of a frame over its MTU (eth_dev_get_overhead_len) */
 	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu
 				    ? info->max_rx_pktlen - info->max_mtu
@@ -248,10 +264,11 @@ port_mtu_check(const struct dp_config *cfg, const struct dp_port *p,
 	if (cfg->pool_data_room_set && frame > room)
 		return dp_config_error(err, errlen, loc,
 			"port%u (%s): %s, frames of %u bytes, more than a packet buffer holds "
-			"([mempool] data_room %u: %u after the headroom); raise data_room to %u or "
-			"leave it unset",
+			"([mempool] data_room %u: %u after the headroom%s); raise data_room to %u "
+			"or leave it unset",
 			i, p->driver, who, frame, cfg->pool_data_room, room,
-			frame + RTE_PKTMBUF_HEADROOM);
+			skip > RTE_PKTMBUF_HEADROOM ? " and the driver's rx_headroom" : "",
+			frame + skip);
 	return 0;
 }
 
@@ -280,10 +297,74 @@ dp_port_data_room_needed(void)
 	uint32_t need = 0;
 	uint16_t i;
 
-	for (i = 0; i < dp_nb_ports; i++)
-		need = RTE_MAX(need, (uint32_t)dp_ports[i].mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
-					     RTE_ETHER_CRC_LEN + RTE_PKTMBUF_HEADROOM);
+	for (i = 0; i < dp_nb_ports; i++) {
+		const struct dp_port *p = &dp_ports[i];
+
+		/* a sub-interface's frames arrive through its port's driver */
+		need = RTE_MAX(need, port_room(p->vid ? &dp_ports[p->parent] : p, p->mtu));
+	}
 	return need;
+}
+
+uint16_t
+dp_port_data_room(const struct dp_config *cfg)
+{
+	if (cfg->pool_data_room_set)
+		return cfg->pool_data_room;
+	return (uint16_t)RTE_MIN(RTE_MAX(dp_port_data_room_needed(), (uint32_t)cfg->pool_data_room),
+		(uint32_t)UINT16_MAX);
+}
+
+/*
+ * The packet buffers against the drivers that take buffers of a bounded size
+ * (a profile's buf_max; net_af_xdp's umem chunks, which are the mbufs, hold a
+ * page at most): the data room that every port's MTU asks for must fit them.
+ */
+static int
+port_buf_check(const struct dp_config *cfg, char *err, size_t errlen)
+{
+	uint32_t room = dp_port_data_room(cfg);
+	uint32_t size = dp_port_buf_size(room);
+	uint16_t i, j;
+
+	for (i = 0; i < dp_nb_phys_ports; i++) {
+		const struct dp_port *p = &dp_ports[i];
+		const struct dp_config_port *cp = &cfg->ports[i];
+		uint32_t mtu = p->mtu;
+		char who[96];
+
+		if (!p->has_profile || p->profile.buf_max == 0 || size <= p->profile.buf_max)
+			continue;
+		if (cfg->pool_data_room_set)
+			return dp_config_error(err, errlen, &cp->loc,
+				"port%u (%s): [mempool] data_room %u makes packet buffers of %u "
+				"bytes, this driver takes %u at most (profile %s: buf_max %u); "
+				"lower data_room or leave it unset",
+				i, p->driver, room, size, p->profile.buf_max, p->profile.name,
+				p->profile.buf_max);
+		/* the largest MTU whose buffers this driver takes */
+		while (mtu > RTE_ETHER_MIN_MTU &&
+			dp_port_buf_size(port_room(p, mtu)) > p->profile.buf_max)
+			mtu--;
+		/* the port whose MTU asks for the largest buffer */
+		for (j = 0; j < dp_nb_ports; j++) {
+			const struct dp_port *q = &dp_ports[j];
+
+			if (port_room(q->vid ? &dp_ports[q->parent] : q, q->mtu) == room)
+				break;
+		}
+		if (j == dp_nb_ports)
+			j = i;
+		port_mtu_who(&dp_ports[j], j, who, sizeof(who));
+		return dp_config_error(err, errlen,
+			p->mtu_from == DP_PORT_MTU_CONFIG ? &cp->mtu_at : &cp->loc,
+			"port%u (%s): %s needs packet buffers of %u bytes (data room %u); this "
+			"driver takes %u at most (profile %s: buf_max %u, rx_headroom %u): mtu "
+			"%u at most on any port with this driver in use",
+			i, p->driver, who, size, room, p->profile.buf_max, p->profile.name,
+			p->profile.buf_max, p->profile.rx_headroom, mtu);
+	}
+	return 0;
 }
 
 /*
@@ -450,6 +531,9 @@ dp_port_probe(
 	}
 	dp_nb_phys_ports = dp_nb_ports;
 	rc = vlans_probe(cfg, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = port_buf_check(cfg, err, errlen);
 	if (rc < 0)
 		return rc;
 	port_mtu_uniform_set();

@@ -156,6 +156,16 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 				"%s '%s' must be 0 (the driver's) or %u..65535", key, value,
 				RTE_ETHER_MIN_MTU);
 		p->mtu = (uint16_t)u;
+	} else if (strcmp(key, "rx_headroom") == 0) {
+		if (dp_config_parse_uint(value, 0, 4096, &u) < 0)
+			return dp_config_error(
+				err, errlen, loc, "%s '%s' must be 0..4096", key, value);
+		p->rx_headroom = (uint16_t)u;
+	} else if (strcmp(key, "buf_max") == 0) {
+		if (dp_config_parse_uint(value, 0, 65535, &u) < 0 || (u != 0 && u < 1024))
+			return dp_config_error(err, errlen, loc,
+				"%s '%s' must be 0 (any) or 1024..65535", key, value);
+		p->buf_max = (uint16_t)u;
 	} else if (strcmp(key, "tx_keeps_sent") == 0) {
 		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
 			return dp_config_error(
@@ -165,7 +175,7 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 		return dp_config_error(err, errlen, loc,
 			"unknown key '%s' in [profile] (expected drivers, rx_desc, tx_desc, "
 			"rx_offloads, tx_offloads, rss_hf, mtu, devargs, notes, ip4_whole_max, "
-			"tx_keeps_sent)",
+			"rx_headroom, buf_max, tx_keeps_sent)",
 			key);
 	}
 	return 0;
@@ -324,7 +334,8 @@ dp_port_offloads_mask(const struct dp_port_profile *prof, const struct rte_eth_d
 		if (!(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
 			DP_LOG(NOTICE, port,
 				"%s: the device does not offer multi_segs: chained mbufs (endpoint "
-				"datagrams, IPv4 fragments) may not go out whole",
+				"datagrams) may not go out whole; IPv4 fragments are copied into "
+				"one buffer each",
 				who);
 	}
 	out->tx = tx_want & info->tx_offload_capa;

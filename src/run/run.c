@@ -387,12 +387,8 @@ pools_make(
 	dp_port_mem_demand(demand);
 	memset(&mp, 0, sizeof(mp));
 	mp.cache = cfg->pool_cache;
-	mp.data_room = cfg->pool_data_room;
 	/* unset, the buffers hold a frame of the largest MTU in one segment */
-	if (!cfg->pool_data_room_set)
-		mp.data_room = (uint16_t)RTE_MIN(
-			RTE_MAX(dp_port_data_room_needed(), (uint32_t)mp.data_room),
-			(uint32_t)UINT16_MAX);
+	mp.data_room = dp_port_data_room(cfg);
 	dp_strlcpy(mp.ops, cfg->pool_ops, sizeof(mp.ops));
 	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
 		char why[512], line[768];
@@ -410,8 +406,8 @@ pools_make(
 		if (rc < 0)
 			return rc;
 		if (out != NULL)
-			fprintf(out, "mempool: %s; ops %s, cache %u: made\n", line, mp.ops,
-				cfg->pool_cache);
+			fprintf(out, "mempool: %s; data room %u, ops %s, cache %u: made\n", line,
+				mp.data_room, mp.ops, cfg->pool_cache);
 		else
 			DP_LOG(INFO, mem, "%s", line);
 	}
@@ -454,9 +450,23 @@ dp_run_check(const struct dp_config *cfg, FILE *out, char *err, size_t errlen)
 	fprintf(out, "driver profiles: %s\n", cfg->drivers_cfg);
 	for (i = 0; i < cfg->nb_phys_ports; i++) {
 		const struct dp_port *p = &dp_ports[i];
-		char mtu[48];
+		const uint32_t room = dp_port_data_room(cfg);
+		char mtu[192];
+		int w;
 
-		snprintf(mtu, sizeof(mtu), "%u%s", p->mtu, dp_port_mtu_from_str(p->mtu_from));
+		w = snprintf(mtu, sizeof(mtu), "%u%s", p->mtu, dp_port_mtu_from_str(p->mtu_from));
+		/* a driver that receives into the buffer past a headroom of its own, or takes
+		 * buffers of a bounded size (net_af_xdp): what it gets */
+		if (w > 0 && (size_t)w < sizeof(mtu) && p->has_profile &&
+			(p->profile.rx_headroom != 0 || p->profile.buf_max != 0))
+			snprintf(mtu + w, sizeof(mtu) - (size_t)w,
+				" (frames of %u bytes at most in a buffer: data room %u less the "
+				"headroom %u and the driver's %u; buffers of %u bytes, the driver "
+				"takes %u at most)",
+				room - RTE_PKTMBUF_HEADROOM - p->profile.rx_headroom, room,
+				RTE_PKTMBUF_HEADROOM, p->profile.rx_headroom,
+				dp_port_buf_size(room),
+				p->profile.buf_max ? p->profile.buf_max : UINT16_MAX);
 		dp_port_offload_str(p->rx_offloads, true, rxo, sizeof(rxo));
 		dp_port_offload_str(p->tx_offloads, false, txo, sizeof(txo));
 		fprintf(out,

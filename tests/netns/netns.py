@@ -533,12 +533,18 @@ def port_stat(snap, index, field):
 class Capture:
     """tshark writing a pcapng in one host's namespace; read back with checksum checks."""
 
-    def __init__(self, host, path, bpf="ip"):
+    def __init__(self, host, path, bpf="ip", wait=True):
+        """wait=False: return at once; wait_started() before the traffic (captures
+        started together take one tshark start-up, not one each)."""
         self.host, self.path = host, path
         self.err_path = path + ".log"
         with open(self.err_path, "w") as err:
             self.proc = host.spawn("tshark", "-n", "-i", host.ifname, "-f", bpf, "-w", path,
                                    "-q", stderr=err, stop_signal=signal.SIGINT)
+        if wait:
+            self.wait_started()
+
+    def wait_started(self):
         # "Capturing on" comes before dumpcap has its socket: wait for dumpcap's own
         # "Capture started" (frames before it are not in the file)
         t0 = time.monotonic()

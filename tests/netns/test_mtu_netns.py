@@ -2,38 +2,59 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 dpfwd's MTU handling between real Linux hosts (netns.py's topology), the two links at
-different MTUs: host A and port0 at 1500, host B and port1 at 1280.
+different MTUs, on each virtual PMD that runs on a veth:
 
-      netns A            netns R: dpfwd (net_af_packet)             netns B
-   eth0 mtu 1500 --veth-- port0 mtu 1500     port1 mtu 1280 --veth-- eth0 mtu 1280
+      netns A            netns R: dpfwd                             netns B
+   eth0 mtu M_A  --veth-- port0 mtu M_A       port1 mtu M_B --veth-- eth0 mtu M_B
 
-Why 1500 and 1280, not 9000 and 1500: DPDK 22.11's af_packet PMD reports max_rx_pktlen
-RTE_ETHER_MAX_LEN (1518 bytes) whatever its framesz/blocksz devargs, so ethdev refuses any
-MTU above 1500 on it (rte_eth_dev_configure and rte_eth_dev_set_mtu check MTU + 18 <=
-max_rx_pktlen), and so does dpfwd's own check. 1500 is the largest; 1280 on B's side is
-the smallest link MTU IPv6 takes, so both families run on both links. The probes are
-1400 bytes of ICMP data (a 1428-byte IPv4 packet, 1448 bytes with IPv6): one frame on A's
-link, too long for B's. dpfwd's packet buffers need nothing more for these MTUs (1500 +
-Ethernet, VLAN and CRC + headroom: 1650 bytes, under the default data room of 2176).
+- net_af_packet, M_A 1500 and M_B 1280: DPDK 22.11's af_packet PMD reports max_rx_pktlen
+  RTE_ETHER_MAX_LEN (1518 bytes) whatever its framesz/blocksz devargs, so ethdev refuses
+  any MTU above 1500 on it (rte_eth_dev_configure and rte_eth_dev_set_mtu check MTU + 18 <=
+  max_rx_pktlen), and so does dpfwd's own check. 1500 is the largest; 1280 on B's side is
+  the smallest link MTU IPv6 takes, so both families run on both links.
+- net_af_xdp, M_A 3434 and M_B 1500: the largest jumbo MTU dpfwd runs there. The PMD
+  (built with XDP_UMEM_UNALIGNED_CHUNK_FLAG) receives into the mbufs themselves: the
+  mempool is the umem, a mempool object is a umem chunk, and the kernel takes chunks of
+  a page at most (4096 bytes here; larger ones are EINVAL) and writes a frame 256 bytes
+  (XDP_PACKET_HEADROOM) past the mbuf headroom. dpfwd's buffer for an MTU holds the frame
+  with a VLAN tag and CRC: 64 (object header) + 128 (mbuf) + 128 (headroom) + 256 + MTU +
+  22, and DPDK pads each object to an odd number of cache lines (spread over memory
+  channels): 4032 bytes at most within the page, so MTU 3434 (profile net_af_xdp:
+  rx_headroom 256, buf_max 4096). The other limits are above it: the PMD reports
+  max_mtu 3542 (a page less the mbuf, both headrooms and an object header without its
+  padding) and veth's native XDP caps the peer's MTU at 3506 (a page less
+  XDP_PACKET_HEADROOM, skb_shared_info and the Ethernet header: the hosts' eth0 shows
+  maxmtu 3506 once dpfwd runs). The kernel never reassembles for XDP sockets, so here
+  dpfwd receives the fragments the hosts send, and cuts those over the egress MTU again.
 
-Each test starts with the hosts' route caches flushed (no PMTU learned by another test):
+The probes: ICMP data of `size` bytes (1400 on af_packet, 3000 on af_xdp): one frame on
+A's link, too long for B's. Each test starts with the hosts' route caches flushed (no PMTU
+learned by another test):
 - ping -M do: dropped by dpfwd (ip4_frag_needed); A's ping prints "Frag needed and DF
-  set (mtu = 1280)" from dpfwd's ICMP type 3 code 4.
-- ping -6: ICMPv6 Packet Too Big (ip6_too_big) with mtu 1280; A caches it (`ip -6 route
-  get` shows mtu 1280), fragments at the source and the retry gets every reply.
+  set (mtu = M_B)" from dpfwd's ICMP type 3 code 4.
+- ping -6: ICMPv6 Packet Too Big (ip6_too_big) with mtu M_B; A caches it (`ip -6 route
+  get` shows it), fragments at the source and the retry gets every reply.
 - ping -M dont: dpfwd fragments each request (fwd.ip4_fragmented); a capture on B checks
-  the fragments (offsets, MF, lengths, checksums, ids) and B answers. With 1600 bytes,
-  over both MTUs, the hosts fragment, net_af_packet hands dpfwd the datagrams the kernel
-  reassembled, and dpfwd cuts them again both ways.
-- iperf3 TCP A -> B for 3 s: B's route advertises MSS 1460 (advmss), as a host behind a
-  smaller link does, so A's first full segments are too long for port1 and A's TCP
-  lives on the PMTU that dpfwd's ICMP gives it; then B -> A (-R).
+  the fragments (offsets, MF, lengths, checksums, ids) and B answers; a capture on A
+  checks the replies as dpfwd passed them. Then `size_over_both` bytes (over both MTUs):
+  the hosts fragment; on net_af_packet the kernel reassembles and dpfwd cuts the
+  datagrams again both ways, on net_af_xdp dpfwd cuts A's fragments over M_B again.
+- iperf3 TCP A -> B for 3 s: B's route advertises the MSS of A's MTU (advmss M_A - 40),
+  as a host behind a smaller link on a wider network does, so A's first full segments are
+  too long for port1 and A's TCP lives on the PMTU that dpfwd's ICMP gives it; then
+  B -> A (-R).
+The ping -M do, ping -6 and iperf3 cases (MtuSignalTests) run on net_af_xdp only, where
+the MTU change is a jumbo one; on net_af_packet the ping -M dont cases run, for what the
+kernel reassembled, and a third class has both links at 1500.
 
-Exit status 77 (meson: skipped) with the reason where namespaces cannot be made.
+Exit status 77 (meson: skipped) with the reason where namespaces cannot be made. The
+net_af_xdp class is skipped, with the kernel's errno, only where the kernel itself refuses
+an XDP socket on a veth (netns.SkipWhereKernelRefusesXdp, as test_netns.py's AfXdpTest);
+any other failure to start fails.
 
   meson test -C build mtu_netns
   python3 tests/netns/test_mtu_netns.py -v \
-      AfPacketMtu1500To1280Test.test_1_ping_df_gets_frag_needed_mtu_1280
+      AfXdpMtu3434To1500Test.test_1_ping_df_gets_frag_needed
   DPFWD_NETNS_KEEP=1 ...          # keep the temporary folder (config, pcaps, logs)
 """
 import os
@@ -46,13 +67,9 @@ import netns  # noqa: E402
 from netns import node_pkts  # noqa: E402
 from test_netns import BENIGN_DROPS, iperf3, needs, note, ping  # noqa: E402
 
-MTU_A = 1500  # host A's link and dpfwd's port0: the most net_af_packet takes (see above)
-MTU_B = 1280  # host B's link and dpfwd's port1
-SIZE = 1400   # ICMP data: 1428-byte IPv4 packets, 1448-byte IPv6 ones
-# a 1428-byte IPv4 datagram cut to MTU_B: data in multiples of 8 bytes
-FRAG_DATA = (MTU_B - 20) // 8 * 8  # 1256
 # what these tests make dpfwd drop on purpose, besides what any clean run shows
 MTU_DROPS = {"ip4_frag_needed", "ip6_too_big"}
+IP4_HDR = 20
 
 
 class MtuTopology(netns.Topology):
@@ -69,8 +86,9 @@ class MtuTopology(netns.Topology):
             host.run("ip", "link", "set", host.ifname, "mtu", mtu)
             netns.sh("ip", "-n", self.router_ns, "link", "set", port.ifname, "mtu", mtu)
         # B, as a host behind a small link does on a wider network, advertises the MSS of
-        # a 1500-byte path: A's TCP then needs dpfwd's ICMP to find the real path MTU
-        self.b.run("ip", "route", "change", "default", "via", self.b.gw4, "advmss", 1460)
+        # A's link: A's TCP then needs dpfwd's ICMP to find the real path MTU
+        self.b.run("ip", "route", "change", "default", "via", self.b.gw4, "advmss",
+                   self.mtus[0] - 40)
 
     def dpfwd_config(self, driver="net_af_packet", extra=""):
         text = super().dpfwd_config(driver, extra)
@@ -83,27 +101,47 @@ def drops(snap, reason):
     return snap["drops"]["by_reason"].get(reason, 0)
 
 
-def fragments_by_id(cap, src):
-    """The IPv4 packets from src in a capture, by IP id: [(offset in bytes, MF, length)]
-    in offset order. Every header checksum must be good and DF clear."""
+def cut(frag, mtu):
+    """An IPv4 packet (offset in bytes, MF, total length) cut to @p mtu as RFC 791 and
+    rte_ipv4_fragment_packet() cut it: data in multiples of 8 bytes, MF on every piece but
+    the last, which keeps the packet's own; itself when it fits."""
+    off, mf, length = frag
+    if length <= mtu:
+        return [frag]
+    step, data = (mtu - IP4_HDR) // 8 * 8, length - IP4_HDR
+    return [(off + k, 1 if k + step < data else mf, IP4_HDR + min(step, data - k))
+            for k in range(0, data, step)]
+
+
+def fragments_by_src(cap):
+    """The IPv4 packets in a capture, by source address and IP id: {src: {id: [(offset
+    in bytes, MF, length)]}}, in offset order. Every header checksum must be good and DF
+    clear."""
     r = netns.sh("tshark", "-n", "-r", cap.path, "-o", "ip.check_checksum:TRUE",
-                 "-Y", f"ip.src == {src}", "-T", "fields", "-E", "separator=\t",
+                 "-Y", "ip", "-T", "fields", "-E", "separator=\t", "-e", "ip.src",
                  "-e", "ip.id", "-e", "ip.frag_offset", "-e", "ip.flags.mf", "-e", "ip.len",
                  "-e", "ip.flags.df", "-e", "ip.checksum.status", timeout=60)
-    by_id = {}
+    by_src = {}
     for line in r.stdout.splitlines():
-        ip_id, off, mf, ln, df, ck = line.split("\t")
+        src, ip_id, off, mf, ln, df, ck = line.split("\t")
         if (df, ck) != ("0", "1"):  # tshark: 0/1 flags, checksum status 1 = good
             raise AssertionError(f"{cap.path}: id {ip_id}: DF {df}, checksum status {ck}")
         # ip.frag_offset is the header's 13-bit field, in units of 8 bytes
-        by_id.setdefault(ip_id, []).append((int(off) * 8, int(mf), int(ln)))
-    return {i: sorted(f) for i, f in by_id.items()}
+        by_src.setdefault(src, {}).setdefault(ip_id, []).append(
+            (int(off) * 8, int(mf), int(ln)))
+    return {s: {i: sorted(f) for i, f in by_id.items()} for s, by_id in by_src.items()}
 
 
 class MtuRig:
     """One topology (A's and B's links at `mtus`) and one dpfwd per class."""
     driver = "net_af_packet"
-    mtus = (MTU_A, MTU_B)
+    mtus = (1500, 1280)
+    # the driver has the kernel reassemble IPv4 before dpfwd gets it (net_af_packet's
+    # PACKET_FANOUT_FLAG_DEFRAG)
+    reassembles = True
+    # bytes the driver keeps in front of a received frame in a packet buffer (its
+    # profile's rx_headroom)
+    rx_headroom = 0
 
     @classmethod
     def setUpClass(cls):
@@ -113,6 +151,10 @@ class MtuRig:
         try:
             cls.topo.up()
             cls.dp = netns.Dpfwd(cls.topo, cls.driver).start().wait_ready()
+            # ARP and ND done both ways before any test: a first probe's ICMP error, and
+            # the fragments after it, then do not wait on a neighbor being resolved
+            for dst in (cls.topo.b.ip4, cls.topo.b.ip6):
+                ping(cls.topo.a, dst, 1)
         except BaseException:
             cls.topo.down()
             raise
@@ -127,6 +169,23 @@ class MtuRig:
         for h in self.topo.hosts():
             h.run("ip", "route", "flush", "cache")
             h.run("ip", "-6", "route", "flush", "cache")
+
+    def arriving(self, total, mtu_from):
+        """What dpfwd receives of a datagram of @p total bytes that a host on a link of
+        @p mtu_from sent (its fragments, or the whole when the driver reassembles)."""
+        frags = cut((0, 0, total), mtu_from)
+        return [(0, 0, total)] if self.reassembles else frags
+
+    def forwarded(self, total, mtu_from, mtu_to):
+        """(what dpfwd sends of that datagram to a link of @p mtu_to, how many packets it
+        cut, into how many pieces)."""
+        out, cut_n, pieces = [], 0, 0
+        for f in self.arriving(total, mtu_from):
+            c = cut(f, mtu_to)
+            out += c
+            if len(c) > 1:
+                cut_n, pieces = cut_n + 1, pieces + len(c)
+        return out, cut_n, pieces
 
     def fragmented_since(self, before, packets):
         """fwd's (ip4_fragmented, ip4_fragments) increase since @p before, once it has
@@ -155,12 +214,16 @@ class MtuRig:
         return snap
 
 
-class AfPacketMtu1500To1280Test(MtuRig, unittest.TestCase):
-    """dpfwd on net_af_packet between A (MTU 1500) and B (MTU 1280)."""
+class MtuTests(MtuRig):
+    """What dpfwd does with packets over an MTU, on a rig whose class gives the driver,
+    the MTUs (A's larger), `size` (ICMP data that makes one frame on A's link, too long
+    for B's) and `size_over_both`."""
+    size = 1400
+    size_over_both = 1600
 
     def test_0_config_mtus_applied(self):
         """dpfwd runs its ports at the configured MTUs, its next hops carry them, and the
-        router's veth ends have them (the PMD sets them through SIOCSIFMTU)."""
+        router's veth ends have them (the PMDs set them through SIOCSIFMTU)."""
         snap = self.dp.snapshot()
         out = self.dp.output()
         for port, mtu in zip(self.topo.ports, self.mtus):
@@ -169,119 +232,131 @@ class AfPacketMtu1500To1280Test(MtuRig, unittest.TestCase):
                             port.ifname).stdout
             self.assertIn(f" mtu {mtu} ", link)
         # a packet buffer holds a frame of the largest MTU (mbuf header and headroom:
-        # 128 bytes each; Ethernet header, VLAN tag, CRC)
+        # 128 bytes each; the driver's own headroom; Ethernet header, VLAN tag, CRC)
         for pool in snap["mempools"]:
-            self.assertGreaterEqual(pool["elt_size"], 128 + 128 + MTU_A + 14 + 4 + 4, pool)
+            self.assertGreaterEqual(pool["elt_size"], 128 + 128 + self.rx_headroom +
+                                    self.mtus[0] + 14 + 4 + 4, pool)
         nh_mtus = {nh["mtu"] for nh in snap["fwd"].get("next_hops", [])}
         self.assertTrue(set(self.mtus) <= nh_mtus, snap["fwd"].get("next_hops"))
 
-    def test_1_ping_df_gets_frag_needed_mtu_1280(self):
+    def ping_no_df(self, size, tag):
+        """ping -M dont -s @p size, 3 requests, with captures on A and B: every echo
+        answered; what dpfwd cut (its counters) and what B and A received (offsets, MF,
+        lengths, good checksums, one id per datagram) as the model above says: the hosts
+        fragment to their own link, the driver reassembles or not, dpfwd cuts what is over
+        the egress MTU and passes the rest as it came."""
+        a, b = self.topo.a, self.topo.b
+        mtu_a, mtu_b = self.mtus
+        total = IP4_HDR + 8 + size
+        to_b, cut_ab, pieces_ab = self.forwarded(total, mtu_a, mtu_b)
+        to_a, cut_ba, pieces_ba = self.forwarded(total, mtu_b, mtu_a)
+        cap_a = netns.Capture(a, os.path.join(self.topo.tmp, f"a-{tag}.pcapng"),
+                              bpf=f"ip and host {b.ip4}", wait=False)
+        cap_b = netns.Capture(b, os.path.join(self.topo.tmp, f"b-{tag}.pcapng"),
+                              bpf=f"ip and host {a.ip4}", wait=False)
+        cap_a.wait_started()
+        cap_b.wait_started()
+        before = self.dp.snapshot()
+        tx, rx, _, out = ping(a, b.ip4, 3, extra=("-M", "dont", "-s", size))
+        want = (3 * (cut_ab + cut_ba), 3 * (pieces_ab + pieces_ba))
+        (fragmented, fragments), after = self.fragmented_since(before, want[0])
+        cap_a.stop()
+        cap_b.stop()
+        note(f"ping -M dont -s {size}: {tx} sent, {rx} replies; dpfwd fragmented "
+             f"{fragmented} into {fragments}; to B {to_b}, to A {to_a}")
+        seen_b, seen_a = fragments_by_src(cap_b), fragments_by_src(cap_a)
+        # where an echo was lost: what each host received, dpfwd's drops and ports
+        dropped = {k: v - before["drops"]["by_reason"].get(k, 0)
+                   for k, v in after["drops"]["by_reason"].items()
+                   if v != before["drops"]["by_reason"].get(k, 0)}
+        ports = [{k: p[k] - q[k] for k in ("ipackets", "opackets", "imissed", "oerrors")
+                  if k in p} for p, q in zip(after["ports"], before["ports"])]
+        self.assertEqual((tx, rx), (3, 3), f"{out}\nB received {seen_b}\nA received "
+                         f"{seen_a}\ndpfwd's drops {dropped}, ports {ports}")
+        self.assertEqual((fragmented, fragments), want, after["fwd"])
+        self.assertEqual(drops(after, "l2_too_long"), drops(before, "l2_too_long"))
+        requests = seen_b.get(a.ip4, {})
+        self.assertEqual(list(requests.values()), [to_b] * 3, requests)
+        # B's replies as B sent them, and as A got them from dpfwd
+        replies_b = seen_b.get(b.ip4, {})
+        self.assertEqual(list(replies_b.values()), [cut((0, 0, total), mtu_b)] * 3, replies_b)
+        replies_a = seen_a.get(b.ip4, {})
+        self.assertEqual(list(replies_a.values()), [to_a] * 3, replies_a)
+
+    @needs("tshark")
+    def test_3_ping_no_df_fragmented_by_dpfwd(self):
+        """ping -M dont -s `size`: dpfwd cuts each request for port1, B reassembles and
+        answers; B fragments its replies to its MTU. On net_af_packet the kernel
+        reassembles those (PACKET_FANOUT_FLAG_DEFRAG): dpfwd takes a frame longer than
+        port1's MTU (its profile's ip4_whole_max, not l2_too_long) and sends it whole to A;
+        on net_af_xdp it forwards B's fragments as they are."""
+        self.ping_no_df(self.size, "frag")
+
+    @needs("tshark")
+    def test_3b_ping_no_df_over_both_mtus_cut_again_by_dpfwd(self):
+        """ping -M dont -s `size_over_both` (over both MTUs): each host fragments its own.
+        net_af_packet reassembles them and dpfwd cuts each datagram again for the way
+        out, both ways; net_af_xdp hands over A's fragments and dpfwd cuts the first,
+        over port1's MTU, again (MF kept on its last piece), B's all fit port0. Without
+        that (packets past the MTU sent as they came) every echo would be lost."""
+        self.ping_no_df(self.size_over_both, "frag2")
+
+    def test_9_stop_clean(self):
+        self.assertGreater(node_pkts(self.assert_stopped_clean(), "ip4_frag"), 0)
+
+
+class MtuSignalTests:
+    """What the hosts learn from dpfwd (ICMP fragmentation needed, Packet Too Big) and TCP
+    across the MTU change: a mixin before MtuTests."""
+
+    def test_1_ping_df_gets_frag_needed(self):
         """ping -M do: the first request dropped by dpfwd, ICMP fragmentation needed with
-        port1's MTU back to A (iputils prints "Frag needed and DF set (mtu = 1280)"); A
+        port1's MTU back to A (iputils prints "Frag needed and DF set (mtu = M_B)"); A
         caches that PMTU, so the next two fail in A itself and never reach dpfwd (ping
         counts "+3 errors", dpfwd one ip4_frag_needed)."""
-        a, b = self.topo.a, self.topo.b
+        a, b, mtu_b = self.topo.a, self.topo.b, self.mtus[1]
         before = self.dp.snapshot()
-        tx, rx, _, out = ping(a, b.ip4, 3, extra=("-M", "do", "-s", SIZE))
+        tx, rx, _, out = ping(a, b.ip4, 3, extra=("-M", "do", "-s", self.size))
         after = self.dp.snapshot()
         self.assertEqual(rx, 0, out)
         self.assertIn(f"From {self.topo.ports[0].ip4} icmp_seq=1 Frag needed and DF set "
-                      f"(mtu = {MTU_B})", out)
+                      f"(mtu = {mtu_b})", out)
         self.assertIn(", +3 errors,", out)
         self.assertEqual(drops(after, "ip4_frag_needed") - drops(before, "ip4_frag_needed"),
                          1, after["drops"])
         self.assertEqual(after["fwd"]["ip4_fragmented"], before["fwd"]["ip4_fragmented"])
         # A learned the path MTU from it
         route = a.run("ip", "route", "get", b.ip4).stdout
-        self.assertIn(f"mtu {MTU_B}", route)
-        note(f"ping -M do: {tx} sent, {rx} replies; A's route: {' '.join(route.split())}")
+        self.assertIn(f"mtu {mtu_b}", route)
+        note(f"ping -M do -s {self.size}: {tx} sent, {rx} replies; A's route: "
+             f"{' '.join(route.split())}")
 
-    def test_2_ping6_gets_packet_too_big_mtu_1280_then_pmtu(self):
+    def test_2_ping6_gets_packet_too_big_then_pmtu(self):
         """ping -6: the first request too big for port1, ICMPv6 Packet Too Big with its
-        MTU (one ip6_too_big); A caches the PMTU (`ip -6 route get` says mtu 1280) and
+        MTU (one ip6_too_big); A caches the PMTU (`ip -6 route get` says mtu M_B) and
         fragments the next requests at the source: the second and third are answered, and
         a retry gets every reply with no PTB more."""
-        a, b = self.topo.a, self.topo.b
+        a, b, mtu_b = self.topo.a, self.topo.b, self.mtus[1]
         before = self.dp.snapshot()
-        _, rx, _, out = ping(a, b.ip6, 3, extra=("-6", "-s", SIZE))
+        _, rx, _, out = ping(a, b.ip6, 3, extra=("-6", "-s", self.size))
         after = self.dp.snapshot()
         self.assertIn(f"From {self.topo.ports[0].ip6} icmp_seq=1 Packet too big: "
-                      f"mtu={MTU_B}", out)
+                      f"mtu={mtu_b}", out)
         self.assertEqual(rx, 2, out)
         self.assertEqual(drops(after, "ip6_too_big") - drops(before, "ip6_too_big"), 1,
                          after["drops"])
         route = a.run("ip", "-6", "route", "get", b.ip6).stdout
-        self.assertIn(f"mtu {MTU_B}", route)
-        tx, rx, loss, out = ping(a, b.ip6, 3, extra=("-6", "-s", SIZE))
+        self.assertIn(f"mtu {mtu_b}", route)
+        tx, rx, loss, out = ping(a, b.ip6, 3, extra=("-6", "-s", self.size))
         self.assertEqual((tx, rx), (3, 3), out)
         final = self.dp.snapshot()
         self.assertEqual(drops(final, "ip6_too_big"), drops(after, "ip6_too_big"))
 
-    @needs("tshark")
-    def test_3_ping_no_df_fragmented_to_1280_by_dpfwd(self):
-        """ping -M dont: dpfwd cuts each 1428-byte request into two fragments for port1
-        (1276 + 172 bytes), B reassembles and answers. Checked on B's capture, apart from
-        dpfwd's counters: offsets, MF, lengths, checksums, one id per request.
-
-        The replies: B cuts each to its MTU itself; net_af_packet has the kernel
-        reassemble them (the PMD's PACKET_FANOUT_FLAG_DEFRAG), so dpfwd receives a
-        1442-byte frame on port1 (MTU 1280), takes it (its profile's ip4_whole_max,
-        not l2_too_long) and sends it whole to A through port0 (MTU 1500)."""
-        a, b = self.topo.a, self.topo.b
-        cap_a = netns.Capture(a, os.path.join(self.topo.tmp, "a-frag.pcapng"),
-                              bpf=f"ip and host {b.ip4}")
-        cap_b = netns.Capture(b, os.path.join(self.topo.tmp, "b-frag.pcapng"),
-                              bpf=f"ip and host {a.ip4}")
-        before = self.dp.snapshot()
-        tx, rx, _, out = ping(a, b.ip4, 3, extra=("-M", "dont", "-s", SIZE))
-        (fragmented, fragments), after = self.fragmented_since(before, 3)
-        cap_a.stop()
-        cap_b.stop()
-        note(f"ping -M dont: {tx} sent, {rx} replies; dpfwd fragmented {fragmented} "
-             f"into {fragments}")
-        self.assertEqual((fragmented, fragments), (3, 6), after["fwd"])
-        self.assertEqual(drops(after, "l2_too_long"), drops(before, "l2_too_long"))
-
-        # one datagram of 20 + 8 + SIZE bytes cut to MTU_B: data in multiples of 8 bytes
-        frags = [(0, 1, 20 + FRAG_DATA), (FRAG_DATA, 0, 20 + SIZE + 8 - FRAG_DATA)]
-        requests = fragments_by_id(cap_b, a.ip4)
-        self.assertEqual(list(requests.values()), [frags] * 3, requests)
-        # B's replies as B sent them, and as A got them from dpfwd
-        self.assertEqual(sorted(map(len, fragments_by_id(cap_b, b.ip4).values())), [2, 2, 2])
-        whole = fragments_by_id(cap_a, b.ip4)
-        self.assertEqual(list(whole.values()), [[(0, 0, 20 + 8 + SIZE)]] * 3, whole)
-        self.assertEqual((tx, rx), (3, 3), out)
-
-    @needs("tshark")
-    def test_3b_ping_no_df_over_both_mtus_cut_again_by_dpfwd(self):
-        """ping -M dont -s 1600 (1628-byte packets, over both MTUs): each host fragments
-        its own, net_af_packet reassembles them (1628 bytes > port0's and port1's MTU), and
-        dpfwd cuts each again for the way out: 1276 + 372 bytes to B, 1500 + 148 to A.
-        Without that (frames past the MTU sent as they came) every echo would be lost."""
-        a, b = self.topo.a, self.topo.b
-        size = 1600
-        cap_a = netns.Capture(a, os.path.join(self.topo.tmp, "a-frag2.pcapng"),
-                              bpf=f"ip and host {b.ip4}")
-        before = self.dp.snapshot()
-        tx, rx, _, out = ping(a, b.ip4, 3, extra=("-M", "dont", "-s", size))
-        (fragmented, fragments), after = self.fragmented_since(before, 6)
-        cap_a.stop()
-        note(f"ping -M dont -s {size}: {tx} sent, {rx} replies; dpfwd fragmented "
-             f"{fragmented} into {fragments}")
-        self.assertEqual((tx, rx), (3, 3), out)
-        self.assertEqual((fragmented, fragments), (6, 12), after["fwd"])
-        self.assertEqual(drops(after, "l2_too_long"), drops(before, "l2_too_long"))
-        data_a = (MTU_A - 20) // 8 * 8  # 1480
-        replies = fragments_by_id(cap_a, b.ip4)
-        self.assertEqual(list(replies.values()),
-                         [[(0, 1, 20 + data_a), (data_a, 0, 20 + size + 8 - data_a)]] * 3,
-                         replies)
-
     @needs("iperf3")
-    def test_4_iperf3_tcp_a_to_b_finds_pmtu_1280(self):
-        """3 s of iperf3 TCP A -> B: B advertises MSS 1460 (its route's advmss), A's
-        first full segments (1500 bytes, DF) are dropped by dpfwd with ICMP fragmentation
-        needed, and A's TCP goes on at the PMTU of 1280 it learned from them."""
+    def test_4_iperf3_tcp_a_to_b_finds_pmtu(self):
+        """3 s of iperf3 TCP A -> B: B advertises A's MSS (its route's advmss), A's first
+        full segments (M_A bytes, DF) are dropped by dpfwd with ICMP fragmentation
+        needed, and A's TCP goes on at the PMTU of M_B it learned from them."""
         before = self.dp.snapshot()
         res = iperf3(self.topo, "-t", "3")
         after = self.dp.snapshot()
@@ -289,13 +364,13 @@ class AfPacketMtu1500To1280Test(MtuRig, unittest.TestCase):
         # A sent segments too long for port1 and learned the PMTU from dpfwd's ICMP
         self.assertGreaterEqual(drops(after, "ip4_frag_needed") -
                                 drops(before, "ip4_frag_needed"), 1, after["drops"])
-        self.assertIn(f"mtu {MTU_B}", self.topo.a.run("ip", "route", "get",
-                                                      self.topo.b.ip4).stdout)
+        self.assertIn(f"mtu {self.mtus[1]}", self.topo.a.run("ip", "route", "get",
+                                                            self.topo.b.ip4).stdout)
 
     @needs("iperf3")
     def test_5_iperf3_tcp_b_to_a(self):
-        """3 s of iperf3 TCP B -> A (-R): B's segments fit its own MTU, 1280, and go
-        through port0 (1500) as they are."""
+        """3 s of iperf3 TCP B -> A (-R): B's segments fit its own MTU and go through
+        port0 (the larger) as they are."""
         before = self.dp.snapshot()
         res = iperf3(self.topo, "-t", "3", "-R")
         after = self.dp.snapshot()
@@ -312,15 +387,48 @@ class AfPacketMtu1500To1280Test(MtuRig, unittest.TestCase):
         # TCP sets DF: nothing of it was fragmented
         self.assertEqual(after["fwd"]["ip4_fragmented"], before["fwd"]["ip4_fragmented"])
 
-    def test_9_stop_clean(self):
-        self.assertGreater(node_pkts(self.assert_stopped_clean(), "ip4_frag"), 0)
+
+class AfPacketMtu1500To1280Test(MtuTests, unittest.TestCase):
+    """dpfwd on net_af_packet between A (MTU 1500, the most it takes) and B (MTU 1280):
+    what the kernel reassembled, cut by dpfwd. The ICMP signals and TCP (MtuSignalTests)
+    run on net_af_xdp only, where the MTU change is a jumbo one."""
+
+
+class AfXdpMtu3434To1500Test(netns.SkipWhereKernelRefusesXdp, MtuSignalTests, MtuTests,
+                             unittest.TestCase):
+    """dpfwd on net_af_xdp between A (MTU 3434, the largest its buffers take: see the
+    module's docstring) and B (MTU 1500)."""
+    driver = "net_af_xdp"
+    mtus = (3434, 1500)
+    reassembles = False
+    rx_headroom = 256  # XDP_PACKET_HEADROOM (profile net_af_xdp)
+    size = 3000
+    size_over_both = 4000
+
+    def test_9b_check_refuses_an_mtu_over_the_buffers(self):
+        """`dpfwd --check` on this topology with port0 one byte over: exit 2, and the
+        message says where, why and the largest MTU. After test_9 stopped dpfwd: the
+        af_xdp PMD's close, at --check's exit too, takes the interface's XDP program
+        off, whoever loaded it."""
+        mtu = self.mtus[0] + 1
+        dp = netns.Dpfwd(self.topo, self.driver)
+        with open(dp.cfg) as f:
+            text = f.read().replace(f"mtu = {self.mtus[0]}\n", f"mtu = {mtu}\n")
+        with open(dp.cfg, "w") as f:
+            f.write(text)
+        r = dp.check()
+        line = text.splitlines().index(f"mtu = {mtu}") + 1
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, rf"dpfwd.ini:{line}: port0 \(net_af_xdp\): \[port0\] mtu "
+                         rf"{mtu} needs packet buffers of \d+ bytes")
+        self.assertIn(f"mtu {self.mtus[0]} at most", r.stderr)
 
 
 class AfPacketMtu1500BothTest(MtuRig, unittest.TestCase):
     """Both links at 1500, dpfwd on net_af_packet: one MTU, yet the driver hands over
     IPv4 the kernel reassembled, past it; dpfwd must still compare those with the next
     hop's MTU (no shortcut for ports of one MTU here)."""
-    mtus = (MTU_A, MTU_A)
+    mtus = (1500, 1500)
 
     def test_1_ping_no_df_1600_reassembled_by_kernel_cut_again(self):
         """ping -M dont -s 1600: A and B fragment at 1500, net_af_packet reassembles,
@@ -341,7 +449,8 @@ class AfPacketMtu1500BothTest(MtuRig, unittest.TestCase):
 
 def main():
     netns.run_tests("mtu_netns", __name__,
-                    f"A mtu {MTU_A} -- dpfwd -- B mtu {MTU_B}; dpfwd {netns.DPFWD_BIN}")
+                    "A -- dpfwd -- B: net_af_packet at mtu 1500/1280 and 1500/1500, "
+                    f"net_af_xdp at 3434/1500; dpfwd {netns.DPFWD_BIN}")
 
 
 if __name__ == "__main__":

@@ -237,6 +237,37 @@ test_profile_ip4_whole_max(void)
 		"'%s'", err);
 }
 
+/* Driver profiles: rx_headroom and buf_max (net_af_xdp receives 256 bytes past the mbuf
+ * headroom, into buffers of a page at most; others: none, any), and their bad values. */
+static void
+test_profile_rx_headroom_buf_max(void)
+{
+	struct dp_port_profile p;
+	char path[PATH_MAX];
+	char err[DP_CONFIG_ERR_LEN] = "";
+	int rc;
+
+	shipped_profile_load("net_af_xdp", &p);
+	CU_ASSERT_EQUAL(p.rx_headroom, 256);
+	CU_ASSERT_EQUAL(p.buf_max, 4096);
+	shipped_profile_load("net_af_packet", &p);
+	CU_ASSERT_EQUAL(p.rx_headroom, 0);
+	CU_ASSERT_EQUAL(p.buf_max, 0);
+	write_file(
+		"bad-profile.ini", "[profile]\ndrivers = x\nbuf_max = 512\n", path, sizeof(path));
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	EXPECT(strstr(err, "bad-profile.ini:3:") != NULL &&
+			strstr(err, "buf_max '512' must be 0 (any) or 1024..65535") != NULL,
+		"'%s'", err);
+	write_file("bad-profile.ini", "[profile]\nrx_headroom = 5000\n", path, sizeof(path));
+	rc = dp_port_profile_load(path, &p, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	EXPECT(strstr(err, "bad-profile.ini:2:") != NULL &&
+			strstr(err, "rx_headroom '5000' must be 0..4096") != NULL,
+		"'%s'", err);
+}
+
 /* Driver profiles: mtu (net_tap's 1500, set at start; none: the driver's), and its bad
  * values named with file:line. */
 static void
@@ -1793,6 +1824,7 @@ static const struct dp_test tests[] = {
 	{ "test_config_endpoint_defaults", test_config_endpoint_defaults },
 	{ "test_config_endpoint_every_key", test_config_endpoint_every_key },
 	{ "test_profile_ip4_whole_max", test_profile_ip4_whole_max },
+	{ "test_profile_rx_headroom_buf_max", test_profile_rx_headroom_buf_max },
 	{ "test_profile_mtu", test_profile_mtu },
 	{ "test_profile_tx_keeps_sent", test_profile_tx_keeps_sent },
 	{ "test_config_endpoint_empty_section_turns_on",
