@@ -264,9 +264,13 @@ def fmt_ratio(r: dict) -> str:
     return f"{r['num']} / {r['den']} {r['metric']}: {v} ({r['what']})"
 
 
-def idle_lines(idle: Dict[str, Optional[float]], seconds: float) -> List[str]:
+def idle_lines(idle: Dict[str, Optional[float]], seconds: float, hz: int) -> List[str]:
+    """The idle rows; the kernel counts CPU time in clock ticks (1/HZ s), so one tick over
+    the window is the smallest non-zero value."""
+    tick = cpu_pct(1, seconds, hz)
     lines = [f"Idle CPU of sockperf sr -F epoll with no client, over {seconds:g} s "
-             "(utime + stime, % of one CPU):"]
+             "(utime + stime, % of one CPU" + ("" if tick is None else
+                                               f"; one clock tick is {tick:.2f} %") + "):"]
     for row in SOCKPERF_ROWS:
         v = idle.get(row)
         lines.append(f"{row:<12} " + ("-" if v is None else f"{v:.2f} %"))
@@ -309,8 +313,10 @@ def report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Sample
             log(fmt_ratio(r))
             doc["tp"][str(size)] = {"results": tp[size], "ratio": r}
     if idle:
+        hz = os.sysconf("SC_CLK_TCK")
+        doc["idle_tick_pct"] = cpu_pct(1, args.idle, hz)
         log("")
-        for line in idle_lines(idle, args.idle):
+        for line in idle_lines(idle, args.idle, hz):
             log(line)
     return doc
 
@@ -382,8 +388,9 @@ def cmd_preload(args) -> int:
                 got_perf = perf_rtt(doc, size)
                 for k in ("p50", "p99"):
                     rtt[size]["dpsock-perf"][k].append(got_perf[k])
+            last = {size: rtt[size]["dpsock-perf"]["p50"][-1] for size in sizes}
             log(f"run {i + 1}/{args.runs} dpsock-perf p50: " + ", ".join(
-                f"{size} B {rtt[size]['dpsock-perf']['p50'][-1]}" for size in sizes))
+                f"{size} B " + ("-" if v is None else f"{v:.3f}") for size, v in last.items()))
         if args.idle > 0:
             for row in SOCKPERF_ROWS:
                 idle[row] = measure_idle(feed, envs[row], args.idle)

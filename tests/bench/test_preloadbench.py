@@ -181,11 +181,12 @@ class TestTablesAndRatios(unittest.TestCase):
         self.assertIn(": -", pb.fmt_ratio(pb.tp_ratio(tp)))
 
     def test_idle_lines(self):
-        lines = pb.idle_lines({"kernel": 0.0, "preload": 0.333}, 3)
+        lines = pb.idle_lines({"kernel": 0.0, "preload": 0.333}, 3, 100)
         self.assertIn("3 s", lines[0])
+        self.assertIn("one clock tick is 0.33 %", lines[0])
         self.assertEqual(lines[1].split(), ["kernel", "0.00", "%"])
         self.assertEqual(lines[2].split(), ["preload", "0.33", "%"])
-        self.assertEqual(pb.idle_lines({"kernel": None}, 3)[1].split(), ["kernel", "-"])
+        self.assertEqual(pb.idle_lines({"kernel": None}, 3, 100)[1].split(), ["kernel", "-"])
 
     def test_missing_rows(self):
         rtt = {16: rtt_samples([50.0], [1.0], [0.5]), 1024: rtt_samples([50.0], [None], [0.5])}
@@ -212,6 +213,7 @@ class TestReport(unittest.TestCase):
         self.assertEqual(set(doc["tp"]), {"16"})
         self.assertAlmostEqual(doc["tp"]["16"]["ratio"]["ratio"], 2e6 / 5e4)
         self.assertEqual(doc["idle_cpu_pct"], {"kernel": 0.0, "preload": 0.1})
+        self.assertAlmostEqual(doc["idle_tick_pct"], 100.0 / os.sysconf("SC_CLK_TCK") / 3.0)
         text = out.getvalue()
         self.assertIn("RTT of 1024 B", text)
         self.assertIn("Throughput of 16 B", text)
