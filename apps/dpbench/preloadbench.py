@@ -1,23 +1,32 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""dpbench preload: round-trip time of an unmodified program under libdpsock-preload,
-beside the same program on the kernel's UDP and beside libdpsock called directly.
+"""dpbench preload: an unmodified program under libdpsock-preload beside the same program
+on the kernel's UDP and beside libdpsock called directly: round-trip time, throughput and
+idle CPU.
 
-    dpbench.py preload [--build BUILD] [--runs 3] [--duration 2] [--size 16] [--json OUT]
-                       [--no-huge] [--keep-worker]
+    dpbench.py preload [--build BUILD] [--runs 3] [--duration 2] [--sizes 16,...]
+                       [--no-tp] [--idle 3] [--json OUT] [--no-huge] [--keep-worker]
 
 Starts dpfwd on configs/bench/dpsock-local.ini (as `dpbench.py dpsock` does: its
 [endpoint] socket in a temporary folder, its own file prefix, its worker SCHED_IDLE), then
---runs times, round robin:
+--runs times, round robin, for each size of --sizes:
 
     kernel       sockperf sr + sockperf pp --full-rtt over 127.0.0.1, the kernel's UDP
     preload      the same two sockperf, both under libdpsock-preload (LD_PRELOAD)
-    dpsock-perf  apps/dpsock-perf --transports dpsock-local (libdpsock's calls, spinning)
+    tp kernel    sockperf sr + sockperf tp (as fast as it can send), the kernel's UDP
+    tp preload   the same two, both preloaded (unless --no-tp)
 
-with the server on CPU 0 and the client on CPU 1, messages of --size bytes (sockperf's
-smallest is 14). Printed: per row the median over the runs of the RTT p50 and p99 (µs)
-and their spread [min..max], then the ratios kernel / preload (how much lower the
-preloaded RTT is) and preload / dpsock-perf (what the preload costs over the API).
-dpfwd is stopped by pid and its folder removed on every exit.
+and once per run `apps/dpsock-perf --transports dpsock-local --sizes SIZES` (libdpsock's
+calls, spinning). The server is on CPU 0 and the client on CPU 1. sockperf's -m is the
+whole UDP payload, its own 14-byte header included: 14 to 65507 bytes.
+
+Printed per size: the median over the runs of the RTT p50 and p99 (µs) with their spread
+[min..max], the ratios kernel / preload and preload / dpsock-perf; the median message
+rate the throughput server handled (msg/s: its "Total N messages received and handled"
+over the client's run time; the client's own "Message Rate" when the server printed no
+total) and the ratio preload / kernel. Then, unless --idle 0, the idle CPU: a `sockperf sr
+-F epoll` with no client, kernel and preloaded, its utime + stime (/proc/PID/stat) over
+--idle seconds as a percentage of one CPU. dpfwd is stopped by pid and its folder removed
+on every exit.
 """
 import json
 import os
@@ -28,7 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import dpsockbench
 import dpstat
@@ -37,11 +46,40 @@ DP = None  # the dpbench module (set by add_parsers)
 
 REPO = Path(__file__).resolve().parents[2]
 ROWS = ("kernel", "preload", "dpsock-perf")
+SOCKPERF_ROWS = ("kernel", "preload")   # the rows sockperf runs in (RTT, throughput, idle)
+TP_ROWS = SOCKPERF_ROWS
 PORT = 11611
+SOCKPERF_MIN, SOCKPERF_MAX = 14, 65507   # sockperf 3.7's -m range (header included)
+IDLE_SETTLE_S = 1.0                      # after start, before the idle window opens
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+Samples = Dict[str, Dict[str, List[Optional[float]]]]   # row -> metric -> one per run
 
 
 def log(msg: str = "") -> None:
     print(msg, flush=True)
+
+
+def parse_sizes(text: str) -> List[int]:
+    """--sizes: comma-separated bytes, each within sockperf's -m range, in order given,
+    duplicates dropped."""
+    sizes: List[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            n = int(part)
+        except ValueError:
+            raise ValueError(f"--sizes: {part!r} is not a number of bytes")
+        if not SOCKPERF_MIN <= n <= SOCKPERF_MAX:
+            raise ValueError(f"--sizes: {n} is outside sockperf's {SOCKPERF_MIN}.."
+                             f"{SOCKPERF_MAX} bytes (-m counts its 14-byte header)")
+        if n not in sizes:
+            sizes.append(n)
+    if not sizes:
+        raise ValueError("--sizes: no size given")
+    return sizes
 
 
 def sockperf_rtt(out: str) -> Dict[str, Optional[float]]:
@@ -54,6 +92,41 @@ def sockperf_rtt(out: str) -> Dict[str, Optional[float]]:
     return got
 
 
+def sockperf_tp(client: str, server: str) -> Dict[str, Optional[float]]:
+    """The message rate of a `sockperf tp` run: the server's "Total N messages received and
+    handled" over the client's "Total of M messages sent in T sec" (source "server"), else
+    the client's "Message Rate is R [msg/sec]" (source "client"). Also sent, received, run_s
+    (None where not printed)."""
+    client, server = ANSI.sub("", client), ANSI.sub("", server)
+    got: Dict[str, Optional[float]] = {"msgs_per_s": None, "sent": None, "received": None,
+                                       "run_s": None, "source": None}
+    m = re.search(r"Total of (\d+) messages sent in ([0-9.]+) sec", client)
+    if m:
+        got["sent"], got["run_s"] = int(m.group(1)), float(m.group(2))
+    m = re.search(r"Total (\d+) messages received and handled", server)
+    if m:
+        got["received"] = int(m.group(1))
+    if got["received"] is not None and got["run_s"]:
+        got["msgs_per_s"], got["source"] = got["received"] / got["run_s"], "server"
+    else:
+        m = re.search(r"Message Rate is ([0-9.]+) \[msg/sec\]", client)
+        if m:
+            got["msgs_per_s"], got["source"] = float(m.group(1)), "client"
+    return got
+
+
+def proc_cpu_ticks(stat: str) -> int:
+    """utime + stime (clock ticks) of a /proc/PID/stat line; the command name in
+    parentheses may hold spaces and parentheses, so fields count from the last ')'."""
+    fields = stat[stat.rindex(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])     # fields 14 and 15 of proc(5)
+
+
+def cpu_pct(ticks: int, wall_s: float, hz: int) -> Optional[float]:
+    """TICKS of CPU time over WALL_S seconds, in percent of one CPU."""
+    return 100.0 * ticks / hz / wall_s if wall_s > 0 and hz > 0 else None
+
+
 def perf_rtt(doc: dict, size: int) -> Dict[str, Optional[float]]:
     """p50 and p99 (µs) of dpsock-perf's dpsock-local cell of @size."""
     for c in doc.get("cells", []):
@@ -64,26 +137,77 @@ def perf_rtt(doc: dict, size: int) -> Dict[str, Optional[float]]:
     return {"p50": None, "p99": None}
 
 
-def pinned(cpu: int):
+def pinned(cpu: int) -> Callable[[], None]:
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
+def sockperf_seconds(duration: float) -> str:
+    """sockperf's -t takes whole seconds (0.5 is refused)."""
+    return str(max(1, int(round(duration))))
+
+
+def start_server(feed: Path, env: dict, out=subprocess.DEVNULL) -> subprocess.Popen:
+    return subprocess.Popen(["sockperf", "sr", "-f", str(feed), "-F", "epoll"], env=env,
+                            stdout=out, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL, preexec_fn=pinned(0))
+
+
 def run_sockperf(feed: Path, env: dict, duration: float, size: int) -> Dict[str, Optional[float]]:
-    srv = subprocess.Popen(["sockperf", "sr", "-f", str(feed), "-F", "epoll"], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           preexec_fn=pinned(0))
+    srv = start_server(feed, env)
     try:
         time.sleep(0.5)
         cli = subprocess.run(["sockperf", "pp", "-f", str(feed), "-F", "epoll", "--full-rtt",
-                              "-m", str(size), "-t", str(duration)], env=env,
+                              "-m", str(size), "-t", sockperf_seconds(duration)], env=env,
                              capture_output=True, text=True, timeout=duration + 30,
                              preexec_fn=pinned(1))
     finally:
         DP.stop_process(srv, wait_first=5)
     if cli.returncode != 0:
-        log(f"sockperf pp: exit {cli.returncode}: {cli.stderr.strip()[-300:]}")
+        log(f"sockperf pp -m {size}: exit {cli.returncode}: {cli.stderr.strip()[-300:]}")
         return {"p50": None, "p99": None}
     return sockperf_rtt(cli.stdout + cli.stderr)
+
+
+def run_tp(feed: Path, env: dict, duration: float, size: int, logdir: Path,
+           name: str) -> Dict[str, Optional[float]]:
+    """sockperf sr + sockperf tp -m SIZE; the server's output (its total, printed when
+    SIGINT stops it) goes to a file in LOGDIR."""
+    srv_log = logdir / f"sr-{name}.log"
+    with open(srv_log, "w") as f:
+        srv = start_server(feed, env, out=f)
+    try:
+        time.sleep(0.5)
+        cli = subprocess.run(["sockperf", "tp", "-f", str(feed), "-F", "epoll",
+                              "-m", str(size), "-t", sockperf_seconds(duration)], env=env,
+                             capture_output=True, text=True, timeout=duration + 30,
+                             preexec_fn=pinned(1))
+        time.sleep(0.2)     # the last messages in flight
+    finally:
+        DP.stop_process(srv, wait_first=5)
+    if cli.returncode != 0:
+        log(f"sockperf tp -m {size}: exit {cli.returncode}: {cli.stderr.strip()[-300:]}")
+        return {"msgs_per_s": None}
+    return sockperf_tp(cli.stdout + cli.stderr, srv_log.read_text(errors="replace"))
+
+
+def measure_idle(feed: Path, env: dict, seconds: float) -> Optional[float]:
+    """A `sockperf sr -F epoll` with no client: its CPU over SECONDS, % of one CPU."""
+    srv = start_server(feed, env)
+    stat = Path(f"/proc/{srv.pid}/stat")
+    try:
+        time.sleep(IDLE_SETTLE_S)
+        if srv.poll() is not None:
+            log(f"sockperf sr: exited {srv.returncode} before the idle window")
+            return None
+        t0, c0 = time.monotonic(), proc_cpu_ticks(stat.read_text())
+        time.sleep(seconds)
+        t1, c1 = time.monotonic(), proc_cpu_ticks(stat.read_text())
+    except (OSError, ValueError) as e:
+        log(f"sockperf sr: no CPU time read: {e}")
+        return None
+    finally:
+        DP.stop_process(srv, wait_first=5)
+    return cpu_pct(c1 - c0, t1 - t0, os.sysconf("SC_CLK_TCK"))
 
 
 def summary(vals: List[Optional[float]]) -> Optional[dict]:
@@ -91,21 +215,25 @@ def summary(vals: List[Optional[float]]) -> Optional[dict]:
     return dpstat.Dataset("", v).summary() if v else None
 
 
-def table(results: Dict[str, Dict[str, List[Optional[float]]]]) -> List[str]:
+def spread(s: Optional[dict], fmt: str, width: int) -> List[str]:
+    """The median and [min..max] cells of summary S."""
+    if s is None:
+        return [f"{'-':>{width}}", f"{'':>{2 * width + 1}}"]
+    return [f"{s['median']:{width}{fmt}}",
+            f"{'[%s..%s]' % (format(s['min'], fmt), format(s['max'], fmt)):>{2 * width + 1}}"]
+
+
+def table(results: Samples) -> List[str]:
     lines = [f"{'row':<12} {'p50 us':>9} {'[min..max]':>19} {'p99 us':>9} {'[min..max]':>19}"]
     for row in ROWS:
         cells = []
         for k in ("p50", "p99"):
-            s = summary(results[row][k])
-            if s is None:
-                cells += [f"{'-':>9}", f"{'':>19}"]
-            else:
-                cells += [f"{s['median']:9.2f}", f"{'[%.2f..%.2f]' % (s['min'], s['max']):>19}"]
+            cells += spread(summary(results[row][k]), ".2f", 9)
         lines.append(f"{row:<12} " + " ".join(cells))
     return lines
 
 
-def ratios(results: Dict[str, Dict[str, List[Optional[float]]]]) -> List[dict]:
+def ratios(results: Samples) -> List[dict]:
     out = []
     for num, den, what in (("kernel", "preload", "x lower RTT under the preload"),
                            ("preload", "dpsock-perf", "x the RTT of libdpsock called directly")):
@@ -114,6 +242,83 @@ def ratios(results: Dict[str, Dict[str, List[Optional[float]]]]) -> List[dict]:
             r = a["median"] / b["median"] if a and b and b["median"] > 0 else None
             out.append({"num": num, "den": den, "metric": k, "ratio": r, "what": what})
     return out
+
+
+def tp_table(tp: Samples) -> List[str]:
+    lines = [f"{'row':<12} {'msg/s':>11} {'[min..max]':>23}"]
+    for row in TP_ROWS:
+        lines.append(f"{row:<12} " + " ".join(spread(summary(tp[row]["msgs_per_s"]), ".0f", 11)))
+    return lines
+
+
+def tp_ratio(tp: Samples) -> dict:
+    """preload / kernel of the median message rates (the issue's goal: at least 10)."""
+    a, b = summary(tp["preload"]["msgs_per_s"]), summary(tp["kernel"]["msgs_per_s"])
+    r = a["median"] / b["median"] if a and b and b["median"] > 0 else None
+    return {"num": "preload", "den": "kernel", "metric": "msgs_per_s", "ratio": r,
+            "what": "x the kernel's message rate under the preload"}
+
+
+def fmt_ratio(r: dict) -> str:
+    v = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
+    return f"{r['num']} / {r['den']} {r['metric']}: {v} ({r['what']})"
+
+
+def idle_lines(idle: Dict[str, Optional[float]], seconds: float, hz: int) -> List[str]:
+    """The idle rows; the kernel counts CPU time in clock ticks (1/HZ s), so one tick over
+    the window is the smallest non-zero value."""
+    tick = cpu_pct(1, seconds, hz)
+    lines = [f"Idle CPU of sockperf sr -F epoll with no client, over {seconds:g} s "
+             "(utime + stime, % of one CPU" + ("" if tick is None else
+                                               f"; one clock tick is {tick:.2f} %") + "):"]
+    for row in SOCKPERF_ROWS:
+        v = idle.get(row)
+        lines.append(f"{row:<12} " + ("-" if v is None else f"{v:.2f} %"))
+    return lines
+
+
+def missing_rows(rtt: Dict[int, Samples], tp: Dict[int, Samples],
+                 idle: Dict[str, Optional[float]]) -> List[str]:
+    """The rows without one result (the run then fails)."""
+    out = []
+    for size, res in rtt.items():
+        out += [f"{row} {size} B" for row in ROWS if summary(res[row]["p50"]) is None]
+    for size, res in tp.items():
+        out += [f"tp {row} {size} B" for row in TP_ROWS
+                if summary(res[row]["msgs_per_s"]) is None]
+    out += [f"idle {row}" for row, v in idle.items() if v is None]
+    return out
+
+
+def report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Samples],
+           idle: Dict[str, Optional[float]]) -> dict:
+    """Print the tables and ratios; the JSON document of it all."""
+    doc: dict = {"sizes": sizes, "runs": args.runs, "duration_s": args.duration,
+                 "idle_s": args.idle, "rtt": {}, "tp": {}, "idle_cpu_pct": idle}
+    for size in sizes:
+        log(f"\nRTT of {size} B messages, median of {args.runs} run(s) (sockperf pp "
+            "--full-rtt, dpsock-perf ping-pong):")
+        for line in table(rtt[size]):
+            log(line)
+        rs = ratios(rtt[size])
+        for r in rs:
+            log(fmt_ratio(r))
+        doc["rtt"][str(size)] = {"results": rtt[size], "ratios": rs}
+        if size in tp:
+            log(f"\nThroughput of {size} B messages, median of {args.runs} run(s) (sockperf tp; "
+                "messages the server handled per second):")
+            for line in tp_table(tp[size]):
+                log(line)
+            r = tp_ratio(tp[size])
+            log(fmt_ratio(r))
+            doc["tp"][str(size)] = {"results": tp[size], "ratio": r}
+    if idle:
+        hz = os.sysconf("SC_CLK_TCK")
+        doc["idle_tick_pct"] = cpu_pct(1, args.idle, hz)
+        log("")
+        for line in idle_lines(idle, args.idle, hz):
+            log(line)
+    return doc
 
 
 def cmd_preload(args) -> int:
@@ -127,38 +332,68 @@ def cmd_preload(args) -> int:
     if shutil.which("sockperf") is None:
         log("dpbench: sockperf missing: apt-get install sockperf")
         return 2
-    size = max(args.size, 14)
+    try:
+        sizes = parse_sizes(args.sizes)
+    except ValueError as e:
+        log(f"dpbench: {e}")
+        return 2
+    if args.idle < 0:
+        log("dpbench: --idle: seconds, 0 to skip")
+        return 2
     d = dpsockbench.Dpfwd(build, REPO / dpsockbench.LOCAL_CONFIG, DP.mem_args(args.no_huge),
                           tag="preload")
     old = {sg: signal.signal(sg, dpsockbench._raise_interrupted)
            for sg in (signal.SIGTERM, signal.SIGHUP)}
-    results = {r: {"p50": [], "p99": []} for r in ROWS}
+    rtt: Dict[int, Samples] = {s: {r: {"p50": [], "p99": []} for r in ROWS} for s in sizes}
+    tp: Dict[int, Samples] = ({} if args.no_tp else
+                              {s: {r: {"msgs_per_s": []} for r in TP_ROWS} for s in sizes})
+    idle: Dict[str, Optional[float]] = {}
     try:
         d.start()
-        idle = [] if args.keep_worker else d.idle_workers()
+        workers = [] if args.keep_worker else d.idle_workers()
         log(f"dpfwd pid {d.proc.pid} on {d.sock}"
-            + (f"; worker thread(s) {','.join(map(str, idle))} SCHED_IDLE" if idle else ""))
+            + (f"; worker thread(s) {','.join(map(str, workers))} SCHED_IDLE" if workers else ""))
         feed = d.dir / "feed"
         feed.write_text(f"U:127.0.0.1:{PORT}\n")
         kernel_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         preload_env = dict(kernel_env, LD_PRELOAD=str(lib), DPSOCK_PATH=str(d.sock))
+        envs = {"kernel": kernel_env, "preload": preload_env}
         for i in range(args.runs):
-            got = {"kernel": run_sockperf(feed, kernel_env, args.duration, size),
-                   "preload": run_sockperf(feed, preload_env, args.duration, size)}
+            for size in sizes:
+                got = {row: run_sockperf(feed, envs[row], args.duration, size)
+                       for row in SOCKPERF_ROWS}
+                for row in SOCKPERF_ROWS:
+                    for k in ("p50", "p99"):
+                        rtt[size][row][k].append(got[row][k])
+                line = f"run {i + 1}/{args.runs} {size} B: " + ", ".join(
+                    f"{row} p50 {got[row]['p50']}" for row in SOCKPERF_ROWS)
+                if size in tp:
+                    for row in TP_ROWS:
+                        t = run_tp(feed, envs[row], args.duration, size, d.dir, row)
+                        tp[size][row]["msgs_per_s"].append(t["msgs_per_s"])
+                        v = t["msgs_per_s"]
+                        line += f", tp {row} " + ("-" if v is None else
+                                                  f"{v:.0f} msg/s ({t['source']})")
+                log(line)
             out = d.dir / f"perf{i + 1}.json"
             rc, _, err = dpsockbench.run_perf(
                 [perf, "--dpsock", d.sock, "--local-addr", dpsockbench.LOCAL_ADDR,
-                 "--transports", "dpsock-local", "--sizes", str(size), "--duration", "0",
-                 "--pp-max", str(args.duration), "--json", out], args.duration * 10 + 60)
-            got["dpsock-perf"] = (perf_rtt(json.loads(out.read_text()), size)
-                                  if rc == 0 and out.exists() else {"p50": None, "p99": None})
+                 "--transports", "dpsock-local", "--sizes", ",".join(map(str, sizes)),
+                 "--duration", "0", "--pp-max", str(args.duration), "--json", out],
+                (args.duration * 10 + 60) * len(sizes))
+            doc = json.loads(out.read_text()) if rc == 0 and out.exists() else {}
             if rc != 0:
                 log(f"dpsock-perf: exit {rc}: {err.strip()[-300:]}")
-            for row in ROWS:
+            for size in sizes:
+                got_perf = perf_rtt(doc, size)
                 for k in ("p50", "p99"):
-                    results[row][k].append(got[row][k])
-            log(f"run {i + 1}/{args.runs}: " + ", ".join(
-                f"{row} p50 {got[row]['p50']}" for row in ROWS))
+                    rtt[size]["dpsock-perf"][k].append(got_perf[k])
+            last = {size: rtt[size]["dpsock-perf"]["p50"][-1] for size in sizes}
+            log(f"run {i + 1}/{args.runs} dpsock-perf p50: " + ", ".join(
+                f"{size} B " + ("-" if v is None else f"{v:.3f}") for size, v in last.items()))
+        if args.idle > 0:
+            for row in SOCKPERF_ROWS:
+                idle[row] = measure_idle(feed, envs[row], args.idle)
     except dpsockbench.Interrupted as e:
         log(f"dpbench: stopped by {e}")
         return 1
@@ -167,19 +402,10 @@ def cmd_preload(args) -> int:
         d.remove()
         for sg, h in old.items():
             signal.signal(sg, h)
-    log(f"\nRTT of {size} B messages, median of {args.runs} run(s) (sockperf pp --full-rtt, "
-        "dpsock-perf ping-pong):")
-    for line in table(results):
-        log(line)
-    rs = ratios(results)
-    for r in rs:
-        v = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
-        log(f"{r['num']} / {r['den']} {r['metric']}: {v} ({r['what']})")
+    doc = report(args, sizes, rtt, tp, idle)
     if args.json:
-        doc = {"size": size, "runs": args.runs, "duration_s": args.duration,
-               "results": results, "ratios": rs}
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
-    missing = [row for row in ROWS if summary(results[row]["p50"]) is None]
+    missing = missing_rows(rtt, tp, idle)
     if missing:
         log("dpbench: no result for " + ", ".join(missing))
         return 1
@@ -189,12 +415,20 @@ def cmd_preload(args) -> int:
 def add_parsers(sub, dpbench_module) -> None:
     global DP
     DP = dpbench_module
-    p = sub.add_parser("preload", help="sockperf RTT under libdpsock-preload vs the kernel's "
-                       "UDP vs dpsock-perf, with ratios")
+    p = sub.add_parser("preload", help="sockperf RTT, throughput and idle CPU under "
+                       "libdpsock-preload vs the kernel's UDP (RTT also vs dpsock-perf)")
     p.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
-    p.add_argument("--runs", type=int, default=3, help="rounds of the three rows (default 3)")
-    p.add_argument("--duration", type=float, default=2, help="seconds per sockperf run")
-    p.add_argument("--size", type=int, default=16, help="message bytes (at least 14)")
+    p.add_argument("--runs", type=int, default=3, help="rounds of the rows (default 3)")
+    p.add_argument("--duration", type=float, default=2,
+                   help="seconds per sockperf run (rounded to whole seconds, sockperf's -t)")
+    p.add_argument("--sizes", default="16",
+                   help="message bytes, comma-separated, e.g. 16,64,1024,8192,65000 (default "
+                   "16); sockperf's -m counts its own 14-byte header: 14 to 65507")
+    p.add_argument("--no-tp", action="store_true",
+                   help="skip the throughput rows (sockperf tp, kernel and preloaded)")
+    p.add_argument("--idle", type=float, default=3,
+                   help="seconds of idle CPU measured on a sockperf sr with no client, "
+                   "kernel and preloaded (default 3; 0: skip)")
     p.add_argument("--json", help="write the results and ratios as JSON")
     p.add_argument("--no-huge", action="store_true", help="run dpfwd with --no-huge")
     p.add_argument("--keep-worker", action="store_true",
