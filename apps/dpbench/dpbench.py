@@ -17,8 +17,9 @@
                                         relay, RTT/delay/CPU; relay pps on the pcap rig)
     dpbench.py dpsock | dpsock-tx ...  (dpsockbench.py: libdpsock vs Linux sockets and raw
                                         shared memory, 8 B..1 MiB; 63 KB UDP TX via dpfwd)
-    dpbench.py preload ...             (preloadbench.py: sockperf's RTT under
-                                        libdpsock-preload vs the kernel vs dpsock-perf)
+    dpbench.py preload ...             (preloadbench.py: sockperf's RTT and throughput
+                                        under libdpsock-preload vs the kernel (RTT also vs
+                                        dpsock-perf), per size; idle CPU)
 
 `list` prints the shipped bench configs (configs/bench/*.ini with a [bench]
 section) and the command that runs each.
