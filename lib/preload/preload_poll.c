@@ -34,11 +34,12 @@
 bool
 pl_readable(struct pl_sock *s)
 {
-	int rc;
+	int rc = 0;
 
-	if (s->held != NULL || s->shut_rd)
-		return true;
-	rc = pl_hold(s, true);
+	pl_lock(s);
+	if (s->held == NULL && !s->shut_rd)
+		rc = pl_hold(s, true);
+	pl_unlock(s);
 	return rc != -EAGAIN; /* a datagram, or an error the read will return */
 }
 
@@ -47,10 +48,12 @@ static bool
 sock_arm(struct pl_sock *s)
 {
 	struct dpsock_event ev;
+	bool armed;
 
-	if (s->held != NULL)
-		return false;
-	return dpsock_evq_wait(s->evq, &ev, 1, 0) == 0;
+	pl_lock(s);
+	armed = s->held == NULL && dpsock_evq_wait(s->evq, &ev, 1, 0) == 0;
+	pl_unlock(s);
+	return armed;
 }
 
 /* ---- poll, ppoll, select, pselect ---- */

@@ -532,6 +532,14 @@ chan_map(struct dpsock *ep, uint32_t id, unsigned int side, int memfd, uint64_t 
 	view_init(&ch->rx, region, side ^ 1);
 	ep->chans[i] = ch;
 	ep->nb_chans++;
+	/*
+	 * Armed (its own pipe says it sleeps): another thread of the program made this
+	 * channel meanwhile (a send that drained the control socket), and the sleeper must
+	 * hear of what arrives on it too.
+	 */
+	if (ep->rx.shared != NULL && __atomic_load_n(&ep->rx.shared->sleeping, __ATOMIC_SEQ_CST) &&
+		!view_sleep_prepare(&ch->rx))
+		efd_write(ep->efd);
 	return ch;
 unmap:
 	munmap(region, size);

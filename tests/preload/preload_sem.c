@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -540,6 +542,65 @@ step_poll_select(void)
 	close(s);
 }
 
+/* dnsperf's way: one thread sends on a socket while another waits on it and receives */
+#define THREAD_MSGS 2000
+
+struct rx_thread {
+	int fd;
+	bool use_poll;
+	long got;
+};
+
+static void *
+rx_thread_run(void *arg)
+{
+	struct rx_thread *t = arg;
+	char buf[16];
+
+	while (t->got < THREAD_MSGS) {
+		if (t->use_poll) {
+			struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+			if (poll(&p, 1, 100) <= 0 ||
+				recv(t->fd, buf, sizeof(buf), MSG_DONTWAIT) < 0)
+				continue;
+		} else if (recv(t->fd, buf, sizeof(buf), 0) < 0) {
+			break;
+		}
+		__atomic_add_fetch(&t->got, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void
+step_threads(bool use_poll)
+{
+	struct rx_thread t = { .use_poll = use_poll };
+	char buf[16];
+	pthread_t th;
+	long sent = 0, echoed = 0;
+	int a = udp_bound(), b = udp_bound(), i;
+
+	t.fd = a;
+	if (pthread_create(&th, NULL, rx_thread_run, &t) != 0)
+		exit(2);
+	usleep(20000); /* the receiver asleep before the first send */
+	for (i = 0; i < THREAD_MSGS; i++) {
+		/* a window of 32, so that no queue overflows */
+		while (echoed - __atomic_load_n(&t.got, __ATOMIC_ACQUIRE) >= 32)
+			sched_yield();
+		sent += send_to(a, b, "q", 1) == 1;
+		if (recv(b, buf, sizeof(buf), 0) == 1)
+			echoed += send_to(b, a, "r", 1) == 1;
+	}
+	pthread_join(th, NULL);
+	show(use_poll ? "threads_poll_sent" : "threads_sent", sent);
+	show(use_poll ? "threads_poll_echoed" : "threads_echoed", echoed);
+	show(use_poll ? "threads_poll_received" : "threads_received", t.got);
+	close(a);
+	close(b);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -578,6 +639,8 @@ main(int argc, char **argv)
 	step_epoll_mixed();
 	step_poll_select();
 	step_eintr();
+	step_threads(false);
+	step_threads(true);
 	printf("end\n");
 	return 0;
 }
