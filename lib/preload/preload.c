@@ -656,7 +656,7 @@ sock_unref(int fd, struct pl_sock *s)
 	}
 	if (s->dpsock) {
 		pl_epoll_forget(s);
-		pl_drop(s);
+		pl_drop_all(s);
 		dpsock_evq_destroy(s->evq);
 		dpsock_close(s->ep);
 		pl_real.close(s->shadow);

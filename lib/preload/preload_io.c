@@ -4,8 +4,10 @@
  *
  * Receiving takes one datagram at a time in place (dpsock_recv_burst(), no
  * copy) and holds it in s->held until a call consumes it: MSG_PEEK, FIONREAD
- * and a readiness check that found it leave it there. A connected socket
- * drops datagrams from anyone but its peer, as Linux does.
+ * and a readiness check that found it leave it there. An edge-triggered look
+ * takes in every datagram waiting (s->more, behind s->held), so that it can
+ * tell a new arrival from one it reported. A connected socket drops datagrams
+ * from anyone but its peer, as Linux does.
  */
 #include <errno.h>
 #include <poll.h>
@@ -38,6 +40,53 @@ pl_drop(struct pl_sock *s)
 		return;
 	dpsock_msg_free(s->ep, &s->held, 1);
 	s->held = NULL;
+	if (s->nb_more > 0) {
+		s->held = s->more[0];
+		s->nb_more--;
+		memmove(s->more, s->more + 1, s->nb_more * sizeof(s->more[0]));
+	}
+}
+
+void
+pl_drop_all(struct pl_sock *s)
+{
+	while (s->held != NULL)
+		pl_drop(s);
+}
+
+/* @p m taken from the endpoint: kept behind what is held, or dropped (not the peer's). */
+static void
+take(struct pl_sock *s, struct dpsock_msg *m)
+{
+	if (s->connected && !peer_is(s, m)) {
+		dpsock_msg_free(s->ep, &m, 1);
+		return;
+	}
+	s->arrived++;
+	if (s->held == NULL)
+		s->held = m;
+	else
+		s->more[s->nb_more++] = m;
+}
+
+bool
+pl_fill(struct pl_sock *s)
+{
+	while (s->held == NULL || s->nb_more < PL_HELD_MORE) {
+		struct dpsock_msg *m;
+		int rc = dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT);
+
+		if (rc == -EAGAIN)
+			break;
+		if (rc < 0) {
+			if (!s->gone_seen)
+				s->arrived++;
+			s->gone_seen = true;
+			return true;
+		}
+		take(s, m);
+	}
+	return s->held != NULL;
 }
 
 /*
@@ -99,11 +148,7 @@ pl_hold(struct pl_sock *s, bool dontwait)
 			rc = take_waiting(s, &m);
 		if (rc < 0)
 			return rc;
-		if (s->connected && !peer_is(s, m)) {
-			dpsock_msg_free(s->ep, &m, 1);
-			continue;
-		}
-		s->held = m;
+		take(s, m);
 	}
 	return 0;
 }

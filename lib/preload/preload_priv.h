@@ -36,6 +36,9 @@
 /** Descriptors of a socket's own (shadow, queue) are moved at or above this. */
 #define PL_HIDDEN_MIN 512
 
+/** Datagrams an edge-triggered look takes in beside the one held (struct pl_sock). */
+#define PL_HELD_MORE 31
+
 /** Tag of a preloaded socket's number inside an application's epoll set. */
 #define PL_EPOLL_TAG      0xd9500c0000000000ULL
 #define PL_EPOLL_TAG_MASK 0xffffffff00000000ULL
@@ -67,9 +70,14 @@ struct pl_sock {
 		struct sockaddr_in6 in6;
 	} peer_dp;               /* the peer as dpsock sees it (loopback -> wildcard) */
 	struct dpsock_msg *held; /* a datagram received and not yet consumed (MSG_PEEK, poll) */
-	int64_t rcvtimeo_us;     /* 0: none */
-	int64_t sndtimeo_us;     /* 0: none */
-	bool pktinfo;            /* IP_PKTINFO / IPV6_RECVPKTINFO */
+	/* behind held, oldest first: what an edge-triggered look took (pl_fill()) */
+	struct dpsock_msg *more[PL_HELD_MORE];
+	unsigned int nb_more;
+	uint64_t arrived;    /* datagrams taken from the endpoint, ever: EPOLLET's edges */
+	bool gone_seen;      /* an error (dpfwd gone) counted as an arrival once */
+	int64_t rcvtimeo_us; /* 0: none */
+	int64_t sndtimeo_us; /* 0: none */
+	bool pktinfo;        /* IP_PKTINFO / IPV6_RECVPKTINFO */
 	bool shut_rd;
 	int so_error;
 	/*
@@ -183,8 +191,15 @@ pl_unlock(struct pl_sock *s)
  * wait lets go of while it sleeps. @return 0 or -errno (-EAGAIN).
  */
 int pl_hold(struct pl_sock *s, bool dontwait);
-/** Release s->held (s->lock held). */
+/** Release s->held, the next one taken in its place (s->lock held). */
 void pl_drop(struct pl_sock *s);
+/** Release every datagram taken (the socket is closing). */
+void pl_drop_all(struct pl_sock *s);
+/**
+ * Take every datagram waiting, up to PL_HELD_MORE behind s->held (s->lock held).
+ * @return whether the socket is readable: a datagram held, or an error a read returns.
+ */
+bool pl_fill(struct pl_sock *s);
 
 /* preload_poll.c */
 /**
