@@ -133,8 +133,10 @@ class PreloadDnsTest(unittest.TestCase):
         conf.write_text(NSD_CONF.format(port=PORT, dir=d, zone=ZONE_NAME))
         cls.nsd_log = d / "nsd.log"
         out = open(d / "nsd.out", "w")
+        # SIGTERM from the kernel should this test die first (netns.py)
         proc = subprocess.Popen(["nsd", "-d", "-c", str(conf)], env=cls.env,
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=netns._die_with_parent)
         out.close()
         netns.defer(f"stop pid {proc.pid} (nsd)", lambda: netns.stop_process(proc))
         deadline = time.monotonic() + 10
