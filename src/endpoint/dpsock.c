@@ -1823,6 +1823,10 @@ evq_disarm(struct dpsock_evq *q)
 	int n, k;
 
 	n = epoll_wait(q->epfd, evs, 64, 0);
+	/* the flags down first: a channel that a control message below maps is not armed */
+	for (i = 0; i < q->nb; i++)
+		if (q->eps[i]->bound)
+			sources_wake_off(q->eps[i]);
 	for (k = 0; k < n; k++) {
 		struct evq_item *it = evs[k].data.ptr;
 
@@ -1838,9 +1842,6 @@ evq_disarm(struct dpsock_evq *q)
 			 */
 			epoll_ctl(q->epfd, EPOLL_CTL_DEL, it->ep->ctl, NULL);
 	}
-	for (i = 0; i < q->nb; i++)
-		if (q->eps[i]->bound)
-			sources_wake_off(q->eps[i]);
 	q->armed = false;
 }
 
