@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The summary of a `meson test` run that scripts/dev.sh prints, and its verdict.
 
-  scripts/testlog.py BUILD [--suite S ...]
+  scripts/testlog.py BUILD [--suite S ...] [--no-suite X ...]
 
 Reads BUILD/meson-logs/testlog.json (the last run) and what the build registers
 (`meson introspect --tests`; each CUnit executable's own list of tests, DP_TEST_LIST=1,
@@ -17,7 +17,9 @@ Exit 1 when a test failed or a CUnit test did not run. In strict mode (CI=true, 
 DPFWD_STRICT=1; DPFWD_STRICT=0 turns it off under CI) also on any skip, and when a suite
 named by --suite has a registered test that did not run, or no test at all. Without
 --suite the run is taken to be a chosen subset: registered tests it left out are not
-counted.
+counted. A registered test that also carries a suite named by --no-suite (the run was
+asked to leave it out: `meson test --no-suite X`) is not counted either, and the summary
+names it.
 """
 import argparse
 import json
@@ -48,9 +50,10 @@ def strict_mode(env=os.environ):
 
 
 def split_name(logname):
-    """testlog.json's "dpfwd:unit / config" -> ("unit", "config")."""
+    """testlog.json's "dpfwd:unit / config" -> ("unit", "config"); a test of several
+    suites ("dpfwd:netns+frr / bgp") is counted under its first."""
     suite, name = logname.split(" / ", 1)
-    return suite.split(":")[-1], name
+    return suite.split(":")[-1].split("+")[0], name
 
 
 def cunit_counts(out, registered):
@@ -179,6 +182,19 @@ def introspect(build):
     return json.loads(out)
 
 
+def split_registered(tests, no_suites):
+    """`meson introspect --tests` -> ([(suite, name)] counted, ["suite/name"] left out:
+    those that also carry a suite of @p no_suites)."""
+    registered, left_out = [], []
+    for t in tests:
+        key = (t["suite"][0].split(":")[-1], t["name"])
+        if any(s.split(":")[-1] in no_suites for s in t["suite"]):
+            left_out.append(f"{key[0]}/{key[1]}")
+        else:
+            registered.append(key)
+    return registered, left_out
+
+
 def cunit_list(test):
     """The tests a CUnit executable registers (DP_TEST_LIST=1), None if it cannot say;
     absent (not CUnit) -> raises KeyError."""
@@ -207,6 +223,8 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--suite", action="append", default=[],
                     help="a suite the run was asked for (all of its tests must run)")
+    ap.add_argument("--no-suite", action="append", default=[],
+                    help="a suite the run was asked to leave out (`meson test --no-suite`)")
     a = ap.parse_args()
     log = os.path.join(a.build, "meson-logs", "testlog.json")
     try:
@@ -216,15 +234,20 @@ def main():
         print(f"testlog: no test run to summarize: {e}")
         return 1
     tests = introspect(a.build)
-    registered, lists = [], {}
+    registered, left_out = split_registered(tests, a.no_suite)
+    lists = {}
     for t in tests:
         key = (t["suite"][0].split(":")[-1], t["name"])
-        registered.append(key)
+        if key not in registered:
+            continue
         try:
             lists[key] = cunit_list(t)
         except KeyError:
             pass
     lines, ok = summarize(results, registered, lists, a.suite, strict_mode())
+    if left_out:  # before the verdict, the last line
+        lines.insert(len(lines) - 1, f"left out of this run (suite {', '.join(a.no_suite)}): "
+                     f"{', '.join(sorted(left_out))}")
     print("\n".join(lines))
     return 0 if ok else 1
 

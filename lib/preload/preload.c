@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@
 
 struct pl_real pl_real;
 uint64_t pl_spin_ns = 20000;
+/* DPSOCK_PRELOAD_STATS: the file each endpoint's counters are appended to, or NULL. */
+static const char *stats_path;
 
 /* Ports and prefixes of DPSOCK_PRELOAD_PORTS / DPSOCK_PRELOAD_ADDRS. */
 #define PL_POLICY_MAX 32
@@ -215,6 +218,9 @@ policy_load(void)
 				"32)");
 		pol.filtered = true;
 	}
+	v = getenv("DPSOCK_PRELOAD_STATS");
+	if (v != NULL && *v != '\0')
+		stats_path = v;
 	v = getenv("DPSOCK_SPIN_US");
 	if (v != NULL && *v != '\0') {
 		char *end;
@@ -287,14 +293,52 @@ fork_child(void)
 			rte_spinlock_init(&table[fd]->lock);
 }
 
+/*
+ * The counters of @p s, last seen through descriptor @p fd, as one JSON line appended to
+ * DPSOCK_PRELOAD_STATS (O_APPEND: whole lines from several processes), once per socket:
+ * at its last close, or at exit for one still open.
+ */
+static void
+stats_write(int fd, struct pl_sock *s)
+{
+	struct dpsock_stats st;
+	char line[512];
+	int n, f;
+
+	if (stats_path == NULL || !s->dpsock || s->stats_written ||
+		dpsock_stats_get(s->ep, &st) < 0)
+		return;
+	s->stats_written = true;
+	n = snprintf(line, sizeof(line),
+		"{\"pid\": %d, \"fd\": %d, \"tx_msgs\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
+		", \"rx_msgs\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_again\": %" PRIu64
+		", \"rx_dropped\": %" PRIu64 ", \"wakeups\": %" PRIu64 ", \"sleeps\": %" PRIu64
+		"}\n",
+		(int)getpid(), fd, st.tx_msgs, st.tx_bytes, st.rx_msgs, st.rx_bytes, st.tx_again,
+		st.rx_dropped, st.wakeups, st.sleeps);
+	f = open(stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (f < 0)
+		return;
+	if (write(f, line, (size_t)n) != n)
+		fprintf(stderr, "libdpsock-preload: DPSOCK_PRELOAD_STATS %s: short write\n",
+			stats_path);
+	pl_real.close(f);
+}
+
 /* The process ends: it uses its sockets no more (exit's handlers, or _exit itself). */
 static bool exiting; /* exit_uncount() ran: closes from now on free nothing */
 
 static void
 exit_uncount(void)
 {
-	if (table != NULL && !exiting)
+	int fd;
+
+	if (table != NULL && !exiting) {
+		for (fd = 0; stats_path != NULL && fd < table_size; fd++)
+			if (table[fd] != NULL)
+				stats_write(fd, table[fd]);
 		users_add(-1);
+	}
 	exiting = true;
 }
 
@@ -655,6 +699,7 @@ sock_unref(int fd, struct pl_sock *s)
 		return;
 	}
 	if (s->dpsock) {
+		stats_write(fd, s);
 		pl_epoll_forget(s);
 		pl_drop_all(s);
 		dpsock_evq_destroy(s->evq);

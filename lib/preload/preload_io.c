@@ -128,10 +128,11 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 		}
 		p = (struct pollfd){ .fd = dpsock_evq_fd(s->evq), .events = POLLIN };
 		pl_unlock(s);
-		rc = pl_real.poll(&p, 1, ms);
+		rc = pl_real.poll(&p, 1, ms) < 0 ? -errno : 0;
 		pl_lock(s);
+		dpsock_evq_disarm(s->evq); /* awake: its peers need not wake it while it looks */
 		if (rc < 0)
-			return -errno;
+			return rc;
 	}
 }
 

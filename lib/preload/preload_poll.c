@@ -59,6 +59,21 @@ sock_arm(struct pl_sock *s, bool new_only)
 	return armed;
 }
 
+/* Awake again (or an arm that found a datagram): the sockets of @p pl (NULL: a kernel
+ * descriptor) disarmed, so that their peers stop waking them while this side spins. */
+static void
+socks_disarm(struct pl_sock **pl, nfds_t n)
+{
+	nfds_t i;
+
+	for (i = 0; i < n; i++)
+		if (pl[i] != NULL) {
+			pl_lock(pl[i]);
+			dpsock_evq_disarm(pl[i]->evq);
+			pl_unlock(pl[i]);
+		}
+}
+
 /* ---- poll, ppoll, select, pselect ---- */
 
 static short
@@ -73,17 +88,45 @@ sock_revents(struct pl_sock *s, short events)
 	return r;
 }
 
-/* Remaining of @p timeout_ns from @p t0 (-1: none), in ms rounded up for poll(). */
+/* Remaining of @p timeout_ns (-1: none) after @p spent, in ms rounded up for poll(). */
 static int
-left_ms(int64_t timeout_ns, uint64_t t0)
+left_ms(int64_t timeout_ns, uint64_t spent)
 {
-	uint64_t spent = pl_now_ns() - t0;
-
 	if (timeout_ns < 0)
 		return -1;
 	if (spent >= (uint64_t)timeout_ns)
 		return 0;
 	return (int)(((uint64_t)timeout_ns - spent + 999999) / 1000000);
+}
+
+/* Looks between two readings of the clock while spinning: a reading costs more than a look
+ * at a few sockets. */
+#define PL_LOOKS_PER_CLOCK 8
+
+/*
+ * After a look that found nothing, in a wait that started at @p t0 for @p timeout_ns (-1:
+ * for ever): true to look again (spinning), false to stop spinning, with @p ms what is
+ * left of the wait (0: over, return; else sleep that long, -1: for ever).
+ */
+static bool
+spin_on(unsigned int *looks, uint64_t t0, int64_t timeout_ns, int *ms)
+{
+	uint64_t spent;
+
+	*ms = 0;
+	if (timeout_ns == 0)
+		return false;
+	if (++*looks % PL_LOOKS_PER_CLOCK != 0) {
+		rte_pause();
+		return true;
+	}
+	spent = pl_now_ns() - t0;
+	*ms = left_ms(timeout_ns, spent);
+	if (*ms != 0 && spent < pl_spin_ns) {
+		rte_pause();
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -95,6 +138,7 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 	const sigset_t *mask)
 {
 	const uint64_t t0 = pl_now_ns();
+	unsigned int looks = 0;
 	bool kernel = false;
 	nfds_t i;
 
@@ -118,20 +162,21 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 				fds[i].revents = kernel ? k[i].revents : 0;
 			ready += fds[i].revents != 0;
 		}
-		ms = left_ms(timeout_ns, t0);
-		if (ready > 0 || ms == 0)
+		if (ready > 0)
 			return ready;
-		if (pl_now_ns() - t0 < pl_spin_ns) {
-			rte_pause();
+		if (spin_on(&looks, t0, timeout_ns, &ms))
 			continue;
-		}
+		if (ms == 0)
+			return 0;
 		/* arm, then sleep */
 		for (i = 0; i < n; i++)
 			if (pl[i] != NULL && (fds[i].events & (POLLIN | POLLRDNORM)) != 0 &&
 				!sock_arm(pl[i], false))
 				break;
-		if (i < n)
+		if (i < n) {
+			socks_disarm(pl, n);
 			continue;
+		}
 		for (i = 0; i < n; i++) {
 			k[i] = fds[i];
 			if (pl[i] != NULL)
@@ -144,8 +189,14 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 		} else {
 			rc = pl_real.poll(k, n, ms);
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			const int e = errno;
+
+			socks_disarm(pl, n);
+			errno = e;
 			return -1;
+		}
+		socks_disarm(pl, n);
 	}
 }
 
@@ -355,6 +406,36 @@ struct pl_epoll {
 };
 
 static struct pl_epoll *epolls;
+
+/*
+ * How many kernel descriptors each epoll fd below PL_EPOLL_KERNEL_FDS watches, counted
+ * in epoll_ctl(): a set of preloaded sockets alone is not looked at by epoll_wait()
+ * while spinning, a system call saved each time round. Too high is only slower (a
+ * descriptor closed without EPOLL_CTL_DEL); an epoll fd past the table always counts.
+ */
+#define PL_EPOLL_KERNEL_FDS 4096
+static uint32_t epoll_kernel_fds[PL_EPOLL_KERNEL_FDS];
+
+static bool
+epoll_watches_kernel(int epfd)
+{
+	return epfd < 0 || epfd >= PL_EPOLL_KERNEL_FDS ||
+	       __atomic_load_n(&epoll_kernel_fds[epfd], __ATOMIC_RELAXED) != 0;
+}
+
+static void
+epoll_kernel_count(int epfd, int op)
+{
+	uint32_t *c;
+
+	if (epfd < 0 || epfd >= PL_EPOLL_KERNEL_FDS)
+		return;
+	c = &epoll_kernel_fds[epfd];
+	if (op == EPOLL_CTL_ADD)
+		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+	else if (op == EPOLL_CTL_DEL && __atomic_load_n(c, __ATOMIC_RELAXED) > 0)
+		__atomic_fetch_sub(c, 1, __ATOMIC_RELAXED);
+}
 /* recursive: a look takes datagrams, and libdpsock may close a descriptor meanwhile */
 static pthread_mutex_t epolls_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
@@ -418,6 +499,8 @@ pl_epoll_close(int fd)
 {
 	struct pl_epoll **pp, *p = NULL;
 
+	if (fd >= 0 && fd < PL_EPOLL_KERNEL_FDS)
+		__atomic_store_n(&epoll_kernel_fds[fd], 0, __ATOMIC_RELAXED);
 	if (epoll_find(fd) == NULL)
 		return;
 	pthread_mutex_lock(&epolls_lock);
@@ -446,8 +529,12 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 	pl_init();
 	s = pl_dpsock_of(fd);
-	if (s == NULL)
-		return pl_real.epoll_ctl(epfd, op, fd, ev);
+	if (s == NULL) {
+		rc = pl_real.epoll_ctl(epfd, op, fd, ev);
+		if (rc == 0)
+			epoll_kernel_count(epfd, op);
+		return rc;
+	}
 	if (op != EPOLL_CTL_DEL && ev == NULL) {
 		errno = EFAULT;
 		return -1;
@@ -595,11 +682,25 @@ members_arm(struct pl_epoll *p)
 	return true;
 }
 
+/* socks_disarm() of the members of @p p. */
+static void
+members_disarm(struct pl_epoll *p)
+{
+	struct pl_member *m;
+
+	for (m = p->members; m != NULL; m = m->next) {
+		pl_lock(m->s);
+		dpsock_evq_disarm(m->s->evq);
+		pl_unlock(m->s);
+	}
+}
+
 static int
 epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
 {
 	const uint64_t t0 = pl_now_ns();
 	const int64_t timeout_ns = timeout < 0 ? -1 : (int64_t)timeout * 1000000;
+	unsigned int looks = 0;
 
 	for (;;) {
 		int n, k, ms;
@@ -607,26 +708,35 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 		pthread_mutex_lock(&epolls_lock);
 		n = members_look(p, evs, max);
 		pthread_mutex_unlock(&epolls_lock);
-		if (n < max) {
+		if (n < max && epoll_watches_kernel(p->epfd)) {
 			k = pl_real.epoll_wait(p->epfd, evs + n, max - n, 0);
 			if (k < 0)
 				return n > 0 ? n : -1;
 			n += tags_strip(evs + n, k);
 		}
-		ms = left_ms(timeout_ns, t0);
-		if (n > 0 || ms == 0)
+		if (n > 0)
 			return n;
-		if (pl_now_ns() - t0 < pl_spin_ns) {
-			rte_pause();
+		if (spin_on(&looks, t0, timeout_ns, &ms))
 			continue;
-		}
+		if (ms == 0)
+			return 0;
 		pthread_mutex_lock(&epolls_lock);
 		k = members_arm(p);
+		if (!k)
+			members_disarm(p);
 		pthread_mutex_unlock(&epolls_lock);
 		if (!k)
 			continue;
 		k = mask != NULL ? pl_real.epoll_pwait(p->epfd, evs, max, ms, mask)
 				 : pl_real.epoll_wait(p->epfd, evs, max, ms);
+		{
+			const int e = errno; /* epoll_wait()'s, kept over the disarm's calls */
+
+			pthread_mutex_lock(&epolls_lock);
+			members_disarm(p);
+			pthread_mutex_unlock(&epolls_lock);
+			errno = e;
+		}
 		if (k < 0)
 			return -1;
 		/* the kernel's events of this wait are kept: an edge-triggered one comes once */

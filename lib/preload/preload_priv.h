@@ -87,6 +87,7 @@ struct pl_sock {
 	 */
 	int *users;
 	unsigned int gen;
+	bool stats_written; /* DPSOCK_PRELOAD_STATS: its line is in the file */
 };
 
 /** The libc functions this library stands in front of. */

@@ -1937,6 +1937,16 @@ dpsock_evq_fd(const struct dpsock_evq *q)
 	return q != NULL ? q->epfd : -EINVAL;
 }
 
+int
+dpsock_evq_disarm(struct dpsock_evq *q)
+{
+	if (q == NULL)
+		return -EINVAL;
+	if (q->armed)
+		evq_disarm(q);
+	return 0;
+}
+
 void
 dpsock_evq_destroy(struct dpsock_evq *q)
 {

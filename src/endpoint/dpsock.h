@@ -217,6 +217,14 @@ int dpsock_evq_wait(struct dpsock_evq *q, struct dpsock_event *ev, int max, int 
  */
 int dpsock_evq_fd(const struct dpsock_evq *q);
 
+/**
+ * Undo the arming of a dpsock_evq_wait() that found nothing: the peers stop
+ * writing the queue's eventfds, which costs them a system call a message. For
+ * a program that slept on dpsock_evq_fd() and, awake, looks again by itself
+ * rather than through dpsock_evq_wait(). @return 0, or -EINVAL.
+ */
+int dpsock_evq_disarm(struct dpsock_evq *q);
+
 void dpsock_evq_destroy(struct dpsock_evq *q);
 
 #ifdef __cplusplus

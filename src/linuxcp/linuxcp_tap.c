@@ -259,6 +259,40 @@ forwarding_check(char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Every multicast frame on the physical ports: the routing daemons join groups on the
+ * mirrors (OSPF's 224.0.0.5 and ff02::5, RIP's, VRRP's, PIM's) that dpfwd's filter of
+ * the ND groups does not hold, and Linux says nothing of them over rtnetlink. Frames of
+ * a group nobody asked for are counted drops in eth_classify and ip6_fwd. A port
+ * without a filter (virtual devices, net_af_packet) takes every frame anyway.
+ */
+static void
+allmulti_enable(void)
+{
+	uint16_t p;
+	int rc;
+
+	for (p = 0; p < dp_nb_phys_ports; p++) {
+		if (dp_ports[p].promisc)
+			continue;
+		rc = rte_eth_allmulticast_enable(dp_ports[p].port_id);
+		if (rc == 0)
+			DP_LOG(INFO, linuxcp,
+				"port%u (%s): all multicast frames, for the groups "
+				"of Linux's routing daemons",
+				p, dp_ports[p].driver);
+		else if (rc == -ENOTSUP)
+			DP_LOG(DEBUG, linuxcp, "port%u (%s): no multicast filter to open", p,
+				dp_ports[p].driver);
+		else
+			DP_LOG(WARNING, linuxcp,
+				"port%u (%s): cannot receive all multicast frames (%s): routing "
+				"protocols on multicast (OSPF) may not find their neighbors; set "
+				"promisc = on",
+				p, dp_ports[p].driver, strerror(-rc));
+	}
+}
+
 int
 lcp_tap_start(const struct dp_config *cfg, char *err, size_t errlen)
 {
@@ -287,6 +321,7 @@ lcp_tap_start(const struct dp_config *cfg, char *err, size_t errlen)
 		}
 		lcp_nb_mirrors = p + 1;
 	}
+	allmulti_enable();
 	dp_ctl_punt_handler(DP_PUNT_ARP, &arp_next, &arp_next_arg);
 	dp_ctl_punt_handler(DP_PUNT_ND, &nd_next, &nd_next_arg);
 	if (arp_next != NULL)

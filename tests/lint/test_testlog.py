@@ -123,6 +123,26 @@ class Testlog(unittest.TestCase):
         out, ok = run([res('unit / hist')], reg, suites=(), strict=STRICT)
         self.assertTrue(ok, out)
 
+    def test_left_out_suite_is_named_not_missing(self):
+        tests = [{'suite': ['dpfwd:netns'], 'name': 'mtu'},
+                 {'suite': ['dpfwd:netns', 'dpfwd:frr'], 'name': 'bgp'}]
+        reg, left = testlog.split_registered(tests, ['frr'])
+        self.assertEqual(reg, [('netns', 'mtu')])
+        self.assertEqual(left, ['netns/bgp'])
+        out, ok = run([res('netns / mtu')], reg, suites=['netns'], strict=STRICT)
+        self.assertTrue(ok, out)
+        # without --no-suite the same run misses it
+        reg, left = testlog.split_registered(tests, [])
+        self.assertEqual(left, [])
+        out, ok = run([res('netns / mtu')], reg, suites=['netns'], strict=STRICT)
+        self.assertFalse(ok, out)
+        # a test of several suites is counted under its first
+        out, ok = run([res('netns / mtu'), res('netns+frr / bgp')], reg, suites=['netns'],
+                      strict=STRICT)
+        self.assertTrue(ok, out)
+        self.assertIn('netns', out)
+        self.assertNotIn('frr', out)
+
     def test_suite_without_tests_fails_strict(self):
         out, ok = run([], [], suites=['unit'], strict=STRICT)
         self.assertFalse(ok, out)

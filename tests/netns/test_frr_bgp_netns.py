@@ -73,9 +73,10 @@ class BgpTopology(netns.Topology):
 
 class Rig:
     """The topology, dpfwd on it, zebra in the three namespaces, bgpd in dpfwd's and A's
-    (B's is started by the tests); @p zebra_args: more arguments for dpfwd's zebra."""
+    (B's is started by the tests); @p zebra_args: more arguments for dpfwd's zebra,
+    @p bgpd_extra: more lines for dpfwd's bgpd under `router bgp`."""
 
-    def __init__(self, zebra_args=()):
+    def __init__(self, zebra_args=(), bgpd_extra=()):
         self.topo = BgpTopology().up()
         t = self.topo
         try:
@@ -86,7 +87,7 @@ class Rig:
             self.b = frr.Frr("b", t.b.ns, t.tmp)
             self.r_conf = frr.bgpd_conf(65000, "198.18.10.1",
                                         [(t.a.ip4, 65001), (t.b.ip4, 65002)],
-                                        restart_time=30)
+                                        extra=bgpd_extra, restart_time=30)
             self.b_conf = frr.bgpd_conf(65002, t.b.ip4, [(t.ports[1].ip4, 65000)],
                                         [LOOP] + more_prefixes())
             self.r.start("zebra", "hostname dpfwd\n", args=zebra_args)

@@ -6,7 +6,10 @@ test_frr_bgp_netns.py (B announces its loopback prefix and 1000 more):
 
 - bgpd killed (SIGKILL): zebra keeps its routes (graceful restart), dpfwd keeps
   forwarding; a prefix B withdraws and one it adds meanwhile are gone and there once
-  bgpd is back;
+  bgpd is back. zebra drops the stale routes when the new bgpd says its routes are
+  complete, and at the latest RIB_STALE_S after bgpd died (`bgp graceful-restart
+  rib-stale-time`): now and then FRR 8.4's zebra misses the first, and dpfwd follows
+  the kernel either way;
 - zebra killed (SIGKILL): the kernel keeps the routes, dpfwd keeps forwarding; then
   zebra and bgpd started again, as watchfrr does (a daemon does not send its routes
   again to a new zebra): zebra -K keeps the routes it finds in the kernel until bgpd
@@ -36,12 +39,15 @@ NEW = "198.19.3.0/24"  # announced by B while a daemon is down
 # zebra -K: how long a restarted zebra keeps the routes of its daemons it finds in the
 # kernel (bgpd's restart, its sessions and updates take about 3 s here)
 ZEBRA_KEEP_S = 8
+# how long zebra keeps a dead bgpd's routes that the new bgpd has not sent again
+RIB_STALE_S = 10
 
 
 class FrrFaultsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.rig = rig = Rig(zebra_args=("-K", str(ZEBRA_KEEP_S)))
+        cls.rig = rig = Rig(zebra_args=("-K", str(ZEBRA_KEEP_S)),
+                           bgpd_extra=(f" bgp graceful-restart rib-stale-time {RIB_STALE_S}",))
         t = rig.topo
         try:
             rig.b.start("bgpd", rig.b_conf)

@@ -5,7 +5,9 @@ The Linux control plane ([linux], docs/linux-cp.md) between real Linux hosts: dp
 makes a TAP mirror of each port (dp0, dp1) in its own namespace; routes added there with
 `ip route` become dpfwd routes that carry host A's traffic to host B, and leave when
 deleted; a multipath route becomes an ECMP group; a TCP connection from host A to
-dpfwd's own address reaches a listener on the mirror through the exception path.
+dpfwd's own address reaches a listener on the mirror through the exception path. On
+ports that filter multicast (net_tap devices of their own), dpfwd opens the filter to
+every group (IFF_ALLMULTI), for the groups the routing daemons join on the mirrors.
 
   A 198.18.10.2 -- port0 [dpfwd, dp0 dp1] port1 -- B 198.18.20.2 (lo 198.19.40.2)
 
@@ -282,6 +284,29 @@ class LinuxcpForwardingTest(unittest.TestCase):
             self.assertIn("net.ipv4.ip_forward", dp.output())
             links = netns.sh("ip", "-o", "link", "show", ns=topo.router_ns).stdout
             self.assertNotIn(" dp0:", links)
+
+
+class TapPortTopology(LinuxcpTopology):
+    """LinuxcpTopology with dpfwd's ports on net_tap devices of their own (lcpmc0, ...),
+    apart from the hosts: a device that filters multicast (IFF_ALLMULTI)."""
+
+    def dpfwd_config(self, driver="net_af_packet", extra=""):
+        return re.sub(rf"^dev = {driver}(\d+),.*$", r"dev = net_tap\1,iface=lcpmc\1",
+                      super().dpfwd_config(driver, extra), flags=re.M)
+
+
+class LinuxcpMulticastTest(unittest.TestCase):
+    def test_ports_take_every_multicast_frame(self):
+        """Routing daemons join groups on the mirrors that Linux does not announce: each
+        port receives all multicast (the device's own flag, IFF_ALLMULTI on a TAP)."""
+        with TapPortTopology() as topo:
+            dp = netns.Dpfwd(topo).start().wait_ready()
+            for p in topo.ports:
+                link = netns.sh("ip", "-o", "link", "show", "dev", f"lcpmc{p.index}",
+                                ns=topo.router_ns).stdout
+                self.assertIn("ALLMULTI", link.split(">")[0], link)
+                self.assertIn(f"port{p.index} (net_tap): all multicast frames", dp.output())
+            self.assertEqual(dp.stop(), 0, dp.output())
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import dprig  # noqa: E402
 PRELOAD_LIB = os.environ.get(
     "DPSOCK_PRELOAD_LIB", str(dprig.BUILD / "lib" / "preload" / "libdpsock-preload.so"))
 PRELOAD_SEM = os.environ.get("PRELOAD_SEM", str(dprig.BUILD / "tests" / "preload" / "preload_sem"))
+PRELOAD_WAKE = os.environ.get("PRELOAD_WAKE",
+                              str(dprig.BUILD / "tests" / "preload" / "preload_wake"))
 
 CONFIG = """\
 # written by tests/preload: one null port with dpfwd's addresses, endpoints on

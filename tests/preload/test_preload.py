@@ -20,6 +20,7 @@ libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its
 
 Environment: tests/preload/meson.build.
 """
+import json
 import os
 import subprocess
 import sys
@@ -232,6 +233,32 @@ class PreloadTest(unittest.TestCase):
 
     def test_preload_semantics_same_as_kernel_ip6(self):
         self.semantics("6")
+
+    def woken(self, mode):
+        """preload_wake @p mode: the eventfd writes its sender made (DPSOCK_PRELOAD_STATS)."""
+        kernel = run([pl_rig.PRELOAD_WAKE, mode], pl_rig.kernel_env())
+        self.assertEqual((kernel.returncode, kernel.stdout), (0, "received: 1000\n"),
+                         kernel.stderr)
+        stats = self.tmp / f"wake-{mode}.jsonl"
+        pre = run([pl_rig.PRELOAD_WAKE, mode],
+                  pl_rig.env(self.sock, DPSOCK_PRELOAD_STATS=str(stats)))
+        self.assertEqual((pre.returncode, pre.stdout), (0, "received: 1000\n"), pre.stderr)
+        lines = {ln["fd"]: ln for ln in map(json.loads, stats.read_text().splitlines())}
+        # a is the first socket, b the second; a sent, b received, every datagram
+        a, b = (lines[fd] for fd in sorted(lines)[:2])
+        self.assertEqual((a["tx_msgs"], b["rx_msgs"]), (1001, 1001), lines)
+        return a["wakeups"]
+
+    # A socket that slept and timed out is disarmed once awake: the datagrams that come
+    # while it is looked at without sleeping cost their sender no system call each.
+    def test_preload_awake_socket_costs_no_wakeup_epoll(self):
+        self.assertEqual(self.woken("epoll"), 0)
+
+    def test_preload_awake_socket_costs_no_wakeup_poll(self):
+        self.assertEqual(self.woken("poll"), 0)
+
+    def test_preload_awake_socket_costs_no_wakeup_select(self):
+        self.assertEqual(self.woken("select"), 0)
 
     def socat_echo(self, listen, connect, port):
         env = pl_rig.env(self.sock)
