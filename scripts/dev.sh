@@ -27,7 +27,7 @@ PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcun
 	scdoc python3-jsonschema python3-prometheus-client python3-scapy
 	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd # tests/netns (hosts in namespaces)
 	frr # tests/netns: the FRR tests
-	sockperf) # tests/preload (socat too)
+	sockperf nsd dnsperf dnsutils) # tests/preload (socat too; nsd, dnsperf, dig: preload_dns)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 

@@ -282,6 +282,17 @@ fork_prepare(void)
 	users_add(1);
 }
 
+/* After fork, in the child: a lock a thread of the parent held is no one's there */
+static void
+fork_child(void)
+{
+	int fd;
+
+	for (fd = 0; fd < table_used; fd++)
+		if (table[fd] != NULL)
+			rte_spinlock_init(&table[fd]->lock);
+}
+
 /*
  * The counters of @p s, last seen through descriptor @p fd, as one JSON line appended to
  * DPSOCK_PRELOAD_STATS (O_APPEND: whole lines from several processes), once per socket:
@@ -353,7 +364,7 @@ __attribute__((constructor)) static void
 pl_ctor(void)
 {
 	pl_init();
-	pthread_atfork(fork_prepare, NULL, NULL);
+	pthread_atfork(fork_prepare, NULL, fork_child);
 	atexit(exit_uncount);
 }
 
@@ -643,6 +654,7 @@ socket(int domain, int type, int protocol)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return fd;
+	rte_spinlock_init(&s->lock);
 	s->family = domain;
 	s->refs = 1;
 	s->shadow = -1;
@@ -689,7 +701,7 @@ sock_unref(int fd, struct pl_sock *s)
 	if (s->dpsock) {
 		stats_write(fd, s);
 		pl_epoll_forget(s);
-		pl_drop(s);
+		pl_drop_all(s);
 		dpsock_evq_destroy(s->evq);
 		dpsock_close(s->ep);
 		pl_real.close(s->shadow);
@@ -837,7 +849,14 @@ ioctl(int fd, unsigned long req, ...)
 		return pl_real.ioctl(fd, req, arg);
 	if (req == FIONREAD) {
 		/* as Linux: the length of the next datagram, 0 when none */
-		*(int *)arg = pl_readable(s) && s->held != NULL ? (int)s->held->len : 0;
+		int len = 0;
+
+		if (pl_readable(s)) {
+			pl_lock(s);
+			len = s->held != NULL ? (int)s->held->len : 0;
+			pl_unlock(s);
+		}
+		*(int *)arg = len;
 		return 0;
 	}
 	if (req == FIONCLEX)
@@ -889,7 +908,9 @@ bind(int fd, const struct sockaddr *addr, socklen_t len)
 	if (rc == 0)
 		return pl_real.bind(fd, addr, len);
 	pl_addr_to_dp(addr, len, &dp);
+	pl_lock(s);
 	rc = dpsock_bind(s->ep, (struct sockaddr *)&dp, len);
+	pl_unlock(s);
 	if (rc < 0)
 		return pl_fail(rc);
 	s->bound = true;
@@ -922,7 +943,9 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 		return pl_fail(rc);
 	if (rc == 0)
 		return pl_real.connect(fd, addr, len);
+	pl_lock(s);
 	rc = pl_bind_auto(s);
+	pl_unlock(s);
 	if (rc < 0)
 		return pl_fail(rc);
 	pl_addr_to_dp(addr, len, &dp);
@@ -960,8 +983,10 @@ getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 		return -1;
 	}
 	memset(&ss, 0, sizeof(ss));
+	pl_lock(s);
 	if (dpsock_getsockname(s->ep, (struct sockaddr *)&ss, &l) < 0)
 		ss.ss_family = (sa_family_t)s->family; /* not bound: the wildcard, port 0 */
+	pl_unlock(s);
 	l = s->family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 	if (s->bound && pl_addr_is_loopback((struct sockaddr *)&s->local_shown)) {
 		/* bound to a loopback address: that address, dpfwd's port */
@@ -1049,6 +1074,12 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 
 		if (pl_real.getsockopt(s->shadow, SOL_SOCKET, SO_RCVTIMEO, &tv, &l) == 0)
 			s->rcvtimeo_us = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+	} else if (level == SOL_SOCKET && name == SO_SNDTIMEO) {
+		struct timeval tv;
+		socklen_t l = sizeof(tv);
+
+		if (pl_real.getsockopt(s->shadow, SOL_SOCKET, SO_SNDTIMEO, &tv, &l) == 0)
+			s->sndtimeo_us = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
 	} else if ((level == IPPROTO_IP && name == IP_PKTINFO) ||
 		   (level == IPPROTO_IPV6 && name == IPV6_RECVPKTINFO)) {
 		s->pktinfo = len >= sizeof(int) && *(const int *)val != 0;

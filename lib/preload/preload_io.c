@@ -4,16 +4,24 @@
  *
  * Receiving takes one datagram at a time in place (dpsock_recv_burst(), no
  * copy) and holds it in s->held until a call consumes it: MSG_PEEK, FIONREAD
- * and a readiness check that found it leave it there. A connected socket
- * drops datagrams from anyone but its peer, as Linux does.
+ * and a readiness check that found it leave it there. An edge-triggered look
+ * takes in every datagram waiting (s->more, behind s->held), so that it can
+ * tell a new arrival from one it reported. A connected socket drops datagrams
+ * from anyone but its peer, as Linux does.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include <rte_pause.h>
+
 #include "preload_priv.h"
+
+/* A blocking send's nap between two tries when no buffer is free (libdpsock's too) */
+#define PL_SEND_NAP_US 20
 
 static bool
 peer_is(const struct pl_sock *s, const struct dpsock_msg *m)
@@ -32,32 +40,97 @@ pl_drop(struct pl_sock *s)
 		return;
 	dpsock_msg_free(s->ep, &s->held, 1);
 	s->held = NULL;
+	if (s->nb_more > 0) {
+		s->held = s->more[0];
+		s->nb_more--;
+		memmove(s->more, s->more + 1, s->nb_more * sizeof(s->more[0]));
+	}
+}
+
+void
+pl_drop_all(struct pl_sock *s)
+{
+	while (s->held != NULL)
+		pl_drop(s);
+}
+
+/* @p m taken from the endpoint: kept behind what is held, or dropped (not the peer's). */
+static void
+take(struct pl_sock *s, struct dpsock_msg *m)
+{
+	if (s->connected && !peer_is(s, m)) {
+		dpsock_msg_free(s->ep, &m, 1);
+		return;
+	}
+	s->arrived++;
+	if (s->held == NULL)
+		s->held = m;
+	else
+		s->more[s->nb_more++] = m;
+}
+
+bool
+pl_fill(struct pl_sock *s)
+{
+	while (s->held == NULL || s->nb_more < PL_HELD_MORE) {
+		struct dpsock_msg *m;
+		int rc = dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT);
+
+		if (rc == -EAGAIN)
+			break;
+		if (rc < 0) {
+			if (!s->gone_seen)
+				s->arrived++;
+			s->gone_seen = true;
+			return true;
+		}
+		take(s, m);
+	}
+	return s->held != NULL;
 }
 
 /*
- * One datagram, waiting at most SO_RCVTIMEO (0: for ever) on the socket's queue, which
- * spins, then sleeps in epoll_wait: a signal handler interrupts it (-EINTR), as Linux's
- * recv is interrupted.
+ * One datagram, waiting at most SO_RCVTIMEO (0: for ever): a look, a spin of
+ * DPSOCK_SPIN_US, then the socket's queue armed and a sleep on its descriptor, s->lock
+ * let go of meanwhile. A signal handler interrupts the sleep (-EINTR), as Linux's recv is
+ * interrupted.
  */
 static int
 take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 {
-	const uint64_t end = pl_now_ns() + (uint64_t)s->rcvtimeo_us * 1000;
+	const uint64_t t0 = pl_now_ns(), end = t0 + (uint64_t)s->rcvtimeo_us * 1000;
 
 	for (;;) {
 		struct dpsock_event ev;
+		struct pollfd p;
 		uint64_t now;
 		int rc = dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT), ms = -1;
 
 		if (rc != -EAGAIN)
 			return rc;
+		now = pl_now_ns();
 		if (s->rcvtimeo_us > 0) {
-			now = pl_now_ns();
 			if (now >= end)
 				return -EAGAIN;
 			ms = (int)((end - now + 999999) / 1000000);
 		}
-		rc = dpsock_evq_wait(s->evq, &ev, 1, ms);
+		if (now - t0 < pl_spin_ns) {
+			pl_unlock(s);
+			rte_pause();
+			pl_lock(s);
+			continue;
+		}
+		rc = dpsock_evq_wait(s->evq, &ev, 1, 0); /* 0: armed, nothing came meanwhile */
+		if (rc != 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		p = (struct pollfd){ .fd = dpsock_evq_fd(s->evq), .events = POLLIN };
+		pl_unlock(s);
+		rc = pl_real.poll(&p, 1, ms) < 0 ? -errno : 0;
+		pl_lock(s);
+		dpsock_evq_disarm(s->evq); /* awake: its peers need not wake it while it looks */
 		if (rc < 0)
 			return rc;
 	}
@@ -76,11 +149,7 @@ pl_hold(struct pl_sock *s, bool dontwait)
 			rc = take_waiting(s, &m);
 		if (rc < 0)
 			return rc;
-		if (s->connected && !peer_is(s, m)) {
-			dpsock_msg_free(s->ep, &m, 1);
-			continue;
-		}
-		s->held = m;
+		take(s, m);
 	}
 	return 0;
 }
@@ -191,7 +260,7 @@ pktinfo_put(struct pl_sock *s, struct msghdr *msg)
 	msg->msg_controllen = need;
 }
 
-/* recvmsg() on a preloaded socket; @return bytes, or -errno. */
+/* recvmsg() on a preloaded socket (takes s->lock); @return bytes, or -errno. */
 static ssize_t
 recv_one(struct pl_sock *s, struct msghdr *msg, int flags)
 {
@@ -200,11 +269,15 @@ recv_one(struct pl_sock *s, struct msghdr *msg, int flags)
 	socklen_t flen;
 	int rc;
 
+	pl_lock(s);
 	rc = recv_wait(s, flags);
-	if (rc < 0)
+	if (rc < 0) {
+		pl_unlock(s);
 		return rc;
+	}
 	msg->msg_flags = 0;
 	if (rc == 1) {
+		pl_unlock(s);
 		msg->msg_namelen = 0;
 		msg->msg_controllen = 0;
 		return 0;
@@ -223,6 +296,7 @@ recv_one(struct pl_sock *s, struct msghdr *msg, int flags)
 		msg->msg_flags |= MSG_TRUNC;
 	if ((flags & MSG_PEEK) == 0)
 		pl_drop(s);
+	pl_unlock(s);
 	return (ssize_t)((flags & MSG_TRUNC) != 0 ? whole : got);
 }
 
@@ -340,6 +414,36 @@ recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags, struct times
 
 /* ---- sending ---- */
 
+/*
+ * dpsock_sendto() under s->lock, never blocking in it: with no free buffer a blocking
+ * send spins DPSOCK_SPIN_US, then naps, the lock let go of, for at most SO_SNDTIMEO
+ * (0: for ever), so that a thread receiving on the socket frees what holds the send back.
+ */
+static ssize_t
+send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const struct sockaddr *d,
+	socklen_t dlen)
+{
+	const uint64_t t0 = pl_now_ns();
+
+	for (;;) {
+		uint64_t spent;
+		ssize_t rc;
+
+		pl_lock(s);
+		rc = dpsock_sendto(s->ep, buf, len, MSG_DONTWAIT, d, dlen);
+		pl_unlock(s);
+		if (rc != -EAGAIN || dontwait)
+			return rc;
+		spent = pl_now_ns() - t0;
+		if (s->sndtimeo_us > 0 && spent >= (uint64_t)s->sndtimeo_us * 1000)
+			return -EAGAIN;
+		if (spent < pl_spin_ns)
+			rte_pause();
+		else
+			usleep(PL_SEND_NAP_US);
+	}
+}
+
 /* One datagram to @p to (NULL: the connected peer). @return bytes or -errno. */
 static ssize_t
 send_one(struct pl_sock *s, const void *buf, size_t len, int flags, const struct sockaddr *to,
@@ -348,7 +452,7 @@ send_one(struct pl_sock *s, const void *buf, size_t len, int flags, const struct
 	struct sockaddr_storage dest;
 	const struct sockaddr *d;
 	socklen_t dlen;
-	int fl = (s->nonblock || (flags & MSG_DONTWAIT) != 0) ? MSG_DONTWAIT : 0;
+	const bool dontwait = s->nonblock || (flags & MSG_DONTWAIT) != 0;
 	ssize_t rc;
 
 	if ((flags & MSG_OOB) != 0)
@@ -370,12 +474,12 @@ send_one(struct pl_sock *s, const void *buf, size_t len, int flags, const struct
 		d = (const struct sockaddr *)&dest;
 		dlen = tolen;
 	}
-	rc = dpsock_sendto(s->ep, buf, len, fl, d, dlen);
+	rc = send_locked(s, buf, len, dontwait, d, dlen);
 	if (rc == -ECONNREFUSED) {
 		/* a local peer closed: a connected socket is told, as by ICMP; else retried */
 		if (to == NULL)
 			return rc;
-		rc = dpsock_sendto(s->ep, buf, len, fl, d, dlen);
+		rc = send_locked(s, buf, len, dontwait, d, dlen);
 		if (rc == -ECONNREFUSED)
 			rc = (ssize_t)len; /* lost, as a datagram to a closed port is */
 	}

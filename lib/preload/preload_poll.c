@@ -17,9 +17,9 @@
  * epoll set a preloaded socket is registered by its number for EPOLLIN with a
  * tag (PL_EPOLL_TAG | fd) in place of the application's data; the tag's
  * events only wake, and the socket's own events come from a look at the
- * records kept here (struct pl_epoll), level-triggered. EPOLLET is reported
- * as level (a program that reads until EAGAIN sees the same); EPOLLONESHOT
- * disables the record until EPOLL_CTL_MOD.
+ * records kept here (struct pl_epoll): level-triggered, or with EPOLLET once
+ * per new arrival (member_edge()); EPOLLONESHOT disables the record until
+ * EPOLL_CTL_MOD.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,23 +34,29 @@
 bool
 pl_readable(struct pl_sock *s)
 {
-	int rc;
+	int rc = 0;
 
-	if (s->held != NULL || s->shut_rd)
-		return true;
-	rc = pl_hold(s, true);
+	pl_lock(s);
+	if (s->held == NULL && !s->shut_rd)
+		rc = pl_hold(s, true);
+	pl_unlock(s);
 	return rc != -EAGAIN; /* a datagram, or an error the read will return */
 }
 
-/* Arm @p s's queue before a sleep. @return false when a datagram came meanwhile. */
+/*
+ * Arm @p s's queue before a sleep. @return false when a datagram came meanwhile (or one
+ * is held, unless @p new_only: an edge-triggered wait for the next arrival).
+ */
 static bool
-sock_arm(struct pl_sock *s)
+sock_arm(struct pl_sock *s, bool new_only)
 {
 	struct dpsock_event ev;
+	bool armed;
 
-	if (s->held != NULL)
-		return false;
-	return dpsock_evq_wait(s->evq, &ev, 1, 0) == 0;
+	pl_lock(s);
+	armed = (new_only || s->held == NULL) && dpsock_evq_wait(s->evq, &ev, 1, 0) == 0;
+	pl_unlock(s);
+	return armed;
 }
 
 /* Awake again (or an arm that found a datagram): the sockets of @p pl (NULL: a kernel
@@ -61,8 +67,11 @@ socks_disarm(struct pl_sock **pl, nfds_t n)
 	nfds_t i;
 
 	for (i = 0; i < n; i++)
-		if (pl[i] != NULL)
+		if (pl[i] != NULL) {
+			pl_lock(pl[i]);
 			dpsock_evq_disarm(pl[i]->evq);
+			pl_unlock(pl[i]);
+		}
 }
 
 /* ---- poll, ppoll, select, pselect ---- */
@@ -162,7 +171,7 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 		/* arm, then sleep */
 		for (i = 0; i < n; i++)
 			if (pl[i] != NULL && (fds[i].events & (POLLIN | POLLRDNORM)) != 0 &&
-				!sock_arm(pl[i]))
+				!sock_arm(pl[i], false))
 				break;
 		if (i < n) {
 			socks_disarm(pl, n);
@@ -383,6 +392,9 @@ struct pl_member {
 	int fd;
 	struct epoll_event ev; /* the application's */
 	bool off;              /* EPOLLONESHOT fired */
+	/* EPOLLET: report on the next look (added or modified), else at a new arrival */
+	bool fresh;
+	uint64_t seen; /* s->arrived when last looked at */
 	struct pl_member *next;
 };
 
@@ -547,7 +559,9 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		m = calloc(1, sizeof(*m));
 		if (m == NULL)
 			goto nomem;
-		*m = (struct pl_member){ .s = s, .fd = fd, .ev = *ev, .next = p->members };
+		*m = (struct pl_member){
+			.s = s, .fd = fd, .ev = *ev, .fresh = true, .next = p->members
+		};
 		p->members = m;
 		break;
 	case EPOLL_CTL_MOD:
@@ -555,6 +569,7 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		if (rc == 0 && m != NULL) {
 			m->ev = *ev;
 			m->off = false;
+			m->fresh = true;
 		}
 		break;
 	case EPOLL_CTL_DEL:
@@ -574,6 +589,34 @@ nomem:
 	return -1;
 }
 
+/*
+ * An edge-triggered member's events, as Linux gives them: once when added or modified
+ * (what is ready then), then once for each look that finds datagrams arrived since the
+ * last (EPOLLIN, with EPOLLOUT when asked), however many are left unread. Datagrams not
+ * read keep no report coming.
+ */
+static uint32_t
+member_edge(struct pl_member *m, uint32_t want)
+{
+	struct pl_sock *s = m->s;
+	uint32_t got = 0;
+	bool readable, edge;
+
+	pl_lock(s);
+	readable = pl_fill(s) || s->shut_rd;
+	edge = m->fresh || ((want & EPOLLIN) != 0 && s->arrived != m->seen);
+	m->seen = s->arrived;
+	pl_unlock(s);
+	if (!edge)
+		return 0;
+	m->fresh = false;
+	if ((want & EPOLLIN) != 0 && readable)
+		got |= EPOLLIN | (want & EPOLLRDNORM);
+	if ((want & EPOLLOUT) != 0)
+		got |= EPOLLOUT | (want & EPOLLWRNORM);
+	return got;
+}
+
 /* The preloaded members' events, round robin, into @p evs; @return how many. */
 static int
 members_look(struct pl_epoll *p, struct epoll_event *evs, int max)
@@ -586,7 +629,11 @@ members_look(struct pl_epoll *p, struct epoll_event *evs, int max)
 	do {
 		uint32_t want = m->ev.events, got = 0;
 
-		if (!m->off) {
+		if (m->off) {
+			/* EPOLLONESHOT fired: nothing until EPOLL_CTL_MOD */
+		} else if ((want & EPOLLET) != 0) {
+			got = member_edge(m, want);
+		} else {
 			if ((want & EPOLLIN) != 0 && pl_readable(m->s))
 				got |= EPOLLIN | (want & EPOLLRDNORM);
 			if ((want & EPOLLOUT) != 0)
@@ -617,14 +664,21 @@ tags_strip(struct epoll_event *evs, int n)
 	return k;
 }
 
+/*
+ * Arm every member's queue before a sleep. @return false when a datagram came meanwhile.
+ * An edge-triggered member waits for new arrivals only: what it holds was reported.
+ */
 static bool
 members_arm(struct pl_epoll *p)
 {
 	struct pl_member *m;
 
-	for (m = p->members; m != NULL; m = m->next)
-		if (!m->off && (m->ev.events & EPOLLIN) != 0 && !sock_arm(m->s))
+	for (m = p->members; m != NULL; m = m->next) {
+		if (m->off || (m->ev.events & EPOLLIN) == 0)
+			continue;
+		if (!sock_arm(m->s, (m->ev.events & EPOLLET) != 0))
 			return false;
+	}
 	return true;
 }
 
@@ -634,8 +688,11 @@ members_disarm(struct pl_epoll *p)
 {
 	struct pl_member *m;
 
-	for (m = p->members; m != NULL; m = m->next)
+	for (m = p->members; m != NULL; m = m->next) {
+		pl_lock(m->s);
 		dpsock_evq_disarm(m->s->evq);
+		pl_unlock(m->s);
+	}
 }
 
 static int

@@ -29,17 +29,30 @@
 #include <sys/uio.h>
 #include <netinet/in.h>
 
+#include <rte_spinlock.h>
+
 #include "dpsock.h"
 
 /** Descriptors of a socket's own (shadow, queue) are moved at or above this. */
 #define PL_HIDDEN_MIN 512
 
+/** Datagrams an edge-triggered look takes in beside the one held (struct pl_sock). */
+#define PL_HELD_MORE 31
+
 /** Tag of a preloaded socket's number inside an application's epoll set. */
 #define PL_EPOLL_TAG      0xd9500c0000000000ULL
 #define PL_EPOLL_TAG_MASK 0xffffffff00000000ULL
 
-/** One preloaded UDP socket; every fd that refers to it (dup) points here. */
+/**
+ * One preloaded UDP socket; every fd that refers to it (dup) points here.
+ *
+ * lock: its endpoint is one thread's at a time (libdpsock's rings are single-producer,
+ * single-consumer), so every call into libdpsock on it, and every look at held, is made
+ * under it; a call that waits (a blocking receive, a send with no free buffer) lets go
+ * of it while it sleeps, so that one thread may send while another waits to receive.
+ */
 struct pl_sock {
+	rte_spinlock_t lock;
 	int family;
 	int refs;          /* descriptors referring to it */
 	bool nonblock;     /* O_NONBLOCK / FIONBIO / SOCK_NONBLOCK */
@@ -57,8 +70,14 @@ struct pl_sock {
 		struct sockaddr_in6 in6;
 	} peer_dp;               /* the peer as dpsock sees it (loopback -> wildcard) */
 	struct dpsock_msg *held; /* a datagram received and not yet consumed (MSG_PEEK, poll) */
-	int64_t rcvtimeo_us;     /* 0: none */
-	bool pktinfo;            /* IP_PKTINFO / IPV6_RECVPKTINFO */
+	/* behind held, oldest first: what an edge-triggered look took (pl_fill()) */
+	struct dpsock_msg *more[PL_HELD_MORE];
+	unsigned int nb_more;
+	uint64_t arrived;    /* datagrams taken from the endpoint, ever: EPOLLET's edges */
+	bool gone_seen;      /* an error (dpfwd gone) counted as an arrival once */
+	int64_t rcvtimeo_us; /* 0: none */
+	int64_t sndtimeo_us; /* 0: none */
+	bool pktinfo;        /* IP_PKTINFO / IPV6_RECVPKTINFO */
 	bool shut_rd;
 	int so_error;
 	/*
@@ -155,14 +174,39 @@ bool pl_addr_is_loopback(const struct sockaddr *sa);
 /* @p sa for dpsock (loopback -> wildcard) in @p out. */
 void pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_storage *out);
 
+static inline void
+pl_lock(struct pl_sock *s)
+{
+	rte_spinlock_lock(&s->lock);
+}
+
+static inline void
+pl_unlock(struct pl_sock *s)
+{
+	rte_spinlock_unlock(&s->lock);
+}
+
 /* preload_io.c */
-/** Take one datagram into s->held unless one is there. @return 0 or -errno (-EAGAIN). */
+/**
+ * Take one datagram into s->held unless one is there; called with s->lock held, which a
+ * wait lets go of while it sleeps. @return 0 or -errno (-EAGAIN).
+ */
 int pl_hold(struct pl_sock *s, bool dontwait);
-/** Release s->held. */
+/** Release s->held, the next one taken in its place (s->lock held). */
 void pl_drop(struct pl_sock *s);
+/** Release every datagram taken (the socket is closing). */
+void pl_drop_all(struct pl_sock *s);
+/**
+ * Take every datagram waiting, up to PL_HELD_MORE behind s->held (s->lock held).
+ * @return whether the socket is readable: a datagram held, or an error a read returns.
+ */
+bool pl_fill(struct pl_sock *s);
 
 /* preload_poll.c */
-/** Readable now (a datagram held, dpfwd gone, or read shut). Takes a datagram if one waits. */
+/**
+ * Readable now (a datagram held, dpfwd gone, or read shut). Takes a datagram if one waits.
+ * Takes s->lock.
+ */
 bool pl_readable(struct pl_sock *s);
 /** Forget @p s in every application epoll set (its last descriptor is closing). */
 void pl_epoll_forget(const struct pl_sock *s);

@@ -532,6 +532,14 @@ chan_map(struct dpsock *ep, uint32_t id, unsigned int side, int memfd, uint64_t 
 	view_init(&ch->rx, region, side ^ 1);
 	ep->chans[i] = ch;
 	ep->nb_chans++;
+	/*
+	 * Armed (its own pipe says it sleeps): another thread of the program made this
+	 * channel meanwhile (a send that drained the control socket), and the sleeper must
+	 * hear of what arrives on it too.
+	 */
+	if (ep->rx.shared != NULL && __atomic_load_n(&ep->rx.shared->sleeping, __ATOMIC_SEQ_CST) &&
+		!view_sleep_prepare(&ch->rx))
+		efd_write(ep->efd);
 	return ch;
 unmap:
 	munmap(region, size);
@@ -1815,6 +1823,10 @@ evq_disarm(struct dpsock_evq *q)
 	int n, k;
 
 	n = epoll_wait(q->epfd, evs, 64, 0);
+	/* the flags down first: a channel that a control message below maps is not armed */
+	for (i = 0; i < q->nb; i++)
+		if (q->eps[i]->bound)
+			sources_wake_off(q->eps[i]);
 	for (k = 0; k < n; k++) {
 		struct evq_item *it = evs[k].data.ptr;
 
@@ -1830,9 +1842,6 @@ evq_disarm(struct dpsock_evq *q)
 			 */
 			epoll_ctl(q->epfd, EPOLL_CTL_DEL, it->ep->ctl, NULL);
 	}
-	for (i = 0; i < q->nb; i++)
-		if (q->eps[i]->bound)
-			sources_wake_off(q->eps[i]);
 	q->armed = false;
 }
 

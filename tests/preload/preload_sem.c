@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -299,6 +301,16 @@ step_options(void)
 	show("so_rcvbuf", getsockopt(a, SOL_SOCKET, SO_RCVBUF, &got, &l));
 	show("so_rcvbuf_value", got);
 	show("so_sndbuf_set", setsockopt(a, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)));
+	show("so_sndbuf", getsockopt(a, SOL_SOCKET, SO_SNDBUF, &got, &l));
+	show("so_sndbuf_value", got);
+	{
+		struct timeval tv = { 0, 250000 }, tv_got = { 0 };
+		socklen_t tl = sizeof(tv_got);
+
+		show("so_sndtimeo_set", setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+		show("so_sndtimeo", getsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv_got, &tl));
+		show("so_sndtimeo_usec", tv_got.tv_usec);
+	}
 	v = 1;
 	show("so_reuseaddr_set", setsockopt(a, SOL_SOCKET, SO_REUSEADDR, &v, sizeof(v)));
 	show("so_reuseaddr", getsockopt(a, SOL_SOCKET, SO_REUSEADDR, &got, &l));
@@ -392,9 +404,9 @@ step_mmsg(void)
 static const char *
 ev_name(uint64_t d)
 {
-	static const char *names[] = { "udp", "tcp", "pipe", "udp_out" };
+	static const char *names[] = { "udp", "tcp", "pipe", "udp_out", "udp2" };
 
-	return d < 4 ? names[d] : "?";
+	return d < 5 ? names[d] : "?";
 }
 
 /* epoll_wait's events as "name,name" in data order. */
@@ -489,6 +501,65 @@ step_epoll_mixed(void)
 	close(s);
 }
 
+/* EPOLLET: once per arrival, however much is left unread; again after EPOLL_CTL_MOD */
+static void
+step_epoll_edge(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = 0 };
+	char buf[16];
+	int a = udp_bound(), b = udp_bound(), s = udp_bound(), ep = epoll_create1(0);
+
+	show("et_add", epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev));
+	epoll_show("et_idle", ep, 0);
+	send_to(s, a, "1", 1);
+	send_to(s, a, "2", 1);
+	epoll_show("et_two_arrived", ep, 1000);
+	epoll_show("et_not_again", ep, 0);
+	show("et_read_one", recv(a, buf, sizeof(buf), 0));
+	epoll_show("et_one_left", ep, 0);
+	send_to(s, a, "3", 1);
+	epoll_show("et_new_arrival", ep, 1000);
+	epoll_show("et_new_once", ep, 0);
+	show("et_read_two", recv(a, buf, sizeof(buf), 0));
+	show("et_read_three", recv(a, buf, sizeof(buf), 0));
+	show("et_drained", recv(a, buf, sizeof(buf), MSG_DONTWAIT));
+	epoll_show("et_after_drain", ep, 0);
+	send_to(s, a, "4", 1);
+	epoll_show("et_after_drain_arrival", ep, 1000);
+	ev.data.u64 = 0;
+	show("et_mod", epoll_ctl(ep, EPOLL_CTL_MOD, a, &ev));
+	epoll_show("et_mod_reports", ep, 0);
+	epoll_show("et_mod_once", ep, 0);
+	/* a datagram arrived and read before the wait: nothing to report */
+	send_to(s, a, "5", 1);
+	show("et_read_four", recv(a, buf, sizeof(buf), 0));
+	show("et_read_five", recv(a, buf, sizeof(buf), 0));
+	epoll_show("et_read_before_wait_none", ep, 0);
+	/* added with a datagram waiting: reported once */
+	send_to(s, b, "b", 1);
+	ev.data.u64 = 4;
+	show("et_add_ready", epoll_ctl(ep, EPOLL_CTL_ADD, b, &ev));
+	epoll_show("et_add_reports", ep, 1000);
+	epoll_show("et_add_once", ep, 0);
+	/* with EPOLLOUT: both when added, both again at an arrival */
+	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT | EPOLLET, .data.u64 = 3 };
+	show("et_mod_out", epoll_ctl(ep, EPOLL_CTL_MOD, a, &ev));
+	epoll_show("et_out_mod", ep, 0);
+	epoll_show("et_out_once", ep, 0);
+	/* one sleeping in epoll_wait, woken by a datagram from a child */
+	if (fork() == 0) {
+		usleep(100000);
+		send_to(s, b, "late", 4);
+		_exit(0);
+	}
+	epoll_show("et_wakes", ep, 3000);
+	wait(NULL);
+	close(ep);
+	close(a);
+	close(b);
+	close(s);
+}
+
 static void
 step_poll_select(void)
 {
@@ -540,6 +611,65 @@ step_poll_select(void)
 	close(s);
 }
 
+/* dnsperf's way: one thread sends on a socket while another waits on it and receives */
+#define THREAD_MSGS 2000
+
+struct rx_thread {
+	int fd;
+	bool use_poll;
+	long got;
+};
+
+static void *
+rx_thread_run(void *arg)
+{
+	struct rx_thread *t = arg;
+	char buf[16];
+
+	while (t->got < THREAD_MSGS) {
+		if (t->use_poll) {
+			struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+			if (poll(&p, 1, 100) <= 0 ||
+				recv(t->fd, buf, sizeof(buf), MSG_DONTWAIT) < 0)
+				continue;
+		} else if (recv(t->fd, buf, sizeof(buf), 0) < 0) {
+			break;
+		}
+		__atomic_add_fetch(&t->got, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void
+step_threads(bool use_poll)
+{
+	struct rx_thread t = { .use_poll = use_poll };
+	char buf[16];
+	pthread_t th;
+	long sent = 0, echoed = 0;
+	int a = udp_bound(), b = udp_bound(), i;
+
+	t.fd = a;
+	if (pthread_create(&th, NULL, rx_thread_run, &t) != 0)
+		exit(2);
+	usleep(20000); /* the receiver asleep before the first send */
+	for (i = 0; i < THREAD_MSGS; i++) {
+		/* a window of 32, so that no queue overflows */
+		while (echoed - __atomic_load_n(&t.got, __ATOMIC_ACQUIRE) >= 32)
+			sched_yield();
+		sent += send_to(a, b, "q", 1) == 1;
+		if (recv(b, buf, sizeof(buf), 0) == 1)
+			echoed += send_to(b, a, "r", 1) == 1;
+	}
+	pthread_join(th, NULL);
+	show(use_poll ? "threads_poll_sent" : "threads_sent", sent);
+	show(use_poll ? "threads_poll_echoed" : "threads_echoed", echoed);
+	show(use_poll ? "threads_poll_received" : "threads_received", t.got);
+	close(a);
+	close(b);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -576,8 +706,11 @@ main(int argc, char **argv)
 	step_pktinfo();
 	step_mmsg();
 	step_epoll_mixed();
+	step_epoll_edge();
 	step_poll_select();
 	step_eintr();
+	step_threads(false);
+	step_threads(true);
 	printf("end\n");
 	return 0;
 }

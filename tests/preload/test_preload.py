@@ -9,6 +9,8 @@ libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its
 - a Python asyncio datagram echo, client and server in one program;
 - a program asleep in epoll, poll or select on a preloaded socket and a kernel one uses
   no CPU for a second, and wakes for a datagram from another program;
+- SO_SNDTIMEO: a blocking send held back by a peer that does not read fails with EAGAIN
+  after it;
 - fork: a socket bound in the parent serves in the child, the parent's copy closed;
   exec closes preloaded sockets, even made inheritable;
 - DPSOCK_PRELOAD_PORTS: a socket bound to a listed port is an endpoint, another not;
@@ -86,6 +88,27 @@ POLICY = textwrap.dedent("""\
     b.bind(("127.0.0.1", 0))
     print(b.getsockname()[1], flush=True)
     sys.stdin.readline()
+""")
+
+# a blocking send to a peer that never reads: held back (no free buffer), then EAGAIN
+# after SO_SNDTIMEO
+SNDTIMEO = textwrap.dedent("""\
+    import socket, struct, time
+    r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    r.bind(("127.0.0.1", 0))
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 200000))
+    sent = 0
+    while sent < 1000000:
+        t0 = time.monotonic()
+        try:
+            s.sendto(b"x" * 1000, r.getsockname())
+        except BlockingIOError:
+            print("EAGAIN", sent > 0, time.monotonic() - t0 >= 0.18, flush=True)
+            break
+        sent += 1
+    else:
+        print("never held back")
 """)
 
 
@@ -299,6 +322,10 @@ class PreloadTest(unittest.TestCase):
         r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, "Bad file descriptor\nBad file descriptor\n")
+
+    def test_preload_sndtimeo_bounds_a_held_back_send(self):
+        r = run([sys.executable, "-c", SNDTIMEO], pl_rig.env(self.sock))
+        self.assertEqual((r.returncode, r.stdout), (0, "EAGAIN True True\n"), r.stderr)
 
     def test_preload_ports_policy(self):
         env = pl_rig.env(self.sock, DPSOCK_PRELOAD_PORTS="15010-15012")

@@ -5,12 +5,13 @@ libdpsock-preload on the NIC path: a preloaded sockperf server bound to dpfwd's 
 a kernel sockperf client on a Linux host in a namespace behind a veth (tests/netns's
 topology, host A and port 0 only; dpfwd on net_af_packet, ARP learned both ways).
 
-   router netns: dpfwd port0 198.18.10.1/24 --unix socket-- sockperf sr (LD_PRELOAD)
+   router netns: dpfwd port0 198.18.10.1/24 --unix socket-- sockperf sr, or pp (LD_PRELOAD)
                       | veth
-   netns A: eth0 198.18.10.2/24, sockperf pp and tp (the kernel's UDP)
+   netns A: eth0 198.18.10.2/24, sockperf pp and tp, or sr (the kernel's UDP)
 
 Ping-pong: no dropped, duplicated or out-of-order message. Throughput: the server counts
-what arrived. Both through dpfwd: its endpoint datapath counters (rx_msgs, tx_msgs) rise
+what arrived. The other way round: a preloaded sockperf client on this host and a kernel
+server on the Linux host, ping-pong, every message back in order. Both through dpfwd: its endpoint datapath counters (rx_msgs, tx_msgs) rise
 by at least what sockperf counted, and the server's port is in the endpoint list.
 Namespaces, dpfwd and sockperf are removed (processes by pid) on every exit (netns.py).
 
@@ -117,6 +118,40 @@ class PreloadNetnsTest(unittest.TestCase):
         got = int(m.group(1))
         self.assertGreater(got, 1000, srv_out)
         self.assertGreaterEqual(self.datapath()["rx_msgs"] - before["rx_msgs"], got)
+
+    def test_preload_netns_sockperf_pp_to_linux_host(self):
+        # the other way: a preloaded client, a kernel server on the Linux host
+        before = self.datapath()
+        host = self.topo.a
+        log = os.path.join(self.topo.tmp, "sr-kernel.log")
+        with open(log, "w") as out:
+            srv = host.spawn("sockperf", "sr", "-i", host.ip4, "-p", PORT, stdout=out,
+                             stderr=subprocess.STDOUT, stop_signal=signal.SIGINT)
+        deadline = time.monotonic() + 10
+        while f":{PORT} " not in host.run("ss", "-ulnH").stdout:
+            if time.monotonic() > deadline or srv.poll() is not None:
+                raise RuntimeError("the kernel sockperf server did not start:\n"
+                                   + netns.read_text(log))
+            time.sleep(0.05)
+        r = subprocess.run(["sockperf", "pp", "-i", host.ip4, "-p", str(PORT), "-t", "1"],
+                           env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=30)
+        netns.stop_process(srv, signal.SIGINT)
+        netns.undo(srv.cleanup)
+        out = r.stdout
+        self.assertEqual(r.returncode, 0, out)
+        # the measured part: every message back (the whole run may end with one in flight)
+        m = re.search(r"\[Valid Duration\].*SentMessages=(\d+); ReceivedMessages=(\d+)", out)
+        self.assertIsNotNone(m, out)
+        sent, got = int(m.group(1)), int(m.group(2))
+        self.assertGreater(got, 100, out)
+        self.assertEqual(got, sent, out)
+        m = re.search(r"# dropped messages = (\d+); # duplicated messages = (\d+); "
+                      r"# out-of-order messages = (\d+)", out)
+        self.assertEqual(m.groups() if m else None, ("0", "0", "0"), out)
+        after = self.datapath()
+        self.assertGreaterEqual(after["tx_msgs"] - before["tx_msgs"], got)
+        self.assertGreaterEqual(after["rx_msgs"] - before["rx_msgs"], got)
 
 
 if __name__ == "__main__":
