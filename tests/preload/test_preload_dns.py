@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE.parent / "netns"))
 sys.path.insert(0, str(HERE))
 import netns  # noqa: E402
 import pl_rig  # noqa: E402
+from test_preload_netns import start_dpfwd  # noqa: E402
 
 PORT = 11753
 ZONE_NAME = "example.test"
@@ -103,14 +104,7 @@ class PreloadDnsTest(unittest.TestCase):
         cls.topo = netns.Topology(static_neighbors=False, nb_hosts=1)
         try:
             cls.topo.up()
-            cls.sock = os.path.join(cls.topo.tmp, "dpsock.sock")
-            extra = f"\n[endpoint]\nsocket = {cls.sock}\nmode = 0600\n"
-            cls.dp = netns.Dpfwd(cls.topo, "net_af_packet", extra=extra).start().wait_ready()
-            deadline = time.monotonic() + 10
-            while not os.path.exists(cls.sock):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"dpfwd made no {cls.sock}:\n{cls.dp.output()}")
-                time.sleep(0.05)
+            cls.dp, cls.sock = start_dpfwd(cls.topo)
             cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
             cls.nsd = cls.start_nsd()
         except BaseException:

@@ -36,20 +36,27 @@ PRELOAD_LIB = pl_rig.PRELOAD_LIB
 PORT = 11711
 
 
+def start_dpfwd(topo):
+    """dpfwd on @p topo's ports (net_af_packet) with an [endpoint] socket in its folder,
+    once the socket is there: (the Dpfwd, the socket's path)."""
+    sock = os.path.join(topo.tmp, "dpsock.sock")
+    extra = f"\n[endpoint]\nsocket = {sock}\nmode = 0600\n"
+    dp = netns.Dpfwd(topo, "net_af_packet", extra=extra).start().wait_ready()
+    deadline = time.monotonic() + 10
+    while not os.path.exists(sock):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"dpfwd made no {sock}:\n{dp.output()}")
+        time.sleep(0.05)
+    return dp, sock
+
+
 class PreloadNetnsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.topo = netns.Topology(static_neighbors=False, nb_hosts=1)
         try:
             cls.topo.up()
-            cls.sock = os.path.join(cls.topo.tmp, "dpsock.sock")
-            extra = f"\n[endpoint]\nsocket = {cls.sock}\nmode = 0600\n"
-            cls.dp = netns.Dpfwd(cls.topo, "net_af_packet", extra=extra).start().wait_ready()
-            deadline = time.monotonic() + 10
-            while not os.path.exists(cls.sock):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"dpfwd made no {cls.sock}:\n{cls.dp.output()}")
-                time.sleep(0.05)
+            cls.dp, cls.sock = start_dpfwd(cls.topo)
         except BaseException:
             cls.topo.down()
             raise
