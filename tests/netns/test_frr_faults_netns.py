@@ -25,13 +25,12 @@ or FRR is not installed.
 import json
 import os
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import frr  # noqa: E402
 import netns  # noqa: E402
-from test_frr_bgp_netns import (AGAIN_S, LOOP, LOOP_ADDR, MORE, NB_MORE, Rig,  # noqa: E402
+from test_frr_bgp_netns import (AGAIN_S, LOOP_ADDR, MORE, NB_MORE, Rig,  # noqa: E402
                                 wait_for)
 
 GONE = "198.19.190.112/28"  # withdrawn by B while a daemon is down

@@ -24,7 +24,6 @@ Environment: tests/preload/meson.build.
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
