@@ -245,11 +245,12 @@ dp_fwd_route4_sort(uint64_t *key, uint64_t *tmp, uint32_t n)
 static int
 route_err(const struct dp_fwd_config_route4 *r, int rc, char *err, size_t errlen)
 {
-	char a[16], b[16];
+	char a[16], b[16], port[DP_PORT_NAME_LEN];
 
-	snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %u: %s", r->loc.file,
+	snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %s: %s", r->loc.file,
 		r->loc.line, dp_config_ip4_str(r->prefix, a, sizeof(a)), r->plen,
-		dp_config_ip4_str(r->gw, b, sizeof(b)), r->port, fib4_why(rc));
+		dp_config_ip4_str(r->gw, b, sizeof(b)), dp_port_name(r->port, port, sizeof(port)),
+		fib4_why(rc));
 	return rc;
 }
 
@@ -521,14 +522,15 @@ fwd_fill(void *arg)
 	RTE_SET_USED(arg);
 	for (i = 0; i < dp_fwd.nb_nh && i < 256; i++) {
 		const struct dp_fwd_nh *nh = &dp_fwd.nh[i];
-		char gw[16], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		char gw[16], mac[RTE_ETHER_ADDR_FMT_SIZE], port[DP_PORT_NAME_LEN];
 
 		dp_config_ip4_str(nh->gw, gw, sizeof(gw));
 		rte_ether_format_addr(mac, sizeof(mac), &nh->l2.dst_addr);
 		json_array_append_new(
-			nhs, json_pack("{s:i, s:s, s:i, s:i, s:b, s:b, s:s}", "index", (int)i,
-				     "gateway", gw, "port", nh->port, "mtu", nh->mtu, "local",
-				     !!(nh->flags & DP_FWD_NH_F_LOCAL), "resolved",
+			nhs, json_pack("{s:i, s:s, s:i, s:s, s:i, s:b, s:b, s:s}", "index", (int)i,
+				     "gateway", gw, "port", nh->port, "port_name",
+				     dp_port_name(nh->port, port, sizeof(port)), "mtu", nh->mtu,
+				     "local", !!(nh->flags & DP_FWD_NH_F_LOCAL), "resolved",
 				     !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
 	}
 	dp_fwd_frag4_stats_get(&fragmented, &fragments);

@@ -179,7 +179,7 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
 	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
 	struct rte_fib6 *fib;
-	char a[64], b[64];
+	char a[64], b[64], port[DP_PORT_NAME_LEN];
 	uint32_t i, idx, nb = 0;
 	int32_t nh;
 	int rc;
@@ -244,12 +244,12 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 		if (rc == 0)
 			rc = route6_add(fib, &nb, r->prefix, r->plen, idx);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %u: %s",
+			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %s: %s",
 				r->loc.file, r->loc.line,
 				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen,
 				r->has_gw ? " via " : "",
-				r->has_gw ? dp_config_ip6_str(r->gw, b, sizeof(b)) : "", r->port,
-				why_str(rc));
+				r->has_gw ? dp_config_ip6_str(r->gw, b, sizeof(b)) : "",
+				dp_port_name(r->port, port, sizeof(port)), why_str(rc));
 			goto fail;
 		}
 	}

@@ -78,6 +78,7 @@
 #include "dp_fwd6.h"
 #include "dp_fwd_group.h"
 #include "dp_graph.h"
+#include "dp_port.h"
 #include "dp_telemetry.h"
 
 #define ROUTE_CALL_TIMEOUT_MS 30000 /* a reload of a million routes takes seconds */
@@ -1045,15 +1046,18 @@ list_line(struct list_req *q, const char *pfx, uint32_t ip4, const uint8_t *ip6,
 				   : list_connected(nh, ip4, ip6, plen, v6) ? " # connected"
 									    : "";
 
+		char port[DP_PORT_NAME_LEN];
+
+		dp_port_name(nh->port, port, sizeof(port));
 		if (onlink && !adj) {
-			snprintf(line, sizeof(line), "%s/%u port %u%s", pfx, plen, nh->port, kind);
+			snprintf(line, sizeof(line), "%s/%u port %s%s", pfx, plen, port, kind);
 		} else {
 			if (v6)
 				dp_config_ip6_str(nh->gw6, gw, sizeof(gw));
 			else
 				dp_config_ip4_str(nh->gw, gw, sizeof(gw));
-			snprintf(line, sizeof(line), "%s/%u via %s port %u%s", pfx, plen, gw,
-				nh->port, kind);
+			snprintf(line, sizeof(line), "%s/%u via %s port %s%s", pfx, plen, gw, port,
+				kind);
 		}
 	}
 	json_array_append_new(q->lines, json_string(line));
