@@ -126,9 +126,13 @@ nl_text_prefix(const struct nl_key *k, char *text, size_t len)
 	snprintf(text, len, "%s/%u", addr, k->plen);
 }
 
-/* A change nl_pending_apply() could not make: its prefix is not netlink's either. */
+/*
+ * An add nl_pending_apply() could not make. Its prefix stays netlink's: what dpfwd had
+ * there before (an older route from netlink) goes with the kernel's delete or the next
+ * reconciliation, and a delete of nothing is harmless.
+ */
 static void
-nl_pending_refused(int family, const uint8_t *addr, uint8_t plen, int rc)
+nl_pending_warn(int family, const uint8_t *addr, uint8_t plen, int rc)
 {
 	char text[INET6_ADDRSTRLEN + 8];
 	struct nl_key k;
@@ -137,7 +141,6 @@ nl_pending_refused(int family, const uint8_t *addr, uint8_t plen, int rc)
 	k.family = (uint8_t)family;
 	k.plen = plen;
 	memcpy(k.addr, addr, family == AF_INET ? 4 : 16);
-	rte_hash_del_key(nl.owners, &k);
 	nl_text_prefix(&k, text, sizeof(text));
 	DP_LOG(WARNING, linuxcp, "netlink route %s: not taken: %s", text, strerror(-rc));
 }
@@ -155,7 +158,7 @@ nl_pending_count(bool del, int rc, int family, const uint8_t *addr, uint8_t plen
 	}
 	lcp_stats.route_errors++;
 	if (!del)
-		nl_pending_refused(family, addr, plen, rc);
+		nl_pending_warn(family, addr, plen, rc);
 }
 
 /* Make the pending changes (nl.p4, nl.p6), each family in one copy of its table. */
@@ -167,6 +170,12 @@ nl_pending_apply(void)
 
 	if (nl.p4.nb > 0) {
 		rc = dp_fwd_route4_changes_apply(nl.p4.c, nl.p4.nb);
+		/* nothing made (no memory for the copy): the kernel's table asked again */
+		if (rc < 0) {
+			DP_LOG(WARNING, linuxcp, "netlink: %u IPv4 route changes not made: %s",
+				nl.p4.nb, strerror(-rc));
+			nl.resync_wanted = true;
+		}
 		for (i = 0; i < nl.p4.nb; i++) {
 			const struct dp_fwd_route4_change *c = &nl.p4.c[i];
 
@@ -178,6 +187,11 @@ nl_pending_apply(void)
 	}
 	if (nl.p6.nb > 0) {
 		rc = dp_fwd_route6_changes_apply(nl.p6.c, nl.p6.nb);
+		if (rc == -ENOMEM) {
+			DP_LOG(WARNING, linuxcp, "netlink: %u IPv6 route changes not made: %s",
+				nl.p6.nb, strerror(-rc));
+			nl.resync_wanted = true;
+		}
 		for (i = 0; i < nl.p6.nb; i++) {
 			const struct dp_fwd_route6_change *c = &nl.p6.c[i];
 
@@ -272,7 +286,9 @@ nl_route(const struct nlmsghdr *nlh)
 					"netlink is full ([routes] ip4_max)",
 					r.text);
 			} else if (nl_pending_add(r.family, r.text, false, err, sizeof(err)) < 0) {
-				rte_hash_del_key(nl.owners, &k);
+				/* nothing changed in dpfwd: owned as before */
+				if (!known)
+					rte_hash_del_key(nl.owners, &k);
 				lcp_stats.route_errors++;
 				DP_LOG(WARNING, linuxcp, "netlink route %s: %s", r.text, err);
 			}
