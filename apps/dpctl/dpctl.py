@@ -1037,7 +1037,7 @@ def show_routes(s, args):
             continue
         kind = "local" if h.get("local") else ("gateway" if h.get("gateway") not in
                                                (None, "0.0.0.0") else "connected")
-        rows.append([h.get("index"), h.get("gateway"), h.get("port"), kind,
+        rows.append([h.get("index"), h.get("gateway"), h.get("port_name", h.get("port")), kind,
                      "yes" if h.get("resolved") else "no",
                      h.get("mac") if h.get("resolved") else "-"])
     out.append(f"\nNext hops: {n(fwd.get('next_hops_total'))}"
@@ -1063,7 +1063,8 @@ def show_neighbors(s, args):
     for e in nb.get("neighbors") or []:
         if not isinstance(e, dict):
             continue
-        rows.append([e.get("ip", "?"), n(e.get("port")), e.get("state", "?"),
+        rows.append([e.get("ip", "?"), e.get("port_name") or n(e.get("port")),
+                     e.get("state", "?"),
                      e.get("mac") or "-", n(e.get("held")),
                      "-" if e.get("age_ms") is None else fmt_duration(e["age_ms"] / 1000),
                      n(e.get("next_hop")) + ("  (cut)" if e.get("_truncated") else "")])

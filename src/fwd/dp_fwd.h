@@ -301,6 +301,26 @@ int32_t dp_fwd_nh_alloc(uint16_t port, bool ip6);
 /** Control lcore: the next hop of a route (its gateway's neighbor, or the port's on-link one). */
 int dp_fwd_route4_nh(const struct dp_fwd_config_route4 *r, uint32_t *idx);
 
+/** How many routes dp_fwd_route4_sort() orders at most (the index takes 24 bits of a key). */
+#define DP_FWD_ROUTE4_SORT_MAX ((1u << 24) - 1)
+/** The index @p i that dp_fwd_route4_key() put in a key. */
+#define DP_FWD_ROUTE4_KEY_INDEX(key) ((uint32_t)((key)&0xffffff))
+
+/** The sort key of route @p i (at most DP_FWD_ROUTE4_SORT_MAX) to @p prefix/@p plen. */
+static inline uint64_t
+dp_fwd_route4_key(uint32_t prefix, uint8_t plen, uint32_t i)
+{
+	return (uint64_t)prefix << 32 | (uint64_t)plen << 24 | i;
+}
+
+/**
+ * Sort @p n keys (dp_fwd_route4_key()) by prefix, then length, keeping the order of
+ * equal ones, in place, through @p tmp (as big as @p key).
+ * Routes added in this order share their walks of the RIB (a binary trie): consecutive
+ * adds follow the same path from its root, still in the cache.
+ */
+void dp_fwd_route4_sort(uint64_t *key, uint64_t *tmp, uint32_t n);
+
 /**
  * Control lcore: the refusal of a route change on a port's address (@p route
  * as the message names it), whose route is the router itself for as long as
@@ -338,6 +358,51 @@ int dp_fwd_route_del(const char *prefix, char *err, size_t errlen);
 void dp_fwd_route_batch_begin(void);
 /** The end of a batch (dp_fwd_route_batch_begin()); the outermost waits for the workers. */
 void dp_fwd_route_batch_end(void);
+/** One IPv4 route change of a batch made in a copy of the table (dp_fwd_route4_changes_apply()). */
+struct dp_fwd_route4_change {
+	uint32_t prefix; /**< host order, host bits zero */
+	uint32_t nh;     /**< an add's next hop (dp_fwd_route4_nh()) */
+	uint8_t plen;
+	bool del;
+	int rc; /**< set by dp_fwd_route4_changes_apply(): 0 or -errno */
+};
+
+/**
+ * Control lcore: @p c from a route's text, "PREFIX/len ..." as dp_fwd_route_add() takes it
+ * (an add: its next hop made), or "PREFIX/len" for a delete (@p del). IPv4 only.
+ * @return 0, -EINVAL (text, port), -ENOSPC (next hops, ECMP groups); @p err says.
+ */
+int dp_fwd_route4_change_prepare(
+	const char *text, bool del, struct dp_fwd_route4_change *c, char *err, size_t errlen);
+
+/**
+ * Control lcore: make @p n IPv4 changes in a copy of the live table, in address order
+ * (the changes of one prefix in the order given), and swap it in once, as a reload does:
+ * no wait for the workers per change, and they see all the changes at once. Each change
+ * is refused as dp_fwd_route_add() and dp_fwd_route_del() refuse it (c[i].rc: -EINVAL
+ * for a port's address or an adjacency, -ENOENT for a delete of no route, -ENOSPC for a
+ * full table).
+ * @return 0 (each c[i].rc set), -ENOMEM (no copy: nothing changed), -E2BIG (more than
+ *         DP_FWD_ROUTE4_SORT_MAX).
+ */
+int dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n);
+
+struct dp_fwd_route6_change;
+
+/**
+ * Control lcore: dp_fwd_route4_change_prepare() for an IPv6 route's text, its next hop made
+ * for an add (dp_fwd_route6_nh()). @return 0, -EINVAL, -ENOSPC; @p err says.
+ */
+int dp_fwd_route6_change_prepare(
+	const char *text, bool del, struct dp_fwd_route6_change *c, char *err, size_t errlen);
+
+/**
+ * Control lcore: make @p n IPv6 changes, in their order, in one copy of the live table
+ * and swap it in (dp_fwd_route6_changes_build()). @return 0 (each c[i].rc set), -EINVAL
+ * (IPv6 off), -ENOMEM (nothing changed).
+ */
+int dp_fwd_route6_changes_apply(struct dp_fwd_route6_change *c, uint32_t n);
+
 /**
  * Re-read the config file @p path and replace the IPv4 routes with its own
  * (ports' subnets, routes, route files); on any error the live table stays.

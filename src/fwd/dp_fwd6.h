@@ -83,13 +83,37 @@ int dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **fib, uint32
 /**
  * Control lcore: a copy of the live IPv6 table with route @p r added (@p add)
  * or deleted, into @p fib, not published (route.c swaps it in). rte_fib6's trie
- * frees its tables without a grace period, as dir24_8 does; IPv6 tables are
- * small, so every single change is made in a copy rather than in place.
+ * frees its tables without a grace period, as dir24_8 does: every change is made
+ * in a copy rather than in place, and a batch of them in one copy
+ * (dp_fwd_route6_changes_build()).
  * @return 0, or -EINVAL (IPv6 off, a port address), -ENOENT (no such route),
  * -ENOSPC, -ENOMEM, with the reason in @p err.
  */
 int dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_fib6 **fib,
 	uint32_t *nb_routes, char *err, size_t errlen);
+
+/** Control lcore: the next hop of IPv6 route @p r (its ECMP group, its gateway's neighbor,
+ * or the port's on-link one), made on first use. @return 0 or -ENOSPC. */
+int dp_fwd_route6_nh(const struct dp_fwd_config_route6 *r, uint32_t *idx);
+
+/** One IPv6 route change of a batch (dp_fwd_route6_changes_build()). */
+struct dp_fwd_route6_change {
+	uint8_t prefix[16]; /**< network order, host bits zero */
+	uint32_t nh;        /**< an add's next hop (dp_fwd_route6_nh()) */
+	uint8_t plen;
+	bool del;
+	int rc; /**< set by dp_fwd_route6_changes_build(): 0 or -errno */
+};
+
+/**
+ * Control lcore: a copy of the live IPv6 table with the @p n changes of @p c made in
+ * their order, into @p fib, not published (route.c swaps it in): one copy for the whole
+ * batch. A change of a port's address is refused (c[i].rc -EINVAL), as is the delete of
+ * no route (-ENOENT); -ENOSPC: the table is full.
+ * @return 0 (each c[i].rc set), -EINVAL (IPv6 off), -ENOMEM.
+ */
+int dp_fwd_route6_changes_build(
+	struct dp_fwd_route6_change *c, uint32_t n, struct rte_fib6 **fib, uint32_t *nb_routes);
 
 /** Free the IPv6 table. */
 void dp_fwd_ip6_fini(void);

@@ -212,14 +212,10 @@ fib4_why(int rc)
 			     : strerror(-rc);
 }
 
-/*
- * Sort @p n keys by their bits 24..63 (prefix, then length), keeping the order
- * of equal ones (their low bits, the line index, are in order already): an LSD
- * radix sort, 5 passes of 8 bits, through @p tmp (as big as @p key).
- */
-static void
-sort_keys(uint64_t *key, uint64_t *tmp, uint32_t n)
+void
+dp_fwd_route4_sort(uint64_t *key, uint64_t *tmp, uint32_t n)
 {
+	/* an LSD radix sort of bits 24..63, 5 passes of 8 bits: stable */
 	uint32_t count[256];
 	unsigned int shift;
 	uint32_t i, sum;
@@ -242,18 +238,19 @@ sort_keys(uint64_t *key, uint64_t *tmp, uint32_t n)
 		key = tmp;
 		tmp = t;
 	}
-	/* 5 passes: the sorted keys are in the caller's tmp */
+	/* 5 passes: the sorted keys are in the caller's tmp, copied back */
 	memcpy(tmp, key, sizeof(*key) * n);
 }
 
 static int
 route_err(const struct dp_fwd_config_route4 *r, int rc, char *err, size_t errlen)
 {
-	char a[16], b[16];
+	char a[16], b[16], port[DP_PORT_NAME_LEN];
 
-	snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %u: %s", r->loc.file,
+	snprintf(err, errlen, "%s:%d: cannot add route %s/%u via %s port %s: %s", r->loc.file,
 		r->loc.line, dp_config_ip4_str(r->prefix, a, sizeof(a)), r->plen,
-		dp_config_ip4_str(r->gw, b, sizeof(b)), r->port, fib4_why(rc));
+		dp_config_ip4_str(r->gw, b, sizeof(b)), dp_port_name(r->port, port, sizeof(port)),
+		fib4_why(rc));
 	return rc;
 }
 
@@ -279,7 +276,7 @@ fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_
 	int rc = 0;
 
 	/* the key: prefix, length, then the line's index (24 bits) */
-	if (n < (1u << 24)) {
+	if (n <= DP_FWD_ROUTE4_SORT_MAX) {
 		key = malloc(sizeof(*key) * 2 * n);
 		nh = malloc(sizeof(*nh) * n);
 	}
@@ -303,15 +300,15 @@ fill_routes(struct dp_fwd_fib4 *t, const struct dp_config *cfg, char *err, size_
 			route_err(r, rc, err, errlen);
 			goto out;
 		}
-		key[i] = (uint64_t)r->prefix << 32 | (uint64_t)r->plen << 24 | i;
+		key[i] = dp_fwd_route4_key(r->prefix, r->plen, i);
 	}
-	sort_keys(key, key + n, n);
+	dp_fwd_route4_sort(key, key + n, n);
 	for (i = 0; i < n; i++) {
 		/* from the key: the routes themselves are not read in this order */
 		rc = dp_fwd_fib4_add(t, (uint32_t)(key[i] >> 32), (uint8_t)(key[i] >> 24),
-			nh[key[i] & 0xffffff]);
+			nh[DP_FWD_ROUTE4_KEY_INDEX(key[i])]);
 		if (rc < 0) {
-			route_err(&routes[key[i] & 0xffffff], rc, err, errlen);
+			route_err(&routes[DP_FWD_ROUTE4_KEY_INDEX(key[i])], rc, err, errlen);
 			goto out;
 		}
 	}
@@ -525,14 +522,15 @@ fwd_fill(void *arg)
 	RTE_SET_USED(arg);
 	for (i = 0; i < dp_fwd.nb_nh && i < 256; i++) {
 		const struct dp_fwd_nh *nh = &dp_fwd.nh[i];
-		char gw[16], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		char gw[16], mac[RTE_ETHER_ADDR_FMT_SIZE], port[DP_PORT_NAME_LEN];
 
 		dp_config_ip4_str(nh->gw, gw, sizeof(gw));
 		rte_ether_format_addr(mac, sizeof(mac), &nh->l2.dst_addr);
 		json_array_append_new(
-			nhs, json_pack("{s:i, s:s, s:i, s:i, s:b, s:b, s:s}", "index", (int)i,
-				     "gateway", gw, "port", nh->port, "mtu", nh->mtu, "local",
-				     !!(nh->flags & DP_FWD_NH_F_LOCAL), "resolved",
+			nhs, json_pack("{s:i, s:s, s:i, s:s, s:i, s:b, s:b, s:s}", "index", (int)i,
+				     "gateway", gw, "port", nh->port, "port_name",
+				     dp_port_name(nh->port, port, sizeof(port)), "mtu", nh->mtu,
+				     "local", !!(nh->flags & DP_FWD_NH_F_LOCAL), "resolved",
 				     !!(nh->flags & DP_FWD_NH_F_RESOLVED), "mac", mac));
 	}
 	dp_fwd_frag4_stats_get(&fragmented, &fragments);

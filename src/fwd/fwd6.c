@@ -179,7 +179,7 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 	const struct dp_fwd_routes_config *rt = dp_fwd_routes_config(cfg);
 	const struct dp_fwd_neighbors_config *nc = dp_fwd_neighbors_config(cfg);
 	struct rte_fib6 *fib;
-	char a[64], b[64];
+	char a[64], b[64], port[DP_PORT_NAME_LEN];
 	uint32_t i, idx, nb = 0;
 	int32_t nh;
 	int rc;
@@ -244,12 +244,12 @@ dp_fwd_fib6_build(const struct dp_config *cfg, struct rte_fib6 **out, uint32_t *
 		if (rc == 0)
 			rc = route6_add(fib, &nb, r->prefix, r->plen, idx);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %u: %s",
+			snprintf(err, errlen, "%s:%d: cannot add route %s/%u%s%s port %s: %s",
 				r->loc.file, r->loc.line,
 				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen,
 				r->has_gw ? " via " : "",
-				r->has_gw ? dp_config_ip6_str(r->gw, b, sizeof(b)) : "", r->port,
-				why_str(rc));
+				r->has_gw ? dp_config_ip6_str(r->gw, b, sizeof(b)) : "",
+				dp_port_name(r->port, port, sizeof(port)), why_str(rc));
 			goto fail;
 		}
 	}
@@ -323,8 +323,6 @@ struct fib6_copy {
 	struct rte_fib6 *fib;
 	uint32_t nb;
 	uint64_t tbl8;
-	const uint8_t *skip; /* the prefix being deleted */
-	uint8_t skip_plen;
 };
 
 static int
@@ -344,9 +342,80 @@ copy_add(const uint8_t *ip, uint8_t plen, uint64_t nh, void *arg)
 {
 	struct fib6_copy *c = arg;
 
-	if (c->skip != NULL && plen == c->skip_plen && memcmp(ip, c->skip, 16) == 0)
-		return 0;
 	return route6_add(c->fib, &c->nb, ip, plen, (uint32_t)nh);
+}
+
+int
+dp_fwd_route6_nh(const struct dp_fwd_config_route6 *r, uint32_t *idx)
+{
+	int32_t nh;
+
+	if (r->paths != NULL)
+		return dp_fwd_group_get(r->paths, true, idx);
+	if (!r->has_gw)
+		return connected6(r->port, idx);
+	nh = dp_neigh_get(6, r->gw, r->port, true);
+	if (nh < 0)
+		return nh;
+	*idx = (uint32_t)nh;
+	return 0;
+}
+
+/* One change of a batch in @p fib (@p nb its routes): a port's address is refused. */
+static int
+change6_in(struct rte_fib6 *fib, uint32_t *nb, const struct dp_fwd_route6_change *c)
+{
+	struct rte_rib6_node *n = rte_rib6_lookup_exact(rte_fib6_get_rib(fib), c->prefix, c->plen);
+	uint64_t old;
+	int rc;
+
+	if (n != NULL && rte_rib6_get_nh(n, &old) == 0 && old == DP_FWD_NH_LOCAL)
+		return -EINVAL;
+	if (c->del) {
+		if (n == NULL)
+			return -ENOENT;
+		rc = rte_fib6_delete(fib, c->prefix, c->plen);
+		if (rc == 0)
+			(*nb)--;
+		return rc;
+	}
+	rc = rte_fib6_add(fib, c->prefix, c->plen, c->nh);
+	if (rc == 0 && n == NULL)
+		(*nb)++;
+	return rc;
+}
+
+int
+dp_fwd_route6_changes_build(
+	struct dp_fwd_route6_change *c, uint32_t n, struct rte_fib6 **out, uint32_t *nb_routes)
+{
+	struct rte_fib6 *live = dp_fwd_ip6.fib;
+	struct fib6_copy cp = { 0 };
+	uint64_t rules = 16, tbl8 = 64;
+	uint32_t i;
+	int rc;
+
+	if (live == NULL)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		rules += !c[i].del;
+		tbl8 += c[i].del ? 0 : tbl8_for(c[i].plen);
+	}
+	rib6_foreach(rte_fib6_get_rib(live), copy_count, &cp);
+	cp.fib = fib6_new(cp.nb + rules, cp.tbl8 + tbl8);
+	if (cp.fib == NULL)
+		return -ENOMEM;
+	cp.nb = 0;
+	rc = rib6_foreach(rte_fib6_get_rib(live), copy_add, &cp);
+	if (rc < 0) {
+		rte_fib6_free(cp.fib);
+		return rc;
+	}
+	for (i = 0; i < n; i++)
+		c[i].rc = change6_in(cp.fib, &cp.nb, &c[i]);
+	*out = cp.fib;
+	*nb_routes = cp.nb;
+	return 0;
 }
 
 int
@@ -354,13 +423,10 @@ dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_
 	uint32_t *nb_routes, char *err, size_t errlen)
 {
 	struct rte_fib6 *live = dp_fwd_ip6.fib;
-	struct fib6_copy c = { 0 };
-	struct rte_rib6 *rib;
+	struct dp_fwd_route6_change one = { .plen = r->plen, .del = !add };
 	struct rte_rib6_node *n;
 	char a[64];
 	uint64_t old_nh;
-	uint32_t idx = 0;
-	int32_t nh;
 	int rc;
 
 	if (live == NULL) {
@@ -369,8 +435,7 @@ dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_
 			"config): add one and restart");
 		return -EINVAL;
 	}
-	rib = rte_fib6_get_rib(live);
-	n = rte_rib6_lookup_exact(rib, r->prefix, r->plen);
+	n = rte_rib6_lookup_exact(rte_fib6_get_rib(live), r->prefix, r->plen);
 	/* a port's address leads to the router itself for as long as dpfwd runs
 	 * (route.c's reload_keeps_addrs()): neither replaced nor deleted */
 	if (n != NULL && rte_rib6_get_nh(n, &old_nh) == 0 && old_nh == DP_FWD_NH_LOCAL) {
@@ -380,59 +445,35 @@ dp_fwd_route6_change(bool add, const struct dp_fwd_config_route6 *r, struct rte_
 			r->plen);
 		return dp_fwd_refuse_port_addr(err, errlen, route);
 	}
-	if (!add) {
-		if (n == NULL) {
-			snprintf(err, errlen, "no route %s/%u",
-				dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen);
-			return -ENOENT;
-		}
-		c.skip = r->prefix;
-		c.skip_plen = r->plen;
-	} else if (r->paths != NULL) {
-		rc = dp_fwd_group_get(r->paths, true, &idx);
-		if (rc < 0) {
-			snprintf(err, errlen, "no room for the ECMP group: %s",
-				rc == -ENOSPC
-					? "table full (at most " RTE_STR(
-						  DP_FWD_GROUPS_MAX) " groups, or neighbors: [dpfwd] neigh_max)"
-					: strerror(-rc));
-			return rc;
-		}
-	} else if (r->has_gw) {
-		nh = dp_neigh_get(6, r->gw, r->port, true);
-		if (nh < 0) {
-			snprintf(
-				err, errlen, "no room for the gateway's neighbor: %s", why_str(nh));
-			return nh;
-		}
-		idx = (uint32_t)nh;
-	} else {
-		rc = connected6(r->port, &idx);
-		if (rc < 0) {
-			snprintf(err, errlen, "no room for a next hop: %s", why_str(rc));
-			return rc;
-		}
+	if (!add && n == NULL) {
+		snprintf(err, errlen, "no route %s/%u", dp_config_ip6_str(r->prefix, a, sizeof(a)),
+			r->plen);
+		return -ENOENT;
 	}
-	rib6_foreach(rib, copy_count, &c);
-	c.fib = fib6_new((uint64_t)c.nb + 16, c.tbl8 + tbl8_for(r->plen) + 64);
-	if (c.fib == NULL) {
-		snprintf(err, errlen, "out of memory for a copy of the IPv6 table: %s",
-			rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
-	c.nb = 0;
-	rc = rib6_foreach(rib, copy_add, &c);
-	if (rc == 0 && add)
-		rc = route6_add(c.fib, &c.nb, r->prefix, r->plen, idx);
+	rc = add ? dp_fwd_route6_nh(r, &one.nh) : 0;
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot %s %s/%u: %s", add ? "add" : "delete",
-			dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen, why_str(rc));
-		rte_fib6_free(c.fib);
+		snprintf(err, errlen, "no room for the %s: %s",
+			r->paths != NULL ? "ECMP group"
+			: r->has_gw      ? "gateway's neighbor"
+					 : "next hop",
+			rc == -ENOSPC && r->paths != NULL
+				? "table full (at most " RTE_STR(
+					  DP_FWD_GROUPS_MAX) " groups, or neighbors: [dpfwd] neigh_max)"
+				: why_str(rc));
 		return rc;
 	}
-	*out = c.fib;
-	*nb_routes = c.nb;
-	return 0;
+	memcpy(one.prefix, r->prefix, 16);
+	rc = dp_fwd_route6_changes_build(&one, 1, out, nb_routes);
+	if (rc == 0 && one.rc < 0) {
+		rte_fib6_free(*out);
+		*out = NULL;
+		rc = one.rc;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "cannot %s %s/%u: %s", add ? "add" : "delete",
+			dp_config_ip6_str(r->prefix, a, sizeof(a)), r->plen,
+			rc == -ENOMEM ? "out of memory for a copy of the IPv6 table" : why_str(rc));
+	return rc;
 }
 
 void

@@ -19,6 +19,7 @@
 #include "dp_fwd6.h"
 #include "dp_fwd_local.h"
 #include "dp_mem.h"
+#include "dp_port.h"
 #include "fwd_local_priv.h"
 #include "dp_trace.h"
 
@@ -56,12 +57,13 @@ static void
 trace_nh(const struct dp_fwd_nh *nh, char *buf, size_t len)
 {
 	static const uint8_t zero[16];
-	char gw[INET6_ADDRSTRLEN];
+	char gw[INET6_ADDRSTRLEN], port[DP_PORT_NAME_LEN];
 	uint32_t g;
 
+	dp_port_name(nh->port, port, sizeof(port));
 	if (nh->flags & DP_FWD_NH_F_CONNECTED) {
 		/* the neighbor is the packet's own destination, found per packet */
-		snprintf(buf, len, "on-link port %u", nh->port);
+		snprintf(buf, len, "on-link port %s", port);
 		return;
 	}
 	if (nh->flags & DP_FWD_NH_F_IP6) {
@@ -75,7 +77,7 @@ trace_nh(const struct dp_fwd_nh *nh, char *buf, size_t len)
 	} else {
 		snprintf(gw, sizeof(gw), "on-link");
 	}
-	snprintf(buf, len, "via %s port %u%s", gw, nh->port,
+	snprintf(buf, len, "via %s port %s%s", gw, port,
 		(nh->flags & DP_FWD_NH_F_GROUP)      ? " ecmp"
 		: (nh->flags & DP_FWD_NH_F_RESOLVED) ? ""
 						     : " unresolved");

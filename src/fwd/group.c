@@ -346,7 +346,7 @@ gw_str(uint32_t member, bool v6, char *buf, size_t len)
 int
 dp_fwd_group_format(uint32_t idx, char *buf, size_t len)
 {
-	char gw[64];
+	char gw[64], port[DP_PORT_NAME_LEN];
 	uint32_t gi;
 	unsigned int i;
 	size_t n = 0;
@@ -358,8 +358,8 @@ dp_fwd_group_format(uint32_t idx, char *buf, size_t len)
 	for (i = 0; i < ctl[gi].nb; i++) {
 		const uint32_t m = dp_fwd_groups[gi].member[i];
 		int k = snprintf(buf + RTE_MIN(n, len), len - RTE_MIN(n, len),
-			" via %s port %u weight %u", gw_str(m, ctl[gi].v6, gw, sizeof(gw)),
-			dp_fwd.nh[m].port, ctl[gi].weight[i]);
+			" via %s port %s weight %u", gw_str(m, ctl[gi].v6, gw, sizeof(gw)),
+			dp_port_name(dp_fwd.nh[m].port, port, sizeof(port)), ctl[gi].weight[i]);
 
 		n += (size_t)k;
 	}
@@ -369,7 +369,7 @@ dp_fwd_group_format(uint32_t idx, char *buf, size_t len)
 int
 dp_fwd_group_member_format(uint32_t idx, unsigned int slot, char *buf, size_t len)
 {
-	char gw[64];
+	char gw[64], port[DP_PORT_NAME_LEN];
 	unsigned int b, share = 0;
 	uint32_t gi, m;
 
@@ -378,7 +378,8 @@ dp_fwd_group_member_format(uint32_t idx, unsigned int slot, char *buf, size_t le
 	m = dp_fwd_groups[gi].member[slot];
 	for (b = 0; b < DP_FWD_GROUP_BUCKETS; b++)
 		share += dp_fwd_groups[gi].bucket[b] == slot;
-	return snprintf(buf, len, "group %u via %s port %u weight %u %s (%u of %u buckets)", gi,
-		gw_str(m, ctl[gi].v6, gw, sizeof(gw)), dp_fwd.nh[m].port, ctl[gi].weight[slot],
+	return snprintf(buf, len, "group %u via %s port %s weight %u %s (%u of %u buckets)", gi,
+		gw_str(m, ctl[gi].v6, gw, sizeof(gw)),
+		dp_port_name(dp_fwd.nh[m].port, port, sizeof(port)), ctl[gi].weight[slot],
 		(ctl[gi].live & (1u << slot)) ? "live" : "down", share, DP_FWD_GROUP_BUCKETS);
 }

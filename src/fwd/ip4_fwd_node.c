@@ -99,14 +99,12 @@ ip4_check(const bool cksum_check, const bool ck_flags, struct rte_mbuf *m,
 	return DP_DROP_MAX;
 }
 
-/* To the Local Network Control Block (224.0.0.0/24, RFC 5771 4) in a multicast frame,
- * from a valid source: for the router itself (ip4_local), never forwarded. */
+/* To 224.0.0.0/24 (dp_ip4_link_local_group()) in a multicast frame, from a valid source:
+ * for the router itself (ip4_local), never forwarded. */
 static inline bool
-ip4_link_local_group(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+ip4_to_link_local_group(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 {
-	const uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
-
-	return (dst >> 8) == 0xe00000 &&
+	return dp_ip4_link_local_group(rte_be_to_cpu_32(ip->dst_addr)) &&
 	       !dp_fwd_ip4_martian_octet[rte_be_to_cpu_32(ip->src_addr) >> 24] &&
 	       (rte_pktmbuf_mtod(m, const uint8_t *)[0] & 1) != 0;
 }
@@ -120,7 +118,7 @@ ip4_fwd_slow(struct dp_worker *w, struct rte_mbuf *m, bool cksum_check, int meta
 	struct dp_mbuf_meta *meta = dp_mbuf_meta(m, meta_off);
 	uint32_t nh;
 
-	if (why == DP_DROP_IP4_MARTIAN && ip4_link_local_group(m, ip))
+	if (why == DP_DROP_IP4_MARTIAN && ip4_to_link_local_group(m, ip))
 		return IP4_FWD_NEXT_LOCAL;
 	if (why != DP_DROP_MAX) {
 		w->stats.drops[why]++;

@@ -540,7 +540,7 @@ neigh_fill(void *arg)
 	for (i = 0; neighs != NULL && i < dp_fwd.nb_nh && shown < 256; i++) {
 		const struct neigh *n = &neighs[i];
 		const struct dp_fwd_nh *nh = &dp_fwd.nh[i];
-		char ip[64], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		char ip[64], mac[RTE_ETHER_ADDR_FMT_SIZE], port[DP_PORT_NAME_LEN];
 
 		if (n->family == 0)
 			continue;
@@ -552,7 +552,8 @@ neigh_fill(void *arg)
 		}
 		rte_ether_format_addr(mac, sizeof(mac), &nh->l2.dst_addr);
 		json_array_append_new(arr,
-			json_pack("{s:s, s:i, s:s, s:s, s:i, s:I, s:i}", "ip", ip, "port", nh->port,
+			json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I, s:i}", "ip", ip, "port",
+				nh->port, "port_name", dp_port_name(nh->port, port, sizeof(port)),
 				"state", state_names[n->state], "mac",
 				(nh->flags & DP_FWD_NH_F_RESOLVED) ? mac : "", "held", n->nb_hold,
 				"age_ms", (json_int_t)(now - n->updated_ms), "next_hop", (int)i));

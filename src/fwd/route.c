@@ -60,6 +60,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -77,6 +78,7 @@
 #include "dp_fwd6.h"
 #include "dp_fwd_group.h"
 #include "dp_graph.h"
+#include "dp_port.h"
 #include "dp_telemetry.h"
 
 #define ROUTE_CALL_TIMEOUT_MS 30000 /* a reload of a million routes takes seconds */
@@ -633,6 +635,155 @@ do_del(void *arg)
 	return 0;
 }
 
+/* ---- a batch of IPv4 changes made in a copy (netlink's dumps) ---- */
+
+int
+dp_fwd_route4_change_prepare(
+	const char *text, bool del, struct dp_fwd_route4_change *c, char *err, size_t errlen)
+{
+	struct dp_fwd_config_route4 r;
+	struct dp_fwd_config_paths paths;
+	char line[128];
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (del)
+		rc = dp_fwd_config_route4_parse(
+			onlink_route(line, sizeof(line), text), &r, err, errlen);
+	else
+		rc = dp_fwd_config_route4_parse_paths(text, &r, &paths, err, errlen);
+	if (rc == 0 && !del)
+		rc = check_ports(r.paths, &r.port, err, errlen);
+	if (rc == 0 && !del) {
+		rc = dp_fwd_route4_nh(&r, &c->nh);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot add '%s': no room for its next hop: %s", text,
+				strerror(-rc));
+	}
+	if (rc < 0)
+		return rc;
+	c->prefix = r.prefix;
+	c->plen = r.plen;
+	c->del = del;
+	return 0;
+}
+
+/* One change of a batch in @p t, with do_add()'s and do_del()'s refusals. */
+static int
+change_in(struct dp_fwd_fib4 *t, const struct dp_fwd_route4_change *c)
+{
+	struct rte_rib_node *node =
+		rte_rib_lookup_exact(rte_fib_get_rib(t->fib), c->prefix, c->plen);
+	uint64_t old = DP_FWD_NO_ROUTE;
+
+	if (node != NULL)
+		rte_rib_get_nh(node, &old);
+	if (node != NULL && old == DP_FWD_NH_LOCAL)
+		return -EINVAL; /* a port's address */
+	if (c->del && node == NULL)
+		return -ENOENT;
+	if (c->plen == 32 && adj4_is(old, c->prefix)) {
+		if (c->del)
+			return -EINVAL; /* an adjacency goes with its neighbor */
+		/* a /32 for a neighbor's address is the user's from now on */
+		__atomic_and_fetch(
+			&dp_fwd.nh[old].flags, (uint8_t)~DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
+		t->nb_adj--;
+	}
+	return c->del ? fib4_del(t, c->prefix, c->plen)
+		      : dp_fwd_fib4_add(t, c->prefix, c->plen, c->nh);
+}
+
+int
+dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n)
+{
+	struct dp_fwd_fib4 copy;
+	uint64_t *key;
+	uint32_t i;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (n > DP_FWD_ROUTE4_SORT_MAX)
+		return -E2BIG;
+	key = malloc(sizeof(*key) * 2 * (size_t)n);
+	if (key == NULL)
+		return -ENOMEM;
+	rc = fib4_copy(&dp_fwd.ip4, &copy);
+	if (rc < 0) {
+		free(key);
+		return rc;
+	}
+	/* in address order, as a route file is loaded; the changes of one prefix in
+	 * the order given (the sort is stable) */
+	for (i = 0; i < n; i++)
+		key[i] = dp_fwd_route4_key(c[i].prefix, c[i].plen, i);
+	dp_fwd_route4_sort(key, key + n, n);
+	for (i = 0; i < n; i++) {
+		struct dp_fwd_route4_change *ch = &c[DP_FWD_ROUTE4_KEY_INDEX(key[i])];
+
+		ch->rc = change_in(&copy, ch);
+		if (ch->rc == 0 && ch->del)
+			route_stats.deleted++;
+		else if (ch->rc == 0)
+			route_stats.added++;
+	}
+	free(key);
+	fib4_publish(&copy);
+	adj4_revalidate_or_owe();
+	return 0;
+}
+
+int
+dp_fwd_route6_change_prepare(
+	const char *text, bool del, struct dp_fwd_route6_change *c, char *err, size_t errlen)
+{
+	struct dp_fwd_config_route6 r;
+	struct dp_fwd_config_paths paths;
+	char line[128];
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = dp_fwd_config_route6_parse_paths(
+		del ? onlink_route(line, sizeof(line), text) : text, &r, &paths, err, errlen);
+	if (rc == 0 && !del)
+		rc = check_ports(r.paths, &r.port, err, errlen);
+	if (rc == 0 && !del) {
+		rc = dp_fwd_route6_nh(&r, &c->nh);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot add '%s': no room for its next hop: %s", text,
+				strerror(-rc));
+	}
+	if (rc < 0)
+		return rc;
+	memcpy(c->prefix, r.prefix, sizeof(c->prefix));
+	c->plen = r.plen;
+	c->del = del;
+	return 0;
+}
+
+int
+dp_fwd_route6_changes_apply(struct dp_fwd_route6_change *c, uint32_t n)
+{
+	struct rte_fib6 *fib;
+	uint32_t nb, i;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	rc = dp_fwd_route6_changes_build(c, n, &fib, &nb);
+	if (rc < 0)
+		return rc;
+	fib6_publish(fib, nb);
+	for (i = 0; i < n; i++) {
+		if (c[i].rc == 0 && c[i].del)
+			route_stats.deleted++;
+		else if (c[i].rc == 0)
+			route_stats.added++;
+	}
+	return 0;
+}
+
 struct reload_req {
 	const char *path;
 	char *err;
@@ -895,15 +1046,18 @@ list_line(struct list_req *q, const char *pfx, uint32_t ip4, const uint8_t *ip6,
 				   : list_connected(nh, ip4, ip6, plen, v6) ? " # connected"
 									    : "";
 
+		char port[DP_PORT_NAME_LEN];
+
+		dp_port_name(nh->port, port, sizeof(port));
 		if (onlink && !adj) {
-			snprintf(line, sizeof(line), "%s/%u port %u%s", pfx, plen, nh->port, kind);
+			snprintf(line, sizeof(line), "%s/%u port %s%s", pfx, plen, port, kind);
 		} else {
 			if (v6)
 				dp_config_ip6_str(nh->gw6, gw, sizeof(gw));
 			else
 				dp_config_ip4_str(nh->gw, gw, sizeof(gw));
-			snprintf(line, sizeof(line), "%s/%u via %s port %u%s", pfx, plen, gw,
-				nh->port, kind);
+			snprintf(line, sizeof(line), "%s/%u via %s port %s%s", pfx, plen, gw, port,
+				kind);
 		}
 	}
 	json_array_append_new(q->lines, json_string(line));

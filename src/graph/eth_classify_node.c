@@ -99,17 +99,15 @@ classify_stripped(struct dp_worker *w, struct rte_mbuf *m)
 	return to_sub_interface(w, m, id);
 }
 
-/* An IPv4 datagram to the Local Network Control Block, 224.0.0.0/24 (RFC 5771 4: OSPF's
- * 224.0.0.5 and .6, RIP's .9, ...): for the router itself, never forwarded; ip4_fwd and
- * ip4_local take it to the service of the rest (the Linux control plane) or drop it. */
+/* A multicast frame with an IPv4 header to 224.0.0.0/24 (dp_ip4_link_local_group()). */
 static inline bool
-ip4_link_local_group(const struct rte_mbuf *m)
+frame_to_ip4_link_local_group(const struct rte_mbuf *m)
 {
-	const uint8_t *dst = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-		sizeof(struct rte_ether_hdr) + offsetof(struct rte_ipv4_hdr, dst_addr));
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+		m, const struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
 
 	return m->data_len >= sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) &&
-	       dst[0] == 224 && dst[1] == 0 && dst[2] == 0;
+	       dp_ip4_link_local_group(rte_be_to_cpu_32(ip->dst_addr));
 }
 
 /* Where one frame goes; the reason counted when it is dropped. */
@@ -145,7 +143,8 @@ classify_one(struct dp_worker *w, struct rte_mbuf *m)
 	}
 	switch (eth->ether_type) {
 	case RTE_BE16(RTE_ETHER_TYPE_IPV4):
-		if (likely(rte_is_unicast_ether_addr(&eth->dst_addr)) || ip4_link_local_group(m))
+		if (likely(rte_is_unicast_ether_addr(&eth->dst_addr)) ||
+			frame_to_ip4_link_local_group(m))
 			return CLASSIFY_NEXT_IP4;
 		why = DP_DROP_L2_MCAST_IP4;
 		break;

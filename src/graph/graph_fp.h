@@ -14,6 +14,18 @@
 #include "dp_delay.h"
 #include "dp_graph.h"
 
+/**
+ * Is @p dst (host order) in the Local Network Control Block, 224.0.0.0/24 (RFC 5771 4:
+ * OSPF's 224.0.0.5 and .6, RIP's .9, ...)? Such a datagram in a multicast frame is for the
+ * router itself, never forwarded: eth_classify lets it through to ip4_fwd, which hands it
+ * to ip4_local (the service of the rest, the Linux control plane) or drops it.
+ */
+static inline bool
+dp_ip4_link_local_group(uint32_t dst)
+{
+	return (dst >> 8) == 0xe00000;
+}
+
 /** Every node's context starts with its worker. */
 struct dp_node_ctx {
 	struct dp_worker *w;

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
@@ -33,6 +34,7 @@
 
 #include "dp_ctl.h"
 #include "dp_fwd.h"
+#include "dp_fwd6.h"
 #include "dp_fwd_config.h"
 #include "dp_neigh.h"
 #include "linuxcp_priv.h"
@@ -40,8 +42,11 @@
 #define NL_ROUTES_MIN      1024u  /* room for the prefixes netlink may own, at least */
 #define NL_RECV_BUF        32768u /* a dump's message buffers are at most that */
 #define NL_OWNER_CONFIG    0      /* a config route: never touched */
-#define NL_DUMP_GIVE_UP_MS 5000   /* a dump whose end never came (lost): asked again */
+#define NL_DUMP_GIVE_UP_MS 5000   /* a dump silent so long, its end lost: asked again */
 #define NL_POLL_BUDGET_US  5000   /* a poll reads for so long at most, then the others' turn */
+/* during a route dump, which only reads (its routes are made at its end): fewer turns given
+ * up to the other threads of a busy CPU, the control lcore's other work as late as 20 ms */
+#define NL_DUMP_BUDGET_US 20000
 
 struct nl_key {
 	uint8_t family;
@@ -60,9 +65,20 @@ static struct {
 	uint32_t dump_seq;
 	enum nl_dump dump;
 	bool resync_wanted; /* a dump asked: at the next empty socket, after the one running */
-	uint64_t dump_ms;   /* when the dump in progress was asked */
+	uint64_t dump_ms;   /* when the dump in progress was asked or last sent */
 	int ifindex[DP_CONFIG_MAX_PORTS];
 	uint16_t refs[DP_CONFIG_MAX_PORTS]; /* how routes name each port: N or N.VID */
+	/* the IPv4 changes of a route dump in progress (and the notifications read during
+	 * it), made in one copy of the table at its end (dp_fwd_route4_changes_apply()) */
+	struct {
+		struct dp_fwd_route4_change *c;
+		uint32_t nb, max;
+	} p4;
+	/* the IPv6 changes of a poll, or of a dump: made in one copy of the table */
+	struct {
+		struct dp_fwd_route6_change *c;
+		uint32_t nb, max;
+	} p6;
 } nl;
 
 static int
@@ -110,6 +126,128 @@ nl_text_prefix(const struct nl_key *k, char *text, size_t len)
 	snprintf(text, len, "%s/%u", addr, k->plen);
 }
 
+/*
+ * An add nl_pending_apply() could not make. Its prefix stays netlink's: what dpfwd had
+ * there before (an older route from netlink) goes with the kernel's delete or the next
+ * reconciliation, and a delete of nothing is harmless.
+ */
+static void
+nl_pending_warn(int family, const uint8_t *addr, uint8_t plen, int rc)
+{
+	char text[INET6_ADDRSTRLEN + 8];
+	struct nl_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.family = (uint8_t)family;
+	k.plen = plen;
+	memcpy(k.addr, addr, family == AF_INET ? 4 : 16);
+	nl_text_prefix(&k, text, sizeof(text));
+	DP_LOG(WARNING, linuxcp, "netlink route %s: not taken: %s", text, strerror(-rc));
+}
+
+/* A change's outcome in the counters; @p rc: the batch's, else the change's. */
+static void
+nl_pending_count(bool del, int rc, int family, const uint8_t *addr, uint8_t plen)
+{
+	if (rc == 0 || (del && rc == -ENOENT)) {
+		if (del)
+			lcp_stats.routes_deleted++;
+		else
+			lcp_stats.routes_added++;
+		return;
+	}
+	lcp_stats.route_errors++;
+	if (!del)
+		nl_pending_warn(family, addr, plen, rc);
+}
+
+/* Make the pending changes (nl.p4, nl.p6), each family in one copy of its table. */
+static void
+nl_pending_apply(void)
+{
+	uint32_t i, a;
+	int rc;
+
+	if (nl.p4.nb > 0) {
+		rc = dp_fwd_route4_changes_apply(nl.p4.c, nl.p4.nb);
+		/* nothing made (no memory for the copy): the kernel's table asked again */
+		if (rc < 0) {
+			DP_LOG(WARNING, linuxcp, "netlink: %u IPv4 route changes not made: %s",
+				nl.p4.nb, strerror(-rc));
+			nl.resync_wanted = true;
+		}
+		for (i = 0; i < nl.p4.nb; i++) {
+			const struct dp_fwd_route4_change *c = &nl.p4.c[i];
+
+			a = rte_cpu_to_be_32(c->prefix);
+			nl_pending_count(
+				c->del, rc < 0 ? rc : c->rc, AF_INET, (const uint8_t *)&a, c->plen);
+		}
+		nl.p4.nb = 0;
+	}
+	if (nl.p6.nb > 0) {
+		rc = dp_fwd_route6_changes_apply(nl.p6.c, nl.p6.nb);
+		if (rc == -ENOMEM) {
+			DP_LOG(WARNING, linuxcp, "netlink: %u IPv6 route changes not made: %s",
+				nl.p6.nb, strerror(-rc));
+			nl.resync_wanted = true;
+		}
+		for (i = 0; i < nl.p6.nb; i++) {
+			const struct dp_fwd_route6_change *c = &nl.p6.c[i];
+
+			nl_pending_count(c->del, rc < 0 ? rc : c->rc, AF_INET6, c->prefix, c->plen);
+		}
+		nl.p6.nb = 0;
+	}
+}
+
+/* Room for one more change in @p c (of @p size bytes each); false: none. */
+static bool
+nl_pending_room(void **c, uint32_t nb, uint32_t *max, size_t size)
+{
+	uint32_t want;
+	void *more;
+
+	if (nb < *max)
+		return true;
+	want = RTE_MAX(*max * 2, 1024u);
+	more = want <= DP_FWD_ROUTE4_SORT_MAX ? realloc(*c, size * want) : NULL;
+	if (more == NULL)
+		return false;
+	*c = more;
+	*max = want;
+	return true;
+}
+
+/* One more change of route @p text for the pending ones; @return 0, or -errno (@p err says). */
+static int
+nl_pending_add(int family, const char *text, bool del, char *err, size_t errlen)
+{
+	int rc;
+
+	/* no room for more: those so far in a copy of their own */
+	if (family == AF_INET) {
+		if (!nl_pending_room((void **)&nl.p4.c, nl.p4.nb, &nl.p4.max, sizeof(*nl.p4.c)))
+			nl_pending_apply();
+		if (nl.p4.max == 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		rc = dp_fwd_route4_change_prepare(text, del, &nl.p4.c[nl.p4.nb], err, errlen);
+		nl.p4.nb += rc == 0;
+		return rc;
+	}
+	if (!nl_pending_room((void **)&nl.p6.c, nl.p6.nb, &nl.p6.max, sizeof(*nl.p6.c)))
+		nl_pending_apply();
+	if (nl.p6.max == 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = dp_fwd_route6_change_prepare(text, del, &nl.p6.c[nl.p6.nb], err, errlen);
+	nl.p6.nb += rc == 0;
+	return rc;
+}
+
 static void
 nl_route(const struct nlmsghdr *nlh)
 {
@@ -117,7 +255,7 @@ nl_route(const struct nlmsghdr *nlh)
 	struct nl_key k;
 	char err[256];
 	void *owner;
-	bool known;
+	bool known, batched;
 	int rc;
 
 	switch (lcp_route_parse(nlh, nl.ifindex, nl.refs, lcp_nb_mirrors, &r)) {
@@ -131,10 +269,29 @@ nl_route(const struct nlmsghdr *nlh)
 		lcp_stats.routes_unsupported++;
 		return;
 	case LCP_ROUTE_ADD:
+		/* IPv4 during a route dump, IPv6 always: in a copy of the table */
+		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES;
 		nl_key_of(&r, &k);
 		known = rte_hash_lookup_data(nl.owners, &k, &owner) >= 0;
 		if (known && (uintptr_t)owner == NL_OWNER_CONFIG) {
 			lcp_stats.routes_config++;
+			return;
+		}
+		if (batched) {
+			/* made in the batch's copy: owned from now on */
+			if (rte_hash_add_key_data(nl.owners, &k, (void *)nl.gen) < 0) {
+				lcp_stats.route_errors++;
+				DP_LOG(WARNING, linuxcp,
+					"netlink route %s: not taken, the table of routes from "
+					"netlink is full ([routes] ip4_max)",
+					r.text);
+			} else if (nl_pending_add(r.family, r.text, false, err, sizeof(err)) < 0) {
+				/* nothing changed in dpfwd: owned as before */
+				if (!known)
+					rte_hash_del_key(nl.owners, &k);
+				lcp_stats.route_errors++;
+				DP_LOG(WARNING, linuxcp, "netlink route %s: %s", r.text, err);
+			}
 			return;
 		}
 		if (dp_fwd_route_add(r.text, err, sizeof(err)) < 0) {
@@ -156,6 +313,7 @@ nl_route(const struct nlmsghdr *nlh)
 		lcp_stats.routes_added++;
 		return;
 	case LCP_ROUTE_DEL:
+		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES;
 		nl_key_of(&r, &k);
 		if (rte_hash_lookup_data(nl.owners, &k, &owner) < 0)
 			return;
@@ -164,6 +322,13 @@ nl_route(const struct nlmsghdr *nlh)
 			return;
 		}
 		rte_hash_del_key(nl.owners, &k);
+		if (batched) {
+			if (nl_pending_add(r.family, r.text, true, err, sizeof(err)) < 0) {
+				lcp_stats.route_errors++;
+				DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", r.text, err);
+			}
+			return;
+		}
 		rc = dp_fwd_route_del(r.text, err, sizeof(err));
 		if (rc < 0 && rc != -ENOENT) {
 			lcp_stats.route_errors++;
@@ -233,10 +398,9 @@ nl_reconcile(void)
 		for (i = 0; i < nb; i++) {
 			rte_hash_del_key(nl.owners, &gone[i]);
 			nl_text_prefix(&gone[i], text, sizeof(text));
-			if (dp_fwd_route_del(text, err, sizeof(err)) < 0)
+			/* with the dump's changes, in their copy */
+			if (nl_pending_add(gone[i].family, text, true, err, sizeof(err)) < 0)
 				lcp_stats.route_errors++;
-			else
-				lcp_stats.routes_deleted++;
 		}
 	} while (nb == DP_ARRAY_SIZE(gone));
 }
@@ -277,12 +441,13 @@ nl_dump_done(void)
 	const enum nl_dump was = nl.dump;
 
 	nl.dump = NL_DUMP_NONE;
+	if (!nl.resync_wanted && was == NL_DUMP_ROUTES)
+		nl_reconcile();
+	nl_pending_apply();
 	if (nl.resync_wanted)
 		return; /* asked again once the socket is empty (nl_read()) */
-	if (was == NL_DUMP_ROUTES) {
-		nl_reconcile();
+	if (was == NL_DUMP_ROUTES)
 		nl_dump_ask(NL_DUMP_NEIGH);
-	}
 }
 
 void
@@ -292,12 +457,15 @@ lcp_nl_resync(void)
 		nl.resync_wanted = true;
 }
 
-/* What the socket has, until it is empty or NL_POLL_BUDGET_US have passed. */
+/* What the socket has, until it is empty or the poll's budget has passed. */
 static void
 nl_read(void)
 {
 	static char buf[NL_RECV_BUF];
-	const uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000000 * NL_POLL_BUDGET_US;
+	const uint64_t end =
+		rte_get_tsc_cycles() +
+		rte_get_tsc_hz() / 1000000 *
+			(nl.dump == NL_DUMP_ROUTES ? NL_DUMP_BUDGET_US : NL_POLL_BUDGET_US);
 	ssize_t n;
 
 	while (rte_get_tsc_cycles() < end) {
@@ -322,6 +490,10 @@ nl_read(void)
 			return;
 		}
 		len = (int)n;
+		/* a dump that still sends is not lost */
+		if (nl.dump != NL_DUMP_NONE && mnl_nlmsg_ok(nlh, len) &&
+			nlh->nlmsg_seq == nl.dump_seq)
+			nl.dump_ms = dp_ctl_now_ms();
 		/* by hand rather than mnl_cb_run(): a dump's end and notifications share the socket */
 		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
@@ -332,6 +504,7 @@ nl_read(void)
 					 * asked again at the next poll */
 					nl.dump = NL_DUMP_NONE;
 					nl.resync_wanted = true;
+					nl_pending_apply();
 					continue;
 				}
 				nl_dump_done();
@@ -350,11 +523,15 @@ lcp_nl_poll(void)
 	if (nl.dump != NL_DUMP_NONE && dp_ctl_now_ms() - nl.dump_ms > NL_DUMP_GIVE_UP_MS) {
 		nl.dump = NL_DUMP_NONE;
 		nl.resync_wanted = true;
+		nl_pending_apply();
 	}
 	/* a resync's dump is asked by nl_read() once it finds the socket empty; the
 	 * routes of one read share their waits for the workers */
 	dp_fwd_route_batch_begin();
 	nl_read();
+	/* a dump's changes wait for its end */
+	if (nl.dump != NL_DUMP_ROUTES)
+		nl_pending_apply();
 	dp_fwd_route_batch_end();
 }
 
@@ -473,6 +650,10 @@ lcp_nl_stop(void)
 	if (nl.sock != NULL)
 		mnl_socket_close(nl.sock);
 	nl.sock = NULL;
+	free(nl.p4.c);
+	free(nl.p6.c);
+	memset(&nl.p4, 0, sizeof(nl.p4));
+	memset(&nl.p6, 0, sizeof(nl.p6));
 	rte_hash_free(nl.owners);
 	nl.owners = NULL;
 }

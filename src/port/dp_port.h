@@ -194,6 +194,16 @@ dp_port_vlan_stats_of(unsigned int lcore, uint16_t i)
  */
 uint16_t dp_port_ref_resolve(uint16_t ref);
 
+/** The reference routes and neighbors name port index @p i by: N, or
+ * DP_CONFIG_PORT_REF(N, VID) for a sub-interface (dp_port_ref_resolve()'s inverse). */
+uint16_t dp_port_ref(uint16_t i);
+
+/** Room for a port's name, "N" or "N.VID" (the longest: "15.4094"). */
+#define DP_PORT_NAME_LEN 8
+
+/** "N" or "N.VID": the config's name of port index @p i, into @p buf (DP_PORT_NAME_LEN). */
+const char *dp_port_name(uint16_t i, char *buf, size_t len);
+
 /** Is @p dev a PCI address (DDDD:BB:DD.F or BB:DD.F)? */
 bool dp_port_dev_is_pci(const char *dev);
 

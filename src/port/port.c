@@ -418,19 +418,30 @@ vlans_probe(const struct dp_config *cfg, char *err, size_t errlen)
 }
 
 uint16_t
+dp_port_ref(uint16_t i)
+{
+	/* a sub-interface has its VID (1..4094); a port, even unprobed (unit tests), has none */
+	if (i < dp_nb_ports && dp_port_is_vlan(i) && dp_ports[i].vid != 0)
+		return DP_CONFIG_PORT_REF(dp_ports[i].parent, dp_ports[i].vid);
+	return i;
+}
+
+const char *
+dp_port_name(uint16_t i, char *buf, size_t len)
+{
+	return dp_config_port_ref_str(dp_port_ref(i), buf, len);
+}
+
+uint16_t
 dp_port_ref_resolve(uint16_t ref)
 {
-	char name[16], want[16];
 	uint16_t i;
 
 	if (!dp_config_port_ref_is_vlan(ref))
 		return ref < dp_nb_ports ? ref : dp_nb_ports;
-	dp_config_port_ref_str(ref, want, sizeof(want));
-	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++) {
-		snprintf(name, sizeof(name), "%u.%u", dp_ports[i].parent, dp_ports[i].vid);
-		if (strcmp(name, want) == 0)
+	for (i = dp_nb_phys_ports; i < dp_nb_ports; i++)
+		if (dp_port_ref(i) == ref)
 			return i;
-	}
 	return dp_nb_ports;
 }
 

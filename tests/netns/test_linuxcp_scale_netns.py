@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-The Linux control plane ([linux], docs/linux-cp.md) with many routes: 20,000 kernel
-routes added in one `ip -batch` through the mirrors all become dpfwd routes, and all
-leave on `ip route flush`, each within 15 s. With a netlink receive buffer too small for
+The Linux control plane ([linux], docs/linux-cp.md) with many routes: 20,000 IPv4 and
+3,000 IPv6 kernel routes added in one `ip -batch` through the mirrors all become dpfwd
+routes, and all leave on `ip route flush`, each within 15 s. With a netlink receive buffer too small for
 a burst ([linux] netlink_rcvbuf), the kernel drops notifications (ENOBUFS): dpfwd dumps
 the routes again, and its table ends equal to the kernel's, deletions included.
 
@@ -29,6 +29,7 @@ import dpctl  # noqa: E402
 sys.path.insert(0, os.path.join(netns.HERE, "..", "func"))
 import test_metrics  # noqa: E402
 NB_ROUTES = 20000
+NB_ROUTES6 = 3000
 LANDED_S = 15.0
 
 
@@ -36,7 +37,7 @@ class ScaleTopology(netns.Topology):
     """Two hosts; dpfwd with [linux] and room for the routes (linux_extra: more keys)."""
 
     def __init__(self, linux_extra=""):
-        super().__init__(static_neighbors=True, nb_hosts=2)
+        super().__init__(static_neighbors=True, ip6=True, nb_hosts=2)
         self.linux_extra = linux_extra
 
     def dpfwd_config(self, driver="net_af_packet", extra=""):
@@ -59,12 +60,15 @@ def wait_for(what, fn, timeout):
 
 def table(topo):
     """20,000 /24s out of dp1, and in every 40th of them a /25 out of dp0 (a /24 with a
-    longer prefix: dpfwd's table writes it through a group of its own)."""
+    longer prefix: dpfwd's table writes it through a group of its own); 3,000 IPv6 /64s
+    out of dp1."""
     lines = []
     for i in range(NB_ROUTES):
         lines.append(f"route add 10.{i // 256}.{i % 256}.0/24 via {topo.b.ip4} dev dp1")
     for i in range(0, NB_ROUTES, 40):
         lines.append(f"route add 10.{i // 256}.{i % 256}.128/25 via {topo.a.ip4} dev dp0")
+    for i in range(NB_ROUTES6):
+        lines.append(f"route add 2001:db8:1000:{i:x}::/64 via {topo.b.ip6} dev dp1")
     return lines
 
 
@@ -88,16 +92,22 @@ class LinuxcpScaleTest(unittest.TestCase):
     def dpctl(self, *argv):
         return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
 
+    def routes(self):
+        """(IPv4 routes, IPv6 routes) in dpfwd's table."""
+        s = self.dp.snapshot()
+        return s["fwd"]["ip4_routes"], s["fwd6"]["routes"]
+
     def test_routes_of_one_batch_all_land_and_all_leave_on_flush(self):
-        base = self.dp.snapshot()["fwd"]["ip4_routes"]
+        base = self.routes()
         lines = table(self.topo)
+        nb4 = len(lines) - NB_ROUTES6
         batch = os.path.join(self.topo.tmp, "routes.batch")
         with open(batch, "w") as f:
             f.write("\n".join(lines) + "\n")
         t0 = time.monotonic()
         self.r("ip", "-batch", batch, timeout=60)
-        wait_for(f"{len(lines)} routes in dpfwd",
-                 lambda: self.dp.snapshot()["fwd"]["ip4_routes"] == base + len(lines),
+        wait_for(f"{nb4} IPv4 and {NB_ROUTES6} IPv6 routes in dpfwd",
+                 lambda: self.routes() == (base[0] + nb4, base[1] + NB_ROUTES6),
                  LANDED_S - (time.monotonic() - t0))
         print(f"\n  {len(lines)} kernel routes in dpfwd {time.monotonic() - t0:.2f} s after "
               "`ip -batch`", end=" ", flush=True)
@@ -105,17 +115,20 @@ class LinuxcpScaleTest(unittest.TestCase):
                       self.dpctl("route", "list", "10.78.31.0/24"))
         self.assertIn(f"10.77.248.128/25 via {self.topo.a.ip4} port 0",
                       self.dpctl("route", "list", "10.77.248.128/25"))
+        self.assertIn(f"2001:db8:1000:bb7::/64 via {self.topo.b.ip6} port 1",
+                      self.dpctl("route", "list", "2001:db8:1000:bb7::/64"))
         lx = self.dp.snapshot()["linux"]
         self.assertEqual(lx["route_errors"], 0)
 
         t0 = time.monotonic()
         self.r("ip", "route", "flush", "proto", "boot", timeout=60)
-        wait_for("the routes gone from dpfwd",
-                 lambda: self.dp.snapshot()["fwd"]["ip4_routes"] == base,
+        self.r("ip", "-6", "route", "flush", "proto", "boot", timeout=60)
+        wait_for("the routes gone from dpfwd", lambda: self.routes() == base,
                  LANDED_S - (time.monotonic() - t0))
         print(f"gone {time.monotonic() - t0:.2f} s after `ip route flush`", end=" ",
               flush=True)
         self.assertNotIn(" via ", self.dpctl("route", "list", "10.78.31.0/24"))
+        self.assertNotIn(" via ", self.dpctl("route", "list", "2001:db8:1000:bb7::/64"))
         self.assertEqual(self.dp.snapshot()["linux"]["route_errors"], 0)
 
 
