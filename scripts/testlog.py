@@ -183,15 +183,15 @@ def introspect(build):
 
 
 def split_registered(tests, no_suites):
-    """`meson introspect --tests` -> ([(suite, name)] counted, ["suite/name"] left out:
-    those that also carry a suite of @p no_suites)."""
-    registered, left_out = [], []
+    """`meson introspect --tests` -> ({(suite, name): test} counted, in order;
+    ["suite/name"] left out: those that also carry a suite of @p no_suites)."""
+    registered, left_out = {}, []
     for t in tests:
         key = (t["suite"][0].split(":")[-1], t["name"])
         if any(s.split(":")[-1] in no_suites for s in t["suite"]):
             left_out.append(f"{key[0]}/{key[1]}")
         else:
-            registered.append(key)
+            registered[key] = t
     return registered, left_out
 
 
@@ -236,10 +236,7 @@ def main():
     tests = introspect(a.build)
     registered, left_out = split_registered(tests, a.no_suite)
     lists = {}
-    for t in tests:
-        key = (t["suite"][0].split(":")[-1], t["name"])
-        if key not in registered:
-            continue
+    for key, t in registered.items():
         try:
             lists[key] = cunit_list(t)
         except KeyError:

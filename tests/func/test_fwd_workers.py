@@ -31,7 +31,6 @@ lcore, which sleeps between its 1 ms control polls.  About 5 s.  DPFW_KEEP=1 kee
 import json
 import os
 import shutil
-import signal
 import struct
 import subprocess
 import sys

@@ -127,7 +127,7 @@ class Testlog(unittest.TestCase):
         tests = [{'suite': ['dpfwd:netns'], 'name': 'mtu'},
                  {'suite': ['dpfwd:netns', 'dpfwd:frr'], 'name': 'bgp'}]
         reg, left = testlog.split_registered(tests, ['frr'])
-        self.assertEqual(reg, [('netns', 'mtu')])
+        self.assertEqual(list(reg), [('netns', 'mtu')])
         self.assertEqual(left, ['netns/bgp'])
         out, ok = run([res('netns / mtu')], reg, suites=['netns'], strict=STRICT)
         self.assertTrue(ok, out)
