@@ -109,6 +109,10 @@ setup() {
 cmd_run() {
 	local secs="${DPFWD_RUN_SECONDS:-5}"
 	local json="$BUILD/telemetry.json"
+	# EAL's runtime folder (the telemetry socket's): removed after the run when the run made it
+	local rundir=/var/run/dpdk made=()
+	[ -d "$rundir" ] || made+=("$rundir")
+	[ -d "$rundir/rte" ] || made=("$rundir/rte" "${made[@]}")
 	say "dpfwd on configs/default.ini for ${secs}s (pcap 2000 flows x 64 B -> 2 routes -> net_null)"
 	"$BUILD/apps/dpfwd/dpfwd" -- -c "$ROOT/configs/default.ini" --duration "$secs" \
 		--stats --telemetry-json "$json" &
@@ -117,6 +121,7 @@ cmd_run() {
 	say "DPDK telemetry while it runs: dpdk-telemetry.py, /dpfwd/graph/nodes"
 	echo /dpfwd/graph/nodes | dpdk-telemetry.py 2>/dev/null | python3 -m json.tool || true
 	wait "$pid"
+	[ ${#made[@]} -eq 0 ] || rmdir "${made[@]}" 2>/dev/null || true
 	say "telemetry JSON ($json): cycles per packet by node, drops, mempool"
 	jq '{interval: .interval | {rx_pps, tx_pps, tx_gbps, drops},
 		nodes: (.nodes | map_values(.cycles_per_pkt)),
