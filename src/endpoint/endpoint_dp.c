@@ -332,6 +332,7 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 {
 	const struct dp_endpoint_config *ec = dp_endpoint_config(cfg);
 	unsigned int lcores[DP_GRAPH_MAX_WORKERS];
+	const char *zc_off;
 	unsigned int nw, i;
 
 	ep_dp_fini();
@@ -379,6 +380,10 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++)
 		ep_params.mtu[i] =
 			i < dp_nb_ports && dp_ports[i].mtu != 0 ? dp_ports[i].mtu : RTE_ETHER_MTU;
+	/* net_af_xdp sends a chain's first segment only: no zero copy out of such a port */
+	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++)
+		ep_params.chains[i] = i < dp_nb_ports &&
+				      (dp_ports[i].tx_offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
 	/*
 	 * Zero copy hands the NIC a pointer into an application's region, which
 	 * no IOMMU or NIC memory registration knows: only virtual devices (which
@@ -386,9 +391,12 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 	 * send is copied.
 	 */
 	ep_params.zc_ok = rte_eal_iova_mode() == RTE_IOVA_VA;
+	zc_off = ep_params.zc_ok ? "" : " (off: IOVA mode PA; --iova-mode va allows it)";
 	for (i = 0; i < cfg->nb_ports; i++)
-		if (cfg->ports[i].defined && dp_port_dev_is_pci(cfg->ports[i].dev))
+		if (cfg->ports[i].defined && dp_port_dev_is_pci(cfg->ports[i].dev)) {
 			ep_params.zc_ok = false;
+			zc_off = " (off: a PCI port)";
+		}
 	ep_params.zc_min = ec->zero_copy_min;
 	ep_params.udp4_cksum = ec->udp4_cksum;
 	ep_params.enabled = true;
@@ -403,8 +411,7 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 	DP_LOG(INFO, endpoint,
 		"endpoints: up to %u, %u worker(s) send for them, zero copy from %u bytes%s, "
 		"IPv4 UDP checksum %s",
-		ep_max, nw, ep_params.zc_min, ep_params.zc_ok ? "" : " (off: a PCI port)",
-		ep_params.udp4_cksum ? "on" : "off");
+		ep_max, nw, ep_params.zc_min, zc_off, ep_params.udp4_cksum ? "on" : "off");
 	return 0;
 }
 

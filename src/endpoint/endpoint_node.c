@@ -821,7 +821,8 @@ struct ep_tx_route {
 	uint8_t src[16], dst[16];
 	rte_be16_t dport;
 	uint32_t nh;
-	bool local; /* to one of dpfwd's own addresses */
+	bool local;  /* to one of dpfwd's own addresses */
+	bool chains; /* the way out takes chained mbufs */
 	uint16_t mtu;
 };
 
@@ -891,6 +892,7 @@ ep_tx_route(const struct ep_dp *e, const struct dpsock_msg *peer_msg, struct ep_
 		}
 	}
 	r->mtu = port < DP_CONFIG_MAX_PORTS ? ep_params.mtu[port] : RTE_ETHER_MTU;
+	r->chains = r->local || (port < DP_CONFIG_MAX_PORTS && ep_params.chains[port]);
 	return DP_DROP_MAX;
 }
 
@@ -1118,7 +1120,7 @@ ep_tx_one(struct dp_worker *w, struct ep_worker *ws, struct ep_dp *e, uint64_t o
 		*give_back = false;
 		return -1;
 	}
-	if (ep_params.zc_ok && len >= ep_params.zc_min) {
+	if (ep_params.zc_ok && len >= ep_params.zc_min && r.chains) {
 		z = &e->zc[slot];
 		/* the application sent it again while mbufs still point at it */
 		if (unlikely(__atomic_exchange_n(&z->busy, 1, __ATOMIC_ACQUIRE) != 0)) {
@@ -1128,6 +1130,12 @@ ep_tx_one(struct dp_worker *w, struct ep_worker *ws, struct ep_dp *e, uint64_t o
 		}
 		nm = 2 * nfrag;
 	} else {
+		/* where chains cannot go, each packet must fit one buffer (the first is the
+		 * longest) */
+		if (unlikely(!r.chains && hdr + fs > ws->seg_room)) {
+			why = DP_DROP_EP_TOO_BIG;
+			goto drop;
+		}
 		for (nm = 0, k = 0; k < nfrag; k++)
 			nm += ep_tx_segs(hdr + RTE_MIN(fs, total - k * fs), ws->seg_room);
 	}

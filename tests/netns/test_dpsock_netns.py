@@ -19,7 +19,10 @@ fragments), 8000 B and 64512 B (63 KB: 44 or 45 fragments, made by dpfwd on the 
 and reassembled by dpfwd on the way in; Linux does the other half); then an echo through
 the endpoint. No static neighbor anywhere: dpfwd learns the host by ARP / ND and answers
 the host's own requests. GRO, GSO and TSO are off on both veth ends and the MTU is 1500,
-so every frame on the wire is a real one of at most 1514 bytes.
+so every frame on the wire is a real one of at most 1514 bytes. dpfwd runs with IOVA as
+VA, where datagrams of 16 KB and more leave without a copy (as chained mbufs) through
+net_af_packet and are copied into one buffer a packet for net_af_xdp, which sends a
+chain's first segment only.
 
 One known limit, checked as such: through net_af_packet, IPv4 fragments from the host never
 reach dpfwd as fragments (DPDK's PMD asks the kernel to reassemble them, then truncates the
@@ -205,6 +208,9 @@ class Endpoints:
     ip4_defrag = False  # IPv4 fragments reach dpfwd reassembled (AfPacketTest)
     known_drops = {}  # drops a test caused on purpose: {reason: count}
     seed = 1000  # of the next pattern; every datagram of a run has its own
+    # the port sends chained mbufs: endpoint datagrams of zero_copy_min (16384) bytes and
+    # more leave without a copy; net_af_xdp sends a chain's first segment only
+    chains = True
 
     @classmethod
     def setUpClass(cls):
@@ -217,7 +223,10 @@ class Endpoints:
             cls.veth_setup()
             cls.sock = os.path.join(cls.topo.tmp, "dpsock.sock")
             extra = f"\n[endpoint]\nsocket = {cls.sock}\nmode = 0600\n"
-            cls.dp = netns.Dpfwd(cls.topo, cls.driver, extra=extra).start().wait_ready()
+            cls.dp = netns.Dpfwd(cls.topo, cls.driver, extra=extra)
+            # IOVA as VA: the mode endpoints send without a copy in (not in PA)
+            cls.dp.argv[1:1] = ["--iova-mode", "va"]
+            cls.dp.start().wait_ready()
             deadline = time.monotonic() + 10
             while not os.path.exists(cls.sock):
                 if time.monotonic() > deadline:
@@ -372,6 +381,21 @@ class Endpoints:
                              (0, len(sizes), 0), src_err)
         note(f"echo: {sizes4} over IPv4 and {SIZES6} over IPv6, all back whole")
 
+    def test_8_zero_copy_where_the_port_sends_chains(self):
+        """Datagrams of 16 KB and more leave without a copy (the payload in mbufs that
+        point into the application's buffer, chained to a header mbuf) where the port
+        sends chains; net_af_xdp does not, so each packet is copied into one buffer
+        there. Every byte was checked at the host by test_0, 1 and 3 either way."""
+        self.assertRegex(self.dp.output(), r"zero copy from 16384 bytes,")
+        ep = self.dp.snapshot()["endpoint"]["datapath"]
+        self.assertTrue(ep["zero_copy"], ep)
+        big = sum(1 for n in SIZES4 + SIZES6 if n >= 16384) + 2  # test_0's two
+        if self.chains:
+            self.assertGreaterEqual(ep["tx_zero_copy"], big, ep)
+        else:
+            self.assertEqual(ep["tx_zero_copy"], 0, ep)
+        note(f"{self.driver}: {ep['tx_zero_copy']} datagrams sent without a copy")
+
     def test_9_stop_clean(self):
         snap = self.dp.snapshot()
         ep = snap["endpoint"]
@@ -443,6 +467,7 @@ class AfXdpTest(netns.SkipWhereKernelRefusesXdp, Endpoints, unittest.TestCase):
     """The same on net_af_xdp: frames as they are on the wire, so dpfwd reassembles IPv4
     from the host too. Skipped, with the kernel's errno, only where the kernel itself
     refuses XDP sockets (netns.xdp_refusal())."""
+    chains = False
 
 
 def main():
