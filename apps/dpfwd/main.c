@@ -230,6 +230,12 @@ main(int argc, char **argv)
 		dp_config_free(&cfg);
 		return 2;
 	}
+	/* a check must not disturb a running dpfwd's ports */
+	if (a.check && dp_port_xdp_in_use(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpfwd --check: error: %s\n", err);
+		dp_config_free(&cfg);
+		return 1;
+	}
 	eal_n = dp_run_eal_args(&cfg, eal_argc, argv, eal_argv, MAX_EAL_ARGS);
 	if (eal_n < 0) {
 		fprintf(stderr, "dpfwd: error: too many EAL arguments\n");

@@ -204,6 +204,13 @@ uint16_t dp_port_ref(uint16_t i);
 /** "N" or "N.VID": the config's name of port index @p i, into @p buf (DP_PORT_NAME_LEN). */
 const char *dp_port_name(uint16_t i, char *buf, size_t len);
 
+/**
+ * Before probing for `dpfwd --check`: -EBUSY, said in @p err, when a net_af_xdp
+ * port's interface already has an XDP program (the af_xdp PMD's close would take
+ * it off, stopping whoever attached it); 0 otherwise.
+ */
+int dp_port_xdp_in_use(const struct dp_config *cfg, char *err, size_t errlen);
+
 /** Is @p dev a PCI address (DDDD:BB:DD.F or BB:DD.F)? */
 bool dp_port_dev_is_pci(const char *dev);
 

@@ -405,6 +405,19 @@ class AfXdpMtu3434To1500Test(netns.SkipWhereKernelRefusesXdp, MtuSignalTests, Mt
     size = 3000
     size_over_both = 4000
 
+    def test_8_check_beside_a_running_dpfwd_leaves_it_alone(self):
+        """`dpfwd --check` on the config of the running dpfwd: the af_xdp PMD's close
+        would take the interface's XDP program off, whoever loaded it, so the check
+        refuses to probe (exit 1, naming the port and interface) and the running dpfwd
+        still forwards."""
+        a, b = self.topo.a, self.topo.b
+        r = netns.Dpfwd(self.topo, self.driver).check()
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, rf"port0 \(net_af_xdp\): interface {self.topo.ports[0].ifname} "
+                         r"already has an XDP program \(id \d+\)")
+        tx, rx, _, out = ping(a, b.ip4, 3)
+        self.assertEqual((tx, rx), (3, 3), out)
+
     def test_9b_check_refuses_an_mtu_over_the_buffers(self):
         """`dpfwd --check` on this topology with port0 one byte over: exit 2, and the
         message says where, why and the largest MTU. After test_9 stopped dpfwd: the
