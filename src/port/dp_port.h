@@ -206,8 +206,8 @@ const char *dp_port_name(uint16_t i, char *buf, size_t len);
 
 /**
  * Before probing for `dpfwd --check`: -EBUSY, said in @p err, when a net_af_xdp
- * port's interface already has an XDP program (the af_xdp PMD's close would take
- * it off, stopping whoever attached it); 0 otherwise.
+ * port's interface is in use by another process (an AF_XDP socket bound to it; the
+ * af_xdp PMD's close would take its XDP program off); 0 otherwise.
  */
 int dp_port_xdp_in_use(const struct dp_config *cfg, char *err, size_t errlen);
 
