@@ -18,13 +18,12 @@ import os
 import re
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
+from netns import wait_for  # noqa: E402
 
-DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
-sys.path.insert(0, os.path.dirname(DPCTL))
+sys.path.insert(0, os.path.dirname(netns.DPCTL))
 import dpctl  # noqa: E402
 sys.path.insert(0, os.path.join(netns.HERE, "..", "func"))
 import test_metrics  # noqa: E402
@@ -44,18 +43,7 @@ class ScaleTopology(netns.Topology):
         text = super().dpfwd_config(driver, extra)
         room = f"[routes]\nip4_max = {2 * NB_ROUTES}\nip4_tbl8 = 4096\n"
         text = text.replace("[dpfwd]\n", "[dpfwd]\nmetrics = 127.0.0.1:0\n")
-        return (text.replace("[routes]\n", room) +
-                "\n[linux]\nenabled = on\nnames = dp%u\n" + self.linux_extra)
-
-
-def wait_for(what, fn, timeout):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {timeout} s")
+        return text.replace("[routes]\n", room) + netns.LINUX_SECTION + self.linux_extra
 
 
 def table(topo):
@@ -72,25 +60,8 @@ def table(topo):
     return lines
 
 
-class LinuxcpScaleTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.topo = ScaleTopology().up()
-        try:
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
-
-    def r(self, *argv, **kw):
-        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
-
-    def dpctl(self, *argv):
-        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+class LinuxcpScaleTest(netns.RigTest):
+    topology = ScaleTopology
 
     def routes(self):
         """(IPv4 routes, IPv6 routes) in dpfwd's table."""
@@ -132,27 +103,15 @@ class LinuxcpScaleTest(unittest.TestCase):
         self.assertEqual(self.dp.snapshot()["linux"]["route_errors"], 0)
 
 
-class LinuxcpOverrunTest(unittest.TestCase):
+class LinuxcpOverrunTest(netns.RigTest):
     """[linux] netlink_rcvbuf = 4096: a burst of adds and deletes overruns the socket."""
     OLD = [f"10.{i // 256}.{i % 256}.0/24" for i in range(512)]           # 10.0/15
     NEW = [f"10.{4 + i // 256}.{i % 256}.0/24" for i in range(1024)]      # 10.4/14
     LONGER = [f"10.{4 + i // 256}.{i % 256}.128/25" for i in range(0, 1024, 16)]
 
     @classmethod
-    def setUpClass(cls):
-        cls.topo = ScaleTopology("netlink_rcvbuf = 4096\n").up()
-        try:
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
-
-    def r(self, *argv, **kw):
-        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
+    def topology(cls):
+        return ScaleTopology("netlink_rcvbuf = 4096\n")
 
     def batch(self, lines):
         path = os.path.join(self.topo.tmp, "burst.batch")
