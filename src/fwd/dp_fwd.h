@@ -406,6 +406,13 @@ int dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n);
  */
 int dp_fwd_route4_change_make(struct dp_fwd_route4_change *c);
 
+/**
+ * Control lcore: whether a change of @p prefix/@p plen (host order) is made in the live
+ * table in place; false: dp_fwd_route_add(), _del() and dp_fwd_route4_change_make() make
+ * it in a copy of the whole table (route.c says when).
+ */
+bool dp_fwd_route4_in_place(uint32_t prefix, uint8_t plen);
+
 struct dp_fwd_route6_change;
 
 /**

@@ -335,6 +335,14 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 	return 0;
 }
 
+bool
+dp_fwd_route4_in_place(uint32_t prefix, uint8_t plen)
+{
+	bool tbl8;
+
+	return in_place_ok(dp_fwd.ip4.fib, prefix, plen, &tbl8);
+}
+
 /* ---- adjacencies (dp_fwd.h) ---- */
 
 static struct {

@@ -14,6 +14,11 @@
  * a resync asked during one follows it; a dump is asked when a read found the
  * socket empty, after what it had was taken. A prefix of the
  * config's routes is the config's: netlink never replaces or deletes it.
+ *
+ * IPv4 notifications are made as they are read, in place where that is safe
+ * (route.c); a dump's IPv4 routes, and IPv6 changes, wait to share one copy of
+ * their table (nl_pending_apply()): a dump's until its end, IPv6 notifications
+ * until their burst is over or NL_HOLD6_MS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +52,14 @@
 /* during a route dump, which only reads (its routes are made at its end): fewer turns given
  * up to the other threads of a busy CPU, the control lcore's other work as late as 20 ms */
 #define NL_DUMP_BUDGET_US 20000
+/* Notifications that need a copy of their table wait for more to share it: until a poll
+ * reads nothing (the burst is over), the first of them has waited NL_HOLD_MS (IPv4: and
+ * NL_HOLD4_COPIES times what the last IPv4 copy took, NL_HOLD4_MAX_MS at most), or
+ * NL_HOLD_MAX wait. */
+#define NL_HOLD_MS      50
+#define NL_HOLD4_COPIES 4
+#define NL_HOLD4_MAX_MS 10000
+#define NL_HOLD_MAX     65536u
 
 struct nl_key {
 	uint8_t family;
@@ -74,7 +87,10 @@ static struct {
 	struct nl_pending {
 		void *c; /* struct dp_fwd_route4_change or dp_fwd_route6_change */
 		uint32_t nb, max;
+		uint64_t since_ms; /* when the first of them came */
 	} p4, p6;
+	uint64_t copy4_ms; /* what the last copy of the IPv4 table took */
+	bool got;          /* the poll read messages */
 } nl;
 
 static int
@@ -167,7 +183,10 @@ nl_pending_apply(void)
 	int rc;
 
 	if (nl.p4.nb > 0) {
+		const uint64_t t0 = dp_ctl_now_ms();
+
 		rc = dp_fwd_route4_changes_apply(c4, nl.p4.nb);
+		nl.copy4_ms = dp_ctl_now_ms() - t0;
 		/* nothing made (no memory for the copy): the kernel's table asked again */
 		if (rc < 0) {
 			DP_LOG(WARNING, linuxcp, "netlink: %u IPv4 route changes not made: %s",
@@ -228,10 +247,32 @@ nl_pending_next(int family, char *err, size_t errlen)
 static void
 nl_pending_commit(int family)
 {
-	if (family == AF_INET)
-		nl.p4.nb++;
-	else
-		nl.p6.nb++;
+	struct nl_pending *p = family == AF_INET ? &nl.p4 : &nl.p6;
+
+	if (p->nb++ == 0)
+		p->since_ms = dp_ctl_now_ms();
+}
+
+/* Pending changes waited long enough (NL_HOLD_MS), or are many enough, to be made now. */
+static bool
+nl_pending_due(const struct nl_pending *p, uint64_t hold_ms, uint64_t now)
+{
+	return p->nb > 0 && (p->nb >= NL_HOLD_MAX || now - p->since_ms >= hold_ms);
+}
+
+/*
+ * Whether IPv4 route @p r waits with the pending changes: when some wait already (the
+ * order of changes is kept), or when dpfwd could not make it in place.
+ */
+static bool
+nl_route4_held(const struct lcp_route *r)
+{
+	uint32_t a;
+
+	if (nl.p4.nb > 0)
+		return true;
+	memcpy(&a, r->addr, 4);
+	return !dp_fwd_route4_in_place(rte_be_to_cpu_32(a), r->plen);
 }
 
 /* IPv4 route @p r of one next hop as dpfwd's (its port a reference: N or N.VID) */
@@ -325,8 +366,8 @@ nl_route(const struct nlmsghdr *nlh)
 		lcp_stats.routes_unsupported++;
 		return;
 	case LCP_ROUTE_ADD:
-		/* IPv4 during a route dump, IPv6 always: in a copy of the table */
-		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES;
+		/* IPv4 during a route dump or when not in place, IPv6 always: in a copy */
+		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(&r);
 		nl_key_of(&r, &k);
 		sig = rte_hash_hash(nl.owners, &k);
 		known = rte_hash_lookup_with_hash_data(nl.owners, &k, sig, &owner) >= 0;
@@ -373,7 +414,7 @@ nl_route(const struct nlmsghdr *nlh)
 		lcp_stats.routes_added++;
 		return;
 	case LCP_ROUTE_DEL:
-		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES;
+		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(&r);
 		nl_key_of(&r, &k);
 		sig = rte_hash_hash(nl.owners, &k);
 		if (rte_hash_lookup_with_hash_data(nl.owners, &k, sig, &owner) < 0)
@@ -558,6 +599,7 @@ nl_read(void)
 			return;
 		}
 		len = (int)n;
+		nl.got = true;
 		/* a dump that still sends is not lost */
 		if (nl.dump != NL_DUMP_NONE && mnl_nlmsg_ok(nlh, len) &&
 			nlh->nlmsg_seq == nl.dump_seq)
@@ -596,10 +638,20 @@ lcp_nl_poll(void)
 	/* a resync's dump is asked by nl_read() once it finds the socket empty; the
 	 * routes of one read share their waits for the workers */
 	dp_fwd_route_batch_begin();
+	nl.got = false;
 	nl_read();
-	/* a dump's changes wait for its end */
-	if (nl.dump != NL_DUMP_ROUTES)
-		nl_pending_apply();
+	/* a dump's changes wait for its end; the others for the end of their burst, or
+	 * their hold (NL_HOLD_MS) */
+	if (nl.dump != NL_DUMP_ROUTES) {
+		const uint64_t now = dp_ctl_now_ms();
+		const uint64_t hold4 =
+			RTE_MIN(RTE_MAX((uint64_t)NL_HOLD_MS, NL_HOLD4_COPIES * nl.copy4_ms),
+				(uint64_t)NL_HOLD4_MAX_MS);
+
+		if (!nl.got || nl_pending_due(&nl.p4, hold4, now) ||
+			nl_pending_due(&nl.p6, NL_HOLD_MS, now))
+			nl_pending_apply();
+	}
 	dp_fwd_route_batch_end();
 }
 
