@@ -68,6 +68,47 @@ class LinuxcpScaleTest(netns.RigTest):
         s = self.dp.snapshot()
         return s["fwd"]["ip4_routes"], s["fwd6"]["routes"]
 
+    def route(self, prefix):
+        """dpfwd's route to exactly @p prefix, as listed, or None."""
+        out = self.dpctl("route", "list", prefix)
+        m = re.search(rf"^{re.escape(prefix)} .*$", out, re.M)
+        return m[0] if m else None
+
+    def test_changes_after_one_made_in_a_copy_land_in_their_order(self):
+        """A /20 over a /24 with a group and one without cannot be made in place
+        (src/fwd/route.c): it and the changes after it wait for one copy of the table,
+        in the kernel's order, rather than a copy of the table each."""
+        a, b = self.topo.a.ip4, self.topo.b.ip4
+        copies = self.dp.snapshot()["route_changes"]["copies"]
+        first = [f"route add 10.200.0.0/16 via {b} dev dp1",
+                 f"route add 10.200.1.0/28 via {a} dev dp0",   # 10.200.1.0/24: a group
+                 f"route add 10.200.2.0/28 via {b} dev dp1"]   # 10.200.2.0/24: uniform
+        then = [f"route add 10.200.0.0/20 via {a} dev dp0",    # over both: a copy
+                "route del 10.200.1.0/28",
+                f"route add 10.200.1.0/28 via {b} dev dp1",
+                f"route add 10.200.3.0/24 via {a} dev dp0",
+                "route del 10.200.3.0/24",
+                f"route add 10.200.3.0/24 via {b} dev dp1"]
+        for i, lines in enumerate((first, then)):
+            batch = os.path.join(self.topo.tmp, f"order{i}.batch")
+            with open(batch, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            self.r("ip", "-batch", batch, timeout=60)
+        want = {"10.200.0.0/16": f"10.200.0.0/16 via {b} port 1",
+                "10.200.0.0/20": f"10.200.0.0/20 via {a} port 0",
+                "10.200.1.0/28": f"10.200.1.0/28 via {b} port 1",
+                "10.200.2.0/28": f"10.200.2.0/28 via {b} port 1",
+                "10.200.3.0/24": f"10.200.3.0/24 via {b} port 1"}
+        wait_for("the routes in the kernel's order",
+                 lambda: all(self.route(p) == line for p, line in want.items()), LANDED_S)
+        self.assertEqual(self.dp.snapshot()["route_changes"]["copies"], copies)
+        self.assertEqual(self.dp.snapshot()["linux"]["route_errors"], 0)
+        self.r("ip", "route", "del", "10.200.0.0/20")
+        self.r("ip", "route", "del", "10.200.0.0/16")
+        for p in ("10.200.1.0/28", "10.200.2.0/28", "10.200.3.0/24"):
+            self.r("ip", "route", "del", p)
+        wait_for("the routes gone", lambda: all(self.route(p) is None for p in want), LANDED_S)
+
     def test_routes_of_one_batch_all_land_and_all_leave_on_flush(self):
         base = self.routes()
         lines = table(self.topo)
