@@ -375,6 +375,17 @@ struct dp_fwd_route4_change {
 int dp_fwd_route4_change_prepare(
 	const char *text, bool del, struct dp_fwd_route4_change *c, char *err, size_t errlen);
 
+struct dp_fwd_config_route4;
+
+/**
+ * Control lcore: dp_fwd_route4_change_prepare() for route @p r already parsed: one next hop
+ * (r->paths NULL), r->port a port's reference (N, or DP_CONFIG_PORT_REF(N, VID)). An add
+ * makes its next hop; a delete (@p del) takes only the prefix.
+ * @return 0, -EINVAL (port), -ENOSPC (next hops); @p err says.
+ */
+int dp_fwd_route4_change_of(const struct dp_fwd_config_route4 *r, bool del,
+	struct dp_fwd_route4_change *c, char *err, size_t errlen);
+
 /**
  * Control lcore: make @p n IPv4 changes in a copy of the live table, in address order
  * (the changes of one prefix in the order given), and swap it in once, as a reload does:
@@ -386,6 +397,21 @@ int dp_fwd_route4_change_prepare(
  *         DP_FWD_ROUTE4_SORT_MAX).
  */
 int dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n);
+
+/**
+ * Control lcore: make IPv4 change @p c in the live table, as dp_fwd_route_add() and
+ * dp_fwd_route_del() do (in place where that is safe for the workers; a batch's waits
+ * shared, dp_fwd_route_batch_begin()). @return 0, or -errno, also in c->rc: -EINVAL (a
+ * port's address, a neighbor's adjacency), -ENOENT (a delete of nothing), -ENOSPC, -ENOMEM.
+ */
+int dp_fwd_route4_change_make(struct dp_fwd_route4_change *c);
+
+/**
+ * Control lcore: whether a change of @p prefix/@p plen (host order) is made in the live
+ * table in place; false: dp_fwd_route_add(), _del() and dp_fwd_route4_change_make() make
+ * it in a copy of the whole table (route.c says when).
+ */
+bool dp_fwd_route4_in_place(uint32_t prefix, uint8_t plen);
 
 struct dp_fwd_route6_change;
 

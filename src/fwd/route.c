@@ -335,6 +335,14 @@ fib4_change(bool add, uint32_t prefix, uint8_t plen, uint32_t nh)
 	return 0;
 }
 
+bool
+dp_fwd_route4_in_place(uint32_t prefix, uint8_t plen)
+{
+	bool tbl8;
+
+	return in_place_ok(dp_fwd.ip4.fib, prefix, plen, &tbl8);
+}
+
 /* ---- adjacencies (dp_fwd.h) ---- */
 
 static struct {
@@ -638,6 +646,33 @@ do_del(void *arg)
 /* ---- a batch of IPv4 changes made in a copy (netlink's dumps) ---- */
 
 int
+dp_fwd_route4_change_of(const struct dp_fwd_config_route4 *r, bool del,
+	struct dp_fwd_route4_change *c, char *err, size_t errlen)
+{
+	struct dp_fwd_config_route4 one = *r;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (!del) {
+		rc = check_ports(one.paths, &one.port, err, errlen);
+		if (rc < 0)
+			return rc;
+		rc = dp_fwd_route4_nh(&one, &c->nh);
+		if (rc < 0) {
+			snprintf(err, errlen,
+				"cannot add %u.%u.%u.%u/%u: no room for its next hop: %s",
+				r->prefix >> 24, (r->prefix >> 16) & 0xff, (r->prefix >> 8) & 0xff,
+				r->prefix & 0xff, r->plen, strerror(-rc));
+			return rc;
+		}
+	}
+	c->prefix = r->prefix;
+	c->plen = r->plen;
+	c->del = del;
+	return 0;
+}
+
+int
 dp_fwd_route4_change_prepare(
 	const char *text, bool del, struct dp_fwd_route4_change *c, char *err, size_t errlen)
 {
@@ -652,25 +687,14 @@ dp_fwd_route4_change_prepare(
 			onlink_route(line, sizeof(line), text), &r, err, errlen);
 	else
 		rc = dp_fwd_config_route4_parse_paths(text, &r, &paths, err, errlen);
-	if (rc == 0 && !del)
-		rc = check_ports(r.paths, &r.port, err, errlen);
-	if (rc == 0 && !del) {
-		rc = dp_fwd_route4_nh(&r, &c->nh);
-		if (rc < 0)
-			snprintf(err, errlen, "cannot add '%s': no room for its next hop: %s", text,
-				strerror(-rc));
-	}
 	if (rc < 0)
 		return rc;
-	c->prefix = r.prefix;
-	c->plen = r.plen;
-	c->del = del;
-	return 0;
+	return dp_fwd_route4_change_of(&r, del, c, err, errlen);
 }
 
-/* One change of a batch in @p t, with do_add()'s and do_del()'s refusals. */
+/* Whether change @p c may be made in @p t: do_add()'s and do_del()'s refusals. */
 static int
-change_in(struct dp_fwd_fib4 *t, const struct dp_fwd_route4_change *c)
+change_admit(struct dp_fwd_fib4 *t, const struct dp_fwd_route4_change *c)
 {
 	struct rte_rib_node *node =
 		rte_rib_lookup_exact(rte_fib_get_rib(t->fib), c->prefix, c->plen);
@@ -690,8 +714,35 @@ change_in(struct dp_fwd_fib4 *t, const struct dp_fwd_route4_change *c)
 			&dp_fwd.nh[old].flags, (uint8_t)~DP_FWD_NH_F_ADJ, __ATOMIC_RELAXED);
 		t->nb_adj--;
 	}
+	return 0;
+}
+
+/* One change of a batch in @p t. */
+static int
+change_in(struct dp_fwd_fib4 *t, const struct dp_fwd_route4_change *c)
+{
+	int rc = change_admit(t, c);
+
+	if (rc < 0)
+		return rc;
 	return c->del ? fib4_del(t, c->prefix, c->plen)
 		      : dp_fwd_fib4_add(t, c->prefix, c->plen, c->nh);
+}
+
+int
+dp_fwd_route4_change_make(struct dp_fwd_route4_change *c)
+{
+	c->rc = change_admit(&dp_fwd.ip4, c);
+	if (c->rc == 0)
+		c->rc = fib4_change(!c->del, c->prefix, c->plen, c->nh);
+	if (c->rc < 0)
+		return c->rc;
+	if (c->del)
+		route_stats.deleted++;
+	else
+		route_stats.added++;
+	adj4_revalidate_or_owe();
+	return 0;
 }
 
 int

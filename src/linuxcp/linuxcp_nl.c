@@ -14,6 +14,11 @@
  * a resync asked during one follows it; a dump is asked when a read found the
  * socket empty, after what it had was taken. A prefix of the
  * config's routes is the config's: netlink never replaces or deletes it.
+ *
+ * IPv4 notifications are made as they are read, in place where that is safe
+ * (route.c); a dump's IPv4 routes, and IPv6 changes, wait to share one copy of
+ * their table (nl_pending_apply()): a dump's until its end, IPv6 notifications
+ * until their burst is over or NL_HOLD6_MS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +52,14 @@
 /* during a route dump, which only reads (its routes are made at its end): fewer turns given
  * up to the other threads of a busy CPU, the control lcore's other work as late as 20 ms */
 #define NL_DUMP_BUDGET_US 20000
+/* Notifications that need a copy of their table wait for more to share it: until a poll
+ * reads nothing (the burst is over), the first of them has waited NL_HOLD_MS (IPv4: and
+ * NL_HOLD4_COPIES times what the last IPv4 copy took, NL_HOLD4_MAX_MS at most), or
+ * NL_HOLD_MAX wait. */
+#define NL_HOLD_MS      50
+#define NL_HOLD4_COPIES 4
+#define NL_HOLD4_MAX_MS 10000
+#define NL_HOLD_MAX     65536u
 
 struct nl_key {
 	uint8_t family;
@@ -68,17 +81,16 @@ static struct {
 	uint64_t dump_ms;   /* when the dump in progress was asked or last sent */
 	int ifindex[DP_CONFIG_MAX_PORTS];
 	uint16_t refs[DP_CONFIG_MAX_PORTS]; /* how routes name each port: N or N.VID */
-	/* the IPv4 changes of a route dump in progress (and the notifications read during
-	 * it), made in one copy of the table at its end (dp_fwd_route4_changes_apply()) */
-	struct {
-		struct dp_fwd_route4_change *c;
+	/* the route changes waiting to be made, each family's in one copy of its table
+	 * (nl_pending_apply()): IPv4, those of a route dump in progress (and the
+	 * notifications read during it), made at its end; IPv6, those of a poll or a dump */
+	struct nl_pending {
+		void *c; /* struct dp_fwd_route4_change or dp_fwd_route6_change */
 		uint32_t nb, max;
-	} p4;
-	/* the IPv6 changes of a poll, or of a dump: made in one copy of the table */
-	struct {
-		struct dp_fwd_route6_change *c;
-		uint32_t nb, max;
-	} p6;
+		uint64_t since_ms; /* when the first of them came */
+	} p4, p6;
+	uint64_t copy4_ms; /* what the last copy of the IPv4 table took */
+	bool got;          /* the poll read messages */
 } nl;
 
 static int
@@ -165,11 +177,16 @@ nl_pending_count(bool del, int rc, int family, const uint8_t *addr, uint8_t plen
 static void
 nl_pending_apply(void)
 {
+	struct dp_fwd_route4_change *c4 = nl.p4.c;
+	struct dp_fwd_route6_change *c6 = nl.p6.c;
 	uint32_t i, a;
 	int rc;
 
 	if (nl.p4.nb > 0) {
-		rc = dp_fwd_route4_changes_apply(nl.p4.c, nl.p4.nb);
+		const uint64_t t0 = dp_ctl_now_ms();
+
+		rc = dp_fwd_route4_changes_apply(c4, nl.p4.nb);
+		nl.copy4_ms = dp_ctl_now_ms() - t0;
 		/* nothing made (no memory for the copy): the kernel's table asked again */
 		if (rc < 0) {
 			DP_LOG(WARNING, linuxcp, "netlink: %u IPv4 route changes not made: %s",
@@ -177,74 +194,153 @@ nl_pending_apply(void)
 			nl.resync_wanted = true;
 		}
 		for (i = 0; i < nl.p4.nb; i++) {
-			const struct dp_fwd_route4_change *c = &nl.p4.c[i];
-
-			a = rte_cpu_to_be_32(c->prefix);
-			nl_pending_count(
-				c->del, rc < 0 ? rc : c->rc, AF_INET, (const uint8_t *)&a, c->plen);
+			a = rte_cpu_to_be_32(c4[i].prefix);
+			nl_pending_count(c4[i].del, rc < 0 ? rc : c4[i].rc, AF_INET,
+				(const uint8_t *)&a, c4[i].plen);
 		}
 		nl.p4.nb = 0;
 	}
 	if (nl.p6.nb > 0) {
-		rc = dp_fwd_route6_changes_apply(nl.p6.c, nl.p6.nb);
+		rc = dp_fwd_route6_changes_apply(c6, nl.p6.nb);
 		if (rc == -ENOMEM) {
 			DP_LOG(WARNING, linuxcp, "netlink: %u IPv6 route changes not made: %s",
 				nl.p6.nb, strerror(-rc));
 			nl.resync_wanted = true;
 		}
-		for (i = 0; i < nl.p6.nb; i++) {
-			const struct dp_fwd_route6_change *c = &nl.p6.c[i];
-
-			nl_pending_count(c->del, rc < 0 ? rc : c->rc, AF_INET6, c->prefix, c->plen);
-		}
+		for (i = 0; i < nl.p6.nb; i++)
+			nl_pending_count(c6[i].del, rc < 0 ? rc : c6[i].rc, AF_INET6, c6[i].prefix,
+				c6[i].plen);
 		nl.p6.nb = 0;
 	}
 }
 
-/* Room for one more change in @p c (of @p size bytes each); false: none. */
-static bool
-nl_pending_room(void **c, uint32_t nb, uint32_t *max, size_t size)
+/*
+ * The next free change of @p family's pending ones, room made for it (those so far made
+ * in a copy of their own when no more memory comes), or NULL (-ENOMEM, @p err says).
+ * Counted once filled: nl_pending_commit().
+ */
+static void *
+nl_pending_next(int family, char *err, size_t errlen)
 {
-	uint32_t want;
+	struct nl_pending *p = family == AF_INET ? &nl.p4 : &nl.p6;
+	const size_t size = family == AF_INET ? sizeof(struct dp_fwd_route4_change)
+					      : sizeof(struct dp_fwd_route6_change);
+	const uint32_t want = RTE_MAX(p->max * 2, 1024u);
 	void *more;
 
-	if (nb < *max)
-		return true;
-	want = RTE_MAX(*max * 2, 1024u);
-	more = want <= DP_FWD_ROUTE4_SORT_MAX ? realloc(*c, size * want) : NULL;
-	if (more == NULL)
-		return false;
-	*c = more;
-	*max = want;
-	return true;
+	if (p->nb < p->max)
+		return (char *)p->c + size * p->nb;
+	more = want <= DP_FWD_ROUTE4_SORT_MAX ? realloc(p->c, size * want) : NULL;
+	if (more != NULL) {
+		p->c = more;
+		p->max = want;
+	} else {
+		nl_pending_apply();
+	}
+	if (p->max == 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return (char *)p->c + size * p->nb;
 }
 
-/* One more change of route @p text for the pending ones; @return 0, or -errno (@p err says). */
-static int
-nl_pending_add(int family, const char *text, bool del, char *err, size_t errlen)
+static void
+nl_pending_commit(int family)
 {
+	struct nl_pending *p = family == AF_INET ? &nl.p4 : &nl.p6;
+
+	if (p->nb++ == 0)
+		p->since_ms = dp_ctl_now_ms();
+}
+
+/* Pending changes waited long enough (NL_HOLD_MS), or are many enough, to be made now. */
+static bool
+nl_pending_due(const struct nl_pending *p, uint64_t hold_ms, uint64_t now)
+{
+	return p->nb > 0 && (p->nb >= NL_HOLD_MAX || now - p->since_ms >= hold_ms);
+}
+
+/*
+ * Whether IPv4 route @p r waits with the pending changes: when some wait already (the
+ * order of changes is kept), or when dpfwd could not make it in place.
+ */
+static bool
+nl_route4_held(const struct lcp_route *r)
+{
+	uint32_t a;
+
+	if (nl.p4.nb > 0)
+		return true;
+	memcpy(&a, r->addr, 4);
+	return !dp_fwd_route4_in_place(rte_be_to_cpu_32(a), r->plen);
+}
+
+/* IPv4 route @p r of one next hop as dpfwd's (its port a reference: N or N.VID) */
+static void
+nl_route4_of(const struct lcp_route *r, struct dp_fwd_config_route4 *r4)
+{
+	uint32_t a;
+
+	memset(r4, 0, sizeof(*r4));
+	memcpy(&a, r->addr, 4);
+	r4->prefix = rte_be_to_cpu_32(a);
+	r4->plen = r->plen;
+	r4->has_gw = r->has_gw;
+	memcpy(&a, r->gw, 4);
+	r4->gw = rte_be_to_cpu_32(a);
+	r4->port = r->port_ref;
+}
+
+/*
+ * One more change of route @p r for the pending ones; @return 0, or -errno (@p err says).
+ * An IPv4 route of one next hop goes without its text.
+ */
+static int
+nl_pending_add(struct lcp_route *r, char *err, size_t errlen)
+{
+	void *c = nl_pending_next(r->family, err, errlen);
+	struct dp_fwd_config_route4 r4;
 	int rc;
 
-	/* no room for more: those so far in a copy of their own */
-	if (family == AF_INET) {
-		if (!nl_pending_room((void **)&nl.p4.c, nl.p4.nb, &nl.p4.max, sizeof(*nl.p4.c)))
-			nl_pending_apply();
-		if (nl.p4.max == 0) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		rc = dp_fwd_route4_change_prepare(text, del, &nl.p4.c[nl.p4.nb], err, errlen);
-		nl.p4.nb += rc == 0;
-		return rc;
-	}
-	if (!nl_pending_room((void **)&nl.p6.c, nl.p6.nb, &nl.p6.max, sizeof(*nl.p6.c)))
-		nl_pending_apply();
-	if (nl.p6.max == 0) {
-		snprintf(err, errlen, "out of memory");
+	if (c == NULL)
 		return -ENOMEM;
+	if (r->family == AF_INET6) {
+		rc = dp_fwd_route6_change_prepare(lcp_route_text(r), r->del, c, err, errlen);
+	} else if (r->multipath) {
+		rc = dp_fwd_route4_change_prepare(lcp_route_text(r), r->del, c, err, errlen);
+	} else {
+		nl_route4_of(r, &r4);
+		rc = dp_fwd_route4_change_of(&r4, r->del, c, err, errlen);
 	}
-	rc = dp_fwd_route6_change_prepare(text, del, &nl.p6.c[nl.p6.nb], err, errlen);
-	nl.p6.nb += rc == 0;
+	if (rc == 0)
+		nl_pending_commit(r->family);
+	return rc;
+}
+
+/*
+ * Route @p r added or deleted in the live table at once (in place where that is safe,
+ * route.c); an IPv4 route of one next hop without its text. @return 0 or -errno
+ * (-ENOENT: a delete of nothing; @p err says).
+ */
+static int
+nl_route_now(struct lcp_route *r, char *err, size_t errlen)
+{
+	struct dp_fwd_config_route4 r4;
+	struct dp_fwd_route4_change c;
+	int rc;
+
+	if (r->family == AF_INET6 || r->multipath)
+		return r->del ? dp_fwd_route_del(lcp_route_text(r), err, errlen)
+			      : dp_fwd_route_add(lcp_route_text(r), err, errlen);
+	nl_route4_of(r, &r4);
+	rc = dp_fwd_route4_change_of(&r4, r->del, &c, err, errlen);
+	if (rc == 0)
+		rc = dp_fwd_route4_change_make(&c);
+	if (rc < 0 && rc != -ENOENT)
+		snprintf(err, errlen, "%s",
+			rc == -ENOSPC ? "table full (IPv4 routes or tbl8 "
+					"groups: [routes] ip4_max, ip4_tbl8)"
+				      : strerror(-rc));
 	return rc;
 }
 
@@ -255,6 +351,7 @@ nl_route(const struct nlmsghdr *nlh)
 	struct nl_key k;
 	char err[256];
 	void *owner;
+	hash_sig_t sig;
 	bool known, batched;
 	int rc;
 
@@ -269,70 +366,77 @@ nl_route(const struct nlmsghdr *nlh)
 		lcp_stats.routes_unsupported++;
 		return;
 	case LCP_ROUTE_ADD:
-		/* IPv4 during a route dump, IPv6 always: in a copy of the table */
-		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES;
+		/* IPv4 during a route dump or when not in place, IPv6 always: in a copy */
+		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(&r);
 		nl_key_of(&r, &k);
-		known = rte_hash_lookup_data(nl.owners, &k, &owner) >= 0;
+		sig = rte_hash_hash(nl.owners, &k);
+		known = rte_hash_lookup_with_hash_data(nl.owners, &k, sig, &owner) >= 0;
 		if (known && (uintptr_t)owner == NL_OWNER_CONFIG) {
 			lcp_stats.routes_config++;
 			return;
 		}
 		if (batched) {
 			/* made in the batch's copy: owned from now on */
-			if (rte_hash_add_key_data(nl.owners, &k, (void *)nl.gen) < 0) {
+			if (rte_hash_add_key_with_hash_data(nl.owners, &k, sig, (void *)nl.gen) <
+				0) {
 				lcp_stats.route_errors++;
 				DP_LOG(WARNING, linuxcp,
 					"netlink route %s: not taken, the table of routes from "
 					"netlink is full ([routes] ip4_max)",
-					r.text);
-			} else if (nl_pending_add(r.family, r.text, false, err, sizeof(err)) < 0) {
+					lcp_route_text(&r));
+			} else if (nl_pending_add(&r, err, sizeof(err)) < 0) {
 				/* nothing changed in dpfwd: owned as before */
 				if (!known)
-					rte_hash_del_key(nl.owners, &k);
+					rte_hash_del_key_with_hash(nl.owners, &k, sig);
 				lcp_stats.route_errors++;
-				DP_LOG(WARNING, linuxcp, "netlink route %s: %s", r.text, err);
+				DP_LOG(WARNING, linuxcp, "netlink route %s: %s", lcp_route_text(&r),
+					err);
 			}
 			return;
 		}
-		if (dp_fwd_route_add(r.text, err, sizeof(err)) < 0) {
+		if (nl_route_now(&r, err, sizeof(err)) < 0) {
 			lcp_stats.route_errors++;
-			DP_LOG(WARNING, linuxcp, "netlink route %s: %s", r.text, err);
+			DP_LOG(WARNING, linuxcp, "netlink route %s: %s", lcp_route_text(&r), err);
 			return;
 		}
-		if (rte_hash_add_key_data(nl.owners, &k, (void *)nl.gen) < 0) {
+		if (rte_hash_add_key_with_hash_data(nl.owners, &k, sig, (void *)nl.gen) < 0) {
 			/* a route netlink could never withdraw: not kept */
-			nl_text_prefix(&k, r.text, sizeof(r.text));
-			dp_fwd_route_del(r.text, err, sizeof(err));
+			r.text[0] = '\0';
+			r.del = true; /* its text: the prefix */
+			nl_route_now(&r, err, sizeof(err));
 			lcp_stats.route_errors++;
 			DP_LOG(WARNING, linuxcp,
 				"netlink route %s: not taken, the table of "
 				"routes from netlink is full ([routes] ip4_max)",
-				r.text);
+				lcp_route_text(&r));
 			return;
 		}
 		lcp_stats.routes_added++;
 		return;
 	case LCP_ROUTE_DEL:
-		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES;
+		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(&r);
 		nl_key_of(&r, &k);
-		if (rte_hash_lookup_data(nl.owners, &k, &owner) < 0)
+		sig = rte_hash_hash(nl.owners, &k);
+		if (rte_hash_lookup_with_hash_data(nl.owners, &k, sig, &owner) < 0)
 			return;
 		if ((uintptr_t)owner == NL_OWNER_CONFIG) {
 			lcp_stats.routes_config++;
 			return;
 		}
-		rte_hash_del_key(nl.owners, &k);
+		rte_hash_del_key_with_hash(nl.owners, &k, sig);
 		if (batched) {
-			if (nl_pending_add(r.family, r.text, true, err, sizeof(err)) < 0) {
+			if (nl_pending_add(&r, err, sizeof(err)) < 0) {
 				lcp_stats.route_errors++;
-				DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", r.text, err);
+				DP_LOG(WARNING, linuxcp, "netlink route del %s: %s",
+					lcp_route_text(&r), err);
 			}
 			return;
 		}
-		rc = dp_fwd_route_del(r.text, err, sizeof(err));
+		rc = nl_route_now(&r, err, sizeof(err));
 		if (rc < 0 && rc != -ENOENT) {
 			lcp_stats.route_errors++;
-			DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", r.text, err);
+			DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", lcp_route_text(&r),
+				err);
 			return;
 		}
 		lcp_stats.routes_deleted++;
@@ -386,7 +490,8 @@ nl_reconcile(void)
 	uint32_t it = 0;
 	struct nl_key gone[64];
 	unsigned int nb, i;
-	char text[INET6_ADDRSTRLEN + 8], err[256];
+	struct lcp_route r;
+	char err[256];
 
 	do {
 		nb = 0;
@@ -397,9 +502,13 @@ nl_reconcile(void)
 				memcpy(&gone[nb++], key, sizeof(gone[0]));
 		for (i = 0; i < nb; i++) {
 			rte_hash_del_key(nl.owners, &gone[i]);
-			nl_text_prefix(&gone[i], text, sizeof(text));
+			memset(&r, 0, sizeof(r));
+			r.family = gone[i].family;
+			r.plen = gone[i].plen;
+			memcpy(r.addr, gone[i].addr, sizeof(r.addr));
+			r.del = true;
 			/* with the dump's changes, in their copy */
-			if (nl_pending_add(gone[i].family, text, true, err, sizeof(err)) < 0)
+			if (nl_pending_add(&r, err, sizeof(err)) < 0)
 				lcp_stats.route_errors++;
 		}
 	} while (nb == DP_ARRAY_SIZE(gone));
@@ -490,6 +599,7 @@ nl_read(void)
 			return;
 		}
 		len = (int)n;
+		nl.got = true;
 		/* a dump that still sends is not lost */
 		if (nl.dump != NL_DUMP_NONE && mnl_nlmsg_ok(nlh, len) &&
 			nlh->nlmsg_seq == nl.dump_seq)
@@ -528,10 +638,20 @@ lcp_nl_poll(void)
 	/* a resync's dump is asked by nl_read() once it finds the socket empty; the
 	 * routes of one read share their waits for the workers */
 	dp_fwd_route_batch_begin();
+	nl.got = false;
 	nl_read();
-	/* a dump's changes wait for its end */
-	if (nl.dump != NL_DUMP_ROUTES)
-		nl_pending_apply();
+	/* a dump's changes wait for its end; the others for the end of their burst, or
+	 * their hold (NL_HOLD_MS) */
+	if (nl.dump != NL_DUMP_ROUTES) {
+		const uint64_t now = dp_ctl_now_ms();
+		const uint64_t hold4 =
+			RTE_MIN(RTE_MAX((uint64_t)NL_HOLD_MS, NL_HOLD4_COPIES * nl.copy4_ms),
+				(uint64_t)NL_HOLD4_MAX_MS);
+
+		if (!nl.got || nl_pending_due(&nl.p4, hold4, now) ||
+			nl_pending_due(&nl.p6, NL_HOLD_MS, now))
+			nl_pending_apply();
+	}
 	dp_fwd_route_batch_end();
 }
 

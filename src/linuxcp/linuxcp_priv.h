@@ -2,7 +2,8 @@
 /**
  * @file
  * Private to linuxcp: the mirrors, the counters, and the translation of a
- * netlink route message into the text of a dpfwd route (dp_fwd_route_add()).
+ * netlink route message into a dpfwd route: its fields, and its text as
+ * dp_fwd_route_add() takes it.
  */
 #ifndef LINUXCP_PRIV_H
 #define LINUXCP_PRIV_H
@@ -70,8 +71,18 @@ struct lcp_route {
 	int family;       /**< AF_INET or AF_INET6 */
 	uint8_t addr[16]; /**< the prefix, network order */
 	uint8_t plen;
-	char text[512]; /**< "PREFIX/len via GW port N [weight W] ..." or "PREFIX/len" */
+	bool del;          /**< LCP_ROUTE_DEL */
+	bool multipath;    /**< next hops in text only; else the one below */
+	bool has_gw;       /**< one next hop: through gw, else on-link */
+	uint8_t gw[16];    /**< network order */
+	uint16_t port_ref; /**< the port as routes name it: N or N.VID (DP_CONFIG_PORT_REF) */
+	/** "PREFIX/len via GW port N [weight W] ..." or "PREFIX/len" (a delete); for one next
+	 * hop, written by lcp_route_text() when asked (empty until then) */
+	char text[512];
 };
+
+/** The text of @p r (struct lcp_route's), written into it if it was not yet. */
+const char *lcp_route_text(struct lcp_route *r);
 
 /**
  * Translate route message @p nlh (RTM_NEWROUTE or RTM_DELROUTE) into @p r,

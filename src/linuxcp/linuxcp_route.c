@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A netlink route message (rtnetlink(7)) as the text of a dpfwd route, the
- * syntax of [routes] route and `dpctl route add` (docs/routing.md):
+ * A netlink route message (rtnetlink(7)) as a dpfwd route. A route of one next
+ * hop is kept as fields (an IPv4 one goes into dpfwd's table without text); its
+ * text, and a multipath route's, is the syntax of [routes] route and `dpctl
+ * route add` (docs/routing.md):
  *
  *   RTM_NEWROUTE 198.19.0.0/16 RTA_GATEWAY 198.18.2.2 RTA_OIF dp1
  *     -> "198.19.0.0/16 via 198.18.2.2 port 1"
@@ -126,16 +128,70 @@ parse_multipath(const struct nlattr *mp, const int *ifindex, const uint16_t *ref
 	return LCP_ROUTE_ADD;
 }
 
+/* "PREFIX/len" of @p r at the start of its text */
+static bool
+text_prefix(struct lcp_route *r)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(r->family, r->addr, addr, sizeof(addr)) == NULL)
+		return false;
+	snprintf(r->text, sizeof(r->text), "%s/%u", addr, r->plen);
+	return true;
+}
+
+const char *
+lcp_route_text(struct lcp_route *r)
+{
+	char name[16], gw[INET6_ADDRSTRLEN];
+	size_t used;
+
+	if (r->text[0] != '\0' || !text_prefix(r) || r->del)
+		return r->text;
+	dp_config_port_ref_str(r->port_ref, name, sizeof(name));
+	if (!r->has_gw) {
+		text_add_port(r, name);
+		return r->text;
+	}
+	used = strlen(r->text);
+	if (inet_ntop(r->family, r->gw, gw, sizeof(gw)) != NULL)
+		snprintf(r->text + used, sizeof(r->text) - used, " via %s port %s", gw, name);
+	return r->text;
+}
+
+/*
+ * One next hop, out of RTA_OIF: kept as fields, its text written only when asked
+ * (lcp_route_text()), since a dump's IPv4 routes go to dpfwd without it.
+ */
+static enum lcp_route_verdict
+parse_one(const struct route_attrs *a, const int *ifindex, const uint16_t *refs,
+	unsigned int nb_ports, struct lcp_route *r)
+{
+	const size_t alen = r->family == AF_INET ? 4 : 16;
+	const int port = a->tb[RTA_OIF] != NULL
+				 ? port_of((int)mnl_attr_get_u32(a->tb[RTA_OIF]), ifindex, nb_ports)
+				 : -1;
+
+	if (port < 0)
+		return LCP_ROUTE_OTHER_IF;
+	r->port_ref = refs != NULL ? refs[port] : (uint16_t)port;
+	if (a->tb[RTA_GATEWAY] == NULL)
+		return LCP_ROUTE_ADD; /* on-link: "PREFIX/len port N" */
+	if (mnl_attr_get_payload_len(a->tb[RTA_GATEWAY]) != alen)
+		return LCP_ROUTE_UNSUPPORTED;
+	r->has_gw = true;
+	memcpy(r->gw, mnl_attr_get_payload(a->tb[RTA_GATEWAY]), alen);
+	return LCP_ROUTE_ADD;
+}
+
 enum lcp_route_verdict
 lcp_route_parse(const struct nlmsghdr *nlh, const int *ifindex, const uint16_t *refs,
 	unsigned int nb_ports, struct lcp_route *r)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct route_attrs a;
-	char addr[INET6_ADDRSTRLEN], name[16];
 	uint32_t table;
 	enum lcp_route_verdict v;
-	int port;
 
 	memset(r, 0, sizeof(*r));
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
@@ -151,6 +207,8 @@ lcp_route_parse(const struct nlmsghdr *nlh, const int *ifindex, const uint16_t *
 	/* IPv6 link-local and multicast are the kernel's own business on each link */
 	r->family = rtm->rtm_family;
 	r->plen = rtm->rtm_dst_len;
+	if (r->plen > (r->family == AF_INET ? 32 : 128))
+		return LCP_ROUTE_UNSUPPORTED;
 	if (a.tb[RTA_DST] != NULL) {
 		const size_t alen = r->family == AF_INET ? 4 : 16;
 
@@ -160,33 +218,21 @@ lcp_route_parse(const struct nlmsghdr *nlh, const int *ifindex, const uint16_t *
 	}
 	if (r->family == AF_INET6 && r->addr[0] == 0xfe && (r->addr[1] & 0xc0) == 0x80)
 		return LCP_ROUTE_SKIP;
-	if (inet_ntop(r->family, r->addr, addr, sizeof(addr)) == NULL)
-		return LCP_ROUTE_UNSUPPORTED;
-	snprintf(r->text, sizeof(r->text), "%s/%u", addr, r->plen);
 
 	if (a.tb[RTA_MULTIPATH] != NULL) {
+		r->multipath = true;
+		if (!text_prefix(r))
+			return LCP_ROUTE_UNSUPPORTED;
 		v = parse_multipath(a.tb[RTA_MULTIPATH], ifindex, refs, nb_ports, r);
 	} else {
-		port = a.tb[RTA_OIF] != NULL
-			       ? port_of((int)mnl_attr_get_u32(a.tb[RTA_OIF]), ifindex, nb_ports)
-			       : -1;
-		if (port < 0)
-			v = LCP_ROUTE_OTHER_IF;
-		else if (a.tb[RTA_GATEWAY] == NULL)
-			/* on-link: "PREFIX/len port N" */
-			v = text_add_port(r, port_name(port, refs, name, sizeof(name)))
-				    ? LCP_ROUTE_ADD
-				    : LCP_ROUTE_UNSUPPORTED;
-		else if (!text_add_path(r, a.tb[RTA_GATEWAY],
-				 port_name(port, refs, name, sizeof(name)), 0))
-			v = LCP_ROUTE_UNSUPPORTED;
-		else
-			v = LCP_ROUTE_ADD;
+		v = parse_one(&a, ifindex, refs, nb_ports, r);
 	}
 	if (v != LCP_ROUTE_ADD)
 		return v;
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
-		snprintf(r->text, sizeof(r->text), "%s/%u", addr, r->plen);
+		r->del = true;
+		if (r->multipath)
+			text_prefix(r);
 		return LCP_ROUTE_DEL;
 	}
 	return LCP_ROUTE_ADD;

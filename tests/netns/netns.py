@@ -50,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("DPFWD_SRC", os.path.normpath(os.path.join(HERE, "..", "..")))
@@ -71,6 +72,9 @@ STALE_RE = re.compile(r"^dpn(\d+)_\d+(-[abr]|\.[a-z0-9_]+|_dp\d+)$")
 DEVARGS = {"net_af_packet": ("framecnt=4096",)}
 # the keys dpfwd will take for IPv6; only written when a topology has ip6=True
 IP6_PORT_KEY = "ip6"
+DPCTL = os.path.join(SRC, "apps", "dpctl", "dpctl.py")
+# the section a topology's dpfwd_config() adds for the Linux control plane (docs/linux-cp.md)
+LINUX_SECTION = "\n[linux]\nenabled = on\nnames = dp%u\n"
 
 
 class Unavailable(Exception):
@@ -520,6 +524,46 @@ class Dpfwd:
         return rc
 
 
+def wait_for(what, fn, timeout=5.0, every=0.05, why=None):
+    """Poll fn() until true, and return its value; on the deadline fail, with why() (what
+    the rig shows) if given."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        v = fn()
+        if v:
+            return v
+        time.sleep(every)
+    raise AssertionError(f"{what}: not within {timeout} s" + (f"\n{why()}" if why else ""))
+
+
+class RigTest(unittest.TestCase):
+    """A test class with one topology (topology(), not yet up) and dpfwd on it for all its
+    tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd."""
+
+    @classmethod
+    def topology(cls):
+        raise NotImplementedError
+
+    @classmethod
+    def setUpClass(cls):
+        cls.topo = cls.topology().up()
+        try:
+            cls.dp = Dpfwd(cls.topo).start().wait_ready()
+        except BaseException:
+            cls.topo.down()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.topo.down()
+
+    def r(self, *argv, **kw):
+        return sh(*argv, ns=self.topo.router_ns, **kw)
+
+    def dpctl(self, *argv):
+        return sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+
+
 def node_pkts(snap, node):
     return snap["nodes"].get(node, {}).get("pkts", 0)
 
@@ -601,8 +645,6 @@ class SkipWhereKernelRefusesXdp:
 
     @classmethod
     def setUpClass(cls):
-        import unittest
-
         try:
             super().setUpClass()
         except RuntimeError as e:
@@ -617,7 +659,6 @@ def run_tests(name, module, banner, probe=None):
     cannot be made (or probe(), when given, raises Unavailable: the kernel refuses what
     the suite needs); otherwise run @p module's unittest cases, clean up every
     namespace, print a one-line summary and exit 0 only when all passed."""
-    import unittest
 
     try:
         check_environment()

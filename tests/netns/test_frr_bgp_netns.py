@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import frr  # noqa: E402
 import netns  # noqa: E402
 
-DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
+DPCTL = netns.DPCTL
 sys.path.insert(0, os.path.dirname(DPCTL))
 import dpctl  # noqa: E402  (its telemetry client: polls without a process each)
 LOOP = "198.19.2.0/24"
@@ -50,14 +50,8 @@ def more_prefixes():
 
 
 def wait_for(what, fn, timeout=10.0, every=0.1, why=None):
-    """Poll fn() until true; on the deadline fail, with why() (what the rig shows) if given."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        v = fn()
-        if v:
-            return v
-        time.sleep(every)
-    raise AssertionError(f"{what}: not within {timeout} s" + (f"\n{why()}" if why else ""))
+    """netns.wait_for() with the longer waits of routing daemons."""
+    return netns.wait_for(what, fn, timeout, every, why)
 
 
 class BgpTopology(netns.Topology):
@@ -68,7 +62,7 @@ class BgpTopology(netns.Topology):
     def dpfwd_config(self, driver="net_af_packet", extra=""):
         text = super().dpfwd_config(driver, extra).replace("[routes]\n",
                                                            "[routes]\nip4_max = 4096\n", 1)
-        return text + "\n[linux]\nenabled = on\nnames = dp%u\n"
+        return text + netns.LINUX_SECTION
 
 
 class Rig:

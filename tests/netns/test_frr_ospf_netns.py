@@ -63,7 +63,7 @@ class OspfTopology(netns.Topology):
         self.b.extra4 = []
 
     def dpfwd_config(self, driver="net_af_packet", extra=""):
-        return super().dpfwd_config(driver, extra) + "\n[linux]\nenabled = on\nnames = dp%u\n"
+        return super().dpfwd_config(driver, extra) + netns.LINUX_SECTION
 
 
 class FrrOspfTest(unittest.TestCase):

@@ -25,8 +25,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
+from netns import wait_for  # noqa: E402
 
-DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
 SCHEMA = os.path.join(netns.HERE, "..", "..", "docs", "telemetry.schema.json")
 DOC = os.path.join(netns.HERE, "..", "..", "docs", "telemetry.md")
 FAR = "198.19.40.2"
@@ -39,38 +39,11 @@ class LinuxcpTopology(netns.Topology):
         self.b.extra4 = ["198.19.30.2", FAR]
 
     def dpfwd_config(self, driver="net_af_packet", extra=""):
-        return super().dpfwd_config(driver, extra) + "\n[linux]\nenabled = on\nnames = dp%u\n"
+        return super().dpfwd_config(driver, extra) + netns.LINUX_SECTION
 
 
-def wait_for(what, fn, timeout=5.0):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout} s")
-
-
-class LinuxcpTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.topo = LinuxcpTopology().up()
-        try:
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
-
-    def r(self, *argv, **kw):
-        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
-
-    def dpctl(self, *argv):
-        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+class LinuxcpTest(netns.RigTest):
+    topology = LinuxcpTopology
 
     def routes(self):
         return self.dpctl("route", "list")

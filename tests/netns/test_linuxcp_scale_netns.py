@@ -18,13 +18,12 @@ import os
 import re
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
+from netns import wait_for  # noqa: E402
 
-DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
-sys.path.insert(0, os.path.dirname(DPCTL))
+sys.path.insert(0, os.path.dirname(netns.DPCTL))
 import dpctl  # noqa: E402
 sys.path.insert(0, os.path.join(netns.HERE, "..", "func"))
 import test_metrics  # noqa: E402
@@ -44,18 +43,7 @@ class ScaleTopology(netns.Topology):
         text = super().dpfwd_config(driver, extra)
         room = f"[routes]\nip4_max = {2 * NB_ROUTES}\nip4_tbl8 = 4096\n"
         text = text.replace("[dpfwd]\n", "[dpfwd]\nmetrics = 127.0.0.1:0\n")
-        return (text.replace("[routes]\n", room) +
-                "\n[linux]\nenabled = on\nnames = dp%u\n" + self.linux_extra)
-
-
-def wait_for(what, fn, timeout):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {timeout} s")
+        return text.replace("[routes]\n", room) + netns.LINUX_SECTION + self.linux_extra
 
 
 def table(topo):
@@ -72,30 +60,54 @@ def table(topo):
     return lines
 
 
-class LinuxcpScaleTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.topo = ScaleTopology().up()
-        try:
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
-
-    def r(self, *argv, **kw):
-        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
-
-    def dpctl(self, *argv):
-        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+class LinuxcpScaleTest(netns.RigTest):
+    topology = ScaleTopology
 
     def routes(self):
         """(IPv4 routes, IPv6 routes) in dpfwd's table."""
         s = self.dp.snapshot()
         return s["fwd"]["ip4_routes"], s["fwd6"]["routes"]
+
+    def route(self, prefix):
+        """dpfwd's route to exactly @p prefix, as listed, or None."""
+        out = self.dpctl("route", "list", prefix)
+        m = re.search(rf"^{re.escape(prefix)} .*$", out, re.M)
+        return m[0] if m else None
+
+    def test_changes_after_one_made_in_a_copy_land_in_their_order(self):
+        """A /20 over a /24 with a group and one without cannot be made in place
+        (src/fwd/route.c): it and the changes after it wait for one copy of the table,
+        in the kernel's order, rather than a copy of the table each."""
+        a, b = self.topo.a.ip4, self.topo.b.ip4
+        copies = self.dp.snapshot()["route_changes"]["copies"]
+        first = [f"route add 10.200.0.0/16 via {b} dev dp1",
+                 f"route add 10.200.1.0/28 via {a} dev dp0",   # 10.200.1.0/24: a group
+                 f"route add 10.200.2.0/28 via {b} dev dp1"]   # 10.200.2.0/24: uniform
+        then = [f"route add 10.200.0.0/20 via {a} dev dp0",    # over both: a copy
+                "route del 10.200.1.0/28",
+                f"route add 10.200.1.0/28 via {b} dev dp1",
+                f"route add 10.200.3.0/24 via {a} dev dp0",
+                "route del 10.200.3.0/24",
+                f"route add 10.200.3.0/24 via {b} dev dp1"]
+        for i, lines in enumerate((first, then)):
+            batch = os.path.join(self.topo.tmp, f"order{i}.batch")
+            with open(batch, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            self.r("ip", "-batch", batch, timeout=60)
+        want = {"10.200.0.0/16": f"10.200.0.0/16 via {b} port 1",
+                "10.200.0.0/20": f"10.200.0.0/20 via {a} port 0",
+                "10.200.1.0/28": f"10.200.1.0/28 via {b} port 1",
+                "10.200.2.0/28": f"10.200.2.0/28 via {b} port 1",
+                "10.200.3.0/24": f"10.200.3.0/24 via {b} port 1"}
+        wait_for("the routes in the kernel's order",
+                 lambda: all(self.route(p) == line for p, line in want.items()), LANDED_S)
+        self.assertEqual(self.dp.snapshot()["route_changes"]["copies"], copies)
+        self.assertEqual(self.dp.snapshot()["linux"]["route_errors"], 0)
+        self.r("ip", "route", "del", "10.200.0.0/20")
+        self.r("ip", "route", "del", "10.200.0.0/16")
+        for p in ("10.200.1.0/28", "10.200.2.0/28", "10.200.3.0/24"):
+            self.r("ip", "route", "del", p)
+        wait_for("the routes gone", lambda: all(self.route(p) is None for p in want), LANDED_S)
 
     def test_routes_of_one_batch_all_land_and_all_leave_on_flush(self):
         base = self.routes()
@@ -132,27 +144,15 @@ class LinuxcpScaleTest(unittest.TestCase):
         self.assertEqual(self.dp.snapshot()["linux"]["route_errors"], 0)
 
 
-class LinuxcpOverrunTest(unittest.TestCase):
+class LinuxcpOverrunTest(netns.RigTest):
     """[linux] netlink_rcvbuf = 4096: a burst of adds and deletes overruns the socket."""
     OLD = [f"10.{i // 256}.{i % 256}.0/24" for i in range(512)]           # 10.0/15
     NEW = [f"10.{4 + i // 256}.{i % 256}.0/24" for i in range(1024)]      # 10.4/14
     LONGER = [f"10.{4 + i // 256}.{i % 256}.128/25" for i in range(0, 1024, 16)]
 
     @classmethod
-    def setUpClass(cls):
-        cls.topo = ScaleTopology("netlink_rcvbuf = 4096\n").up()
-        try:
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
-
-    def r(self, *argv, **kw):
-        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
+    def topology(cls):
+        return ScaleTopology("netlink_rcvbuf = 4096\n")
 
     def batch(self, lines):
         path = os.path.join(self.topo.tmp, "burst.batch")

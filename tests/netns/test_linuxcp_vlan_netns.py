@@ -20,51 +20,22 @@ import re
 import signal
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
+from netns import wait_for  # noqa: E402
 from test_vlan_netns import VlanTopology  # noqa: E402
 
-DPCTL = os.path.join(netns.HERE, "..", "..", "apps", "dpctl", "dpctl.py")
 TCP_PORT = 179
 
 
 class LinuxcpVlanTopology(VlanTopology):
     def dpfwd_config(self, driver="net_af_packet", extra=""):
-        return super().dpfwd_config(driver, extra) + "\n[linux]\nenabled = on\nnames = dp%u\n"
+        return super().dpfwd_config(driver, extra) + netns.LINUX_SECTION
 
 
-def wait_for(what, fn, timeout=5.0):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout} s")
-
-
-class LinuxcpVlanTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.topo = LinuxcpVlanTopology()
-        try:
-            cls.topo.up()
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
-
-    def r(self, *argv, **kw):
-        return netns.sh(*argv, ns=self.topo.router_ns, **kw)
-
-    def dpctl(self, *argv):
-        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+class LinuxcpVlanTest(netns.RigTest):
+    topology = LinuxcpVlanTopology
 
     def test_1_sub_interface_has_a_mirror_with_its_address_mac_and_mtu(self):
         addrs = self.r("ip", "-o", "addr", "show", "dev", "dp0.100").stdout

@@ -25,6 +25,7 @@
 
 #include "dp_config.h"
 #include "dp_fwd.h"
+#include "dp_fwd_config.h"
 #include "dp_graph.h"
 #include "dp_neigh.h"
 #include "dp_test.h"
@@ -305,6 +306,57 @@ test_route_add_del_replace_keep_most_specific_match(void)
 	/* none of these needed a copy of the table but the default route's (over
 	 * many /24s with and without groups) */
 	CU_ASSERT_PTR_NOT_NULL(live);
+}
+
+/* One IPv4 change from its fields (dp_fwd_route4_change_of()) made in the live table. */
+static int
+change_fields(uint32_t prefix, uint8_t plen, uint32_t gw, uint16_t port, bool del)
+{
+	struct dp_fwd_config_route4 r = {
+		.prefix = prefix, .plen = plen, .has_gw = gw != 0, .gw = gw, .port = port
+	};
+	struct dp_fwd_route4_change c;
+	char err[256] = "";
+	int rc = dp_fwd_route4_change_of(&r, del, &c, err, sizeof(err));
+
+	return rc < 0 ? rc : dp_fwd_route4_change_make(&c);
+}
+
+static void
+test_route_change_from_fields_is_the_route_text_s(void)
+{
+	const uint32_t n0 = dp_fwd.ip4.nb_routes;
+
+	/* the same next hops as the text's: a gateway's neighbor, a port's on-link one */
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 0), 24, GW(1), 1, false), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 1)), gw_nh(1));
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 128), 25, 0, 1, false), 0);
+	CU_ASSERT_EQUAL(add("198.19.41.0/24 port 1"), 0);
+	CU_ASSERT_NOT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 129)), DP_FWD_NO_ROUTE);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 129)), dp_fwd_lookup4(IP(198, 19, 41, 1)));
+	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, n0 + 3);
+	/* replaced, the count kept; a /32 inside takes a group */
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 0), 24, GW(2), 1, false), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 1)), gw_nh(2));
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 7), 32, GW(3), 1, false), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 7)), gw_nh(3));
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 8)), gw_nh(2));
+	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, n0 + 4);
+	/* refusals: a port that does not exist, a port's address, a delete of nothing */
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 42, 0), 24, GW(1), 9, false), -EINVAL);
+	CU_ASSERT_EQUAL(change_fields(IP(198, 18, 0, 1), 32, GW(1), 1, false), -EINVAL);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 18, 0, 1)), DP_FWD_NH_LOCAL);
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 42, 0), 24, 0, 0, true), -ENOENT);
+	/* deletes take the prefix only */
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 7), 32, 0, 0, true), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 7)), gw_nh(2));
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 0), 24, 0, 0, true), 0);
+	CU_ASSERT_EQUAL(change_fields(IP(198, 19, 40, 128), 25, 0, 0, true), 0);
+	CU_ASSERT_EQUAL(del("198.19.41.0/24"), 0);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 1)), DP_FWD_NO_ROUTE);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(IP(198, 19, 40, 129)), DP_FWD_NO_ROUTE);
+	CU_ASSERT_EQUAL(dp_fwd.ip4.nb_routes, n0);
+	CU_ASSERT_EQUAL(check_samples(), 0);
 }
 
 static void
@@ -614,6 +666,8 @@ main(void)
 			test_route_200k_file_loads_and_lookups_are_most_specific },
 		{ "test_route_add_del_replace_keep_most_specific_match",
 			test_route_add_del_replace_keep_most_specific_match },
+		{ "test_route_change_from_fields_is_the_route_text_s",
+			test_route_change_from_fields_is_the_route_text_s },
 		{ "test_route_change_over_two_24s_without_group_is_made_in_a_copy",
 			test_route_change_over_two_24s_without_group_is_made_in_a_copy },
 		{ "test_route_reload_replaces_table_and_bad_file_keeps_it",

@@ -240,6 +240,9 @@ static const struct route_case cases[] = {
 			{ { "198.18.10.2", 7, 1 }, { "198.18.21.2", 11, 2 } } },
 		LCP_ROUTE_ADD,
 		"198.19.92.0/24 via 198.18.10.2 port 0 weight 1 via 198.18.21.2 port 1.100 weight 2" },
+	{ "a prefix longer than an IPv4 address",
+		{ RTM_NEWROUTE, AF_INET, "198.19.93.0", 33, MAIN, BOOT, UNI, "198.18.20.2", 9 },
+		LCP_ROUTE_UNSUPPORTED, NULL },
 	{ "IPv6 link-local prefix",
 		{ RTM_NEWROUTE, AF_INET6, "fe80::", 64, MAIN, BOOT, UNI, "fe80::2", 9 },
 		LCP_ROUTE_SKIP, NULL },
@@ -257,7 +260,8 @@ test_linuxcp_route_messages_translate_to_route_text(void)
 		struct lcp_route r;
 		enum lcp_route_verdict v = lcp_route_parse(nlh, ifindex, refs, 3, &r);
 
-		if (v != c->verdict || (c->text != NULL && strcmp(r.text, c->text) != 0)) {
+		if (v != c->verdict ||
+			(c->text != NULL && strcmp(lcp_route_text(&r), c->text) != 0)) {
 			printf("\n  %s: verdict %d, text '%s' (want %d, '%s')", c->what, v, r.text,
 				c->verdict, c->text ? c->text : "");
 			bad++;
