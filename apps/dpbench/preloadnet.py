@@ -18,8 +18,8 @@ out of port 1. Rows:
     net kernel    sockperf pp / tp in plb<pid>-k, routed through dpfwd
     net preload   sockperf pp / tp preloaded on this host, an endpoint of dpfwd
 
-The server is on CPU 1 (the worker's, which is SCHED_IDLE unless --keep-worker) and the
-clients on CPU 0. Namespaces and veths are removed, processes stopped by pid, on every
+dpfwd's worker is on the path of both rows: it keeps CPU 1 to itself at its normal
+priority (--keep-worker or not), and the server and the clients share CPU 0. Namespaces and veths are removed, processes stopped by pid, on every
 exit (relaybench.Cleanup).
 """
 import os
@@ -64,8 +64,9 @@ def net_config(local_text: str, driver: str, if1: str, if2: str, drivers_cfg: st
 class NetRig:
     """The server host and the kernel client's namespaces, each on a veth to dpfwd."""
 
-    def __init__(self, cleanup: "relaybench.Cleanup"):
+    def __init__(self, cleanup: "relaybench.Cleanup", feed: Path = Path("feed")):
         self.tag = f"plb{os.getpid()}"
+        self.feed = feed  # sockperf's feed file (-f): the server's address, for -F epoll
         self.h, self.k = self.tag + "-h", self.tag + "-k"
         self.if1, self.if2 = self.tag + "d", self.tag + "e"
         self.cleanup = cleanup
@@ -107,9 +108,8 @@ class NetRig:
 
     def server(self, logfile: Path) -> subprocess.Popen:
         with open(logfile, "w") as out:
-            srv = relaybench.spawn_ns(self.h, ["sockperf", "sr", "-i", SERVER_IP, "-p", PORT,
-                                               "-F", "epoll"], DP.FWD_LCORE, out, self.cleanup,
-                                      sig=signal.SIGINT)
+            srv = relaybench.spawn_ns(self.h, ["sockperf", "sr", "-f", self.feed, "-F", "epoll"],
+                                      DP.MAIN_LCORE, out, self.cleanup, sig=signal.SIGINT)
         relaybench.wait_udp_listen(self.h, PORT, srv)
         return srv
 
@@ -135,7 +135,7 @@ def start_dpfwd(build: Path, mem: List[str], rig: NetRig):
 
 
 def client_argv(row: str, rig: NetRig, mode: str, size: int, duration: float) -> List[str]:
-    a = ["sockperf", mode, "-i", SERVER_IP, "-p", str(PORT), "-F", "epoll", "-m", str(size),
+    a = ["sockperf", mode, "-f", str(rig.feed), "-F", "epoll", "-m", str(size),
          "-t", preloadbench.sockperf_seconds(duration)]
     if mode == "pp":
         a += ["--full-rtt", "--mps", str(preloadbench.PP_MPS)]
@@ -176,11 +176,12 @@ def measure(args, build: Path, lib: Path, sizes: List[int]):
     try:
         rig = NetRig(cleanup).up()
         d, drv = start_dpfwd(build, DP.mem_args(args.no_huge), rig)
-        workers = [] if args.keep_worker else d.idle_workers()
+        rig.feed = d.dir / "feed-net"
+        rig.feed.write_text(f"U:{SERVER_IP}:{PORT}\n")
         preloadbench.log(f"--netns: dpfwd pid {d.proc.pid} on {drv}, server host {rig.h}, "
-                         f"kernel client {rig.k}"
-                         + (f"; worker(s) {','.join(map(str, workers))} SCHED_IDLE"
-                            if workers else ""))
+                         f"kernel client {rig.k}; worker(s) "
+                         f"{','.join(map(str, d.worker_tids()))} on CPU {DP.FWD_LCORE}, "
+                         f"server and clients on CPU {DP.MAIN_LCORE}")
         kernel_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         envs = {"net kernel": kernel_env,
                 "net preload": dict(kernel_env, LD_PRELOAD=str(lib), DPSOCK_PATH=str(d.sock))}
