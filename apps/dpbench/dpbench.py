@@ -20,6 +20,8 @@
     dpbench.py preload ...             (preloadbench.py: sockperf's RTT and throughput
                                         under libdpsock-preload vs the kernel (RTT also vs
                                         dpsock-perf), per size; idle CPU)
+    dpbench.py dns ...                 (dnsbench.py: nsd queried by dnsperf under
+                                        libdpsock-preload vs the kernel: qps, qps/CPU-s)
 
 `list` prints the shipped bench configs (configs/bench/*.ini with a [bench]
 section) and the command that runs each.
@@ -126,6 +128,7 @@ import rfc2544   # noqa: E402
 import relaybench  # noqa: E402  (relay, relay-pps: relaybench.py)
 import dpsockbench  # noqa: E402  (dpsock, dpsock-tx: dpsockbench.py)
 import preloadbench  # noqa: E402  (preload: preloadbench.py)
+import dnsbench  # noqa: E402  (dns: dnsbench.py)
 
 DEFAULT_DPFWD_CONFIG = "configs/bench/fwd-2000flows-64b.ini"
 FWD_LCORE = 1
@@ -2242,6 +2245,7 @@ def main(argv=None) -> int:
     relaybench.add_parsers(sub, sys.modules[__name__])
     dpsockbench.add_parsers(sub, sys.modules[__name__])
     preloadbench.add_parsers(sub, sys.modules[__name__])
+    dnsbench.add_parsers(sub, sys.modules[__name__])
 
     args = ap.parse_args(argv)
     relaybench.check_args(ap, args)

@@ -41,6 +41,7 @@ from typing import Callable, Dict, List, Optional
 
 import dpsockbench
 import dpstat
+import preloadnet
 
 DP = None  # the dpbench module (set by add_parsers)
 
@@ -48,6 +49,7 @@ REPO = Path(__file__).resolve().parents[2]
 ROWS = ("kernel", "preload", "dpsock-perf")
 SOCKPERF_ROWS = ("kernel", "preload")   # the rows sockperf runs in (RTT, throughput, idle)
 TP_ROWS = SOCKPERF_ROWS
+NET_ROWS = ("net kernel", "net preload")  # --netns (preloadnet.py)
 PORT = 11611
 SOCKPERF_MIN, SOCKPERF_MAX = 14, 65507   # sockperf 3.7's -m range (header included)
 IDLE_SETTLE_S = 1.0                      # after start, before the idle window opens
@@ -158,14 +160,15 @@ def start_server(feed: Path, env: dict, out=subprocess.DEVNULL) -> subprocess.Po
 PP_MPS = 500000
 
 
-def run_client(argv: List[str], env: dict, duration: float) -> subprocess.CompletedProcess:
-    """A sockperf client on CPU 1. One that fails within its first second (exit 6, a
+def run_client(argv: List[str], env: dict, duration: float,
+               cpu: int = 1) -> subprocess.CompletedProcess:
+    """A sockperf client on CPU (1). One that fails within its first second (exit 6, a
     socket error: the server, started 0.5 s before, not listening yet on a busy host)
     runs once more a second later, and the log says so."""
     for attempt in (1, 2):
         t0 = time.monotonic()
         cli = subprocess.run(argv, env=env, capture_output=True, text=True,
-                             timeout=duration + 30, preexec_fn=pinned(1))
+                             timeout=duration + 30, preexec_fn=pinned(cpu))
         if cli.returncode == 0 or attempt == 2 or time.monotonic() - t0 > 1:
             return cli
         log(f"{' '.join(argv[:2])} -m {argv[argv.index('-m') + 1]}: exit {cli.returncode} "
@@ -244,9 +247,9 @@ def spread(s: Optional[dict], fmt: str, width: int) -> List[str]:
             f"{'[%s..%s]' % (format(s['min'], fmt), format(s['max'], fmt)):>{2 * width + 1}}"]
 
 
-def table(results: Samples) -> List[str]:
+def table(results: Samples, rows=ROWS) -> List[str]:
     lines = [f"{'row':<12} {'p50 us':>9} {'[min..max]':>19} {'p99 us':>9} {'[min..max]':>19}"]
-    for row in ROWS:
+    for row in rows:
         cells = []
         for k in ("p50", "p99"):
             cells += spread(summary(results[row][k]), ".2f", 9)
@@ -265,19 +268,30 @@ def ratios(results: Samples) -> List[dict]:
     return out
 
 
-def tp_table(tp: Samples) -> List[str]:
+def tp_table(tp: Samples, rows=TP_ROWS) -> List[str]:
     lines = [f"{'row':<12} {'msg/s':>11} {'[min..max]':>23}"]
-    for row in TP_ROWS:
+    for row in rows:
         lines.append(f"{row:<12} " + " ".join(spread(summary(tp[row]["msgs_per_s"]), ".0f", 11)))
     return lines
 
 
-def tp_ratio(tp: Samples) -> dict:
-    """preload / kernel of the median message rates (the issue's goal: at least 10)."""
-    a, b = summary(tp["preload"]["msgs_per_s"]), summary(tp["kernel"]["msgs_per_s"])
+def tp_ratio(tp: Samples, num: str = "preload", den: str = "kernel") -> dict:
+    """NUM / DEN of the median message rates (the issue's goal: at least 10)."""
+    a, b = summary(tp[num]["msgs_per_s"]), summary(tp[den]["msgs_per_s"])
     r = a["median"] / b["median"] if a and b and b["median"] > 0 else None
-    return {"num": "preload", "den": "kernel", "metric": "msgs_per_s", "ratio": r,
+    return {"num": num, "den": den, "metric": "msgs_per_s", "ratio": r,
             "what": "x the kernel's message rate under the preload"}
+
+
+def net_ratios(results: Samples) -> List[dict]:
+    """net kernel / net preload of the RTT medians (x lower under the preload)."""
+    out = []
+    for k in ("p50", "p99"):
+        a, b = summary(results["net kernel"][k]), summary(results["net preload"][k])
+        r = a["median"] / b["median"] if a and b and b["median"] > 0 else None
+        out.append({"num": "net kernel", "den": "net preload", "metric": k, "ratio": r,
+                    "what": "x lower RTT under the preload, through dpfwd"})
+    return out
 
 
 def fmt_ratio(r: dict) -> str:
@@ -303,12 +317,37 @@ def missing_rows(rtt: Dict[int, Samples], tp: Dict[int, Samples],
     """The rows without one result (the run then fails)."""
     out = []
     for size, res in rtt.items():
-        out += [f"{row} {size} B" for row in ROWS if summary(res[row]["p50"]) is None]
+        out += [f"{row} {size} B" for row in res if summary(res[row]["p50"]) is None]
     for size, res in tp.items():
-        out += [f"tp {row} {size} B" for row in TP_ROWS
+        out += [f"tp {row} {size} B" for row in res
                 if summary(res[row]["msgs_per_s"]) is None]
     out += [f"idle {row}" for row, v in idle.items() if v is None]
     return out
+
+
+def net_report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Samples],
+               driver: str) -> dict:
+    """Print the --netns tables and ratios; their part of the JSON document."""
+    doc: dict = {"driver": driver, "rtt": {}, "tp": {}}
+    for size in sizes:
+        log(f"\nThrough dpfwd ({driver}) to a Linux host in a namespace: RTT of {size} B "
+            f"messages, median of {args.runs} run(s) (sockperf pp --full-rtt; net kernel: a "
+            "kernel client routed through dpfwd, net preload: preloaded on this host):")
+        for line in table(rtt[size], NET_ROWS):
+            log(line)
+        rs = net_ratios(rtt[size])
+        for r in rs:
+            log(fmt_ratio(r))
+        doc["rtt"][str(size)] = {"results": rtt[size], "ratios": rs}
+        if size in tp:
+            log(f"\nThrough dpfwd: throughput of {size} B messages, median of {args.runs} "
+                "run(s) (sockperf tp; messages the server handled per second):")
+            for line in tp_table(tp[size], NET_ROWS):
+                log(line)
+            r = tp_ratio(tp[size], "net preload", "net kernel")
+            log(fmt_ratio(r))
+            doc["tp"][str(size)] = {"results": tp[size], "ratio": r}
+    return doc
 
 
 def report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Samples],
@@ -317,6 +356,8 @@ def report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Sample
     doc: dict = {"sizes": sizes, "runs": args.runs, "duration_s": args.duration,
                  "idle_s": args.idle, "rtt": {}, "tp": {}, "idle_cpu_pct": idle}
     for size in sizes:
+        if size not in rtt:
+            continue
         log(f"\nRTT of {size} B messages, median of {args.runs} run(s) (sockperf pp "
             "--full-rtt, dpsock-perf ping-pong):")
         for line in table(rtt[size]):
@@ -361,10 +402,46 @@ def cmd_preload(args) -> int:
     if args.idle < 0:
         log("dpbench: --idle: seconds, 0 to skip")
         return 2
-    d = dpsockbench.Dpfwd(build, REPO / dpsockbench.LOCAL_CONFIG, DP.mem_args(args.no_huge),
-                          tag="preload")
+    if args.no_local and not args.netns:
+        log("dpbench: --no-local: with --netns only (else nothing is measured)")
+        return 2
+    if args.netns and os.geteuid() != 0:
+        log("dpbench: --netns makes namespaces and veths: run it as root")
+        return 2
     old = {sg: signal.signal(sg, dpsockbench._raise_interrupted)
            for sg in (signal.SIGTERM, signal.SIGHUP)}
+    rtt: Dict[int, Samples] = {}
+    tp: Dict[int, Samples] = {}
+    idle: Dict[str, Optional[float]] = {}
+    net = None
+    try:
+        if not args.no_local:
+            rtt, tp, idle = measure_local(args, build, lib, perf, sizes)
+        if args.netns:
+            net = preloadnet.measure(args, build, lib, sizes)
+    except dpsockbench.Interrupted as e:
+        log(f"dpbench: stopped by {e}")
+        return 1
+    finally:
+        for sg, h in old.items():
+            signal.signal(sg, h)
+    doc = report(args, sizes, rtt, tp, idle)
+    missing = missing_rows(rtt, tp, idle)
+    if net is not None:
+        doc["netns"] = net_report(args, sizes, *net)
+        missing += missing_rows(net[0], net[1], {})
+    if args.json:
+        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
+    if missing:
+        log("dpbench: no result for " + ", ".join(missing))
+        return 1
+    return 0
+
+
+def measure_local(args, build: Path, lib: Path, perf: Path, sizes: List[int]):
+    """The intra-host rows, idle CPU included: (rtt, tp, idle)."""
+    d = dpsockbench.Dpfwd(build, REPO / dpsockbench.LOCAL_CONFIG, DP.mem_args(args.no_huge),
+                          tag="preload")
     rtt: Dict[int, Samples] = {s: {r: {"p50": [], "p99": []} for r in ROWS} for s in sizes}
     tp: Dict[int, Samples] = ({} if args.no_tp else
                               {s: {r: {"msgs_per_s": []} for r in TP_ROWS} for s in sizes})
@@ -415,27 +492,16 @@ def cmd_preload(args) -> int:
         if args.idle > 0:
             for row in SOCKPERF_ROWS:
                 idle[row] = measure_idle(feed, envs[row], args.idle)
-    except dpsockbench.Interrupted as e:
-        log(f"dpbench: stopped by {e}")
-        return 1
     finally:
         d.stop()
         d.remove()
-        for sg, h in old.items():
-            signal.signal(sg, h)
-    doc = report(args, sizes, rtt, tp, idle)
-    if args.json:
-        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
-    missing = missing_rows(rtt, tp, idle)
-    if missing:
-        log("dpbench: no result for " + ", ".join(missing))
-        return 1
-    return 0
+    return rtt, tp, idle
 
 
 def add_parsers(sub, dpbench_module) -> None:
     global DP
     DP = dpbench_module
+    preloadnet.DP = dpbench_module
     p = sub.add_parser("preload", help="sockperf RTT, throughput and idle CPU under "
                        "libdpsock-preload vs the kernel's UDP (RTT also vs dpsock-perf)")
     p.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
@@ -450,6 +516,11 @@ def add_parsers(sub, dpbench_module) -> None:
     p.add_argument("--idle", type=float, default=3,
                    help="seconds of idle CPU measured on a sockperf sr with no client, "
                    "kernel and preloaded (default 3; 0: skip)")
+    p.add_argument("--netns", action="store_true",
+                   help="also through dpfwd to a Linux host in a namespace (root): sockperf "
+                   "preloaded on this host vs a kernel client routed through dpfwd")
+    p.add_argument("--no-local", action="store_true",
+                   help="with --netns: only the rows through dpfwd")
     p.add_argument("--json", help="write the results and ratios as JSON")
     p.add_argument("--no-huge", action="store_true", help="run dpfwd with --no-huge")
     p.add_argument("--keep-worker", action="store_true",

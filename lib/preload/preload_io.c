@@ -41,9 +41,9 @@ pl_drop(struct pl_sock *s)
 	dpsock_msg_free(s->ep, &s->held, 1);
 	s->held = NULL;
 	if (s->nb_more > 0) {
-		s->held = s->more[0];
+		s->held = s->more[s->more_head];
+		s->more_head = (s->more_head + 1) & (s->more_cap - 1);
 		s->nb_more--;
-		memmove(s->more, s->more + 1, s->nb_more * sizeof(s->more[0]));
 	}
 }
 
@@ -52,13 +52,42 @@ pl_drop_all(struct pl_sock *s)
 {
 	while (s->held != NULL)
 		pl_drop(s);
+	free(s->more);
+	s->more = NULL;
+	s->more_cap = 0;
+	s->more_head = 0;
 }
 
-/* @p m taken from the endpoint: kept behind what is held, or dropped (not the peer's). */
+/* Room for one more behind s->held: the ring doubled when full. @return false: no memory. */
+static bool
+more_room(struct pl_sock *s)
+{
+	struct dpsock_msg **p;
+	unsigned int cap, i;
+
+	if (s->nb_more < s->more_cap)
+		return true;
+	cap = s->more_cap != 0 ? s->more_cap * 2 : 32;
+	p = malloc(cap * sizeof(*p));
+	if (p == NULL)
+		return false;
+	for (i = 0; i < s->nb_more; i++)
+		p[i] = s->more[(s->more_head + i) & (s->more_cap - 1)];
+	free(s->more);
+	s->more = p;
+	s->more_cap = cap;
+	s->more_head = 0;
+	return true;
+}
+
+/*
+ * @p m taken from the endpoint: kept behind what is held, or dropped (not the peer's; no
+ * memory to keep it, as a full receive buffer drops).
+ */
 static void
 take(struct pl_sock *s, struct dpsock_msg *m)
 {
-	if (s->connected && !peer_is(s, m)) {
+	if ((s->connected && !peer_is(s, m)) || (s->held != NULL && !more_room(s))) {
 		dpsock_msg_free(s->ep, &m, 1);
 		return;
 	}
@@ -66,13 +95,15 @@ take(struct pl_sock *s, struct dpsock_msg *m)
 	if (s->held == NULL)
 		s->held = m;
 	else
-		s->more[s->nb_more++] = m;
+		s->more[(s->more_head + s->nb_more++) & (s->more_cap - 1)] = m;
 }
 
 bool
 pl_fill(struct pl_sock *s)
 {
-	while (s->held == NULL || s->nb_more < PL_HELD_MORE) {
+	unsigned int n;
+
+	for (n = 0; n < PL_FILL_MAX; n++) {
 		struct dpsock_msg *m;
 		int rc = dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT);
 
@@ -92,8 +123,8 @@ pl_fill(struct pl_sock *s)
 /*
  * One datagram, waiting at most SO_RCVTIMEO (0: for ever): a look, a spin of
  * DPSOCK_SPIN_US, then the socket's queue armed and a sleep on its descriptor, s->lock
- * let go of meanwhile. A signal handler interrupts the sleep (-EINTR), as Linux's recv is
- * interrupted.
+ * let go of meanwhile. A signal handler interrupts the sleep as it interrupts Linux's recv
+ * (signal(7)): with SA_RESTART and no SO_RCVTIMEO the wait goes on, else -EINTR.
  */
 static int
 take_waiting(struct pl_sock *s, struct dpsock_msg **m)
@@ -102,6 +133,7 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 
 	for (;;) {
 		struct dpsock_event ev;
+		struct pl_sig_mark sm;
 		struct pollfd p;
 		uint64_t now;
 		int rc = dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT), ms = -1;
@@ -127,10 +159,13 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 			continue;
 		}
 		p = (struct pollfd){ .fd = dpsock_evq_fd(s->evq), .events = POLLIN };
+		pl_sig_mark(&sm);
 		pl_unlock(s);
 		rc = pl_real.poll(&p, 1, ms) < 0 ? -errno : 0;
 		pl_lock(s);
 		dpsock_evq_disarm(s->evq); /* awake: its peers need not wake it while it looks */
+		if (rc == -EINTR && s->rcvtimeo_us == 0 && pl_sig_restarts(&sm))
+			continue;
 		if (rc < 0)
 			return rc;
 	}

@@ -6,6 +6,7 @@
  *                   fcntl, ioctl, socket options
  *   preload_io.c    send and receive calls
  *   preload_poll.c  poll, ppoll, select, pselect, epoll_*
+ *   preload_sig.c   sigaction and signal: which handler interrupted a wait (SA_RESTART)
  *
  * The fd model: a preloaded socket's number is a real descriptor, a dup of its
  * event queue's epoll fd (dpsock_evq_fd()), so the fd space, dup and close stay
@@ -36,8 +37,11 @@
 /** Descriptors of a socket's own (shadow, queue) are moved at or above this. */
 #define PL_HIDDEN_MIN 512
 
-/** Datagrams an edge-triggered look takes in beside the one held (struct pl_sock). */
-#define PL_HELD_MORE 31
+/**
+ * Datagrams an edge-triggered look takes from the endpoint at most, in one look: all
+ * there are, unless senders keep the ring full faster than it is emptied.
+ */
+#define PL_FILL_MAX 65536
 
 /** Tag of a preloaded socket's number inside an application's epoll set. */
 #define PL_EPOLL_TAG      0xd9500c0000000000ULL
@@ -70,8 +74,13 @@ struct pl_sock {
 		struct sockaddr_in6 in6;
 	} peer_dp;               /* the peer as dpsock sees it (loopback -> wildcard) */
 	struct dpsock_msg *held; /* a datagram received and not yet consumed (MSG_PEEK, poll) */
-	/* behind held, oldest first: what an edge-triggered look took (pl_fill()) */
-	struct dpsock_msg *more[PL_HELD_MORE];
+	/*
+	 * behind held, oldest first: what an edge-triggered look took (pl_fill()), a ring of
+	 * more_cap (a power of 2, grown as needed) from more_head
+	 */
+	struct dpsock_msg **more;
+	unsigned int more_cap;
+	unsigned int more_head;
 	unsigned int nb_more;
 	uint64_t arrived;    /* datagrams taken from the endpoint, ever: EPOLLET's edges */
 	bool gone_seen;      /* an error (dpfwd gone) counted as an arrival once */
@@ -197,10 +206,26 @@ void pl_drop(struct pl_sock *s);
 /** Release every datagram taken (the socket is closing). */
 void pl_drop_all(struct pl_sock *s);
 /**
- * Take every datagram waiting, up to PL_HELD_MORE behind s->held (s->lock held).
- * @return whether the socket is readable: a datagram held, or an error a read returns.
+ * Take every datagram waiting behind s->held (s->lock held, at most PL_FILL_MAX), so that
+ * a wait that sleeps after it is woken by the next arrival only. @return whether the socket
+ * is readable: a datagram held, or an error a read returns.
  */
 bool pl_fill(struct pl_sock *s);
+
+/* preload_sig.c */
+/** Handlers run in a thread, for pl_sig_restarts(). */
+struct pl_sig_mark {
+	unsigned int runs;
+	unsigned int eintr_runs; /* of handlers installed without SA_RESTART */
+};
+
+/** Note the handlers run so far in this thread, before a wait. */
+void pl_sig_mark(struct pl_sig_mark *m);
+/**
+ * After a wait that failed with EINTR: whether the handlers that ran since @p m all have
+ * SA_RESTART, so that a call Linux restarts is restarted. False when none was seen.
+ */
+bool pl_sig_restarts(const struct pl_sig_mark *m);
 
 /* preload_poll.c */
 /**

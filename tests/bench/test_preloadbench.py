@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(os.environ.get("DPFWD_SRC", Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(REPO / "apps" / "dpbench"))
 import preloadbench as pb  # noqa: E402
+import preloadnet as pn  # noqa: E402
 
 E = "\x1b"
 PP_OUT = f"""sockperf: {E}[2;35m== version #3.7-no.git == {E}[0m
@@ -194,6 +195,47 @@ class TestTablesAndRatios(unittest.TestCase):
         self.assertEqual(pb.missing_rows(rtt, tp, {"kernel": 0.0, "preload": None}),
                          ["preload 1024 B", "tp preload 16 B", "idle preload"])
         self.assertEqual(pb.missing_rows({16: rtt[16]}, {}, {}), [])
+
+
+class TestNetns(unittest.TestCase):
+    """--netns (preloadnet.py): dpfwd's config and the rows through dpfwd."""
+
+    def test_config_adds_both_veth_ports_and_neighbors(self):
+        local = (REPO / "configs" / "bench" / "dpsock-local.ini").read_text()
+        cfg = pn.net_config(local, "net_af_packet", "plb1d", "plb1e", "/d")
+        lines = [ln.strip() for ln in cfg.splitlines()]
+        self.assertIn("rx = (0,0,1),(1,0,1),(2,0,1)", lines)
+        self.assertIn("dev = net_af_packet1,iface=plb1d,framecnt=4096", lines)
+        self.assertIn("dev = net_af_packet2,iface=plb1e,framecnt=4096", lines)
+        self.assertIn("ip4 = 198.18.42.1/24", lines)
+        nb = lines.index("[neighbors]")
+        self.assertEqual([ln for ln in lines[nb + 1:] if ln],
+                         ["neigh = 198.18.40.2 lladdr 02:00:00:28:00:02 port 1",
+                          "neigh = 198.18.42.2 lladdr 02:00:00:2a:00:02 port 2"])
+        self.assertEqual(lines.count("[neighbors]"), 1)
+        self.assertLess(lines.index("[port2]"), nb)
+
+    def test_kernel_client_in_its_namespace(self):
+        rig = pn.NetRig(None)
+        a = pn.client_argv("net kernel", rig, "pp", 16, 2)
+        self.assertEqual(a[:4], ["ip", "netns", "exec", rig.k])
+        self.assertIn("--full-rtt", a)
+        a = pn.client_argv("net preload", rig, "tp", 64, 2)
+        self.assertEqual(a[:2], ["sockperf", "tp"])
+        self.assertNotIn("--full-rtt", a)
+
+    def test_net_ratios_and_missing(self):
+        res = {"net kernel": {"p50": [40.0, 50.0, 60.0], "p99": [100.0]},
+               "net preload": {"p50": [10.0, 5.0, 5.0], "p99": [None]}}
+        rs = {r["metric"]: r["ratio"] for r in pb.net_ratios(res)}
+        self.assertAlmostEqual(rs["p50"], 50.0 / 5.0)
+        self.assertIsNone(rs["p99"])
+        self.assertEqual(pb.table(res, pb.NET_ROWS)[1].split()[:3],
+                         ["net", "kernel", "50.00"])
+        tp = {"net kernel": {"msgs_per_s": [1000.0]}, "net preload": {"msgs_per_s": [None]}}
+        self.assertEqual(pb.missing_rows({16: res}, {16: tp}, {}),
+                         ["tp net preload 16 B"])
+        self.assertIsNone(pb.tp_ratio(tp, "net preload", "net kernel")["ratio"])
 
 
 class TestReport(unittest.TestCase):

@@ -560,6 +560,55 @@ step_epoll_edge(void)
 	close(s);
 }
 
+/* CPU time of this process, in microseconds */
+static uint64_t
+cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * EPOLLET with a deep queue (more datagrams than a burst): reported once; a wait after
+ * it sleeps (a quarter of its time on the CPU at most) until the next arrival.
+ */
+#define ET_DEEP         100
+#define ET_DEEP_WAIT_MS 300
+
+static void
+step_epoll_edge_deep(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = 0 };
+	char buf[16];
+	int a = udp_bound(), s = udp_bound(), ep = epoll_create1(0), i;
+	long sent = 0, got = 0;
+	uint64_t t0, c0;
+
+	show("et_deep_add", epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev));
+	epoll_show("et_deep_idle", ep, 0);
+	for (i = 0; i < ET_DEEP; i++)
+		sent += send_to(s, a, "d", 1) == 1;
+	show("et_deep_sent", sent);
+	epoll_show("et_deep_arrived", ep, 1000);
+	t0 = now_ms();
+	c0 = cpu_us();
+	epoll_show("et_deep_not_again", ep, ET_DEEP_WAIT_MS);
+	flag("et_deep_waited", now_ms() - t0 >= ET_DEEP_WAIT_MS - 10);
+	flag("et_deep_slept", cpu_us() - c0 < ET_DEEP_WAIT_MS * 1000 / 4);
+	send_to(s, a, "n", 1);
+	epoll_show("et_deep_new_arrival", ep, 1000);
+	epoll_show("et_deep_new_once", ep, 0);
+	while (recv(a, buf, sizeof(buf), MSG_DONTWAIT) == 1)
+		got++;
+	show("et_deep_read", got);
+	show("et_deep_drained", recv(a, buf, sizeof(buf), MSG_DONTWAIT));
+	close(ep);
+	close(a);
+	close(s);
+}
+
 static void
 step_poll_select(void)
 {
@@ -670,27 +719,101 @@ step_threads(bool use_poll)
 	close(b);
 }
 
+static volatile sig_atomic_t alarms;
+
 static void
 on_alarm(int sig)
 {
 	(void)sig;
+	alarms++;
 }
 
-/* A blocking recv that a signal handler interrupts (no SA_RESTART): EINTR. */
+static void
+alarm_in_ms(long ms)
+{
+	struct itimerval it = { .it_value = { ms / 1000, (ms % 1000) * 1000 } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* A child that sends "late" to @p to from @p from after @p ms. */
+static pid_t
+late_sender(int from, int to, long ms)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		usleep((useconds_t)ms * 1000);
+		send_to(from, to, "late", 4);
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * Signal handlers interrupting waits (signal(7)): a blocking recv fails with EINTR without
+ * SA_RESTART and goes on with it, unless SO_RCVTIMEO is set; poll, select and epoll_wait
+ * fail with EINTR either way. signal() installs with SA_RESTART (glibc's BSD semantics).
+ */
 static void
 step_eintr(void)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
-	struct itimerval it = { .it_value = { 0, 100000 } };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct timeval tv = { 2, 0 };
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct pollfd pf;
 	char buf[16];
-	int a = udp_bound();
+	int a = udp_bound(), s = udp_bound(), ep = epoll_create1(0);
+	fd_set r;
+	pid_t child;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
+	alarm_in_ms(100);
 	show("recv_interrupted", recv(a, buf, sizeof(buf), 0));
-	signal(SIGALRM, SIG_DFL);
+
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	show("sigaction_get", sigaction(SIGALRM, NULL, &old));
+	flag("sigaction_get_handler", old.sa_handler == on_alarm);
+	flag("sigaction_get_restart", (old.sa_flags & SA_RESTART) != 0);
+	flag("sigaction_get_siginfo", (old.sa_flags & SA_SIGINFO) != 0);
+	alarms = 0;
+	child = late_sender(s, a, 400);
+	alarm_in_ms(100);
+	show("recv_restarted", recv(a, buf, sizeof(buf), 0));
+	show("recv_restarted_alarms", alarms);
+	waitpid(child, NULL, 0);
+
+	pf = (struct pollfd){ .fd = a, .events = POLLIN };
+	alarm_in_ms(100);
+	show("poll_restart_handler", poll(&pf, 1, 2000));
+	FD_ZERO(&r);
+	FD_SET(a, &r);
+	alarm_in_ms(100);
+	show("select_restart_handler", select(a + 1, &r, NULL, NULL, &tv));
+	epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev);
+	alarm_in_ms(100);
+	show("epoll_restart_handler", epoll_wait(ep, &ev, 1, 2000));
+	setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	alarm_in_ms(100);
+	show("recv_timeo_restart_handler", recv(a, buf, sizeof(buf), 0));
+	tv = (struct timeval){ 0, 0 };
+	setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+
+	show("signal_old_is_handler", signal(SIGALRM, on_alarm) == on_alarm);
+	alarms = 0;
+	close(s);
+	s = udp_bound(); /* (one sender per child) */
+	child = late_sender(s, a, 400);
+	alarm_in_ms(100);
+	show("recv_signal_restarted", recv(a, buf, sizeof(buf), 0));
+	show("recv_signal_restarted_alarms", alarms);
+	waitpid(child, NULL, 0);
+	show("signal_dfl_old_is_handler", signal(SIGALRM, SIG_DFL) == on_alarm);
+	close(ep);
 	close(a);
+	close(s);
 }
 
 int
@@ -707,6 +830,7 @@ main(int argc, char **argv)
 	step_mmsg();
 	step_epoll_mixed();
 	step_epoll_edge();
+	step_epoll_edge_deep();
 	step_poll_select();
 	step_eintr();
 	step_threads(false);
