@@ -15,10 +15,11 @@
  * flows of live members never move.
  *
  *   dp_fwd.nh[i] (GROUP, group = g) --> dp_fwd_groups[g]
- *       bucket[hash >> 24] = slot --> member[slot] = next hop index (a neighbor)
+ *       hop[bucket of the hash] = next hop index of the bucket's member (a neighbor)
  *
- * Workers read a group without locks: a bucket is one byte, changed by one
- * store, so a reader sees the old member or the new one, and both are right
+ * Workers read a group without locks: a bucket is one 32-bit word, the member's
+ * next hop itself (one load a packet), changed by one store, so a reader sees
+ * the old member or the new one, and both are right
  * while the change is made (as route.c's argument 1 for the FIB). A group's
  * members and weights never change once it is made, and groups are never
  * freed while dpfwd runs (as next hops are not): a route to the same next
@@ -44,8 +45,8 @@
 
 /** What the workers read of a group. */
 struct dp_fwd_group {
-	uint32_t member[DP_FWD_ECMP_MAX];     /**< next hop indices, in the route's order */
-	uint8_t bucket[DP_FWD_GROUP_BUCKETS]; /**< slot in member[] of each bucket */
+	uint32_t hop[DP_FWD_GROUP_BUCKETS]; /**< the next hop of each bucket: one of member[] */
+	uint32_t member[DP_FWD_ECMP_MAX];   /**< next hop indices, in the route's order */
 } __rte_cache_aligned;
 
 /** The groups, DP_FWD_GROUPS_MAX of them (NULL before dp_fwd_group_init()). */

@@ -30,6 +30,7 @@ struct group_ctl {
 	uint16_t live; /* bit per member slot */
 	uint16_t weight[DP_FWD_ECMP_MAX];
 	uint8_t home[DP_FWD_GROUP_BUCKETS]; /* the member slot of each bucket when all are live */
+	uint8_t slot[DP_FWD_GROUP_BUCKETS]; /* the member slot of each bucket now */
 };
 
 static struct group_ctl *ctl;
@@ -170,7 +171,7 @@ buckets_set(uint32_t gi, uint16_t live)
 		if (live & (1u << i))
 			wsum += c->weight[i];
 	for (b = 0; b < DP_FWD_GROUP_BUCKETS; b++) {
-		const uint8_t cur = g->bucket[b];
+		const uint8_t cur = c->slot[b];
 
 		if (live & (1u << c->home[b]))
 			want[b] = c->home[b];
@@ -203,9 +204,12 @@ buckets_set(uint32_t gi, uint16_t live)
 		want[b] = (uint8_t)best;
 		count[best]++;
 	}
-	for (b = 0; b < DP_FWD_GROUP_BUCKETS; b++)
-		if (g->bucket[b] != want[b])
-			__atomic_store_n(&g->bucket[b], want[b], __ATOMIC_RELAXED);
+	for (b = 0; b < DP_FWD_GROUP_BUCKETS; b++) {
+		if (c->slot[b] == want[b])
+			continue;
+		c->slot[b] = want[b];
+		__atomic_store_n(&g->hop[b], g->member[want[b]], __ATOMIC_RELAXED);
+	}
 }
 
 static uint16_t
@@ -311,7 +315,9 @@ dp_fwd_group_get(const struct dp_fwd_config_paths *paths, bool v6, uint32_t *idx
 		c->weight[i] = paths->p[i].weight;
 	memcpy(g->member, member, sizeof(member[0]) * paths->nb);
 	home_fill(c);
-	memcpy(g->bucket, c->home, sizeof(g->bucket));
+	memcpy(c->slot, c->home, sizeof(c->slot));
+	for (i = 0; i < DP_FWD_GROUP_BUCKETS; i++)
+		g->hop[i] = member[c->home[i]];
 	c->live = (uint16_t)((1u << c->nb) - 1);
 	buckets_set(gi, live_mask(gi));
 	nb_groups++;
@@ -377,7 +383,7 @@ dp_fwd_group_member_format(uint32_t idx, unsigned int slot, char *buf, size_t le
 		return -ENOENT;
 	m = dp_fwd_groups[gi].member[slot];
 	for (b = 0; b < DP_FWD_GROUP_BUCKETS; b++)
-		share += dp_fwd_groups[gi].bucket[b] == slot;
+		share += ctl[gi].slot[b] == slot;
 	return snprintf(buf, len, "group %u via %s port %s weight %u %s (%u of %u buckets)", gi,
 		gw_str(m, ctl[gi].v6, gw, sizeof(gw)),
 		dp_port_name(dp_fwd.nh[m].port, port, sizeof(port)), ctl[gi].weight[slot],

@@ -3,8 +3,8 @@
  * The fast path's side of ECMP groups (dp_fwd_group.h): a next hop that is a
  * group becomes the member the packet's flow takes. Called where a next hop
  * is not resolved (a group never is), so that forwarding without groups pays
- * nothing more; inline, so that forwarding through one pays a hash and two
- * loads per packet, not a call.
+ * nothing more; inline, so that forwarding through one pays a hash and one
+ * load per packet, not a call.
  */
 #ifndef DP_GROUP_FP_H
 #define DP_GROUP_FP_H
@@ -104,10 +104,7 @@ dp_fwd_group_pick_fp(const struct dp_fwd_group *groups, const struct dp_fwd_nh *
 {
 	const struct dp_fwd_group *g = &groups[nh->group];
 	const uint32_t hash = v6 ? dp_fwd_flow_hash6_fp(m) : dp_fwd_flow_hash4_fp(m);
-	const uint8_t slot =
-		__atomic_load_n(&g->bucket[dp_fwd_group_bucket_of(hash)], __ATOMIC_RELAXED);
-
-	return g->member[slot];
+	return __atomic_load_n(&g->hop[dp_fwd_group_bucket_of(hash)], __ATOMIC_RELAXED);
 }
 
 /*
