@@ -110,14 +110,19 @@ if [ "$together" = 1 ]; then
 		[ "${st:-0}" = 0 ] || exit 1
 		read -r ca ma < <(cycles A)
 		read -r cb mb < <(cycles B)
-		ratio=$(python3 -c "print(f'{$cb / $ca:.3f}')")
-		echo "$ratio" >>"$tmp/ratios"
+		# a side with no reading (perf stat read nothing): the round is left out
+		ratio=$(python3 -c "import math, sys
+a, b = map(float, sys.argv[1:])
+print(f'{b / a:.3f}' if a > 0 and not math.isnan(b) else 'nan')" "$ca" "$cb")
+		[ "$ratio" = nan ] || echo "$ratio" >>"$tmp/ratios"
 		printf 'round %-3s A %7s cycles/pkt (%s Mpps)  B %7s (%s Mpps)  B/A %s\n' \
 			"$r" "$ca" "$ma" "$cb" "$mb" "$ratio"
 	done
 	python3 - "$tmp/ratios" <<'PY'
 import statistics, sys
 r = [float(x) for x in open(sys.argv[1])]
+if not r:
+    sys.exit("ab.sh: no round gave both sides a reading")
 q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
 print(f"B/A median {statistics.median(r):.3f} over {len(r)} rounds (quartiles {q[0]:.3f}-{q[2]:.3f})")
 PY
