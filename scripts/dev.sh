@@ -182,8 +182,8 @@ sanitized_tests() {
 	# they reach is the linuxcp tests') and dpbench's run (its Python, on a dpfwd the
 	# fwd tests run here): a minute and a half that would find nothing new
 	say "meson test under ASan + UBSan (suites: unit, func, netns; not once)"
-	# the soak is 45 s in the first run; 20 s here keep the whole under 15 minutes
-	DPFWD_SOAK_SECONDS="${DPFWD_SOAK_SECONDS:-20}" \
+	# the soak is 45 s in the first run; 10 s here keep the whole under 15 minutes
+	DPFWD_SOAK_SECONDS="${DPFWD_SOAK_SECONDS:-10}" \
 		ASAN_OPTIONS="log_path=$logs/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1" \
 		LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0" \
 		UBSAN_OPTIONS="log_path=$logs/ubsan:abort_on_error=1:halt_on_error=1:print_stacktrace=1" \
@@ -200,14 +200,14 @@ sanitized_tests() {
 }
 
 # Every libFuzzer target (tests/fuzz/fuzz_*.c) in the clang build $FUZZ_BUILD for
-# DPFWD_FUZZ_SECONDS each (20), DPFWD_FUZZ_JOBS at a time (2): with seven targets about 1.5
+# DPFWD_FUZZ_SECONDS each (15), DPFWD_FUZZ_JOBS at a time (2): with seven targets about a
 # minutes on 2 cores. Each starts from its checked-in seeds and what it found in earlier
 # runs here ($FUZZ_BUILD/tests/fuzz/fuzz-work-<name>/corpus, never committed: README,
 # Fuzzing, says how to merge new inputs into the corpora). Fails on any crash, leak, timeout
 # or sanitizer report, and names the input that did it. Skipped, like the sanitizer build,
 # when meson test arguments are given or DPFWD_FUZZ=0.
 fuzz_tests() {
-	local secs="${DPFWD_FUZZ_SECONDS:-20}" jobs="${DPFWD_FUZZ_JOBS:-2}"
+	local secs="${DPFWD_FUZZ_SECONDS:-15}" jobs="${DPFWD_FUZZ_JOBS:-2}"
 	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found out
 	if [ $# -gt 0 ]; then
 		say "fuzzing skipped: meson test arguments were given"
