@@ -112,8 +112,8 @@ run_case(const char *name, bool restart, bool sndtimeo)
 		}
 	}
 	for (n = 0; n < FILL_MAX; n++)
-		if (sendto(s, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&ra,
-			    sizeof(ra)) < 0)
+		if (sendto(s, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&ra, sizeof(ra)) <
+			0)
 			break;
 	if (n == FILL_MAX || errno != EAGAIN) {
 		printf("%s: never held back (%s)\n", name, n == FILL_MAX ? "-" : strerror(errno));
@@ -150,8 +150,7 @@ run_case(const char *name, bool restart, bool sndtimeo)
 		pthread_join(th, NULL);
 	if (rc < 0 && err == EINTR)
 		printf("%s: EINTR after >= 0.15 s%s, handler ran %d\n", name,
-			took >= 0.15 ? "" : " (NOT)",
-			(int)handler_runs);
+			took >= 0.15 ? "" : " (NOT)", (int)handler_runs);
 	else if (rc < 0)
 		printf("%s: %s after %.2f s, handler ran %d\n", name, strerror(err), took,
 			(int)handler_runs);

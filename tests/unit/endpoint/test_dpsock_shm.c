@@ -375,7 +375,7 @@ test_shm_seq_small_datagram_in_its_slot(void)
 		const struct dpsock_seq_slot *sl;
 		struct dpsock_msg *m;
 		uint8_t *d;
-		uint64_t off, got;
+		uint64_t off, got = 0;
 		uint32_t j;
 
 		CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 0, &off, 1), 1);
