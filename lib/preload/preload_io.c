@@ -453,6 +453,9 @@ recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags, struct times
  * dpsock_sendto() under s->lock, never blocking in it: with no free buffer a blocking
  * send spins DPSOCK_SPIN_US, then naps, the lock let go of, for at most SO_SNDTIMEO
  * (0: for ever), so that a thread receiving on the socket frees what holds the send back.
+ * A signal handler that runs meanwhile interrupts the wait as it interrupts Linux's
+ * blocked send (signal(7)): with SA_RESTART and no SO_SNDTIMEO the wait goes on, else
+ * -EINTR.
  */
 static ssize_t
 send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const struct sockaddr *d,
@@ -461,9 +464,11 @@ send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const
 	const uint64_t t0 = pl_now_ns();
 
 	for (;;) {
+		struct pl_sig_mark sm;
 		uint64_t spent;
 		ssize_t rc;
 
+		pl_sig_mark(&sm);
 		pl_lock(s);
 		rc = dpsock_sendto(s->ep, buf, len, MSG_DONTWAIT, d, dlen);
 		pl_unlock(s);
@@ -476,6 +481,8 @@ send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const
 			rte_pause();
 		else
 			usleep(PL_SEND_NAP_US);
+		if (pl_sig_ran(&sm) && (s->sndtimeo_us > 0 || !pl_sig_restarts(&sm)))
+			return -EINTR;
 	}
 }
 

@@ -226,6 +226,8 @@ void pl_sig_mark(struct pl_sig_mark *m);
  * SA_RESTART, so that a call Linux restarts is restarted. False when none was seen.
  */
 bool pl_sig_restarts(const struct pl_sig_mark *m);
+/** Whether a handler ran in this thread since @p m (a wait that does not fail with EINTR). */
+bool pl_sig_ran(const struct pl_sig_mark *m);
 
 /* preload_poll.c */
 /**

@@ -20,6 +20,9 @@
  *                         the sigaction above: glibc's own calls its internal
  *                         sigaction, which this library does not see
  *
+ * A blocking send waiting for a free buffer spins and naps instead; pl_sig_ran() tells
+ * it that a handler ran meanwhile, as an EINTR would.
+ *
  * After an EINTR, pl_sig_restarts() says whether every handler that ran since
  * pl_sig_mark() has SA_RESTART in the kernel now (siginterrupt() changes it
  * there). A handler installed behind the library's back (the raw system call)
@@ -147,6 +150,12 @@ pl_sig_mark(struct pl_sig_mark *m)
 {
 	m->runs = sig_runs;
 	m->eintr_runs = sig_eintr_runs;
+}
+
+bool
+pl_sig_ran(const struct pl_sig_mark *m)
+{
+	return sig_runs != m->runs;
 }
 
 bool

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,6 +150,7 @@ struct dpsock {
 	struct dpsock_region *hdr;
 	struct pipe_view tx, rx;
 	uint32_t ctl_seq;
+	unsigned int forks; /* dpsock_forks when the channels' places were last ours */
 	uint64_t tsc_hz;
 	uint64_t spin_cycles;
 	uint64_t next_live;  /* TSC of the next look at the control socket */
@@ -301,6 +303,21 @@ view_pending(struct pipe_view *pv)
 	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
 		return dpsock_seq_pending(&pv->seq);
 	return dpsock_pipe_pending(pv->region, &pv->geo) != 0;
+}
+
+/*
+ * Our place in a sequence ring taken from its slots, for a side another process may
+ * have used since our copy of it was made: a channel mapped again, or a fork.
+ */
+static void
+view_resync(struct pipe_view *pv, bool producer)
+{
+	uint64_t prod, cons;
+
+	if (pv->geo.data_kind != DPSOCK_DATA_SEQ)
+		return;
+	dpsock_seq_positions(&pv->seq, &prod, &cons);
+	pv->seq.pos = producer ? prod : cons;
 }
 
 static void
@@ -530,6 +547,10 @@ chan_map(struct dpsock *ep, uint32_t id, unsigned int side, int memfd, uint64_t 
 	/* side 0 (the asker) sends on pipe 0, side 1 on pipe 1 */
 	view_init(&ch->tx, region, side);
 	view_init(&ch->rx, region, side ^ 1);
+	/* a pair's channel lives as long as both endpoints: a process forked after another
+	 * used it maps it again, and takes up where that one stopped */
+	view_resync(&ch->tx, true);
+	view_resync(&ch->rx, false);
 	ep->chans[i] = ch;
 	ep->nb_chans++;
 	/*
@@ -617,7 +638,7 @@ ctl_unasked(struct dpsock *ep, const struct dpsock_ctl *m, int *fds, unsigned in
 	}
 	memset(&peer, 0, sizeof(peer));
 	memcpy(&peer, &m->addr, addr_len(ep->family));
-	chan_map(ep, m->chan, 1, fds[0], m->size, fds[1], &peer);
+	chan_map(ep, m->chan, m->side != 0, fds[0], m->size, fds[1], &peer);
 }
 
 /* Read what dpfwd sent unasked, without waiting. @return 0 or -ENOTCONN. */
@@ -684,6 +705,48 @@ ctl_look(struct dpsock *ep)
 		ep->dead = true;
 }
 
+/* Forks this process descends from (pthread_atfork(), from the first dpsock_open()). */
+static unsigned int dpsock_forks;
+static pthread_once_t dpsock_forks_once = PTHREAD_ONCE_INIT;
+
+static void
+forks_count(void)
+{
+	__atomic_add_fetch(&dpsock_forks, 1, __ATOMIC_RELAXED);
+}
+
+static void
+forks_watch(void)
+{
+	pthread_atfork(NULL, NULL, forks_count);
+}
+
+/*
+ * The first call in a forked child: the channels' places are the parent's copy, and a
+ * sibling forked before may have used them since (a pre-forking server's children
+ * taking turns), so they are taken from the rings; channels that sibling heard of
+ * (CHANNEL, read from the control socket we share) dpfwd announces again.
+ */
+static void
+ep_forked(struct dpsock *ep)
+{
+	struct dpsock_ctl req, rep;
+	unsigned int i, nfds;
+	int fds[2];
+
+	ep->forks = __atomic_load_n(&dpsock_forks, __ATOMIC_RELAXED);
+	for (i = 0; i < ep->nb_slots; i++)
+		if (ep->chans[i] != NULL) {
+			view_resync(&ep->chans[i]->tx, true);
+			view_resync(&ep->chans[i]->rx, false);
+		}
+	if (ep->hdr == NULL)
+		return;
+	dpsock_ctl_init(&req, DPSOCK_OP_CHANNELS);
+	if (ctl_request(ep, &req, -1, &rep, fds, &nfds) == 0)
+		fds_close(fds, nfds);
+}
+
 /*
  * At the start of every call: one load of ctl_seq (and alive) and, now and
  * then, a look at the control socket. @return 0 or -ENOTCONN.
@@ -696,6 +759,8 @@ ep_enter(struct dpsock *ep)
 	ep->now = now;
 	if (ep->dead)
 		return -ENOTCONN;
+	if (ep->forks != __atomic_load_n(&dpsock_forks, __ATOMIC_RELAXED))
+		ep_forked(ep);
 	if (ep->hdr != NULL) {
 		uint32_t seq = __atomic_load_n(&ep->hdr->ctl_seq, __ATOMIC_ACQUIRE);
 
@@ -760,6 +825,8 @@ dpsock_open(const char *path, int family, int flags)
 	ep->family = family;
 	ep->flags = flags;
 	ep->efd = -1;
+	pthread_once(&dpsock_forks_once, forks_watch);
+	ep->forks = __atomic_load_n(&dpsock_forks, __ATOMIC_RELAXED);
 	ep->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ep->ctl < 0) {
 		rc = -errno;
@@ -938,7 +1005,7 @@ route_resolve(struct dpsock *ep, const union dpsock_addr *dest, struct route *rt
 		}
 		/* what its datagrams say they come from: the address we reached it at */
 		peer = *dest;
-		ch = chan_map(ep, rep.chan, 0, fds[0], rep.size, fds[1], &peer);
+		ch = chan_map(ep, rep.chan, rep.side != 0, fds[0], rep.size, fds[1], &peer);
 		if (ch == NULL)
 			return -ENOMEM;
 	}

@@ -18,6 +18,9 @@
  *                 (to the peer's connection) --> CHANNEL {chan, peer addr:port, size}
  *                                                  + channel memfd + asker's eventfd; the
  *                                                  peer region's ctl_seq + 1
+ *   CHANNELS                 ---------------->   (a process forked from the application's)
+ *                            <----------------   CHANNEL {side, ...} for each of its channels,
+ *                                                  then CHANNELS {rc = how many}
  *   close / crash            ---------------->   endpoint reclaimed; each channel peer
  *                                                  gets CHANNEL_GONE {chan}; ctl_seq + 1
  *
@@ -26,7 +29,7 @@
  * An error reply has rc < 0 (a negative errno) and no descriptors.
  *
  * Channel sides: the asker (RESOLVE) is side 0 and sends on pipe 0; the peer
- * (CHANNEL) is side 1 and sends on pipe 1.
+ * (CHANNEL) is side 1 and sends on pipe 1. CHANNEL and the RESOLVE reply say which.
  */
 #ifndef DPSOCK_PROTO_H
 #define DPSOCK_PROTO_H
@@ -45,6 +48,7 @@ enum dpsock_op {
 	DPSOCK_OP_RESOLVE,
 	DPSOCK_OP_CHANNEL,
 	DPSOCK_OP_CHANNEL_GONE,
+	DPSOCK_OP_CHANNELS,
 };
 
 /** RESOLVE replies (rc >= 0). */
@@ -61,7 +65,9 @@ struct dpsock_ctl {
 	uint32_t chan;   /**< channel id (RESOLVE reply, CHANNEL, CHANNEL_GONE) */
 	uint64_t size;   /**< bytes of the region whose memfd is attached */
 	uint32_t family; /**< HELLO: the endpoint's address family */
-	uint32_t pad;
+	/** RESOLVE reply: the asker's side of the channel, 1 when the peer asked first (a
+	 * process forked after that has the pair's channel to map all the same) */
+	uint32_t side;
 	/** BIND: address asked / bound; RESOLVE: the destination; CHANNEL: the peer */
 	union {
 		struct sockaddr_in in;

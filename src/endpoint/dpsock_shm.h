@@ -392,11 +392,42 @@ dpsock_seq_peek(const struct dpsock_seq_pos *sp)
 	return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) == sp->pos + 1 ? s : NULL;
 }
 
+/** A slot's sequence once its consumer took it: dpsock_seq_peek() no longer matches it. */
+#define DPSOCK_SEQ_TAKEN (UINT64_C(1) << 63)
+
 /** Consumer: done with the slot dpsock_seq_peek() gave. */
 static inline void
 dpsock_seq_skip(struct dpsock_seq_pos *sp)
 {
+	struct dpsock_seq_slot *s = &sp->slots[sp->pos & sp->mask];
+
+	/* marked taken, so that another process can find where the consumer is */
+	__atomic_store_n(&s->seq, (sp->pos + 1) | DPSOCK_SEQ_TAKEN, __ATOMIC_RELAXED);
 	sp->pos++;
+}
+
+/**
+ * Both sides' positions as the ring's slots tell them, for a process that takes a side
+ * over from another (a forked child after its sibling): the producer's is past the
+ * newest filled slot, the consumer's at the oldest one not taken (else the producer's).
+ */
+static inline void
+dpsock_seq_positions(const struct dpsock_seq_pos *sp, uint64_t *prod, uint64_t *cons)
+{
+	uint64_t p = 0, c = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i <= sp->mask; i++) {
+		uint64_t seq = __atomic_load_n(&sp->slots[i].seq, __ATOMIC_ACQUIRE);
+		uint64_t next = seq & ~DPSOCK_SEQ_TAKEN;
+
+		if (next > p)
+			p = next;
+		if (seq != 0 && (seq & DPSOCK_SEQ_TAKEN) == 0 && seq - 1 < c)
+			c = seq - 1;
+	}
+	*prod = p;
+	*cons = c == UINT64_MAX ? p : c;
 }
 
 /** Consumer: up to @p n filled buffers. @return how many. */

@@ -8,7 +8,7 @@
  * through ep_dp_*().
  *
  *   listening socket --accept--> ep_conn (one per application endpoint)
- *   ep_conn:  HELLO -> BIND (region + port) -> RESOLVE ... ; EOF -> reclaim
+ *   ep_conn:  HELLO -> BIND (region + port) -> RESOLVE, CHANNELS ... ; EOF -> reclaim
  *   ep_chan:  a region shared by two ep_conn; taken back when either goes
  *   zombies:  reclaimed endpoints whose region mbufs still point into
  *             (ep_dp_detach() said false): retried every EP_RETRY_MS
@@ -89,7 +89,8 @@ struct ep_chan {
 	TAILQ_ENTRY(ep_chan) next;
 	uint32_t id;
 	struct ep_conn *side[2]; /**< 0: the asker (sends on pipe 0), 1: the peer */
-	int memfd; /**< kept to hand the channel out again (RESOLVE of a known pair) */
+	int memfd;           /**< kept to hand the channel out again (RESOLVE of a known pair) */
+	uint8_t seen[2][16]; /**< the address each side is seen at by the other */
 	void *region;
 	size_t size;
 };
@@ -620,10 +621,13 @@ chan_create(struct ep_conn *c, struct ep_conn *t, const uint8_t *dest, int *rcp)
 	ch->side[1] = t;
 
 	/* the asker as the peer sees it: its own address, or the one it reached dpfwd on */
+	memcpy(ch->seen[0], addr_is_wildcard(c->addr, c->ip6) ? dest : c->addr, 16);
+	memcpy(ch->seen[1], dest, 16);
 	dpsock_ctl_init(&m, DPSOCK_OP_CHANNEL);
 	m.chan = ch->id;
+	m.side = 1;
 	m.size = ch->size;
-	addr_to_ctl(&m, c->ip6, addr_is_wildcard(c->addr, c->ip6) ? dest : c->addr, c->port);
+	addr_to_ctl(&m, c->ip6, ch->seen[0], c->port);
 	fds[0] = ch->memfd;
 	fds[1] = c->efd;
 	rc = conn_send(t, &m, fds, 2);
@@ -679,12 +683,49 @@ op_resolve(struct ep_conn *c, const struct dpsock_ctl *m)
 	dpsock_ctl_init(&r, DPSOCK_OP_RESOLVE);
 	r.rc = DPSOCK_ROUTE_LOCAL;
 	r.chan = ch->id;
+	r.side = ch->side[1] == c ? 1 : 0;
 	r.size = ch->size;
 	addr_to_ctl(&r, t->ip6, dest, port);
 	fds[0] = ch->memfd;
 	fds[1] = t->efd;
 	/* a known pair: the same channel again (the asker knows it by its id) */
 	return conn_send(c, &r, fds, 2) < 0 ? -EPIPE : 0;
+}
+
+/*
+ * CHANNELS: every channel of @p c again, as CHANNEL messages with the side it has, then
+ * the reply {rc = how many}; -EINVAL before BIND, -ENOBUFS when the control socket filled
+ * up first. A process forked from the application's uses the endpoint after another
+ * process of it read those messages (a pre-forking server's children).
+ */
+static int
+op_channels(struct ep_conn *c)
+{
+	struct dpsock_ctl m;
+	struct ep_chan *ch;
+	int fds[2], n = 0;
+
+	if (c->dp == NULL)
+		return conn_reply(c, DPSOCK_OP_CHANNELS, -EINVAL) < 0 ? -EPIPE : 0;
+	TAILQ_FOREACH(ch, &srv.chans, next)
+	{
+		const unsigned int side = ch->side[1] == c;
+		const struct ep_conn *peer = ch->side[side ^ 1];
+
+		if (ch->side[side] != c || peer == NULL || peer->efd < 0)
+			continue;
+		dpsock_ctl_init(&m, DPSOCK_OP_CHANNEL);
+		m.chan = ch->id;
+		m.side = side;
+		m.size = ch->size;
+		addr_to_ctl(&m, peer->ip6, ch->seen[side ^ 1], peer->port);
+		fds[0] = ch->memfd;
+		fds[1] = peer->efd;
+		if (conn_send(c, &m, fds, 2) < 0)
+			return conn_reply(c, DPSOCK_OP_CHANNELS, -ENOBUFS) < 0 ? -EPIPE : 0;
+		n++;
+	}
+	return conn_reply(c, DPSOCK_OP_CHANNELS, n) < 0 ? -EPIPE : 0;
 }
 
 /*
@@ -742,6 +783,11 @@ conn_serve_one(struct ep_conn *c)
 		if (nfds != 0)
 			break;
 		rc = op_resolve(c, &m);
+		return rc < 0 ? rc : 1;
+	case DPSOCK_OP_CHANNELS:
+		if (nfds != 0)
+			break;
+		rc = op_channels(c);
 		return rc < 0 ? rc : 1;
 	default:
 		break;

@@ -551,7 +551,7 @@ tpl_build(uint8_t head, const uint8_t *t, uint8_t *buf)
 		m.rc = (int32_t)j;
 		m.chan = j;
 		m.size = (uint64_t)j << 32 | j;
-		m.pad = j;
+		m.side = j;
 		m.pad2 = j;
 		if (m.addr.in6.sin6_family == AF_INET6) {
 			m.addr.in6.sin6_flowinfo = j;
@@ -625,6 +625,10 @@ expect_of(const struct conn *c, const uint8_t *buf, size_t len, enum fd_kind fk,
 		if (!c->bound || m.addr.in.sin_family != c->family)
 			return EX_FAIL;
 		return EX_REPLY;
+	case DPSOCK_OP_CHANNELS:
+		if (nfds != 0)
+			return EX_CLOSE;
+		return c->bound ? EX_REPLY : EX_FAIL;
 	default:
 		return EX_CLOSE;
 	}
@@ -715,6 +719,12 @@ reply_check(struct conn *c, const struct reply *r, uint16_t asked_op, const stru
 					"resolve", 0);
 			c->chans++;
 		}
+		break;
+	case DPSOCK_OP_CHANNELS:
+		/* after a CHANNEL for each of the endpoint's channels: how many */
+		if (r->nfds != 0 || (m->rc >= 0 && !c->bound))
+			fail("%s: CHANNELS answered rc %ld, with descriptors or unbound",
+				"channels", m->rc);
 		break;
 	default:
 		fail("%s: a message of op %ld from the server", "reply", m->op);

@@ -4,7 +4,8 @@ What the preload tests share: a dpfwd with an [endpoint] section on its own file
 and socket (tests/func/dprig.py), the environment that preloads libdpsock-preload, and
 the endpoint counters of dpfwd's telemetry snapshot.
 
-Environment: DPFWD_BIN, DPFWD_BUILD, DPSOCK_PRELOAD_LIB, PRELOAD_SEM, PRELOAD_RUNTIMES
+Environment: DPFWD_BIN, DPFWD_BUILD, DPSOCK_PRELOAD_LIB, PRELOAD_SEM, PRELOAD_WAKE,
+PRELOAD_SNDINTR, PRELOAD_RUNTIMES
 (tests/preload/meson.build).
 """
 import os
@@ -20,6 +21,8 @@ PRELOAD_LIB = os.environ.get(
 PRELOAD_SEM = os.environ.get("PRELOAD_SEM", str(dprig.BUILD / "tests" / "preload" / "preload_sem"))
 PRELOAD_WAKE = os.environ.get("PRELOAD_WAKE",
                               str(dprig.BUILD / "tests" / "preload" / "preload_wake"))
+PRELOAD_SNDINTR = os.environ.get("PRELOAD_SNDINTR",
+                                 str(dprig.BUILD / "tests" / "preload" / "preload_sndintr"))
 
 CONFIG = """\
 # written by tests/preload: one null port with dpfwd's addresses, endpoints on

@@ -10,8 +10,10 @@ libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its
 - a program asleep in epoll, poll or select on a preloaded socket and a kernel one uses
   no CPU for a second, and wakes for a datagram from another program;
 - SO_SNDTIMEO: a blocking send held back by a peer that does not read fails with EAGAIN
-  after it;
+  after it; a signal handler interrupts such a send with EINTR, or lets it go on when
+  installed with SA_RESTART and no SO_SNDTIMEO is set (preload_sndintr);
 - fork: a socket bound in the parent serves in the child, the parent's copy closed;
+  two children use the parent's socket in turn (the kernel's sockets the reference);
   exec closes preloaded sockets, even made inheritable;
 - DPSOCK_PRELOAD_PORTS: a socket bound to a listed port is an endpoint, another not;
 - dpfwd killed under a program blocked in recvfrom: the call fails with ENETDOWN;
@@ -171,6 +173,37 @@ FORK_SERVE = textwrap.dedent("""\
     print("port free again")
 """)
 
+# A socket bound in the parent, used by two children in turn (a pre-forking server whose
+# children take turns or restart), never by the parent: the peer speaks first, then each
+# child reads that, sends three datagrams and reads the answer. The pair's channel is
+# made by the peer's first datagram, which the first child reads; the second child
+# takes the channel up where the first left it, both ways.
+FORK_TURNS = textwrap.dedent("""\
+    import os, socket, sys
+    fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+    host = "::1" if fam == socket.AF_INET6 else "127.0.0.1"
+    r = socket.socket(fam, socket.SOCK_DGRAM)
+    r.bind((host, 0))
+    r.settimeout(5)
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    for turn in range(2):
+        r.sendto(b"hello %d" % turn, s.getsockname())
+        pid = os.fork()
+        if pid == 0:
+            s.settimeout(5)  # a child that gets nothing does not outlive the test
+            print("child", turn, "got", s.recv(100).decode(), flush=True)
+            for i in range(3):
+                s.sendto(b"turn %d msg %d" % (turn, i), r.getsockname())
+            print("child", turn, "got", s.recv(100).decode(), flush=True)
+            os._exit(0)
+        for i in range(3):
+            data, addr = r.recvfrom(100)
+            print(data.decode(), flush=True)
+        r.sendto(b"ok %d" % turn, addr)
+        print("status", os.waitpid(pid, 0)[1], flush=True)
+""")
+
 EXEC_DROPS = textwrap.dedent("""\
     import os, socket, sys
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -317,6 +350,29 @@ class PreloadTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout, "FORK 0\nFORK 1\nFORK 2\nchild 0\nport free again\n",
                              fam)
+
+    def test_preload_fork_children_take_turns(self):
+        want = ("child 0 got hello 0\n"
+                "turn 0 msg 0\nturn 0 msg 1\nturn 0 msg 2\nchild 0 got ok 0\nstatus 0\n"
+                "child 1 got hello 1\n"
+                "turn 1 msg 0\nturn 1 msg 1\nturn 1 msg 2\nchild 1 got ok 1\nstatus 0\n")
+        for fam in ("4", "6"):
+            # the kernel's sockets say the same: the expected text is the reference's
+            ref = run([sys.executable, "-c", FORK_TURNS, fam], dict(os.environ))
+            self.assertEqual((ref.returncode, ref.stdout), (0, want), ref.stderr)
+            r = run([sys.executable, "-c", FORK_TURNS, fam], pl_rig.env(self.sock))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, want, fam)
+
+    def test_preload_signal_interrupts_a_held_back_send(self):
+        # preloaded only: the kernel never holds a loopback UDP send back (the program's
+        # comment); its lines are what signal(7) says Linux does with a blocked send
+        r = run([pl_rig.PRELOAD_SNDINTR], pl_rig.env(self.sock))
+        self.assertEqual((r.returncode, r.stdout),
+                         (0, "norestart: EINTR after >= 0.15 s, handler ran 1\n"
+                             "restart: sent after >= 0.45 s, handler ran 1\n"
+                             "restart+sndtimeo: EINTR after >= 0.15 s, handler ran 1\n"),
+                         r.stderr)
 
     def test_preload_exec_drops_sockets(self):
         r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))

@@ -375,7 +375,7 @@ test_shm_seq_small_datagram_in_its_slot(void)
 		const struct dpsock_seq_slot *sl;
 		struct dpsock_msg *m;
 		uint8_t *d;
-		uint64_t off, got;
+		uint64_t off, got = 0;
 		uint32_t j;
 
 		CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 0, &off, 1), 1);
@@ -404,6 +404,52 @@ test_shm_seq_small_datagram_in_its_slot(void)
 	two_maps_free(&t);
 }
 
+/*
+ * A side taken over by a fresh mapping (a forked process after its sibling): the slots
+ * give the producer's place past the newest datagram and the consumer's at the oldest one
+ * not taken, laps included, so that neither a datagram is lost nor one read twice.
+ */
+static void
+test_shm_seq_positions_taken_up_by_another_side(void)
+{
+	struct two_maps t;
+	struct side tx, rx, tx2, rx2;
+	uint64_t offs[8], got[8], prod, cons;
+	unsigned int lap, i;
+
+	CU_ASSERT_FATAL(two_maps_make(&t, chan_specs) == 0);
+	side_init(&tx, t.a, 0);
+	side_init(&rx, t.b, 0);
+	/* a fresh ring: both at 0 */
+	dpsock_seq_positions(&rx.seq, &prod, &cons);
+	CU_ASSERT(prod == 0 && cons == 0);
+	for (lap = 0; lap < 3 * (rx.seq.mask + 1) / 5; lap++) {
+		CU_ASSERT_EQUAL_FATAL(dpsock_pipe_alloc(t.a, tx.p, 0, offs, 5), 5);
+		for (i = 0; i < 5; i++)
+			((struct dpsock_msg *)dpsock_buf(t.a, offs[i]))->len = 0;
+		side_send(&tx, offs, 5);
+		/* three of five read: two wait */
+		CU_ASSERT_EQUAL_FATAL(side_recv(&rx, got, 3), 3);
+		dpsock_pipe_release(t.b, rx.p, got, 3);
+		/* new sides, as a forked process makes them: the same places as the old ones */
+		side_init(&tx2, t.a, 0);
+		side_init(&rx2, t.b, 0);
+		dpsock_seq_positions(&tx2.seq, &prod, &cons);
+		CU_ASSERT_EQUAL(prod, tx.seq.pos);
+		CU_ASSERT_EQUAL(cons, rx.seq.pos);
+		CU_ASSERT_EQUAL(prod - cons, 2);
+		/* the new consumer reads the two left, in order */
+		rx2.seq.pos = cons;
+		CU_ASSERT_EQUAL_FATAL(side_recv(&rx2, got, 8), 2);
+		CU_ASSERT(got[0] == offs[3] && got[1] == offs[4]);
+		dpsock_pipe_release(t.b, rx.p, got, 2);
+		rx.seq.pos = rx2.seq.pos;
+		dpsock_seq_positions(&rx2.seq, &prod, &cons);
+		CU_ASSERT(prod == tx.seq.pos && cons == prod);
+	}
+	two_maps_free(&t);
+}
+
 int
 main(void)
 {
@@ -421,6 +467,8 @@ main(void)
 		{ "test_shm_two_processes_every_datagram_in_order",
 			test_shm_two_processes_every_datagram_in_order },
 		{ "test_shm_seq_ring_laps_in_order", test_shm_seq_ring_laps_in_order },
+		{ "test_shm_seq_positions_taken_up_by_another_side",
+			test_shm_seq_positions_taken_up_by_another_side },
 		{ "test_shm_seq_small_datagram_in_its_slot",
 			test_shm_seq_small_datagram_in_its_slot },
 		{ "test_shm_seq_two_processes_every_datagram_in_order",
