@@ -380,10 +380,17 @@ ep_dp_init(const struct dp_config *cfg, char *err, size_t errlen)
 	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++)
 		ep_params.mtu[i] =
 			i < dp_nb_ports && dp_ports[i].mtu != 0 ? dp_ports[i].mtu : RTE_ETHER_MTU;
-	/* net_af_xdp sends a chain's first segment only: no zero copy out of such a port */
-	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++)
-		ep_params.chains[i] = i < dp_nb_ports &&
-				      (dp_ports[i].tx_offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	/* net_af_xdp sends a chain's first segment only (its profile's tx_first_seg_only): no
+	 * zero copy out of such a port */
+	for (i = 0; i < DP_CONFIG_MAX_PORTS; i++) {
+		const struct dp_port *p = NULL;
+
+		if (i < dp_nb_ports)
+			p = dp_port_is_vlan((uint16_t)i) ? &dp_ports[dp_ports[i].parent]
+							 : &dp_ports[i];
+		ep_params.chains[i] =
+			p != NULL && !(p->has_profile && p->profile.tx_first_seg_only);
+	}
 	/*
 	 * Zero copy hands the NIC a pointer into an application's region, which
 	 * no IOMMU or NIC memory registration knows: only virtual devices (which

@@ -145,7 +145,8 @@ struct ep_dp_params {
 	bool zc_ok; /**< no PCI port: zero copy needs no DMA mapping of the regions */
 	uint32_t zc_min;
 	uint16_t mtu[DP_CONFIG_MAX_PORTS]; /**< by config port index */
-	/** the port sends chained mbufs (multi_segs): zero copy; without, one buffer a packet */
+	/** the port sends chained mbufs whole (not its profile's tx_first_seg_only): zero
+	 * copy; without, one buffer a packet */
 	bool chains[DP_CONFIG_MAX_PORTS];
 	uint64_t tsc_hz;
 };

@@ -55,6 +55,9 @@ struct dp_port_profile {
 	/** The driver keeps sent mbufs until its TX ring comes round again and cannot
 	 * hand them back before close (virtio: no tx_done_cleanup) */
 	bool tx_keeps_sent;
+	/** The driver sends only the first segment of a chained mbuf, whatever its offloads
+	 * say (net_af_xdp): endpoints copy each packet into one buffer for such a port */
+	bool tx_first_seg_only;
 };
 
 /** Where a port's MTU comes from. */

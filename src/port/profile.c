@@ -171,11 +171,16 @@ profile_cb(void *arg, const char *section, const char *key, const char *value,
 			return dp_config_error(
 				err, errlen, loc, "%s '%s' must be on or off", key, value);
 		p->tx_keeps_sent = strcmp(value, "on") == 0;
+	} else if (strcmp(key, "tx_first_seg_only") == 0) {
+		if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+			return dp_config_error(
+				err, errlen, loc, "%s '%s' must be on or off", key, value);
+		p->tx_first_seg_only = strcmp(value, "on") == 0;
 	} else {
 		return dp_config_error(err, errlen, loc,
 			"unknown key '%s' in [profile] (expected drivers, rx_desc, tx_desc, "
 			"rx_offloads, tx_offloads, rss_hf, mtu, devargs, notes, ip4_whole_max, "
-			"rx_headroom, buf_max, tx_keeps_sent)",
+			"rx_headroom, buf_max, tx_keeps_sent, tx_first_seg_only)",
 			key);
 	}
 	return 0;

@@ -119,7 +119,8 @@ same_profile(const struct dp_port_profile *a, const struct dp_port_profile *b)
 	       a->rss_hf == b->rss_hf && strcmp(a->devargs, b->devargs) == 0 &&
 	       strcmp(a->notes, b->notes) == 0 && a->ip4_whole_max == b->ip4_whole_max &&
 	       a->mtu == b->mtu && a->tx_keeps_sent == b->tx_keeps_sent &&
-	       a->rx_headroom == b->rx_headroom && a->buf_max == b->buf_max;
+	       a->rx_headroom == b->rx_headroom && a->buf_max == b->buf_max &&
+	       a->tx_first_seg_only == b->tx_first_seg_only;
 }
 
 /*
@@ -164,9 +165,9 @@ check_round_trip(const struct dp_port_profile *p)
 		fuzz_die("%s: %s", again, strerror(errno));
 	fprintf(f,
 		"[profile]\nrx_desc=%u\ntx_desc=%u\nip4_whole_max=%u\nmtu=%u\ntx_keeps_sent=%s\n"
-		"rx_headroom=%u\nbuf_max=%u\n",
+		"rx_headroom=%u\nbuf_max=%u\ntx_first_seg_only=%s\n",
 		p->rx_desc, p->tx_desc, p->ip4_whole_max, p->mtu, p->tx_keeps_sent ? "on" : "off",
-		p->rx_headroom, p->buf_max);
+		p->rx_headroom, p->buf_max, p->tx_first_seg_only ? "on" : "off");
 	fprintf(f, "rx_offloads=%s\ntx_offloads=%s\nrss_hf=none", rx[0] ? rx : "none",
 		tx[0] ? tx : "none");
 	for (i = 0; i < DP_ARRAY_SIZE(rss_groups); i++)
