@@ -17,6 +17,7 @@ builder and parser):
 - Untagged to 198.18.2.9: the parent's frame, out of port0 tagged VLAN 200.
 - Untagged to 198.18.1.9: stays with port0, out of port1 as before.
 - IPv6 tagged VLAN 100 to 2001:db8:2::9 (routed by port 0.100): out tagged VLAN 100.
+- The tagged frames forwarded (ids 3 and 4, the IPv6 one): byte for byte scapy's.
 - An echo request tagged VLAN 100 to 198.18.100.1: the reply leaves tagged VLAN 100,
   from 198.18.100.1.
 - An ARP request tagged VLAN 100 for 198.18.100.1: a reply tagged VLAN 100.
@@ -192,6 +193,25 @@ class TestVlan(unittest.TestCase):
             expect = udp("198.18.100.2" if ident == 3 else "198.18.0.2", "198.18.2.9",
                          ident)
             self.assertEqual(bytes(got[0][UDP].payload), bytes(expect[UDP].payload))
+
+    def test_tagged_egress_frames_are_scapys(self):
+        # whole frames against scapy's: tagged VLAN 100 -> VLAN 200 (id 3), untagged ->
+        # VLAN 200 (id 4), IPv6 tagged VLAN 100 -> VLAN 100; TTL or hop limit one less,
+        # the IPv4 checksum scapy's for it
+        self.ok()
+        for ident, src in ((3, "198.18.100.2"), (4, "198.18.0.2")):
+            got = self.ip_out(self.out0, ident)
+            self.assertEqual(len(got), 1, f"id {ident}")
+            ip = udp(src, "198.18.2.9", ident)
+            ip[IP].ttl = 63  # the checksum scapy's, made when the frame is built
+            want = Ether(dst=NEIGH_MAC, src=PORT0_MAC) / Dot1Q(vlan=200) / ip
+            self.assertEqual(bytes(got[0]), bytes(want), f"id {ident}")
+        got = [f for f in self.out0 if IPv6 in f and f[IPv6].dst == "2001:db8:2::9"]
+        self.assertEqual(len(got), 1)
+        want = (Ether(dst=NEIGH_MAC, src=PORT0_MAC) / Dot1Q(vlan=100)
+                / IPv6(src="2001:db8:100::2", dst="2001:db8:2::9", hlim=63)
+                / UDP(sport=7, dport=9) / Raw(b"v6 through port0.100"))
+        self.assertEqual(bytes(got[0]), bytes(want))
 
     def test_untagged_frame_stays_with_port0(self):
         self.ok()

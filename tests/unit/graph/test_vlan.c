@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "dp_config.h"
 #include "dp_fwd6.h"
@@ -86,6 +89,12 @@ static uint64_t
 vlan_rx(uint16_t idx)
 {
 	return dp_port_vlan_stats[dp_workers[0]->lcore_id].s[idx - dp_nb_phys_ports].rx_pkts;
+}
+
+static const struct dp_port_vlan_stats *
+vlan_stats(uint16_t idx)
+{
+	return &dp_port_vlan_stats[dp_workers[0]->lcore_id].s[idx - dp_nb_phys_ports];
 }
 
 static void
@@ -175,22 +184,59 @@ test_vlan_routed_to_sub_interface_leaves_tagged_vid_200(void)
 
 	/* untagged from port0's network, and tagged from VLAN 100: both to VLAN 200 */
 	for (k = 0; k < 2; k++) {
+		const uint32_t src = k == 0 ? 0xc6120002 : 0xc6126402;
+		const uint64_t tx = vlan_stats(SUBIF_200)->tx_pkts;
+		const uint64_t tx_bytes = vlan_stats(SUBIF_200)->tx_bytes;
+		uint8_t plain[2048];
+		const size_t plain_len = frame(plain, src, 0xc6120209, 0);
 		const uint8_t *p;
 
-		len = frame(in, k == 0 ? 0xc6120002 : 0xc6126402, 0xc6120209, k == 0 ? 0 : 100);
+		len = frame(in, src, 0xc6120209, k == 0 ? 0 : 100);
 		ring_rig_drops_mark(&rig);
 		ring_rig_inject(&rig, 0, in, len);
 		run_graph();
 		CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 0, out, 4), 1);
 		p = rte_pktmbuf_mtod(out[0], const uint8_t *);
-		CU_ASSERT_EQUAL(out[0]->pkt_len, k == 0 ? len + 4 : len);
+		CU_ASSERT_EQUAL(out[0]->pkt_len, plain_len + 4);
+		CU_ASSERT_EQUAL(out[0]->data_len, plain_len + 4);
 		CU_ASSERT(memcmp(p, neigh, 6) == 0);
 		CU_ASSERT(memcmp(p + 6, &dp_ports[0].mac, 6) == 0);
 		CU_ASSERT(memcmp(p + 12, tag, sizeof(tag)) == 0);
 		CU_ASSERT_EQUAL(p[18 + 8], 19);
+		/* the header's checksum right after TTL - 1 (DPDK's sum as the oracle), the
+		 * rest of the packet the untagged frame's */
+		CU_ASSERT_EQUAL(rte_raw_cksum(p + 18, sizeof(struct rte_ipv4_hdr)), 0xffff);
+		CU_ASSERT(memcmp(p + 18 + 12, plain + 14 + 12, plain_len - 14 - 12) == 0);
+		CU_ASSERT_EQUAL(vlan_stats(SUBIF_200)->tx_pkts, tx + 1);
+		CU_ASSERT_EQUAL(vlan_stats(SUBIF_200)->tx_bytes, tx_bytes + plain_len + 4);
 		CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 		rte_pktmbuf_free(out[0]);
 	}
+}
+
+/* A frame routed to a sub-interface with no room in front of it for the tag: not
+ * sent, counted as vlan_tag_failed, its mbuf freed. */
+static void
+test_vlan_no_headroom_for_the_tag_is_vlan_tag_failed(void)
+{
+	struct dp_worker *w = dp_workers[0];
+	uint8_t in[2048];
+	struct rte_mbuf *out[4];
+	const size_t len = frame(in, 0xc6120002, 0xc6120209, 0);
+	struct rte_mbuf *m = ring_rig_mbuf(0, in, len);
+	const uint64_t before = w->stats.drops[DP_DROP_VLAN_TAG_FAILED];
+	const unsigned int in_use = rte_mempool_in_use_count(m->pool);
+	const uint64_t tx = vlan_stats(SUBIF_200)->tx_pkts;
+
+	/* the frame at the very start of the buffer */
+	memmove(m->buf_addr, rte_pktmbuf_mtod(m, uint8_t *), len);
+	m->data_off = 0;
+	CU_ASSERT_FATAL(rte_ring_enqueue(rig.rx[0], m) == 0);
+	run_graph();
+	CU_ASSERT_EQUAL(ring_rig_drain(&rig, 0, out, 4), 0);
+	CU_ASSERT_EQUAL(w->stats.drops[DP_DROP_VLAN_TAG_FAILED], before + 1);
+	CU_ASSERT_EQUAL(vlan_stats(SUBIF_200)->tx_pkts, tx);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(m->pool), in_use - 1);
 }
 
 static void
@@ -440,6 +486,8 @@ static const struct dp_test tests[] = {
 	{ "test_vlan_bursts_one_vlan_and_mixed", test_vlan_bursts_one_vlan_and_mixed },
 	{ "test_vlan_routed_to_sub_interface_leaves_tagged_vid_200",
 		test_vlan_routed_to_sub_interface_leaves_tagged_vid_200 },
+	{ "test_vlan_no_headroom_for_the_tag_is_vlan_tag_failed",
+		test_vlan_no_headroom_for_the_tag_is_vlan_tag_failed },
 	{ "test_vlan_unknown_vid_is_vlan_unknown", test_vlan_unknown_vid_is_vlan_unknown },
 	{ "test_vlan_untagged_frame_stays_with_port0", test_vlan_untagged_frame_stays_with_port0 },
 	{ "test_vlan_insert_offload_sets_the_tci_only",
