@@ -103,12 +103,13 @@ def proc_children(stats: Dict[int, str]) -> Dict[int, List[int]]:
 
 def tree_ticks(root: int, stats: Dict[int, str]) -> int:
     """utime + stime of ROOT and its descendants, in clock ticks."""
-    kids, todo, ticks = proc_children(stats), [root], 0
-    while todo:
-        pid = todo.pop()
+    # depth first: the processes whose children are still to be visited
+    kids, stack, ticks = proc_children(stats), [root], 0
+    while stack:
+        pid = stack.pop()
         if pid in stats:
             ticks += preloadbench.proc_cpu_ticks(stats[pid])
-        todo += kids.get(pid, [])
+        stack += kids.get(pid, [])
     return ticks
 
 
