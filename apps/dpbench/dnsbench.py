@@ -49,7 +49,7 @@ ZONE = (f"$ORIGIN {ZONE_NAME}.\n$TTL 300\n@ IN SOA ns1 admin 1 3600 600 86400 30
         + "".join(f"host{i} IN A 198.18.99.{i}\n" for i in range(1, NAMES + 1)))
 QUERIES = "".join(f"host{i}.{ZONE_NAME} A\n" for i in range(1, NAMES + 1))
 NSD_CONF = """\
-# written by dpbench dns
+# written by {writer}
 server:
 	port: {port}
 	server-count: 1
@@ -64,13 +64,21 @@ server:
 	logfile: "{dir}/nsd.log"
 	do-ip6: no
 	verbosity: 0
+	# no response rate limiting (by default 200 answers a second to one /24, the rest dropped)
 	rrl-ratelimit: 0
-remote-control:
+{extra}remote-control:
 	control-enable: no
 zone:
 	name: "{zone}"
 	zonefile: "{zone}.zone"
 """
+
+
+def nsd_conf(writer: str, port: int, folder: Path, zone: str, extra: str = "") -> str:
+    """An nsd.conf for one server process on PORT that keeps everything of its own (pid,
+    state, log, zone list) in FOLDER and serves ZONE from FOLDER/ZONE.zone; EXTRA: more
+    lines of the server section."""
+    return NSD_CONF.format(writer=writer, port=port, dir=folder, zone=zone, extra=extra)
 
 Samples = Dict[str, Dict[str, List[Optional[float]]]]   # row -> metric -> one per run
 
@@ -156,7 +164,7 @@ class Nsd:
         folder.mkdir(exist_ok=True)
         (folder / f"{ZONE_NAME}.zone").write_text(ZONE)
         self.conf = folder / "nsd.conf"
-        self.conf.write_text(NSD_CONF.format(port=PORT, dir=folder, zone=ZONE_NAME))
+        self.conf.write_text(nsd_conf("dpbench dns", PORT, folder, ZONE_NAME))
         self.out = folder / "nsd.out"
         with open(self.out, "w") as f:
             self.proc = subprocess.Popen(["nsd", "-d", "-c", str(self.conf)], env=env,

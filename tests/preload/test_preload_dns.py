@@ -33,6 +33,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "netns"))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1] / "apps" / "dpbench"))
+import dnsbench  # noqa: E402
 import netns  # noqa: E402
 import pl_rig  # noqa: E402
 from test_preload_netns import start_dpfwd  # noqa: E402
@@ -53,31 +55,6 @@ $TTL 300
 @ IN NS ns1
 ns1 IN A 198.18.10.1
 """ + "".join(f"{o} {t} IN {ty} {d}\n" for o, t, ty, d in RECORDS)
-
-NSD_CONF = """\
-# written by tests/preload/test_preload_dns.py
-server:
-	port: {port}
-	server-count: 1
-	username: ""
-	chroot: ""
-	zonesdir: "{dir}"
-	database: ""
-	pidfile: "{dir}/nsd.pid"
-	xfrdfile: "{dir}/xfrd.state"
-	zonelistfile: "{dir}/zone.list"
-	xfrdir: "{dir}"
-	logfile: "{dir}/nsd.log"
-	do-ip6: no
-	tcp-count: 4
-	# no response rate limiting (by default 200 answers a second to one /24, the rest dropped)
-	rrl-ratelimit: 0
-remote-control:
-	control-enable: no
-zone:
-	name: "{zone}"
-	zonefile: "{zone}.zone"
-"""
 
 # dnsperf's queries: every name and type of the zone that answers NOERROR with data
 QUERIES = "".join(f"{o}.{ZONE_NAME} {ty}\n" for o, _, ty, _ in RECORDS) + f"www.{ZONE_NAME} A\n"
@@ -123,7 +100,8 @@ class PreloadDnsTest(unittest.TestCase):
         d.mkdir()
         (d / f"{ZONE_NAME}.zone").write_text(ZONE)
         conf = d / "nsd.conf"
-        conf.write_text(NSD_CONF.format(port=PORT, dir=d, zone=ZONE_NAME))
+        conf.write_text(dnsbench.nsd_conf("tests/preload/test_preload_dns.py", PORT, d,
+                                          ZONE_NAME, extra="\ttcp-count: 4\n"))
         cls.nsd_log = d / "nsd.log"
         out = open(d / "nsd.out", "w")
         # SIGTERM from the kernel should this test die first (netns.py)
