@@ -539,16 +539,30 @@ def wait_for(what, fn, timeout=5.0, every=0.05, why=None):
 class RigTest(unittest.TestCase):
     """A test class with one topology (topology(), not yet up) and dpfwd on it for all its
     tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd."""
+    driver = "net_af_packet"  # the ports' PMD
+    dpfwd_extra = ""  # config text after the ports and routes
 
     @classmethod
     def topology(cls):
         raise NotImplementedError
 
     @classmethod
+    def dpfwd(cls, topo):
+        """The rig's dpfwd, not started (a class may change its command line)."""
+        return Dpfwd(topo, cls.driver, extra=cls.dpfwd_extra)
+
+    @classmethod
+    def rig_ready(cls):
+        """After dpfwd is ready, before the first test; the rig comes down if it raises."""
+
+    @classmethod
     def setUpClass(cls):
+        if not os.path.exists(DPFWD_BIN):
+            raise unittest.SkipTest(f"{DPFWD_BIN} missing: build first")
         cls.topo = cls.topology().up()
         try:
-            cls.dp = Dpfwd(cls.topo).start().wait_ready()
+            cls.dp = cls.dpfwd(cls.topo).start().wait_ready()
+            cls.rig_ready()
         except BaseException:
             cls.topo.down()
             raise

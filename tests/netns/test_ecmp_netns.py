@@ -19,7 +19,6 @@ import select
 import subprocess
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
@@ -58,22 +57,10 @@ def readline(proc, timeout):
     return line
 
 
-class EcmpTest(unittest.TestCase):
+class EcmpTest(netns.RigTest):
     @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(netns.DPFWD_BIN):
-            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
-        cls.topo = EcmpTopology()
-        try:
-            cls.topo.up()
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def topology(cls):
+        return EcmpTopology()
 
     def sink(self, host):
         out = os.path.join(self.topo.tmp, f"sink-{host.name}.out")

@@ -60,7 +60,6 @@ any other failure to start fails.
 import os
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
@@ -133,7 +132,8 @@ def fragments_by_src(cap):
 
 
 class MtuRig:
-    """One topology (A's and B's links at `mtus`) and one dpfwd per class."""
+    """One topology (A's and B's links at `mtus`) and one dpfwd per class (a mixin
+    before netns.RigTest)."""
     driver = "net_af_packet"
     mtus = (1500, 1280)
     # the driver has the kernel reassemble IPv4 before dpfwd gets it (net_af_packet's
@@ -144,24 +144,15 @@ class MtuRig:
     rx_headroom = 0
 
     @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(netns.DPFWD_BIN):
-            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
-        cls.topo = MtuTopology(cls.mtus, static_neighbors=False, ip6=True)
-        try:
-            cls.topo.up()
-            cls.dp = netns.Dpfwd(cls.topo, cls.driver).start().wait_ready()
-            # ARP and ND done both ways before any test: a first probe's ICMP error, and
-            # the fragments after it, then do not wait on a neighbor being resolved
-            for dst in (cls.topo.b.ip4, cls.topo.b.ip6):
-                ping(cls.topo.a, dst, 1)
-        except BaseException:
-            cls.topo.down()
-            raise
+    def topology(cls):
+        return MtuTopology(cls.mtus, static_neighbors=False, ip6=True)
 
     @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def rig_ready(cls):
+        # ARP and ND done both ways before any test: a first probe's ICMP error, and
+        # the fragments after it, then do not wait on a neighbor being resolved
+        for dst in (cls.topo.b.ip4, cls.topo.b.ip6):
+            ping(cls.topo.a, dst, 1)
 
     def setUp(self):
         # no path MTU learned by an earlier test (IPv4 exceptions go with the flush's new
@@ -388,14 +379,14 @@ class MtuSignalTests:
         self.assertEqual(after["fwd"]["ip4_fragmented"], before["fwd"]["ip4_fragmented"])
 
 
-class AfPacketMtu1500To1280Test(MtuTests, unittest.TestCase):
+class AfPacketMtu1500To1280Test(MtuTests, netns.RigTest):
     """dpfwd on net_af_packet between A (MTU 1500, the most it takes) and B (MTU 1280):
     what the kernel reassembled, cut by dpfwd. The ICMP signals and TCP (MtuSignalTests)
     run on net_af_xdp only, where the MTU change is a jumbo one."""
 
 
 class AfXdpMtu3434To1500Test(netns.SkipWhereKernelRefusesXdp, MtuSignalTests, MtuTests,
-                             unittest.TestCase):
+                             netns.RigTest):
     """dpfwd on net_af_xdp between A (MTU 3434, the largest its buffers take: see the
     module's docstring) and B (MTU 1500)."""
     driver = "net_af_xdp"
@@ -441,7 +432,7 @@ class AfXdpMtu3434To1500Test(netns.SkipWhereKernelRefusesXdp, MtuSignalTests, Mt
         self.assertIn(f"mtu {self.mtus[0]} at most", r.stderr)
 
 
-class AfPacketMtu1500BothTest(MtuRig, unittest.TestCase):
+class AfPacketMtu1500BothTest(MtuRig, netns.RigTest):
     """Both links at 1500, dpfwd on net_af_packet: one MTU, yet the driver hands over
     IPv4 the kernel reassembled, past it; dpfwd must still compare those with the next
     hop's MTU (no shortcut for ports of one MTU here)."""

@@ -101,27 +101,16 @@ def iperf3(topo, *client_args, timeout=30):
 
 
 class Router:
-    """The tests, on one topology and one dpfwd (set up once per driver class)."""
+    """The tests, on one topology and one dpfwd (set up once per driver class; a mixin
+    before netns.RigTest)."""
     driver = None
     # mbufs a PMD may still hold after the workers stop, which dpfwd's exit check then
     # reports as leaked (see AfXdpTest); 0 = none allowed
     held_mbufs_allowed = 0
 
     @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(netns.DPFWD_BIN):
-            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
-        cls.topo = netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
-        try:
-            cls.topo.up()
-            cls.dp = netns.Dpfwd(cls.topo, cls.driver).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def topology(cls):
+        return netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
 
     def assert_ping(self, src, dst, count=5, extra=()):
         tx, rx, loss, out = ping(src, dst, count, extra)
@@ -417,12 +406,12 @@ class Router:
         self.assertGreater(port_stat(snap, 1, "opackets"), 0)
 
 
-class AfPacketTest(Router, unittest.TestCase):
+class AfPacketTest(Router, netns.RigTest):
     """dpfwd on net_af_packet (AF_PACKET sockets; rings of 4096 frames, see DEVARGS)."""
     driver = "net_af_packet"
 
 
-class AfXdpTest(netns.SkipWhereKernelRefusesXdp, Router, unittest.TestCase):
+class AfXdpTest(netns.SkipWhereKernelRefusesXdp, Router, netns.RigTest):
     """The same on net_af_xdp (XDP sockets on the veths; libxdp loads the program).
     Skipped, with the kernel's errno, only where the kernel itself refuses XDP sockets
     (netns.xdp_refusal()); any other failure to start fails.
@@ -448,26 +437,15 @@ ports = 21000-21999
 """
 
 
-class RelayTest(unittest.TestCase):
+class RelayTest(netns.RigTest):
     """dpfwd's UDP relay between real Linux hosts (net_af_packet): socat and plain
     sockets on A talk to a server on B through the relay, and only through it."""
     driver = "net_af_packet"
+    dpfwd_extra = RELAY_CONFIG
 
     @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(netns.DPFWD_BIN):
-            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
-        cls.topo = netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
-        try:
-            cls.topo.up()
-            cls.dp = netns.Dpfwd(cls.topo, cls.driver, extra=RELAY_CONFIG).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def topology(cls):
+        return netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
 
     def echo_peer_server(self, addr, port=6000):
         """traffic.py udp-echo-peer on B, until the test ends."""
@@ -564,25 +542,17 @@ class RelayHandoffTest(RelayTest):
     B arrives at port1's worker, which hands it to the owner through its ring."""
 
     @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(netns.DPFWD_BIN):
-            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
-        cls.topo = netns.Topology(static_neighbors=STATIC_NEIGHBORS, ip6=WITH_IP6)
-        try:
-            cls.topo.up()
-            dp = netns.Dpfwd(cls.topo, cls.driver, extra=RELAY_CONFIG)
-            i = dp.argv.index("--")
-            # two workers on one CPU: this machine has two
-            dp.argv[i:i] = ["--lcores", "0@0,1@1,2@1"]
-            # af_packet with qpairs=2 fans frames out over two sockets: poll both
-            dp.argv += ["--set", "lcores.rx=(0,0,1),(0,1,1),(1,0,2),(1,1,2)"]
-            for p in cls.topo.ports:
-                dp.argv += ["--set", f"port{p.index}.dev=net_af_packet{p.index},"
-                            f"iface={p.ifname},framecnt=4096,qpairs=2"]
-            cls.dp = dp.start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
+    def dpfwd(cls, topo):
+        dp = super().dpfwd(topo)
+        i = dp.argv.index("--")
+        # two workers on one CPU: this machine has two
+        dp.argv[i:i] = ["--lcores", "0@0,1@1,2@1"]
+        # af_packet with qpairs=2 fans frames out over two sockets: poll both
+        dp.argv += ["--set", "lcores.rx=(0,0,1),(0,1,1),(1,0,2),(1,1,2)"]
+        for p in topo.ports:
+            dp.argv += ["--set", f"port{p.index}.dev=net_af_packet{p.index},"
+                        f"iface={p.ifname},framecnt=4096,qpairs=2"]
+        return dp
 
     def test_5_answers_handed_to_the_owning_worker(self):
         snap = self.dp.snapshot()

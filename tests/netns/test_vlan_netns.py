@@ -30,7 +30,6 @@ import os
 import subprocess
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns  # noqa: E402
@@ -119,22 +118,10 @@ class VlanTopology(netns.Topology):
         return super().dpfwd_config(driver, extra) + SUBIF.format(mac=self.a.mac)
 
 
-class VlanTest(unittest.TestCase):
+class VlanTest(netns.RigTest):
     @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(netns.DPFWD_BIN):
-            raise unittest.SkipTest(f"{netns.DPFWD_BIN} missing: build first")
-        cls.topo = VlanTopology()
-        try:
-            cls.topo.up()
-            cls.dp = netns.Dpfwd(cls.topo).start().wait_ready()
-        except BaseException:
-            cls.topo.down()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def topology(cls):
+        return VlanTopology()
 
     def vlan(self):
         return next(v for v in self.dp.snapshot()["vlans"] if v["vid"] == VID)
