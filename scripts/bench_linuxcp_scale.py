@@ -6,13 +6,13 @@ the kernel, against dpfwd's own route file, and what forwarding does meanwhile.
 dpfwd runs the pcap rig (configs/bench/fwd-2000flows-64b.ini: net_pcap infinite_rx on
 port 0, two net_null sinks) with [linux] on, in a network namespace of its own. Then:
 
-  0. kernel:   `ip -batch` of the routes in a namespace without dpfwd (veths): the rate
-               the kernel and ip give, the ceiling of step 2;
+  0. kernel:   the routes pushed in a namespace without dpfwd (veths): the rate the
+               kernel and the pusher give, the ceiling of step 2;
   1. idle:     the forwarding rate (port 1 and 2 TX) for a few seconds;
                with each rate, the share of the time the worker thread ran (schedstat):
                below 100 %, other threads took turns on its CPU;
-  2. netlink:  `ip -batch` of N `route add` lines through the mirrors dp1 and dp2 in that
-               namespace; routes/s from the first to the last route seen in dpfwd
+  2. netlink:  N routes through the mirrors dp1 and dp2 pushed in that namespace;
+               routes/s from the first to the last route seen in dpfwd
                (fwd.ip4_routes of the telemetry JSON, read every 100 ms), and the
                forwarding rate meanwhile;
   3. dump:     dpfwd forgets them (`dpctl route reload` of its config), then dumps the
@@ -22,9 +22,13 @@ port 0, two net_null sinks) with [linux] on, in a network namespace of its own. 
   4. file:     `dpctl route reload` of a config whose [routes] file holds the same N
                routes; routes/s by dpfwd's own count of the reload's time.
 
-The table is gen-routes.py's (mostly /24s, 2 % longer than /24). Root; hugepages.
+The pusher (--pusher): `ip -batch` of `route add` lines (ip), one request and one answer at
+a time; or scripts/nlpush.py (nlpush), the same lines 1000 to a netlink send, as routing
+daemons (zebra) push. The table is gen-routes.py's (mostly /24s, 2 % longer than /24).
+Root; hugepages.
 
-  scripts/bench_linuxcp_scale.py --build build [-n 1000000] [--no-kernel-alone]
+  scripts/bench_linuxcp_scale.py --build build [-n 1000000] [--pusher ip|nlpush]
+                                 [--no-kernel-alone]
 """
 import argparse
 import json
@@ -39,6 +43,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RIG = os.path.join(ROOT, "configs", "bench", "fwd-2000flows-64b.ini")
+PUSHERS = {"ip": ("ip", "-batch"), "nlpush": (sys.executable, os.path.join(HERE, "nlpush.py"))}
 GATEWAYS = ("198.18.101.2 port 1", "198.18.102.2 port 2")
 INTERVAL_MS = 100
 
@@ -168,9 +173,9 @@ def write_tables(tmp, nb):
     return table, batch
 
 
-def kernel_alone(batch):
-    """Seconds `ip -batch` takes in a namespace without dpfwd, where dp1 and dp2 are a veth
-    pair with the mirrors' addresses: what the kernel and ip give at most."""
+def kernel_alone(batch, pusher):
+    """Seconds PUSHER takes in a namespace without dpfwd, where dp1 and dp2 are a veth pair
+    with the mirrors' addresses: what the kernel and the pusher give at most."""
     ns = f"lcpscale{os.getpid()}k"
     sh("ip", "netns", "add", ns)
     try:
@@ -179,18 +184,19 @@ def kernel_alone(batch):
             sh("ip", "link", "set", dev, "up", ns=ns)
             sh("ip", "addr", "add", addr, "dev", dev, ns=ns)
         t0 = time.monotonic()
-        sh("ip", "-batch", batch, ns=ns, timeout=600)
+        sh(*PUSHERS[pusher], batch, ns=ns, timeout=600)
         return time.monotonic() - t0
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-def push_netlink(rig, batch, nb):
-    """routes/s first to last seen, seconds from `ip -batch` to the last, Mpps meanwhile."""
+def push_netlink(rig, batch, nb, pusher):
+    """routes/s first to last seen, seconds from the push's start to the last, the push's
+    own seconds, Mpps meanwhile."""
     _, s = rig.sample()
     base = s["fwd"]["ip4_routes"]
     t_start = time.monotonic()
-    ip = subprocess.Popen(["ip", "netns", "exec", rig.ns, "ip", "-batch", batch],
+    ip = subprocess.Popen(["ip", "netns", "exec", rig.ns, *PUSHERS[pusher], batch],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = last = ip_end = None
     fwd0 = (t_start, forwarded(s))
@@ -209,7 +215,7 @@ def push_netlink(rig, batch, nb):
             raise RuntimeError("dpfwd exited:\n" + rig.output())
         if ip_end is None and ip.poll() is not None:
             if ip.returncode != 0:
-                raise RuntimeError("ip -batch failed: " + ip.stderr.read())
+                raise RuntimeError(f"{pusher} failed: " + ip.stderr.read())
             ip_end = time.monotonic()
         time.sleep(INTERVAL_MS / 1000)
     ip.wait()
@@ -280,8 +286,11 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("-n", type=int, default=1000000, help="routes (default 1000000)")
     ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle forwarding")
+    ap.add_argument("--pusher", choices=sorted(PUSHERS), default="ip",
+                    help="ip: ip -batch (default); nlpush: scripts/nlpush.py, 1000 routes "
+                    "to a netlink send")
     ap.add_argument("--no-kernel-alone", action="store_true",
-                    help="leave step 0 (ip -batch without dpfwd) out")
+                    help="leave step 0 (the push without dpfwd) out")
     a = ap.parse_args()
     # a timeout's SIGTERM still stops dpfwd and removes the namespaces (finally)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -293,8 +302,8 @@ def main():
         table, batch = write_tables(tmp, a.n)
         alone_s = None
         if not a.no_kernel_alone:
-            log("kernel alone: ip -batch without dpfwd ...")
-            alone_s = kernel_alone(batch)
+            log(f"kernel alone: {a.pusher} without dpfwd ...")
+            alone_s = kernel_alone(batch, a.pusher)
         rig.up()
         share = {}
 
@@ -306,8 +315,9 @@ def main():
 
         log("idle forwarding ...")
         idle = timed("idle", rate_over, rig, a.idle)
-        log(f"netlink: ip -batch of {a.n} routes ...")
-        nl_rate, nl_total, ip_s, during, snap = timed("push", push_netlink, rig, batch, a.n)
+        log(f"netlink: {a.pusher} of {a.n} routes ...")
+        nl_rate, nl_total, ip_s, during, snap = timed("push", push_netlink, rig, batch, a.n,
+                                                      a.pusher)
         log("netlink: dump again ...")
         dump_rate, dump_mpps = timed("dump", dump_again, rig, a.n)
         log("route file: reload ...")
@@ -315,9 +325,10 @@ def main():
         lx = snap["linux"]
         print(f"routes                      {a.n}")
         print(f"netlink   routes/s          {nl_rate:,.0f}  (first to last seen in dpfwd; "
-              f"{nl_total:.2f} s from ip -batch to the last; ip -batch itself {ip_s:.2f} s)")
+              f"{nl_total:.2f} s from the push's start to the last; {a.pusher} itself "
+              f"{ip_s:.2f} s)")
         if alone_s is not None:
-            print(f"kernel alone routes/s       {a.n / alone_s:,.0f}  (ip -batch in a "
+            print(f"kernel alone routes/s       {a.n / alone_s:,.0f}  ({a.pusher} in a "
                   "namespace without dpfwd: the most a push can give)")
         print(f"netlink dump routes/s       {dump_rate:,.0f}  (dpfwd without them, "
               "then /dpfwd/linux/resync: from asked to the last seen)")
