@@ -197,7 +197,9 @@ def split_registered(tests, no_suites):
 
 def cunit_list(test):
     """The tests a CUnit executable registers (DP_TEST_LIST=1), None if it cannot say;
-    absent (not CUnit) -> raises KeyError."""
+    absent (not CUnit) -> raises KeyError. A program that has dp_test_run() linked in but
+    a main of its own (the fuzz targets' replay_<name>, through the ring rig) lists
+    nothing and exits 0: not CUnit either."""
     exe = test["cmd"][0]
     try:
         with open(exe, "rb") as f:
@@ -215,7 +217,11 @@ def cunit_list(test):
         return None
     names = [ln.split(" ", 2)[2] for ln in p.stdout.splitlines()
              if ln.startswith("DP_TEST_LIST ") and ln.count(" ") >= 2]
-    return names if p.returncode == 0 else None
+    if p.returncode != 0:
+        return None
+    if not names:
+        raise KeyError(exe)
+    return names
 
 
 def main():

@@ -6,6 +6,7 @@ is printed as SKIP with its reason and never counted as passed, and strict mode 
 skips and on registered tests that did not run."""
 import os
 import sys
+import tempfile
 import unittest
 
 SRC = os.environ.get('DPFWD_SRC', os.path.join(os.path.dirname(__file__), '..', '..'))
@@ -147,6 +148,24 @@ class Testlog(unittest.TestCase):
         out, ok = run([], [], suites=['unit'], strict=STRICT)
         self.assertFalse(ok, out)
         self.assertIn('suite unit has no test in this build', out)
+
+    def test_cunit_list_asks_the_executable(self):
+        with tempfile.TemporaryDirectory() as d:
+            def exe(name, body):
+                path = os.path.join(d, name)
+                with open(path, 'w') as f:
+                    f.write('#!/bin/sh\n' + body + '\n')
+                os.chmod(path, 0o755)
+                return {'cmd': [path]}
+            lists = exe('lists', 'echo "DP_TEST_LIST hist test_a"; echo "DP_TEST_LIST hist test_b"')
+            self.assertEqual(testlog.cunit_list(lists), ['test_a', 'test_b'])
+            broken = exe('broken', ': DP_TEST_LIST; exit 1')
+            self.assertIsNone(testlog.cunit_list(broken))
+            # dp_test_run() linked in, a main of its own: lists nothing, not CUnit
+            own_main = exe('own_main', ': DP_TEST_LIST; echo "replayed 3 inputs"')
+            self.assertRaises(KeyError, testlog.cunit_list, own_main)
+            no_mark = exe('no_mark', 'echo hi')
+            self.assertRaises(KeyError, testlog.cunit_list, no_mark)
 
     def test_strict_mode_from_the_environment(self):
         self.assertEqual(testlog.strict_mode({'CI': 'true'}), (True, 'CI=true'))
