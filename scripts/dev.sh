@@ -8,6 +8,8 @@
 #                         then unit + func + netns again built with ASan + UBSan
 #                         (DPFWD_SANITIZE=0: not), then every libFuzzer target for a bounded
 #                         time (DPFWD_FUZZ=0: not; DPFWD_FUZZ_SECONDS: each target's time);
+#                         the ASan and fuzz builds and clang-tidy run at idle priority beside
+#                         the tests;
 #                         after each, a summary (scripts/testlog.py) that shows every skip
 #                         as SKIP with its reason. Strict mode (CI=true or DPFWD_STRICT=1;
 #                         DPFWD_STRICT=0 turns it off): any skip, or a registered test that
@@ -160,8 +162,8 @@ build_option() {
 # (dpfwd, dpgen, libdpsock applications) inherits the options: any report aborts that
 # process and is also written to $ASAN_BUILD/sanitizer-logs, which must stay empty (a
 # test that tolerates a child's failure cannot hide a finding).
-sanitized_tests() {
-	local logs="$ASAN_BUILD/sanitizer-logs" rc=0 out
+asan_build() {
+	local out
 	# -O1, as the sanitizers' documentation advises: the instrumented fast path at -O3 takes
 	# twice as long to compile, and the tests need its behaviour, not its speed
 	if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
@@ -176,6 +178,11 @@ sanitized_tests() {
 		printf '%s\n' "$out" | grep -v '^\[[0-9]*/[0-9]*\] ' | tail -n 40
 		exit 1
 	fi
+}
+
+sanitized_tests() {
+	local logs="$ASAN_BUILD/sanitizer-logs" rc=0
+	bg_wait asan_build || exit 1
 	rm -rf "$logs"
 	mkdir -p "$logs"
 	# suite once is left out: FRR's daemons driving the Linux control plane (the dpfwd code
@@ -206,20 +213,17 @@ sanitized_tests() {
 # Fuzzing, says how to merge new inputs into the corpora). Fails on any crash, leak, timeout
 # or sanitizer report, and names the input that did it. Skipped, like the sanitizer build,
 # when meson test arguments are given or DPFWD_FUZZ=0.
-fuzz_tests() {
-	local secs="${DPFWD_FUZZ_SECONDS:-15}" jobs="${DPFWD_FUZZ_JOBS:-2}"
-	local dir="$FUZZ_BUILD/tests/fuzz" names=() f n rc=0 stamp found out
-	if [ $# -gt 0 ]; then
-		say "fuzzing skipped: meson test arguments were given"
-		return
-	elif [ "${DPFWD_FUZZ:-1}" = 0 ]; then
-		step_skipped fuzzing "DPFWD_FUZZ=0"
-		return
-	fi
+fuzz_names() {
+	local f n
 	for f in "$ROOT"/tests/fuzz/fuzz_*.c; do
 		n=${f##*/fuzz_}
-		names+=("${n%.c}")
+		echo "${n%.c}"
 	done
+}
+
+fuzz_build() {
+	local secs="${DPFWD_FUZZ_SECONDS:-15}" names out
+	mapfile -t names < <(fuzz_names)
 	if [ ! -f "$FUZZ_BUILD/build.ninja" ]; then
 		say "configuring $FUZZ_BUILD (clang, -Dfuzz=true: libFuzzer, ASan, UBSan)"
 		CC=clang meson setup "$FUZZ_BUILD" "$ROOT" -Dfuzz=true -Dfuzz_seconds="$secs" \
@@ -234,6 +238,20 @@ fuzz_tests() {
 		printf '%s\n' "$out" | tail -n 40
 		exit 1
 	fi
+}
+
+fuzz_tests() {
+	local secs="${DPFWD_FUZZ_SECONDS:-15}" jobs="${DPFWD_FUZZ_JOBS:-2}"
+	local dir="$FUZZ_BUILD/tests/fuzz" names n rc=0 stamp found
+	if [ $# -gt 0 ]; then
+		say "fuzzing skipped: meson test arguments were given"
+		return
+	elif [ "${DPFWD_FUZZ:-1}" = 0 ]; then
+		step_skipped fuzzing "DPFWD_FUZZ=0"
+		return
+	fi
+	mapfile -t names < <(fuzz_names)
+	bg_wait fuzz_build || exit 1
 	say "fuzzing: ${#names[@]} targets, ${secs} s each, $jobs at a time (DPFWD_FUZZ_SECONDS, DPFWD_FUZZ_JOBS)"
 	stamp="$FUZZ_BUILD/.fuzz-start"
 	touch "$stamp"
@@ -263,24 +281,109 @@ fuzz_tests() {
 	say "fuzzing: no finding"
 }
 
+# Work that needs CPUs but not a quiet machine (the sanitizer and fuzz builds, clang-tidy)
+# runs beside the tests under SCHED_IDLE: most tests run one at a time, a dpfwd worker
+# polling on one core and the test waiting, and a test that wants a CPU gets it first.
+# The ASan build goes first (its tests come next), the fuzz build and clang-tidy after it.
+# Each job has its own process group (ended if dev.sh stops early) and a log,
+# $BUILD/bg-NAME.log, shown when the job fails.
+declare -A BG_PID=()
+
+# bg_start NAME [--after JOB] COMMAND...: COMMAND in the background (once JOB has ended).
+bg_start() {
+	local name=$1 after=
+	shift
+	if [ "$1" = --after ]; then
+		after=${BG_PID[$2]:-}
+		shift 2
+	fi
+	set -m
+	(
+		chrt -i -p 0 "$BASHPID" >/dev/null 2>&1 || true
+		while [ -n "$after" ] && kill -0 "$after" 2>/dev/null; do
+			sleep 1
+		done
+		"$@"
+	) >"$BUILD/bg-$name.log" 2>&1 &
+	BG_PID[$name]=$!
+	set +m
+}
+
+# Wait for job $1 (started or not: then run it here) and return its status.
+bg_wait() {
+	local rc=0
+	if [ -z "${BG_PID[$1]:-}" ]; then
+		"$1" || return
+		return 0
+	fi
+	wait "${BG_PID[$1]}" || rc=$?
+	unset "BG_PID[$1]"
+	if [ "$rc" != 0 ]; then
+		say "$1 failed (exit $rc): the end of $BUILD/bg-$1.log"
+		tail -n 40 "$BUILD/bg-$1.log"
+	fi
+	return "$rc"
+}
+
+# End the jobs still running: each job's process group, or where a job did not get a group of
+# its own, its processes from the top down.
+bg_stop() {
+	local p
+	for p in "${BG_PID[@]}"; do
+		if [ "$(ps -o pgid= -p "$p" 2>/dev/null | tr -d ' ')" = "$p" ]; then
+			kill -- "-$p" 2>/dev/null || true
+		else
+			kill_tree "$p"
+		fi
+	done
+}
+
+kill_tree() {
+	local c kids
+	kill -STOP "$1" 2>/dev/null || return 0 # no new children while they are listed
+	kids=$(pgrep -P "$1" || true)
+	kill "$1" 2>/dev/null || true
+	kill -CONT "$1" 2>/dev/null || true
+	for c in $kids; do
+		kill_tree "$c"
+	done
+}
+
+tidy() {
+	sh "$ROOT/scripts/tidy.sh" "$ROOT" "$BUILD"
+}
+
 cmd_test() {
 	local rc=0
-	say "meson test (suites: unit, func, netns, lint)"
-	meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || rc=1
 	if [ $# -gt 0 ]; then
+		say "meson test $*"
+		meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || rc=1
 		summary "$BUILD" || rc=1 # the tests asked for, not every suite's
-	else
-		summary "$BUILD" unit func netns lint || rc=1
-	fi
-	[ "$rc" = 0 ] || exit 1
-	if [ $# -gt 0 ]; then
+		[ "$rc" = 0 ] || exit 1
 		say "sanitizer build skipped: meson test arguments were given"
-	elif [ "${DPFWD_SANITIZE:-1}" = 0 ]; then
+		fuzz_tests "$@"
+		return
+	fi
+	trap bg_stop EXIT
+	[ "${DPFWD_SANITIZE:-1}" = 0 ] || bg_start asan_build asan_build
+	[ "${DPFWD_FUZZ:-1}" = 0 ] || bg_start fuzz_build --after asan_build fuzz_build
+	bg_start tidy --after asan_build tidy
+	say "meson test (suites: unit, func, netns, lint; beside the tests: the ASan build, then the fuzz build and clang-tidy)"
+	meson test -C "$BUILD" --print-errorlogs --num-processes 2 --no-suite tidy || rc=1
+	summary "$BUILD" unit func netns lint --no-suite=tidy || rc=1
+	[ "$rc" = 0 ] || exit 1
+	if [ "${DPFWD_SANITIZE:-1}" = 0 ]; then
 		step_skipped "sanitizer build" "DPFWD_SANITIZE=0" || rc=1
 	else
 		sanitized_tests
 	fi
-	fuzz_tests "$@"
+	fuzz_tests
+	say "clang-tidy (suite tidy, run beside the tests: scripts/tidy.sh)"
+	if bg_wait tidy; then
+		tail -n 1 "$BUILD/bg-tidy.log"
+	else
+		rc=1
+	fi
 	[ "$rc" = 0 ]
 }
 
