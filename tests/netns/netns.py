@@ -538,17 +538,30 @@ def wait_for(what, fn, timeout=5.0, every=0.05, why=None):
 
 class RigTest(unittest.TestCase):
     """A test class with one topology (topology(), not yet up) and dpfwd on it for all its
-    tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd."""
+    tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd. A class
+    prepares its hosts in before_dpfwd() (the topology up, dpfwd not yet started) and
+    starts what runs beside dpfwd in after_dpfwd(); a failure in either takes the
+    topology down."""
 
     @classmethod
     def topology(cls):
         raise NotImplementedError
 
     @classmethod
+    def before_dpfwd(cls):
+        pass
+
+    @classmethod
+    def after_dpfwd(cls):
+        pass
+
+    @classmethod
     def setUpClass(cls):
         cls.topo = cls.topology().up()
         try:
+            cls.before_dpfwd()
             cls.dp = Dpfwd(cls.topo).start().wait_ready()
+            cls.after_dpfwd()
         except BaseException:
             cls.topo.down()
             raise
