@@ -18,7 +18,7 @@
  * IPv4 notifications are made as they are read, in place where that is safe
  * (route.c); a dump's IPv4 routes, and IPv6 changes, wait to share one copy of
  * their table (nl_pending_apply()): a dump's until its end, IPv6 notifications
- * until their burst is over or NL_HOLD6_MS.
+ * until their burst is over or NL_HOLD_MS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -344,18 +344,24 @@ nl_route_now(struct lcp_route *r, char *err, size_t errlen)
 	return rc;
 }
 
-static void
-nl_route(const struct nlmsghdr *nlh)
-{
+/* A route message parsed, with its owner's key hashed when it is an add or a delete. */
+struct nl_route_msg {
 	struct lcp_route r;
+	enum lcp_route_verdict v;
 	struct nl_key k;
+	hash_sig_t sig;
+};
+
+static void
+nl_route(struct nl_route_msg *m)
+{
+	struct lcp_route *r = &m->r;
 	char err[256];
 	void *owner;
-	hash_sig_t sig;
 	bool known, batched;
 	int rc;
 
-	switch (lcp_route_parse(nlh, nl.ifindex, nl.refs, lcp_nb_mirrors, &r)) {
+	switch (m->v) {
 	case LCP_ROUTE_SKIP:
 		lcp_stats.routes_skipped++;
 		return;
@@ -367,81 +373,131 @@ nl_route(const struct nlmsghdr *nlh)
 		return;
 	case LCP_ROUTE_ADD:
 		/* IPv4 during a route dump or when not in place, IPv6 always: in a copy */
-		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(&r);
-		nl_key_of(&r, &k);
-		sig = rte_hash_hash(nl.owners, &k);
-		known = rte_hash_lookup_with_hash_data(nl.owners, &k, sig, &owner) >= 0;
+		batched = r->family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(r);
+		known = rte_hash_lookup_with_hash_data(nl.owners, &m->k, m->sig, &owner) >= 0;
 		if (known && (uintptr_t)owner == NL_OWNER_CONFIG) {
 			lcp_stats.routes_config++;
 			return;
 		}
 		if (batched) {
 			/* made in the batch's copy: owned from now on */
-			if (rte_hash_add_key_with_hash_data(nl.owners, &k, sig, (void *)nl.gen) <
-				0) {
+			if (rte_hash_add_key_with_hash_data(
+				    nl.owners, &m->k, m->sig, (void *)nl.gen) < 0) {
 				lcp_stats.route_errors++;
 				DP_LOG(WARNING, linuxcp,
 					"netlink route %s: not taken, the table of routes from "
 					"netlink is full ([routes] ip4_max)",
-					lcp_route_text(&r));
-			} else if (nl_pending_add(&r, err, sizeof(err)) < 0) {
+					lcp_route_text(r));
+			} else if (nl_pending_add(r, err, sizeof(err)) < 0) {
 				/* nothing changed in dpfwd: owned as before */
 				if (!known)
-					rte_hash_del_key_with_hash(nl.owners, &k, sig);
+					rte_hash_del_key_with_hash(nl.owners, &m->k, m->sig);
 				lcp_stats.route_errors++;
-				DP_LOG(WARNING, linuxcp, "netlink route %s: %s", lcp_route_text(&r),
+				DP_LOG(WARNING, linuxcp, "netlink route %s: %s", lcp_route_text(r),
 					err);
 			}
 			return;
 		}
-		if (nl_route_now(&r, err, sizeof(err)) < 0) {
+		if (nl_route_now(r, err, sizeof(err)) < 0) {
 			lcp_stats.route_errors++;
-			DP_LOG(WARNING, linuxcp, "netlink route %s: %s", lcp_route_text(&r), err);
+			DP_LOG(WARNING, linuxcp, "netlink route %s: %s", lcp_route_text(r), err);
 			return;
 		}
-		if (rte_hash_add_key_with_hash_data(nl.owners, &k, sig, (void *)nl.gen) < 0) {
+		if (rte_hash_add_key_with_hash_data(nl.owners, &m->k, m->sig, (void *)nl.gen) < 0) {
 			/* a route netlink could never withdraw: not kept */
-			r.text[0] = '\0';
-			r.del = true; /* its text: the prefix */
-			nl_route_now(&r, err, sizeof(err));
+			r->text[0] = '\0';
+			r->del = true; /* its text: the prefix */
+			nl_route_now(r, err, sizeof(err));
 			lcp_stats.route_errors++;
 			DP_LOG(WARNING, linuxcp,
 				"netlink route %s: not taken, the table of "
 				"routes from netlink is full ([routes] ip4_max)",
-				lcp_route_text(&r));
+				lcp_route_text(r));
 			return;
 		}
 		lcp_stats.routes_added++;
 		return;
 	case LCP_ROUTE_DEL:
-		batched = r.family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(&r);
-		nl_key_of(&r, &k);
-		sig = rte_hash_hash(nl.owners, &k);
-		if (rte_hash_lookup_with_hash_data(nl.owners, &k, sig, &owner) < 0)
+		batched = r->family == AF_INET6 || nl.dump == NL_DUMP_ROUTES || nl_route4_held(r);
+		if (rte_hash_lookup_with_hash_data(nl.owners, &m->k, m->sig, &owner) < 0)
 			return;
 		if ((uintptr_t)owner == NL_OWNER_CONFIG) {
 			lcp_stats.routes_config++;
 			return;
 		}
-		rte_hash_del_key_with_hash(nl.owners, &k, sig);
+		rte_hash_del_key_with_hash(nl.owners, &m->k, m->sig);
 		if (batched) {
-			if (nl_pending_add(&r, err, sizeof(err)) < 0) {
+			if (nl_pending_add(r, err, sizeof(err)) < 0) {
 				lcp_stats.route_errors++;
 				DP_LOG(WARNING, linuxcp, "netlink route del %s: %s",
-					lcp_route_text(&r), err);
+					lcp_route_text(r), err);
 			}
 			return;
 		}
-		rc = nl_route_now(&r, err, sizeof(err));
+		rc = nl_route_now(r, err, sizeof(err));
 		if (rc < 0 && rc != -ENOENT) {
 			lcp_stats.route_errors++;
-			DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", lcp_route_text(&r),
+			DP_LOG(WARNING, linuxcp, "netlink route del %s: %s", lcp_route_text(r),
 				err);
 			return;
 		}
 		lcp_stats.routes_deleted++;
 		return;
 	}
+}
+
+/*
+ * Route messages are taken NL_BURST at a time: their owners are looked up together first
+ * (rte_hash_lookup_with_hash_bulk_data() fetches their buckets and keys ahead of one
+ * another), then each message is made in order, its own lookups finding them cached. A
+ * table of a million owners is much larger than the caches: one at a time, each lookup
+ * would wait for memory.
+ */
+#define NL_BURST 32
+static struct {
+	struct nl_route_msg m[NL_BURST];
+	unsigned int nb;
+} nl_burst;
+
+/* Make the route messages of the burst, in the order they came. */
+static void
+nl_burst_run(void)
+{
+	const void *keys[NL_BURST];
+	hash_sig_t sigs[NL_BURST];
+	void *data[NL_BURST];
+	uint64_t hits;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nl_burst.nb; i++) {
+		const struct nl_route_msg *m = &nl_burst.m[i];
+
+		if (m->v != LCP_ROUTE_ADD && m->v != LCP_ROUTE_DEL)
+			continue;
+		keys[n] = &m->k;
+		sigs[n++] = m->sig;
+	}
+	/* only for the cache: the answers may change with the messages before each */
+	if (n > 0)
+		rte_hash_lookup_with_hash_bulk_data(nl.owners, keys, sigs, n, &hits, data);
+	for (i = 0; i < nl_burst.nb; i++)
+		nl_route(&nl_burst.m[i]);
+	nl_burst.nb = 0;
+}
+
+/* Route message @p nlh parsed into the burst, which is made once full. */
+static void
+nl_burst_add(const struct nlmsghdr *nlh)
+{
+	struct nl_route_msg *m = &nl_burst.m[nl_burst.nb++];
+
+	m->v = lcp_route_parse(nlh, nl.ifindex, nl.refs, lcp_nb_mirrors, &m->r);
+	if (m->v == LCP_ROUTE_ADD || m->v == LCP_ROUTE_DEL) {
+		nl_key_of(&m->r, &m->k);
+		m->sig = rte_hash_hash(nl.owners, &m->k);
+	}
+	if (nl_burst.nb == NL_BURST)
+		nl_burst_run();
 }
 
 static int
@@ -519,11 +575,13 @@ nl_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	RTE_SET_USED(data);
 	lcp_stats.nl_messages++;
+	if (nlh->nlmsg_type == RTM_NEWROUTE || nlh->nlmsg_type == RTM_DELROUTE) {
+		nl_burst_add(nlh);
+		return MNL_CB_OK;
+	}
+	/* the routes before it first */
+	nl_burst_run();
 	switch (nlh->nlmsg_type) {
-	case RTM_NEWROUTE:
-	case RTM_DELROUTE:
-		nl_route(nlh);
-		break;
 	case RTM_NEWNEIGH:
 	case RTM_DELNEIGH:
 		nl_neigh(nlh);
@@ -609,6 +667,7 @@ nl_read(void)
 			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
 				if (nl.dump == NL_DUMP_NONE || nlh->nlmsg_seq != nl.dump_seq)
 					continue;
+				nl_burst_run(); /* the dump's last routes */
 				if (nlh->nlmsg_type == NLMSG_ERROR) {
 					/* refused (EBUSY: the kernel's dump of before still runs):
 					 * asked again at the next poll */
@@ -622,6 +681,7 @@ nl_read(void)
 			}
 			nl_msg_cb(nlh, NULL);
 		}
+		nl_burst_run();
 	}
 }
 

@@ -18,6 +18,7 @@
  * copied: the kernel's own (connected subnets, RTPROT_KERNEL) and the local
  * table are dpfwd's already, from its ports.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -193,7 +194,9 @@ lcp_route_parse(const struct nlmsghdr *nlh, const int *ifindex, const uint16_t *
 	uint32_t table;
 	enum lcp_route_verdict v;
 
-	memset(r, 0, sizeof(*r));
+	/* the fields; the text (most of @p r) stays unwritten until asked for */
+	memset(r, 0, offsetof(struct lcp_route, text));
+	r->text[0] = '\0';
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
 		return LCP_ROUTE_UNSUPPORTED;
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)

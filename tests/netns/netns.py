@@ -538,7 +538,10 @@ def wait_for(what, fn, timeout=5.0, every=0.05, why=None):
 
 class RigTest(unittest.TestCase):
     """A test class with one topology (topology(), not yet up) and dpfwd on it for all its
-    tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd."""
+    tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd. A class
+    prepares its hosts in before_dpfwd() (the topology up, dpfwd not yet started) and
+    starts what runs beside dpfwd in after_dpfwd(); a failure in either takes the
+    topology down."""
     driver = "net_af_packet"  # the ports' PMD
     dpfwd_extra = ""  # config text after the ports and routes
 
@@ -552,8 +555,12 @@ class RigTest(unittest.TestCase):
         return Dpfwd(topo, cls.driver, extra=cls.dpfwd_extra)
 
     @classmethod
-    def rig_ready(cls):
-        """After dpfwd is ready, before the first test; the rig comes down if it raises."""
+    def before_dpfwd(cls):
+        pass
+
+    @classmethod
+    def after_dpfwd(cls):
+        pass
 
     @classmethod
     def setUpClass(cls):
@@ -561,8 +568,9 @@ class RigTest(unittest.TestCase):
             raise unittest.SkipTest(f"{DPFWD_BIN} missing: build first")
         cls.topo = cls.topology().up()
         try:
+            cls.before_dpfwd()
             cls.dp = cls.dpfwd(cls.topo).start().wait_ready()
-            cls.rig_ready()
+            cls.after_dpfwd()
         except BaseException:
             cls.topo.down()
             raise

@@ -24,7 +24,6 @@ import json
 import os
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import frr  # noqa: E402
@@ -65,55 +64,57 @@ class BgpTopology(netns.Topology):
         return text + netns.LINUX_SECTION
 
 
-class Rig:
-    """The topology, dpfwd on it, zebra in the three namespaces, bgpd in dpfwd's and A's
-    (B's is started by the tests); @p zebra_args: more arguments for dpfwd's zebra,
-    @p bgpd_extra: more lines for dpfwd's bgpd under `router bgp`."""
+class FrrBgpRigTest(netns.RigTest):
+    """dpfwd on BgpTopology, zebra in the three namespaces (frr_dp: dpfwd's, frr_a,
+    frr_b), bgpd in dpfwd's and A's (B's is started by the tests, with b_conf);
+    zebra_args: more arguments for dpfwd's zebra, bgpd_extra: more lines for dpfwd's
+    bgpd under `router bgp`."""
+    topology = BgpTopology
+    zebra_args = ()
+    bgpd_extra = ()
+    tel = tel_of = None
 
-    def __init__(self, zebra_args=(), bgpd_extra=()):
-        self.topo = BgpTopology().up()
-        t = self.topo
-        try:
-            t.b.run("ip", "addr", "add", f"{LOOP_ADDR}/24", "dev", "lo")
-            self.dp = netns.Dpfwd(t).start().wait_ready()
-            self.r = frr.Frr("dpfwd", t.router_ns, t.tmp)
-            self.a = frr.Frr("a", t.a.ns, t.tmp)
-            self.b = frr.Frr("b", t.b.ns, t.tmp)
-            self.r_conf = frr.bgpd_conf(65000, "198.18.10.1",
-                                        [(t.a.ip4, 65001), (t.b.ip4, 65002)],
-                                        extra=bgpd_extra, restart_time=30)
-            self.b_conf = frr.bgpd_conf(65002, t.b.ip4, [(t.ports[1].ip4, 65000)],
-                                        [LOOP] + more_prefixes())
-            self.r.start("zebra", "hostname dpfwd\n", args=zebra_args)
-            self.a.start("zebra", "hostname a\n")
-            self.b.start("zebra", "hostname b\n")
-            self.r.start("bgpd", self.r_conf)
-            self.a.start("bgpd", frr.bgpd_conf(65001, t.a.ip4, [(t.ports[0].ip4, 65000)]))
-        except BaseException:
-            t.down()
-            raise
+    @classmethod
+    def before_dpfwd(cls):
+        cls.topo.b.run("ip", "addr", "add", f"{LOOP_ADDR}/24", "dev", "lo")
 
-    def dpctl(self, *argv):
-        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+    @classmethod
+    def after_dpfwd(cls):
+        t = cls.topo
+        cls.frr_dp = frr.Frr("dpfwd", t.router_ns, t.tmp)
+        cls.frr_a = frr.Frr("a", t.a.ns, t.tmp)
+        cls.frr_b = frr.Frr("b", t.b.ns, t.tmp)
+        cls.r_conf = frr.bgpd_conf(65000, "198.18.10.1", [(t.a.ip4, 65001), (t.b.ip4, 65002)],
+                                   extra=cls.bgpd_extra, restart_time=30)
+        cls.b_conf = frr.bgpd_conf(65002, t.b.ip4, [(t.ports[1].ip4, 65000)],
+                                   [LOOP] + more_prefixes())
+        cls.frr_dp.start("zebra", "hostname dpfwd\n", args=cls.zebra_args)
+        cls.frr_a.start("zebra", "hostname a\n")
+        cls.frr_b.start("zebra", "hostname b\n")
+        cls.frr_dp.start("bgpd", cls.r_conf)
+        cls.frr_a.start("bgpd", frr.bgpd_conf(65001, t.a.ip4, [(t.ports[0].ip4, 65000)]))
 
-    def routes_in(self, prefix):
+    @classmethod
+    def routes_in(cls, prefix):
         """dpfwd's routes in @p prefix: (count, lines of the first 200)."""
-        if getattr(self, "tel_of", None) is not self.dp:
-            if getattr(self, "tel", None) is not None:
-                self.tel.sock.close()
-            self.tel = dpctl.Telemetry(f"/var/run/dpdk/{self.dp.prefix}/dpdk_telemetry.v2")
-            self.tel_of = self.dp
-        reply = dpctl.normalize(self.tel.get(f"/dpfwd/route/list,{prefix}"))
+        if cls.tel_of is not cls.dp:
+            if cls.tel is not None:
+                cls.tel.sock.close()
+            cls.tel = dpctl.Telemetry(f"/var/run/dpdk/{cls.dp.prefix}/dpdk_telemetry.v2")
+            cls.tel_of = cls.dp
+        reply = dpctl.normalize(cls.tel.get(f"/dpfwd/route/list,{prefix}"))
         if not reply.get("ok"):
             raise AssertionError(f"route list {prefix}: {reply}")
         return reply.get("routes_in_prefix", 0), reply.get("routes") or []
 
-    def route(self, prefix):
+    @classmethod
+    def route(cls, prefix):
         """dpfwd's route to exactly @p prefix as a route line, or None."""
-        _, lines = self.routes_in(prefix)
+        _, lines = cls.routes_in(prefix)
         return next((ln for ln in lines if ln.split()[0] == prefix), None)
 
-    def established(self, f, peers):
+    @staticmethod
+    def established(f, peers):
         out = f.vtysh("show bgp summary json", check=False).stdout
         try:
             got = json.loads(out)["ipv4Unicast"]["peers"]
@@ -123,67 +124,63 @@ class Rig:
 
     def forw_datagrams(self):
         """Ip: ForwDatagrams of the kernel of dpfwd's namespace."""
-        lines = [ln.split() for ln in netns.sh("cat", "/proc/net/snmp",
-                                                ns=self.topo.router_ns).stdout.splitlines()
+        lines = [ln.split() for ln in self.r("cat", "/proc/net/snmp").stdout.splitlines()
                  if ln.startswith("Ip:")]
         return int(lines[1][lines[0].index("ForwDatagrams")])
 
-    def linux(self):
-        return self.dp.snapshot()["linux"]
+    @classmethod
+    def linux(cls):
+        return cls.dp.snapshot()["linux"]
 
-    def state(self, prefix):
+    @classmethod
+    def state(cls, prefix):
         """What each layer in dpfwd's namespace has for @p prefix, for a failure's message."""
-        ns = self.topo.router_ns
-        lx = self.linux()
+        ns = cls.topo.router_ns
+        lx = cls.linux()
         return "\n".join([
             "kernel: " + netns.sh("ip", "route", "show", prefix, ns=ns).stdout.strip(),
             "kernel bgp routes: " + str(len(netns.sh("ip", "route", "show", "proto", "bgp",
                                                      ns=ns).stdout.splitlines())),
-            "zebra: " + self.r.vtysh(f"show ip route {prefix}", check=False).stdout.strip(),
-            "bgpd: " + self.r.vtysh(f"show bgp ipv4 {prefix}", check=False).stdout.strip(),
-            "bgpd peers: " + self.r.vtysh("show bgp summary", check=False).stdout.strip(),
-            "dpfwd: " + str(self.route(prefix)),
+            "zebra: " + cls.frr_dp.vtysh(f"show ip route {prefix}", check=False).stdout.strip(),
+            "bgpd: " + cls.frr_dp.vtysh(f"show bgp ipv4 {prefix}", check=False).stdout.strip(),
+            "bgpd peers: " + cls.frr_dp.vtysh("show bgp summary", check=False).stdout.strip(),
+            "dpfwd: " + str(cls.route(prefix)),
             "dpfwd linux: " + json.dumps({k: v for k, v in lx.items() if k != "mirrors"})])
 
 
-class FrrBgpTest(unittest.TestCase):
+class FrrBgpTest(FrrBgpRigTest):
     @classmethod
-    def setUpClass(cls):
-        cls.rig = Rig()
-        t = cls.rig.topo
+    def after_dpfwd(cls):
+        super().after_dpfwd()
         wait_for("dpfwd's bgpd and A's established",
-                 lambda: cls.rig.established(cls.rig.r, [t.a.ip4]), timeout=15)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.rig.topo.down()
+                 lambda: cls.established(cls.frr_dp, [cls.topo.a.ip4]), timeout=15)
 
     def test_1_1001_prefixes_reach_dpfwd_within_the_bound(self):
-        rig, t = self.rig, self.rig.topo
-        added = rig.linux()["routes_added"]
+        t = self.topo
+        added = self.linux()["routes_added"]
         t0 = time.monotonic()
-        rig.b.start("bgpd", rig.b_conf)
-        wait_for("B's session", lambda: rig.established(rig.r, [t.b.ip4]), timeout=15)
+        self.frr_b.start("bgpd", self.b_conf)
+        wait_for("B's session", lambda: self.established(self.frr_dp, [t.b.ip4]), timeout=15)
         up = time.monotonic() - t0
         wait_for(f"{NB_MORE} prefixes in dpfwd",
-                 lambda: rig.routes_in(MORE)[0] == NB_MORE, timeout=CONVERGE_S, every=0.2)
+                 lambda: self.routes_in(MORE)[0] == NB_MORE, timeout=CONVERGE_S, every=0.2)
         took = time.monotonic() - t0
         print(f"\n  B's bgpd started: session up in {up:.2f} s, {NB_MORE + 1} prefixes in "
               f"dpfwd's table in {took:.2f} s", end=" ", flush=True)
-        self.assertEqual(rig.route(LOOP), f"{LOOP} via {t.b.ip4} port 1")
-        self.assertEqual(rig.route("198.19.190.112/28"),
+        self.assertEqual(self.route(LOOP), f"{LOOP} via {t.b.ip4} port 1")
+        self.assertEqual(self.route("198.19.190.112/28"),
                          f"198.19.190.112/28 via {t.b.ip4} port 1")
-        lx = rig.linux()
+        lx = self.linux()
         self.assertGreaterEqual(lx["routes_added"] - added, NB_MORE + 1)
         self.assertEqual(lx["route_errors"], 0)
         self.assertLess(took, CONVERGE_S)
 
     def test_2_traffic_to_bs_loopback_goes_through_dpfwd_not_the_kernel(self):
-        rig, t = self.rig, self.rig.topo
-        wait_for("B's loopback in dpfwd", lambda: rig.route(LOOP), timeout=AGAIN_S)
-        s0, fw0 = rig.dp.snapshot(), rig.forw_datagrams()
+        t = self.topo
+        wait_for("B's loopback in dpfwd", lambda: self.route(LOOP), timeout=AGAIN_S)
+        s0, fw0 = self.dp.snapshot(), self.forw_datagrams()
         t.a.run("ping", "-c", "5", "-i", "0.1", "-W", "2", LOOP_ADDR)
-        s1, fw1 = rig.dp.snapshot(), rig.forw_datagrams()
+        s1, fw1 = self.dp.snapshot(), self.forw_datagrams()
         self.assertGreaterEqual(netns.port_stat(s1, 1, "opackets") -
                                 netns.port_stat(s0, 1, "opackets"), 5)
         self.assertGreaterEqual(netns.port_stat(s1, 0, "opackets") -
@@ -191,90 +188,91 @@ class FrrBgpTest(unittest.TestCase):
         self.assertEqual(fw1 - fw0, 0, "the namespace's kernel forwarded")
 
     def test_3_a_withdrawn_prefix_leaves_dpfwd(self):
-        rig, t = self.rig, self.rig.topo
-        wait_for("B's loopback in dpfwd", lambda: rig.route(LOOP), timeout=AGAIN_S)
-        rig.b.config("router bgp 65002", "address-family ipv4 unicast", f"no network {LOOP}")
-        wait_for("B's loopback gone from dpfwd", lambda: rig.route(LOOP) is None)
+        t = self.topo
+        wait_for("B's loopback in dpfwd", lambda: self.route(LOOP), timeout=AGAIN_S)
+        self.frr_b.config("router bgp 65002", "address-family ipv4 unicast", f"no network {LOOP}")
+        wait_for("B's loopback gone from dpfwd", lambda: self.route(LOOP) is None)
         self.assertNotEqual(t.a.run("ping", "-c", "1", "-W", "1", LOOP_ADDR,
                                     check=False).returncode, 0)
-        rig.b.config("router bgp 65002", "address-family ipv4 unicast", f"network {LOOP}")
-        wait_for("B's loopback back in dpfwd", lambda: rig.route(LOOP))
+        self.frr_b.config("router bgp 65002", "address-family ipv4 unicast", f"network {LOOP}")
+        wait_for("B's loopback back in dpfwd", lambda: self.route(LOOP))
         t.a.run("ping", "-c", "1", "-W", "2", LOOP_ADDR)
 
     def test_3_a_shut_neighbor_takes_all_its_prefixes_away(self):
-        rig, t = self.rig, self.rig.topo
-        wait_for(f"{NB_MORE} prefixes in dpfwd", lambda: rig.routes_in(MORE)[0] == NB_MORE,
+        t = self.topo
+        wait_for(f"{NB_MORE} prefixes in dpfwd", lambda: self.routes_in(MORE)[0] == NB_MORE,
                  timeout=AGAIN_S, every=0.2)
         t0 = time.monotonic()
-        rig.b.config("router bgp 65002", f"neighbor {t.ports[1].ip4} shutdown")
+        self.frr_b.config("router bgp 65002", f"neighbor {t.ports[1].ip4} shutdown")
         wait_for("B's prefixes gone from dpfwd",
-                 lambda: rig.routes_in(MORE)[0] == 0 and rig.route(LOOP) is None,
+                 lambda: self.routes_in(MORE)[0] == 0 and self.route(LOOP) is None,
                  timeout=AGAIN_S, every=0.2)
         print(f"\n  B's {NB_MORE + 1} prefixes withdrawn from dpfwd in "
               f"{time.monotonic() - t0:.2f} s", end=" ", flush=True)
-        rig.b.config("router bgp 65002", f"no neighbor {t.ports[1].ip4} shutdown")
+        self.frr_b.config("router bgp 65002", f"no neighbor {t.ports[1].ip4} shutdown")
         wait_for(f"{NB_MORE} prefixes back in dpfwd",
-                 lambda: rig.routes_in(MORE)[0] == NB_MORE, timeout=AGAIN_S, every=0.2)
-        self.assertEqual(rig.linux()["route_errors"], 0)
+                 lambda: self.routes_in(MORE)[0] == NB_MORE, timeout=AGAIN_S, every=0.2)
+        self.assertEqual(self.linux()["route_errors"], 0)
 
     def test_3_config_prefix_announced_by_a_stays_the_configs(self):
         # the topology's config has 198.19.30.0/24 via B: A's announcement of it reaches
         # the kernel, not dpfwd, and its withdrawal leaves the config's route in place
-        rig, t = self.rig, self.rig.topo
+        t = self.topo
         cfg = f"{CONFIG_PFX} via {t.b.ip4} port 1"
-        self.assertEqual(rig.route(CONFIG_PFX), cfg)
-        counted = rig.linux()["routes_config"]
-        rig.a.config("router bgp 65001", "address-family ipv4 unicast", f"network {CONFIG_PFX}")
+        self.assertEqual(self.route(CONFIG_PFX), cfg)
+        counted = self.linux()["routes_config"]
+        self.frr_a.config("router bgp 65001", "address-family ipv4 unicast",
+                          f"network {CONFIG_PFX}")
         wait_for("A's route in the kernel", lambda: f"via {t.a.ip4} dev dp0" in netns.sh(
             "ip", "route", "show", CONFIG_PFX, ns=t.router_ns).stdout)
-        wait_for("routes_config counted", lambda: rig.linux()["routes_config"] > counted)
-        self.assertEqual(rig.route(CONFIG_PFX), cfg)
-        rig.a.config("router bgp 65001", "address-family ipv4 unicast",
-                     f"no network {CONFIG_PFX}")
+        wait_for("routes_config counted", lambda: self.linux()["routes_config"] > counted)
+        self.assertEqual(self.route(CONFIG_PFX), cfg)
+        self.frr_a.config("router bgp 65001", "address-family ipv4 unicast",
+                          f"no network {CONFIG_PFX}")
         wait_for("A's route gone from the kernel", lambda: "dp0" not in netns.sh(
             "ip", "route", "show", CONFIG_PFX, ns=t.router_ns).stdout)
-        self.assertEqual(rig.route(CONFIG_PFX), cfg)
+        self.assertEqual(self.route(CONFIG_PFX), cfg)
 
     def test_4_two_peers_one_prefix_is_an_ecmp_group(self):
-        rig, t = self.rig, self.rig.topo
-        for f, asn in ((rig.a, 65001), (rig.b, 65002)):
+        t = self.topo
+        for f, asn in ((self.frr_a, 65001), (self.frr_b, 65002)):
             f.config(f"router bgp {asn}", "address-family ipv4 unicast", f"network {BOTH}")
         want = [f"via {t.a.ip4} port 0", f"via {t.b.ip4} port 1"]
         line = wait_for("a route of two next hops in dpfwd",
-                        lambda: (ln := rig.route(BOTH)) and all(w in ln for w in want) and ln)
-        out = rig.dpctl("route", "list", BOTH)
+                        lambda: (ln := self.route(BOTH)) and all(w in ln for w in want) and ln)
+        out = self.dpctl("route", "list", BOTH)
         self.assertIn("# group", out, out)
         self.assertIn(f"{BOTH} via", line)
 
     def test_5_a_peers_link_down_converges(self):
-        rig, t = self.rig, self.rig.topo
+        t = self.topo
         want = [f"via {t.a.ip4} port 0", f"via {t.b.ip4} port 1"]
-        wait_for("the ECMP route", lambda: (ln := rig.route(BOTH)) and all(w in ln for w in want))
+        wait_for("the ECMP route", lambda: (ln := self.route(BOTH)) and all(w in ln for w in want))
         t0 = time.monotonic()
         t.a.run("ip", "link", "set", t.a.ifname, "down")
         try:
-            wait_for("only B's next hop left", lambda: rig.route(BOTH) == f"{BOTH} via "
+            wait_for("only B's next hop left", lambda: self.route(BOTH) == f"{BOTH} via "
                      f"{t.b.ip4} port 1", timeout=8)
             print(f"\n  A's link down: {BOTH} left with B's next hop in "
                   f"{time.monotonic() - t0:.2f} s (hold time 3 s)", end=" ", flush=True)
         finally:
             t.a.run("ip", "link", "set", t.a.ifname, "up")
-        wait_for("A's session again", lambda: rig.established(rig.r, [t.a.ip4]), timeout=15)
+        wait_for("A's session again", lambda: self.established(self.frr_dp, [t.a.ip4]), timeout=15)
         wait_for("the ECMP route again",
-                 lambda: (ln := rig.route(BOTH)) and all(w in ln for w in want))
+                 lambda: (ln := self.route(BOTH)) and all(w in ln for w in want))
 
     def test_6_dpfwd_restarted_under_running_frr_catches_up(self):
-        rig, t = self.rig, self.rig.topo
-        netns.stop_process(rig.dp.proc, netns.signal.SIGKILL)
-        netns.undo(rig.dp.proc.cleanup)
+        t = self.topo
+        netns.stop_process(self.dp.proc, netns.signal.SIGKILL)
+        netns.undo(self.dp.proc.cleanup)
         t0 = time.monotonic()
-        rig.dp = netns.Dpfwd(t).start().wait_ready()
+        type(self).dp = netns.Dpfwd(t).start().wait_ready()
         wait_for(f"{NB_MORE} prefixes in the new dpfwd",
-                 lambda: rig.routes_in(MORE)[0] == NB_MORE and rig.route(LOOP),
-                 timeout=AGAIN_S, every=0.2, why=lambda: rig.state(LOOP))
+                 lambda: self.routes_in(MORE)[0] == NB_MORE and self.route(LOOP),
+                 timeout=AGAIN_S, every=0.2, why=lambda: self.state(LOOP))
         print(f"\n  dpfwd started again: {NB_MORE + 1} prefixes in its table "
               f"{time.monotonic() - t0:.2f} s later", end=" ", flush=True)
-        self.assertGreaterEqual(rig.linux()["dumps"], 1)
+        self.assertGreaterEqual(self.linux()["dumps"], 1)
         t.a.run("ping", "-c", "3", "-i", "0.1", "-W", "2", LOOP_ADDR)
 
 

@@ -20,12 +20,11 @@ import json
 import os
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import frr  # noqa: E402
 import netns  # noqa: E402
-from test_frr_bgp_netns import DPCTL, wait_for  # noqa: E402
+from test_frr_bgp_netns import wait_for  # noqa: E402
 
 LOOP4 = {"a": "198.19.10.1", "b": "198.19.20.1"}
 LOOP6 = {"a": "2001:db8:a::1", "b": "2001:db8:b::1"}
@@ -66,39 +65,32 @@ class OspfTopology(netns.Topology):
         return super().dpfwd_config(driver, extra) + netns.LINUX_SECTION
 
 
-class FrrOspfTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.topo = t = OspfTopology().up()
-        try:
-            for h in (t.a, t.b):
-                h.run("ip", "addr", "add", f"{LOOP4[h.name]}/32", "dev", "lo")
-                h.run("ip", "-6", "addr", "add", f"{LOOP6[h.name]}/128", "dev", "lo")
-            cls.dp = netns.Dpfwd(t).start().wait_ready()
-            cls.t0 = time.monotonic()
-            cls.r = frr.Frr("dpfwd", t.router_ns, t.tmp)
-            cls.r.start("zebra", "hostname dpfwd\n")
-            cls.r.start("ospfd", ospfd_conf("198.18.10.1", ["dp0", "dp1"],
-                                            ["198.18.10.0/24", "198.18.20.0/24"]))
-            cls.r.start("ospf6d", ospf6d_conf("198.18.10.1", ["dp0", "dp1"]))
-            cls.hosts = {}
-            for h in (t.a, t.b):
-                f = frr.Frr(h.name, h.ns, t.tmp)
-                f.start("zebra", f"hostname {h.name}\n")
-                f.start("ospfd", ospfd_conf(h.ip4, [h.ifname],
-                                            [f"{h.ip4}/24", f"{LOOP4[h.name]}/32"]))
-                f.start("ospf6d", ospf6d_conf(h.ip4, [h.ifname], passive=["lo"]))
-                cls.hosts[h.name] = f
-        except BaseException:
-            t.down()
-            raise
+class FrrOspfTest(netns.RigTest):
+    topology = OspfTopology
 
     @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def before_dpfwd(cls):
+        for h in (cls.topo.a, cls.topo.b):
+            h.run("ip", "addr", "add", f"{LOOP4[h.name]}/32", "dev", "lo")
+            h.run("ip", "-6", "addr", "add", f"{LOOP6[h.name]}/128", "dev", "lo")
 
-    def dpctl(self, *argv):
-        return netns.sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+    @classmethod
+    def after_dpfwd(cls):
+        t = cls.topo
+        cls.t0 = time.monotonic()
+        cls.frr_dp = frr.Frr("dpfwd", t.router_ns, t.tmp)
+        cls.frr_dp.start("zebra", "hostname dpfwd\n")
+        cls.frr_dp.start("ospfd", ospfd_conf("198.18.10.1", ["dp0", "dp1"],
+                                             ["198.18.10.0/24", "198.18.20.0/24"]))
+        cls.frr_dp.start("ospf6d", ospf6d_conf("198.18.10.1", ["dp0", "dp1"]))
+        cls.hosts = {}
+        for h in (t.a, t.b):
+            f = frr.Frr(h.name, h.ns, t.tmp)
+            f.start("zebra", f"hostname {h.name}\n")
+            f.start("ospfd", ospfd_conf(h.ip4, [h.ifname],
+                                        [f"{h.ip4}/24", f"{LOOP4[h.name]}/32"]))
+            f.start("ospf6d", ospf6d_conf(h.ip4, [h.ifname], passive=["lo"]))
+            cls.hosts[h.name] = f
 
     def route(self, prefix):
         reply = json.loads(self.dpctl("--json", "route", "list", prefix))
@@ -106,7 +98,7 @@ class FrrOspfTest(unittest.TestCase):
 
     def full(self, cmd, key):
         """The neighbors of dpfwd's ospfd (ospf6d) that are Full, by router id."""
-        out = self.r.vtysh(cmd, check=False).stdout
+        out = self.frr_dp.vtysh(cmd, check=False).stdout
         try:
             nbrs = json.loads(out)[key]
         except (ValueError, KeyError):
@@ -118,7 +110,7 @@ class FrrOspfTest(unittest.TestCase):
 
     def snmp(self, path, key):
         """A counter of /proc/net/snmp (Ip:) or snmp6 in dpfwd's namespace."""
-        text = netns.sh("cat", path, ns=self.topo.router_ns).stdout
+        text = self.r("cat", path).stdout
         if path.endswith("snmp6"):
             return int(next(ln.split()[1] for ln in text.splitlines()
                             if ln.split()[0] == key))
@@ -130,11 +122,11 @@ class FrrOspfTest(unittest.TestCase):
         want = {t.a.ip4, t.b.ip4}
         wait_for("OSPFv2 adjacencies Full",
                  lambda: self.full("show ip ospf neighbor json", "neighbors") == want,
-                 timeout=ADJ_S, why=lambda: self.r.vtysh("show ip ospf neighbor").stdout)
+                 timeout=ADJ_S, why=lambda: self.frr_dp.vtysh("show ip ospf neighbor").stdout)
         v4 = time.monotonic() - self.t0
         wait_for("OSPFv3 adjacencies Full",
                  lambda: self.full("show ipv6 ospf6 neighbor json", "neighbors") == want,
-                 timeout=ADJ_S, why=lambda: self.r.vtysh("show ipv6 ospf6 neighbor").stdout)
+                 timeout=ADJ_S, why=lambda: self.frr_dp.vtysh("show ipv6 ospf6 neighbor").stdout)
         print(f"\n  adjacencies Full {v4:.2f} s (v2), {time.monotonic() - self.t0:.2f} s (v3) "
               f"after FRR started in dpfwd's namespace", end=" ", flush=True)
 
@@ -145,7 +137,7 @@ class FrrOspfTest(unittest.TestCase):
             wait_for(f"{p4} in dpfwd", lambda p4=p4: self.route(p4) == f"{p4} via {h.ip4} "
                      f"port {port}", timeout=ADJ_S, why=lambda: self.dpctl("route", "list"))
             line = wait_for(f"{p6} in dpfwd", lambda p6=p6: self.route(p6), timeout=ADJ_S,
-                            why=lambda: self.r.vtysh("show ipv6 route").stdout)
+                            why=lambda: self.frr_dp.vtysh("show ipv6 route").stdout)
             # OSPFv3's next hop: the host's link-local address
             self.assertRegex(line, rf"^{p6} via fe80::[0-9a-f:]+ port {port}$")
         for h, other in ((t.a, "b"), (t.b, "a")):

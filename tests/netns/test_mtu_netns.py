@@ -148,7 +148,7 @@ class MtuRig:
         return MtuTopology(cls.mtus, static_neighbors=False, ip6=True)
 
     @classmethod
-    def rig_ready(cls):
+    def after_dpfwd(cls):
         # ARP and ND done both ways before any test: a first probe's ICMP error, and
         # the fragments after it, then do not wait on a neighbor being resolved
         for dst in (cls.topo.b.ip4, cls.topo.b.ip6):
