@@ -174,7 +174,7 @@ FORK_SERVE = textwrap.dedent("""\
 """)
 
 # A socket bound in the parent, used by two children in turn (a pre-forking server whose
-# children take turns or restart), never by the parent: the peer speaks first, then each
+# children take turns or restart), then by the parent: the peer speaks first, then each
 # child reads that, sends three datagrams and reads the answer. The pair's channel is
 # made by the peer's first datagram, which the first child reads; the second child
 # takes the channel up where the first left it, both ways.
@@ -202,6 +202,17 @@ FORK_TURNS = textwrap.dedent("""\
             print(data.decode(), flush=True)
         r.sendto(b"ok %d" % turn, addr)
         print("status", os.waitpid(pid, 0)[1], flush=True)
+    # the parent's turn after its children's (any process holding the socket may use it)
+    r.sendto(b"hello parent", s.getsockname())
+    s.settimeout(5)
+    print("parent got", s.recv(100).decode(), flush=True)
+    for i in range(3):
+        s.sendto(b"parent msg %d" % i, r.getsockname())
+    for i in range(3):
+        data, addr = r.recvfrom(100)
+        print(data.decode(), flush=True)
+    r.sendto(b"ok parent", addr)
+    print("parent got", s.recv(100).decode(), flush=True)
 """)
 
 EXEC_DROPS = textwrap.dedent("""\
@@ -355,7 +366,9 @@ class PreloadTest(unittest.TestCase):
         want = ("child 0 got hello 0\n"
                 "turn 0 msg 0\nturn 0 msg 1\nturn 0 msg 2\nchild 0 got ok 0\nstatus 0\n"
                 "child 1 got hello 1\n"
-                "turn 1 msg 0\nturn 1 msg 1\nturn 1 msg 2\nchild 1 got ok 1\nstatus 0\n")
+                "turn 1 msg 0\nturn 1 msg 1\nturn 1 msg 2\nchild 1 got ok 1\nstatus 0\n"
+                "parent got hello parent\n"
+                "parent msg 0\nparent msg 1\nparent msg 2\nparent got ok parent\n")
         for fam in ("4", "6"):
             # the kernel's sockets say the same: the expected text is the reference's
             ref = run([sys.executable, "-c", FORK_TURNS, fam], dict(os.environ))
