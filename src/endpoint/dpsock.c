@@ -778,6 +778,7 @@ ep_turn_take(struct dpsock *ep)
 {
 	struct dpsock_ctl req, rep;
 	unsigned int i, nfds;
+	uint32_t from = 0;
 	int fds[2];
 
 	__atomic_store_n(&ep->turn->owner, dpsock_self, __ATOMIC_RELAXED);
@@ -788,9 +789,15 @@ ep_turn_take(struct dpsock *ep)
 		}
 	if (ep->hdr == NULL)
 		return;
-	dpsock_ctl_init(&req, DPSOCK_OP_CHANNELS);
-	if (ctl_request(ep, &req, -1, &rep, fds, &nfds) == 0)
+	/* in batches, each read before the next is asked for (dpfwd says when more are left) */
+	do {
+		dpsock_ctl_init(&req, DPSOCK_OP_CHANNELS);
+		req.chan = from;
+		if (ctl_request(ep, &req, -1, &rep, fds, &nfds) < 0)
+			return;
 		fds_close(fds, nfds);
+		from = rep.chan;
+	} while (rep.rc >= 0 && rep.size != 0);
 }
 
 /*

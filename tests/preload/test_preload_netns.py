@@ -13,6 +13,10 @@ Ping-pong: no dropped, duplicated or out-of-order message. Throughput: the serve
 what arrived. The other way round: a preloaded sockperf client on this host and a kernel
 server on the Linux host, ping-pong, every message back in order. Both through dpfwd: its endpoint datapath counters (rx_msgs, tx_msgs) rise
 by at least what sockperf counted, and the server's port is in the endpoint list.
+A pre-forking server (Python, preloaded) whose 50 children serve in turn, one in five
+killed with SIGKILL in a receive, and a kernel client on the Linux host: every datagram
+answered exactly once (or counted dropped by dpfwd), and the endpoint's buffers in use
+(dpfwd's endpoint list) back to their start values after the last child.
 Namespaces, dpfwd and sockperf are removed (processes by pid) on every exit (netns.py).
 
 Environment: tests/preload/meson.build.
