@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import dpsockbench
 import dpstat
@@ -159,6 +159,38 @@ def start_server(feed: Path, env: dict, out=subprocess.DEVNULL) -> subprocess.Po
 # here, for every row, below that (a round trip under 2 us is still measured as it is)
 PP_MPS = 500000
 
+SOCKPERF_TOTAL = re.compile(r"\[Total Run\] RunTime=([0-9.]+) sec; Warm up time=(\d+) msec; "
+                            r"SentMessages=(\d+); ReceivedMessages=(\d+)")
+
+
+def sockperf_pp_why(out: str) -> Tuple[str, bool]:
+    """Why a `sockperf pp` report has no percentiles, from what sockperf printed; and
+    whether it stalled on a lost message (sockperf pp sends the next message only once
+    the last one's reply came: one datagram lost ends the measured part)."""
+    text = ANSI.sub("", out)
+    if "_seqN > m_maxSequenceNo" in text:
+        return ("sockperf gave up: more messages than its sequence numbers allow "
+                f"(the rate went over what --mps {PP_MPS} sized them for)", False)
+    if "No messages were sent" in text:
+        return "sockperf sent nothing (its socket failed)", False
+    if "No messages were received from the server" in text:
+        return ("no reply at all: the server did not answer, or the first message or its "
+                "reply was lost and sockperf pp waited for it to the end", True)
+    m = SOCKPERF_TOTAL.search(text)
+    if m is not None:
+        run_s, warm_ms, sent, got = float(m[1]), int(m[2]), int(m[3]), int(m[4])
+        if run_s * 1000 <= warm_ms:
+            return (f"the run ({run_s:.3f} s) was no longer than sockperf's warm-up "
+                    f"({warm_ms} ms): a longer --duration", False)
+        if sent > got:
+            return (f"stalled after {got} round trips in {run_s:.3f} s ({sent} sent): a "
+                    "message or its reply was lost, and sockperf pp sends the next only "
+                    "after each reply", True)
+    if "No valid observations found" in text:
+        return ("no valid observation: the run shorter than sockperf's warm-up and "
+                "cool-down, a longer --duration", False)
+    return "no percentiles in sockperf's output: " + repr(text.strip()[-200:]), False
+
 
 def run_client(argv: List[str], env: dict, duration: float,
                cpu: int = 1) -> subprocess.CompletedProcess:
@@ -177,20 +209,37 @@ def run_client(argv: List[str], env: dict, duration: float,
     return cli
 
 
-def run_sockperf(feed: Path, env: dict, duration: float, size: int) -> Dict[str, Optional[float]]:
-    srv = start_server(feed, env)
-    try:
-        time.sleep(0.5)
-        cli = run_client(["sockperf", "pp", "-f", str(feed), "-F", "epoll", "--full-rtt",
-                          "--mps", str(PP_MPS), "-m", str(size),
-                          "-t", sockperf_seconds(duration)], env, duration)
-    finally:
-        DP.stop_process(srv, wait_first=5)
+def pp_result(what: str, cli: subprocess.CompletedProcess,
+              attempt: int) -> Tuple[Dict[str, Optional[float]], bool]:
+    """The RTT of a finished `sockperf pp` WHAT; without one, a log line that says why.
+    @return (p50 and p99, whether to run it once more: a first run stalled on a loss)."""
+    out = cli.stdout + cli.stderr
     if cli.returncode != 0:
-        log(f"sockperf pp -m {size}: exit {cli.returncode}: "
-            f"{(cli.stdout + cli.stderr).strip()[-300:]}")
-        return {"p50": None, "p99": None}
-    return sockperf_rtt(cli.stdout + cli.stderr)
+        log(f"{what}: exit {cli.returncode}: {out.strip()[-300:]}")
+        return {"p50": None, "p99": None}, False
+    got = sockperf_rtt(out)
+    if got["p50"] is not None:
+        return got, False
+    why, stalled = sockperf_pp_why(out)
+    again = stalled and attempt == 1
+    log(f"{what}: no RTT: {why}" + ("; once more" if again else ""))
+    return got, again
+
+
+def run_sockperf(feed: Path, env: dict, duration: float, size: int) -> Dict[str, Optional[float]]:
+    for attempt in (1, 2):
+        srv = start_server(feed, env)
+        try:
+            time.sleep(0.5)
+            cli = run_client(["sockperf", "pp", "-f", str(feed), "-F", "epoll", "--full-rtt",
+                              "--mps", str(PP_MPS), "-m", str(size),
+                              "-t", sockperf_seconds(duration)], env, duration)
+        finally:
+            DP.stop_process(srv, wait_first=5)
+        got, again = pp_result(f"sockperf pp -m {size}", cli, attempt)
+        if not again:
+            break
+    return got
 
 
 def run_tp(feed: Path, env: dict, duration: float, size: int, logdir: Path,

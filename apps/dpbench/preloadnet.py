@@ -146,23 +146,28 @@ def client_argv(row: str, rig: NetRig, mode: str, size: int, duration: float) ->
 
 def run_one(rig: NetRig, row: str, env: dict, mode: str, size: int, duration: float,
             logdir: Path) -> Dict[str, Optional[float]]:
-    """A server in the host namespace and one client of ROW: pp's RTT or tp's rate."""
+    """A server in the host namespace and one client of ROW: pp's RTT or tp's rate (a
+    ping-pong that stalled on a lost message runs once more, and the log says so)."""
     srv_log = logdir / f"sr-net-{mode}-{row.split()[-1]}.log"
-    srv = rig.server(srv_log)
-    try:
-        time.sleep(0.3)
-        cli = preloadbench.run_client(client_argv(row, rig, mode, size, duration), env,
-                                      duration, cpu=DP.MAIN_LCORE)
-        time.sleep(0.2)     # the last messages in flight
-    finally:
-        relaybench.stop_pid(srv, signal.SIGINT)
+    for attempt in (1, 2):
+        srv = rig.server(srv_log)
+        try:
+            time.sleep(0.3)
+            cli = preloadbench.run_client(client_argv(row, rig, mode, size, duration), env,
+                                          duration, cpu=DP.MAIN_LCORE)
+            time.sleep(0.2)     # the last messages in flight
+        finally:
+            relaybench.stop_pid(srv, signal.SIGINT)
+        if mode != "pp":
+            break
+        got, again = preloadbench.pp_result(f"{row}: sockperf pp -m {size}", cli, attempt)
+        if not again:
+            return dict(got, msgs_per_s=None)
     out = cli.stdout + cli.stderr
     if cli.returncode != 0:
         preloadbench.log(f"{row}: sockperf {mode} -m {size}: exit {cli.returncode}: "
                          f"{out.strip()[-300:]}")
         return {"p50": None, "p99": None, "msgs_per_s": None}
-    if mode == "pp":
-        return dict(preloadbench.sockperf_rtt(out), msgs_per_s=None)
     return dict(preloadbench.sockperf_tp(out, srv_log.read_text(errors="replace")),
                 p50=None, p99=None)
 

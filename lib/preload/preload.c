@@ -337,6 +337,16 @@ exit_uncount(void)
 		for (fd = 0; stats_path != NULL && fd < table_size; fd++)
 			if (table[fd] != NULL)
 				stats_write(fd, table[fd]);
+		/* what this process kept of a socket's buffers goes back to the pipes for the
+		 * process that uses the socket next (a thread inside a call keeps its own) */
+		for (fd = 0; fd < table_size; fd++) {
+			struct pl_sock *s = table[fd];
+
+			if (s != NULL && s->dpsock && rte_spinlock_trylock(&s->lock)) {
+				dpsock_flush(s->ep);
+				rte_spinlock_unlock(&s->lock);
+			}
+		}
 		users_add(-1);
 	}
 	exiting = true;

@@ -104,14 +104,17 @@ left_ms(int64_t timeout_ns, uint64_t spent)
 #define PL_LOOKS_PER_CLOCK 8
 
 /*
- * After a look that found nothing, in a wait that started at @p t0 for @p timeout_ns (-1:
- * for ever): true to look again (spinning), false to stop spinning, with @p ms what is
- * left of the wait (0: over, return; else sleep that long, -1: for ever).
+ * After a look that found nothing, in a wait for @p timeout_ns (-1: for ever): true to
+ * look again (spinning), false to stop spinning, with @p ms what is left of the wait (0:
+ * over, return; else sleep that long, -1: for ever). The wait's clock starts at the
+ * first reading, @p t0 (0 until then), after PL_LOOKS_PER_CLOCK looks: a wait that ends
+ * sooner (a datagram within a few looks, as in a ping-pong) reads no clock at all, and
+ * the looks before are not counted against the timeout (well under a microsecond).
  */
 static bool
-spin_on(unsigned int *looks, uint64_t t0, int64_t timeout_ns, int *ms)
+spin_on(unsigned int *looks, uint64_t *t0, int64_t timeout_ns, int *ms)
 {
-	uint64_t spent;
+	uint64_t now, spent;
 
 	*ms = 0;
 	if (timeout_ns == 0)
@@ -120,7 +123,10 @@ spin_on(unsigned int *looks, uint64_t t0, int64_t timeout_ns, int *ms)
 		rte_pause();
 		return true;
 	}
-	spent = pl_now_ns() - t0;
+	now = pl_now_ns();
+	if (*t0 == 0)
+		*t0 = now;
+	spent = now - *t0;
 	*ms = left_ms(timeout_ns, spent);
 	if (*ms != 0 && spent < pl_spin_ns) {
 		rte_pause();
@@ -137,7 +143,7 @@ static int
 poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, int64_t timeout_ns,
 	const sigset_t *mask)
 {
-	const uint64_t t0 = pl_now_ns();
+	uint64_t t0 = 0;
 	unsigned int looks = 0;
 	bool kernel = false;
 	nfds_t i;
@@ -164,7 +170,7 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 		}
 		if (ready > 0)
 			return ready;
-		if (spin_on(&looks, t0, timeout_ns, &ms))
+		if (spin_on(&looks, &t0, timeout_ns, &ms))
 			continue;
 		if (ms == 0)
 			return 0;
@@ -698,8 +704,8 @@ members_disarm(struct pl_epoll *p)
 static int
 epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
 {
-	const uint64_t t0 = pl_now_ns();
 	const int64_t timeout_ns = timeout < 0 ? -1 : (int64_t)timeout * 1000000;
+	uint64_t t0 = 0;
 	unsigned int looks = 0;
 
 	for (;;) {
@@ -716,7 +722,7 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 		}
 		if (n > 0)
 			return n;
-		if (spin_on(&looks, t0, timeout_ns, &ms))
+		if (spin_on(&looks, &t0, timeout_ns, &ms))
 			continue;
 		if (ms == 0)
 			return 0;

@@ -88,19 +88,33 @@ union dpsock_addr {
 	struct sockaddr_in6 in6;
 };
 
+/*
+ * The buffers one side of a pipe keeps between calls, in memory shared with the
+ * processes forked after it was made (MAP_SHARED): a process that takes its turn on an
+ * inherited endpoint goes on with what the one before it kept, so that neither a child
+ * that exits or is killed nor a parent using the socket again after a child loses them
+ * or hands out the same buffer twice.
+ */
+struct view_held {
+	/* unsent buffers given back by dpsock_msg_free(), and free ones taken a batch at a
+	 * time: our free ring is the consumer's to write (single producer), so a producer
+	 * keeps its own returns apart; each class's run starts at stash_at[c] */
+	uint32_t nb_stash[DPSOCK_NB_CLASSES];
+	uint32_t stash_at[DPSOCK_NB_CLASSES];
+	/* consumer: buffers read, to go back to the producer in one enqueue */
+	uint32_t nb_rel;
+	uint64_t rel[DPSOCK_REL_BATCH];
+	uint64_t stash[]; /* a place for every buffer of the pipe */
+};
+
 /* One pipe as this process uses it. */
 struct pipe_view {
 	void *region;
 	struct dpsock_pipe geo;     /* our copy, checked when the region was mapped */
 	struct dpsock_pipe *shared; /* the live one: only its sleeping flag is read from it */
 	struct dpsock_seq_pos seq;  /* our place in a DPSOCK_DATA_SEQ data ring */
-	/* unsent buffers given back by dpsock_msg_free(): our free ring is the consumer's
-	 * to write (single producer), so a producer keeps its own returns apart */
-	uint64_t *stash[DPSOCK_NB_CLASSES];
-	uint32_t nb_stash[DPSOCK_NB_CLASSES];
-	/* consumer: buffers read, to go back to the producer in one enqueue */
-	uint64_t rel[DPSOCK_REL_BATCH];
-	uint32_t nb_rel;
+	struct view_held *h;        /* MAP_SHARED, h_size bytes */
+	size_t h_size;
 };
 
 struct dpsock_chan {
@@ -134,6 +148,11 @@ struct evq_item {
 	bool ctl; /* the control socket (else the eventfd) */
 };
 
+/* Processes forked from an endpoint's take turns on it (MAP_SHARED). */
+struct ep_turn {
+	pid_t owner; /* the process that made the last call */
+};
+
 struct dpsock {
 	int family;
 	int flags;
@@ -150,7 +169,8 @@ struct dpsock {
 	struct dpsock_region *hdr;
 	struct pipe_view tx, rx;
 	uint32_t ctl_seq;
-	unsigned int forks; /* dpsock_forks when the channels' places were last ours */
+	/* shared by the processes forked since dpsock_open(): who used the endpoint last */
+	struct ep_turn *turn;
 	uint64_t tsc_hz;
 	uint64_t spin_cycles;
 	uint64_t next_live;  /* TSC of the next look at the control socket */
@@ -266,15 +286,32 @@ efd_drain(int fd)
 
 /* ---- pipes ---- */
 
-static void
+/* @return 0 or -ENOMEM (the held buffers' shared memory). */
+static int
 view_init(struct pipe_view *pv, void *region, unsigned int pipe)
 {
+	unsigned int c;
+	uint32_t at = 0;
+	void *h;
+
 	memset(pv, 0, sizeof(*pv));
 	pv->region = region;
 	pv->shared = dpsock_region_pipe(region, pipe);
 	pv->geo = *pv->shared;
 	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
 		dpsock_seq_pos_init(&pv->seq, region, &pv->geo);
+	pv->h_size = sizeof(struct view_held) + sizeof(uint64_t) * (size_t)pv->geo.nb_bufs;
+	h = mmap(NULL, pv->h_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED) {
+		pv->h = NULL;
+		return -ENOMEM;
+	}
+	pv->h = h;
+	for (c = 0; c < DPSOCK_NB_CLASSES; c++) {
+		pv->h->stash_at[c] = at;
+		at += pv->geo.cls[c].count;
+	}
+	return 0;
 }
 
 /* Producer: @p n filled buffers to the consumer, by the data ring's kind. */
@@ -323,10 +360,8 @@ view_resync(struct pipe_view *pv, bool producer)
 static void
 view_fini(struct pipe_view *pv)
 {
-	unsigned int c;
-
-	for (c = 0; c < DPSOCK_NB_CLASSES; c++)
-		free(pv->stash[c]);
+	if (pv->h != NULL)
+		munmap(pv->h, pv->h_size);
 	memset(pv, 0, sizeof(*pv));
 }
 
@@ -334,28 +369,30 @@ view_fini(struct pipe_view *pv)
 static void
 view_release_flush(struct pipe_view *pv)
 {
-	if (pv->nb_rel == 0)
+	struct view_held *h = pv->h;
+
+	if (h->nb_rel == 0)
 		return;
-	dpsock_pipe_release(pv->region, &pv->geo, pv->rel, pv->nb_rel);
-	pv->nb_rel = 0;
+	dpsock_pipe_release(pv->region, &pv->geo, h->rel, h->nb_rel);
+	h->nb_rel = 0;
 }
 
 /* Consumer: @p off was read; back to the producer with the next batch. */
 static void
 view_release(struct pipe_view *pv, uint64_t off)
 {
-	pv->rel[pv->nb_rel++] = off;
-	if (pv->nb_rel == DPSOCK_REL_BATCH)
+	struct view_held *h = pv->h;
+
+	h->rel[h->nb_rel++] = off;
+	if (h->nb_rel == DPSOCK_REL_BATCH)
 		view_release_flush(pv);
 }
 
-/* A producer's stash of class @p cls, made when first needed. */
-static bool
-view_stash_ready(struct pipe_view *pv, unsigned int cls)
+/* A producer's stash of class @p cls: the places of that class's buffers. */
+static inline uint64_t *
+view_stash(struct pipe_view *pv, unsigned int cls)
 {
-	if (pv->stash[cls] == NULL)
-		pv->stash[cls] = malloc(sizeof(uint64_t) * pv->geo.cls[cls].count);
-	return pv->stash[cls] != NULL;
+	return &pv->h->stash[pv->h->stash_at[cls]];
 }
 
 /*
@@ -366,25 +403,29 @@ view_stash_ready(struct pipe_view *pv, unsigned int cls)
 static unsigned int
 view_alloc(struct pipe_view *pv, unsigned int cls, uint64_t *offs, unsigned int n)
 {
+	uint64_t *stash = view_stash(pv, cls);
+	uint32_t *nb_stash = &pv->h->nb_stash[cls];
 	unsigned int got = 0, base, k, i;
 	uint32_t slot;
 
-	while (got < n && pv->nb_stash[cls] > 0)
-		offs[got++] = pv->stash[cls][--pv->nb_stash[cls]];
+	while (got<n && * nb_stash> 0)
+		offs[got++] = stash[--*nb_stash];
 	if (got == n)
 		return got;
 	/* a batch into the stash, unless the request is a batch itself */
-	if (n - got < DPSOCK_REL_BATCH && view_stash_ready(pv, cls)) {
+	if (n - got < DPSOCK_REL_BATCH) {
 		uint64_t batch[DPSOCK_REL_BATCH];
-		uint32_t room = pv->geo.cls[cls].count - pv->nb_stash[cls];
+		uint32_t room = pv->geo.cls[cls].count - *nb_stash;
 
 		k = dpsock_pipe_alloc(pv->region, &pv->geo, cls, batch,
 			room < DPSOCK_REL_BATCH ? room : DPSOCK_REL_BATCH);
+		/* into the shared stash first, so that what this process takes is never only
+		 * in its own memory (a process killed here loses nothing to the next one) */
 		for (i = 0; i < k; i++)
 			if (dpsock_pipe_buf_check(&pv->geo, batch[i], &slot) == (int)cls)
-				pv->stash[cls][pv->nb_stash[cls]++] = batch[i];
-		while (got < n && pv->nb_stash[cls] > 0)
-			offs[got++] = pv->stash[cls][--pv->nb_stash[cls]];
+				stash[(*nb_stash)++] = batch[i];
+		while (got<n && * nb_stash> 0)
+			offs[got++] = stash[--*nb_stash];
 		return got;
 	}
 	base = got;
@@ -404,11 +445,10 @@ static void
 view_unalloc(struct pipe_view *pv, uint64_t off)
 {
 	unsigned int cls = dpsock_pipe_buf_class(&pv->geo, off);
+	uint32_t *nb_stash = &pv->h->nb_stash[cls];
 
-	if (!view_stash_ready(pv, cls))
-		return; /* lost, as the memory to remember it is */
-	if (pv->nb_stash[cls] < pv->geo.cls[cls].count)
-		pv->stash[cls][pv->nb_stash[cls]++] = off;
+	if (*nb_stash < pv->geo.cls[cls].count)
+		view_stash(pv, cls)[(*nb_stash)++] = off;
 }
 
 /*
@@ -545,8 +585,8 @@ chan_map(struct dpsock *ep, uint32_t id, unsigned int side, int memfd, uint64_t 
 	ch->peer_efd = efd;
 	ch->peer = *peer;
 	/* side 0 (the asker) sends on pipe 0, side 1 on pipe 1 */
-	view_init(&ch->tx, region, side);
-	view_init(&ch->rx, region, side ^ 1);
+	if (view_init(&ch->tx, region, side) < 0 || view_init(&ch->rx, region, side ^ 1) < 0)
+		goto fini_views;
 	/* a pair's channel lives as long as both endpoints: a process forked after another
 	 * used it maps it again, and takes up where that one stopped */
 	view_resync(&ch->tx, true);
@@ -562,6 +602,9 @@ chan_map(struct dpsock *ep, uint32_t id, unsigned int side, int memfd, uint64_t 
 		!view_sleep_prepare(&ch->rx))
 		efd_write(ep->efd);
 	return ch;
+fini_views:
+	view_fini(&ch->tx);
+	view_fini(&ch->rx);
 unmap:
 	munmap(region, size);
 free_chan:
@@ -705,36 +748,40 @@ ctl_look(struct dpsock *ep)
 		ep->dead = true;
 }
 
-/* Forks this process descends from (pthread_atfork(), from the first dpsock_open()). */
-static unsigned int dpsock_forks;
-static pthread_once_t dpsock_forks_once = PTHREAD_ONCE_INIT;
+/* This process's id, kept without a system call per look (pthread_atfork() sets it again
+ * in a child; from the first dpsock_open()). */
+static pid_t dpsock_self;
+static pthread_once_t dpsock_self_once = PTHREAD_ONCE_INIT;
 
 static void
-forks_count(void)
+self_forked(void)
 {
-	__atomic_add_fetch(&dpsock_forks, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&dpsock_self, getpid(), __ATOMIC_RELAXED);
 }
 
 static void
-forks_watch(void)
+self_watch(void)
 {
-	pthread_atfork(NULL, NULL, forks_count);
+	self_forked();
+	pthread_atfork(NULL, NULL, self_forked);
 }
 
 /*
- * The first call in a forked child: the channels' places are the parent's copy, and a
- * sibling forked before may have used them since (a pre-forking server's children
- * taking turns), so they are taken from the rings; channels that sibling heard of
- * (CHANNEL, read from the control socket we share) dpfwd announces again.
+ * The first call of a process on an endpoint another process of the family used last
+ * (a child after a fork, a sibling after it, the parent after a child): the channels'
+ * places are this process's old copy, so they are taken from the rings; channels the
+ * other heard of (CHANNEL, read from the control socket they share) dpfwd announces
+ * again. The buffers kept between calls are shared (struct view_held): nothing to do.
  */
 static void
-ep_forked(struct dpsock *ep)
+ep_turn_take(struct dpsock *ep)
 {
 	struct dpsock_ctl req, rep;
 	unsigned int i, nfds;
+	uint32_t from = 0;
 	int fds[2];
 
-	ep->forks = __atomic_load_n(&dpsock_forks, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->turn->owner, dpsock_self, __ATOMIC_RELAXED);
 	for (i = 0; i < ep->nb_slots; i++)
 		if (ep->chans[i] != NULL) {
 			view_resync(&ep->chans[i]->tx, true);
@@ -742,9 +789,15 @@ ep_forked(struct dpsock *ep)
 		}
 	if (ep->hdr == NULL)
 		return;
-	dpsock_ctl_init(&req, DPSOCK_OP_CHANNELS);
-	if (ctl_request(ep, &req, -1, &rep, fds, &nfds) == 0)
+	/* in batches, each read before the next is asked for (dpfwd says when more are left) */
+	do {
+		dpsock_ctl_init(&req, DPSOCK_OP_CHANNELS);
+		req.chan = from;
+		if (ctl_request(ep, &req, -1, &rep, fds, &nfds) < 0)
+			return;
 		fds_close(fds, nfds);
+		from = rep.chan;
+	} while (rep.rc >= 0 && rep.size != 0);
 }
 
 /*
@@ -759,8 +812,9 @@ ep_enter(struct dpsock *ep)
 	ep->now = now;
 	if (ep->dead)
 		return -ENOTCONN;
-	if (ep->forks != __atomic_load_n(&dpsock_forks, __ATOMIC_RELAXED))
-		ep_forked(ep);
+	if (__atomic_load_n(&ep->turn->owner, __ATOMIC_RELAXED) !=
+		__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED))
+		ep_turn_take(ep);
 	if (ep->hdr != NULL) {
 		uint32_t seq = __atomic_load_n(&ep->hdr->ctl_seq, __ATOMIC_ACQUIRE);
 
@@ -825,12 +879,18 @@ dpsock_open(const char *path, int family, int flags)
 	ep->family = family;
 	ep->flags = flags;
 	ep->efd = -1;
-	pthread_once(&dpsock_forks_once, forks_watch);
-	ep->forks = __atomic_load_n(&dpsock_forks, __ATOMIC_RELAXED);
+	pthread_once(&dpsock_self_once, self_watch);
+	ep->turn = mmap(
+		NULL, sizeof(*ep->turn), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ep->turn == MAP_FAILED) {
+		rc = -ENOMEM;
+		goto free_ep;
+	}
+	ep->turn->owner = dpsock_self;
 	ep->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ep->ctl < 0) {
 		rc = -errno;
-		goto free_ep;
+		goto unmap_turn;
 	}
 	if (connect(ep->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
@@ -859,6 +919,8 @@ close_efd:
 	close(ep->efd);
 close_ctl:
 	close(ep->ctl);
+unmap_turn:
+	munmap(ep->turn, sizeof(*ep->turn));
 free_ep:
 	free(ep);
 	errno = rc == -ENOTCONN ? ECONNREFUSED : -rc;
@@ -900,11 +962,16 @@ do_bind(struct dpsock *ep, const union dpsock_addr *addr)
 		munmap(region, rep.size);
 		return -EPROTO;
 	}
+	if (view_init(&ep->tx, region, DPSOCK_EP_PIPE_TX) < 0 ||
+		view_init(&ep->rx, region, DPSOCK_EP_PIPE_RX) < 0) {
+		view_fini(&ep->tx);
+		view_fini(&ep->rx);
+		munmap(region, rep.size);
+		return -ENOMEM;
+	}
 	ep->region = region;
 	ep->size = rep.size;
 	ep->hdr = region;
-	view_init(&ep->tx, region, DPSOCK_EP_PIPE_TX);
-	view_init(&ep->rx, region, DPSOCK_EP_PIPE_RX);
 	ep->ctl_seq = __atomic_load_n(&ep->hdr->ctl_seq, __ATOMIC_ACQUIRE);
 	ep->tsc_hz = ep->hdr->tsc_hz;
 	ep->spin_cycles = ep->spin_cycles * ep->tsc_hz / 1000000;
@@ -1779,6 +1846,33 @@ dpsock_stats_get(const struct dpsock *ep, struct dpsock_stats *st)
 	return 0;
 }
 
+int
+dpsock_flush(struct dpsock *ep)
+{
+	struct view_held *h;
+	unsigned int i, c;
+
+	if (ep == NULL)
+		return -EINVAL;
+	if (__atomic_load_n(&ep->turn->owner, __ATOMIC_RELAXED) !=
+		__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED))
+		return 0;
+	if (ep->rx.h != NULL)
+		view_release_flush(&ep->rx);
+	for (i = 0; i < ep->nb_slots; i++)
+		if (ep->chans[i] != NULL)
+			view_release_flush(&ep->chans[i]->rx);
+	/* pipe 0's free rings take several producers (dpfwd's workers give buffers back);
+	 * a channel's have one, the peer, so what a channel's stash holds stays there */
+	h = ep->tx.h;
+	for (c = 0; h != NULL && c < DPSOCK_NB_CLASSES; c++) {
+		dpsock_pipe_release(
+			ep->region, &ep->tx.geo, view_stash(&ep->tx, c), h->nb_stash[c]);
+		h->nb_stash[c] = 0;
+	}
+	return 0;
+}
+
 void
 dpsock_close(struct dpsock *ep)
 {
@@ -1798,6 +1892,7 @@ dpsock_close(struct dpsock *ep)
 	view_fini(&ep->rx);
 	if (ep->region != NULL)
 		munmap(ep->region, ep->size);
+	munmap(ep->turn, sizeof(*ep->turn));
 	close(ep->efd);
 	free(ep);
 }

@@ -178,6 +178,16 @@ struct dpsock_stats {
 /** @return 0 or -EINVAL. */
 int dpsock_stats_get(const struct dpsock *ep, struct dpsock_stats *st);
 
+/**
+ * Give back the buffers the endpoint keeps in hand between calls: received ones to their
+ * senders, and free ones of its own region it took ahead to send. A process forked from
+ * the endpoint's calls it when it stops using the endpoint (it exits) and another goes
+ * on, so that dpfwd's counts of buffers in use are those of the calls in progress.
+ * Nothing is done when another process made the endpoint's last call.
+ * @return 0 or -EINVAL (@p ep NULL).
+ */
+int dpsock_flush(struct dpsock *ep);
+
 /** Close: dpfwd takes back the endpoint's memory and its port; peers see -ECONNREFUSED. */
 void dpsock_close(struct dpsock *ep);
 

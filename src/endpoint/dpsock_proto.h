@@ -18,9 +18,11 @@
  *                 (to the peer's connection) --> CHANNEL {chan, peer addr:port, size}
  *                                                  + channel memfd + asker's eventfd; the
  *                                                  peer region's ctl_seq + 1
- *   CHANNELS                 ---------------->   (a process forked from the application's)
- *                            <----------------   CHANNEL {side, ...} for each of its channels,
- *                                                  then CHANNELS {rc = how many}
+ *   CHANNELS {chan = from}   ---------------->   (a process forked from the application's)
+ *                            <----------------   CHANNEL {side, ...} for some of its channels
+ *                                                  with an id above from, then CHANNELS
+ *                                                  {rc = how many, chan = the last id,
+ *                                                  size = 1: more, ask again from chan}
  *   close / crash            ---------------->   endpoint reclaimed; each channel peer
  *                                                  gets CHANNEL_GONE {chan}; ctl_seq + 1
  *
@@ -60,10 +62,12 @@ enum dpsock_op {
 struct dpsock_ctl {
 	uint32_t magic;
 	uint16_t version;
-	uint16_t op;     /**< enum dpsock_op */
-	int32_t rc;      /**< replies: 0 / DPSOCK_ROUTE_* or -errno */
-	uint32_t chan;   /**< channel id (RESOLVE reply, CHANNEL, CHANNEL_GONE) */
-	uint64_t size;   /**< bytes of the region whose memfd is attached */
+	uint16_t op; /**< enum dpsock_op */
+	int32_t rc;  /**< replies: 0 / DPSOCK_ROUTE_* or -errno */
+	/** channel id (RESOLVE reply, CHANNEL, CHANNEL_GONE; CHANNELS: the last one announced) */
+	uint32_t chan;
+	/** bytes of the region whose memfd is attached; CHANNELS reply: 1 when more are left */
+	uint64_t size;
 	uint32_t family; /**< HELLO: the endpoint's address family */
 	/** RESOLVE reply: the asker's side of the channel, 1 when the peer asked first (a
 	 * process forked after that has the pair's channel to map all the same) */

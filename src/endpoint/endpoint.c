@@ -64,6 +64,11 @@ RTE_LOG_REGISTER(dp_logtype_endpoint, dpfwd.endpoint, INFO);
 #define EP_STOP_WAIT_MS 1000
 /* Channels one endpoint may have: each holds a region of some MiB. */
 #define EP_CHANS_PER_ENDPOINT 1024
+/* CHANNEL messages one CHANNELS request is answered with at most: the application reads
+ * them before it asks for the next ones, so its control socket never fills. */
+#define EP_CHANNELS_BATCH 32
+/* How long a reply waits for room in a control socket the application has filled. */
+#define EP_REPLY_WAIT_MS 100
 
 struct ep_conn {
 	TAILQ_ENTRY(ep_conn) next;
@@ -319,6 +324,23 @@ conn_reply(const struct ep_conn *c, enum dpsock_op op, int rc)
 	dpsock_ctl_init(&m, op);
 	m.rc = rc;
 	return conn_send(c, &m, NULL, 0);
+}
+
+/*
+ * A reply to a request whose answers filled the control socket: when there is no room
+ * yet, wait up to EP_REPLY_WAIT_MS for the application, which is reading, to make some.
+ */
+static int
+conn_reply_wait(const struct ep_conn *c, const struct dpsock_ctl *m)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+	int rc = conn_send(c, m, NULL, 0);
+
+	if (rc != -EAGAIN)
+		return rc;
+	if (poll(&p, 1, EP_REPLY_WAIT_MS) <= 0)
+		return -EAGAIN;
+	return conn_send(c, m, NULL, 0);
 }
 
 /* ---- channels ---- */
@@ -693,17 +715,23 @@ op_resolve(struct ep_conn *c, const struct dpsock_ctl *m)
 }
 
 /*
- * CHANNELS: every channel of @p c again, as CHANNEL messages with the side it has, then
- * the reply {rc = how many}; -EINVAL before BIND, -ENOBUFS when the control socket filled
- * up first. A process forked from the application's uses the endpoint after another
- * process of it read those messages (a pre-forking server's children).
+ * CHANNELS {chan = from}: the channels of @p c with an id above from again, as CHANNEL
+ * messages with the side it has, at most EP_CHANNELS_BATCH of them and as many as the
+ * control socket takes; then the reply {rc = how many, chan = the last one's id (from
+ * when none), size = 1 when more are left: ask again from chan}; -EINVAL before BIND. A
+ * process forked from the application's uses the endpoint after another process of it
+ * read those messages (a pre-forking server's children). Channel ids grow along
+ * srv.chans (chan_create() appends), so that an id is a place in the list that stays
+ * one while channels come and go between two requests.
  */
 static int
-op_channels(struct ep_conn *c)
+op_channels(struct ep_conn *c, const struct dpsock_ctl *req)
 {
 	struct dpsock_ctl m;
 	struct ep_chan *ch;
-	int fds[2], n = 0;
+	uint32_t last = req->chan;
+	bool more = false;
+	int fds[2], n = 0, rc;
 
 	if (c->dp == NULL)
 		return conn_reply(c, DPSOCK_OP_CHANNELS, -EINVAL) < 0 ? -EPIPE : 0;
@@ -712,8 +740,12 @@ op_channels(struct ep_conn *c)
 		const unsigned int side = ch->side[1] == c;
 		const struct ep_conn *peer = ch->side[side ^ 1];
 
-		if (ch->side[side] != c || peer == NULL || peer->efd < 0)
+		if (ch->side[side] != c || peer == NULL || peer->efd < 0 || ch->id <= req->chan)
 			continue;
+		if (n == EP_CHANNELS_BATCH) {
+			more = true;
+			break;
+		}
 		dpsock_ctl_init(&m, DPSOCK_OP_CHANNEL);
 		m.chan = ch->id;
 		m.side = side;
@@ -721,11 +753,22 @@ op_channels(struct ep_conn *c)
 		addr_to_ctl(&m, peer->ip6, ch->seen[side ^ 1], peer->port);
 		fds[0] = ch->memfd;
 		fds[1] = peer->efd;
-		if (conn_send(c, &m, fds, 2) < 0)
-			return conn_reply(c, DPSOCK_OP_CHANNELS, -ENOBUFS) < 0 ? -EPIPE : 0;
+		rc = conn_send(c, &m, fds, 2);
+		if (rc == -EAGAIN) {
+			/* full: the application reads what came and asks again from here */
+			more = true;
+			break;
+		}
+		if (rc < 0)
+			return -EPIPE;
+		last = ch->id;
 		n++;
 	}
-	return conn_reply(c, DPSOCK_OP_CHANNELS, n) < 0 ? -EPIPE : 0;
+	dpsock_ctl_init(&m, DPSOCK_OP_CHANNELS);
+	m.rc = n;
+	m.chan = last;
+	m.size = more;
+	return conn_reply_wait(c, &m) < 0 ? -EPIPE : 0;
 }
 
 /*
@@ -787,7 +830,7 @@ conn_serve_one(struct ep_conn *c)
 	case DPSOCK_OP_CHANNELS:
 		if (nfds != 0)
 			break;
-		rc = op_channels(c);
+		rc = op_channels(c, &m);
 		return rc < 0 ? rc : 1;
 	default:
 		break;

@@ -108,6 +108,34 @@ class TestParsers(unittest.TestCase):
         self.assertEqual(pb.sockperf_rtt(PP_OUT), {"p50": 16.42, "p99": 33.722})
         self.assertEqual(pb.sockperf_rtt("sockperf: ERROR"), {"p50": None, "p99": None})
 
+    def test_pp_why_no_result(self):
+        # what sockperf 3.7 printed in runs without percentiles
+        stalled = ("sockperf: Test end (interrupted by timer)\nsockperf: Test ended\n"
+                   "sockperf: [Total Run] RunTime=1.001 sec; Warm up time=400 msec; "
+                   "SentMessages=56; ReceivedMessages=55\n"
+                   "sockperf: ========= Printing statistics for Server No: 0\n"
+                   "sockperf: No valid observations found. Try tune parameters: "
+                   "--time/--mps/--reply-every\n")
+        why, again = pb.sockperf_pp_why(stalled)
+        self.assertTrue(why.startswith("stalled after 55 round trips"), why)
+        self.assertTrue(again)
+        none = ("sockperf: Test ended\nsockperf: No messages were received from the server. "
+                "Is the server down?\n")
+        why, again = pb.sockperf_pp_why(none)
+        self.assertTrue(why.startswith("no reply at all"), why)
+        self.assertTrue(again)
+        why, again = pb.sockperf_pp_why("sockperf: ERROR: _seqN > m_maxSequenceNo (5)\n")
+        self.assertTrue(why.startswith("sockperf gave up"), why)
+        self.assertFalse(again)
+        short = stalled.replace("RunTime=1.001", "RunTime=0.300").replace(
+            "SentMessages=56", "SentMessages=55")
+        why, again = pb.sockperf_pp_why(short)
+        self.assertTrue(why.startswith("the run (0.300 s) was no longer"), why)
+        self.assertFalse(again)
+        why, again = pb.sockperf_pp_why("sockperf: \x1b[31mweird\x1b[0m")
+        self.assertEqual((why, again), ("no percentiles in sockperf's output: 'sockperf: weird'",
+                                        False))
+
     def test_tp_server_total_over_client_time(self):
         t = pb.sockperf_tp(TP_CLIENT, TP_SERVER)
         self.assertEqual((t["sent"], t["received"], t["run_s"]), (75679, 37399, 1.0))

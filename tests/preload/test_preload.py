@@ -13,7 +13,9 @@ libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its
   after it; a signal handler interrupts such a send with EINTR, or lets it go on when
   installed with SA_RESTART and no SO_SNDTIMEO is set (preload_sndintr);
 - fork: a socket bound in the parent serves in the child, the parent's copy closed;
-  two children use the parent's socket in turn (the kernel's sockets the reference);
+  two children use the parent's socket in turn, then the parent (the kernel's sockets
+  the reference); two children in turn on a socket with 200 channels, the second
+  hearing of them from dpfwd again;
   exec closes preloaded sockets, even made inheritable;
 - DPSOCK_PRELOAD_PORTS: a socket bound to a listed port is an endpoint, another not;
 - dpfwd killed under a program blocked in recvfrom: the call fails with ENETDOWN;
@@ -174,7 +176,7 @@ FORK_SERVE = textwrap.dedent("""\
 """)
 
 # A socket bound in the parent, used by two children in turn (a pre-forking server whose
-# children take turns or restart), never by the parent: the peer speaks first, then each
+# children take turns or restart), then by the parent: the peer speaks first, then each
 # child reads that, sends three datagrams and reads the answer. The pair's channel is
 # made by the peer's first datagram, which the first child reads; the second child
 # takes the channel up where the first left it, both ways.
@@ -201,6 +203,47 @@ FORK_TURNS = textwrap.dedent("""\
             data, addr = r.recvfrom(100)
             print(data.decode(), flush=True)
         r.sendto(b"ok %d" % turn, addr)
+        print("status", os.waitpid(pid, 0)[1], flush=True)
+    # the parent's turn after its children's (any process holding the socket may use it)
+    r.sendto(b"hello parent", s.getsockname())
+    s.settimeout(5)
+    print("parent got", s.recv(100).decode(), flush=True)
+    for i in range(3):
+        s.sendto(b"parent msg %d" % i, r.getsockname())
+    for i in range(3):
+        data, addr = r.recvfrom(100)
+        print(data.decode(), flush=True)
+    r.sendto(b"ok parent", addr)
+    print("parent got", s.recv(100).decode(), flush=True)
+""")
+
+# A socket with many channels (one per peer on this host), used by two children in turn:
+# each peer sends one datagram a turn; the first child hears of the channels from dpfwd
+# as they were made, the second asks dpfwd to announce them all again (in batches).
+MANY_CHANNELS = textwrap.dedent("""\
+    import os, resource, socket, sys
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    n = int(sys.argv[1])
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    peers = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+    for p in peers:
+        p.bind(("127.0.0.1", 0))
+    for turn in range(2):
+        for i, p in enumerate(peers):
+            p.sendto(b"%d %d" % (turn, i), s.getsockname())
+        pid = os.fork()
+        if pid == 0:
+            s.settimeout(5)
+            got = set()
+            try:
+                while len(got) < n:
+                    got.add(s.recv(100))
+            except socket.timeout:
+                pass
+            print("turn", turn, "got", len(got), flush=True)
+            os._exit(0)
         print("status", os.waitpid(pid, 0)[1], flush=True)
 """)
 
@@ -355,7 +398,9 @@ class PreloadTest(unittest.TestCase):
         want = ("child 0 got hello 0\n"
                 "turn 0 msg 0\nturn 0 msg 1\nturn 0 msg 2\nchild 0 got ok 0\nstatus 0\n"
                 "child 1 got hello 1\n"
-                "turn 1 msg 0\nturn 1 msg 1\nturn 1 msg 2\nchild 1 got ok 1\nstatus 0\n")
+                "turn 1 msg 0\nturn 1 msg 1\nturn 1 msg 2\nchild 1 got ok 1\nstatus 0\n"
+                "parent got hello parent\n"
+                "parent msg 0\nparent msg 1\nparent msg 2\nparent got ok parent\n")
         for fam in ("4", "6"):
             # the kernel's sockets say the same: the expected text is the reference's
             ref = run([sys.executable, "-c", FORK_TURNS, fam], dict(os.environ))
@@ -363,6 +408,16 @@ class PreloadTest(unittest.TestCase):
             r = run([sys.executable, "-c", FORK_TURNS, fam], pl_rig.env(self.sock))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout, want, fam)
+
+    def test_preload_fork_turns_on_a_socket_with_many_channels(self):
+        # more channels than the control socket holds CHANNEL messages at once
+        n = "200"
+        want = f"turn 0 got {n}\nstatus 0\nturn 1 got {n}\nstatus 0\n"
+        ref = run([sys.executable, "-c", MANY_CHANNELS, n], dict(os.environ), timeout=60)
+        self.assertEqual((ref.returncode, ref.stdout), (0, want), ref.stderr)
+        r = run([sys.executable, "-c", MANY_CHANNELS, n], pl_rig.env(self.sock), timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, want, r.stderr[-2000:])
 
     def test_preload_signal_interrupts_a_held_back_send(self):
         # preloaded only: the kernel never holds a loopback UDP send back (the program's
