@@ -408,7 +408,7 @@ view_alloc(struct pipe_view *pv, unsigned int cls, uint64_t *offs, unsigned int 
 	unsigned int got = 0, base, k, i;
 	uint32_t slot;
 
-	while (got<n && * nb_stash> 0)
+	while (got < n && *nb_stash != 0)
 		offs[got++] = stash[--*nb_stash];
 	if (got == n)
 		return got;
@@ -424,7 +424,7 @@ view_alloc(struct pipe_view *pv, unsigned int cls, uint64_t *offs, unsigned int 
 		for (i = 0; i < k; i++)
 			if (dpsock_pipe_buf_check(&pv->geo, batch[i], &slot) == (int)cls)
 				stash[(*nb_stash)++] = batch[i];
-		while (got<n && * nb_stash> 0)
+		while (got < n && *nb_stash != 0)
 			offs[got++] = stash[--*nb_stash];
 		return got;
 	}
