@@ -34,12 +34,13 @@
 
 #define NB_PORTS 3
 
-#define IP_HOST 0xc6120002u /* 198.18.0.2, behind port0 */
-#define IP_A    0xc6126502u /* 198.18.101.2, port1 */
-#define IP_C    0xc6126503u /* 198.18.101.3, port1 */
-#define IP_B    0xc6126602u /* 198.18.102.2, port2 */
-#define NET_W   0xc6120100u /* 198.18.1.0/24: A weight 1, B weight 3 */
-#define NET_F   0xc6120200u /* 198.18.2.0/24: A, B, C weight 1 each */
+#define IP_HOST  0xc6120002u /* 198.18.0.2, behind port0 */
+#define IP_A     0xc6126502u /* 198.18.101.2, port1 */
+#define IP_C     0xc6126503u /* 198.18.101.3, port1 */
+#define IP_B     0xc6126602u /* 198.18.102.2, port2 */
+#define NET_W    0xc6120100u /* 198.18.1.0/24: A weight 1, B weight 3 */
+#define NET_F    0xc6120200u /* 198.18.2.0/24: A, B, C weight 1 each */
+#define NET_WIDE 0xc6130000u /* 198.19.0.0/16: A weight 1, B weight 3 (NET_W's group) */
 
 static const uint8_t host_mac[6] = { 0x02, 0x11, 0, 0, 0, 0x02 };
 static const uint8_t mac_a[6] = { 0x02, 0xaa, 0, 0, 0, 0x01 };
@@ -80,7 +81,8 @@ static const char config_text[] =
 	"route = 198.18.1.0/24 via 198.18.101.2 port 1 via 198.18.102.2 port 2 weight 3\n"
 	"route = 198.18.2.0/24 via 198.18.101.2 port 1 via 198.18.102.2 port 2 via 198.18.101.3 "
 	"port 1\n"
-	"route = 2001:db8:1::/48 via 2001:db8:101::2 port 1 via 2001:db8:102::2 port 2\n";
+	"route = 2001:db8:1::/48 via 2001:db8:101::2 port 1 via 2001:db8:102::2 port 2\n"
+	"route = 198.19.0.0/16 via 198.18.101.2 port 1 via 198.18.102.2 port 2 weight 3\n";
 
 static struct ring_rig rig = {
 	.name = "ecmp",
@@ -217,6 +219,78 @@ count_hops(const uint8_t *hop, unsigned int n, unsigned int *count)
 
 #define NB_FLOWS 4000
 
+/* Flows that differ in one field: the source port, or the destination address. */
+enum flow_field { FIELD_SPORT, FIELD_DST };
+
+/* Frames to flow @p k of those differing in @p field alone: IPv4 to NET_WIDE,
+ * else IPv6 to 2001:db8:1::/48; flow k has source port 1000 + k, or destination
+ * address the prefix's plus k + 1 (source port 1000). */
+static size_t
+flow_one_field(uint8_t *f, bool v6, enum flow_field field, unsigned int k)
+{
+	const unsigned int sport = field == FIELD_SPORT ? 1000 + k : 1000;
+	const unsigned int host = field == FIELD_DST ? k + 1 : 1;
+	struct dp_pkt_spec s;
+	size_t len = 0;
+
+	if (!v6)
+		return ring_rig_udp4(f, 0, host_mac, IP_HOST, NET_WIDE | host, (uint16_t)sport);
+	dp_pkt_spec_init(&s);
+	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
+	memcpy(s.src_mac, host_mac, 6);
+	s.ip_version = 6;
+	inet_pton(AF_INET6, "2001:db8:10::2", s.src_ip6);
+	inet_pton(AF_INET6, "2001:db8:1::", s.dst_ip6);
+	s.dst_ip6[14] = (uint8_t)(host >> 8);
+	s.dst_ip6[15] = (uint8_t)host;
+	s.ttl = 20;
+	s.sport = (uint16_t)sport;
+	s.frame_len = 80;
+	CU_ASSERT_FATAL(dp_pkt_build(&s, f, 2048, &len) == 0);
+	return len;
+}
+
+/*
+ * Send flows 0..n-1 of flow_one_field() once each, in bursts, and record in
+ * @p hop the next hop each left by (known by its source port or by the last
+ * two bytes of its destination). @return the frames that came out (ARP aside).
+ */
+static unsigned int
+send_one_field(bool v6, enum flow_field field, unsigned int n, uint8_t *hop)
+{
+	const unsigned int l3 = 14, l4 = v6 ? l3 + 40 : l3 + 20;
+	const unsigned int dst_low = v6 ? l3 + 8 + 16 + 14 : l3 + 16 + 2;
+	struct rte_mbuf *out[64];
+	uint8_t f[2048];
+	unsigned int k = 0, got = 0, i, c, p;
+
+	while (k < n) {
+		for (c = 0; c < 32 && k < n; c++, k++)
+			ring_rig_inject(&rig, 0, f, flow_one_field(f, v6, field, k));
+		ring_rig_step();
+		for (p = 1; p < NB_PORTS; p++) {
+			while ((c = ring_rig_drain(&rig, (int)p, out, 64)) > 0) {
+				for (i = 0; i < c; i++) {
+					const uint8_t *d =
+						rte_pktmbuf_mtod(out[i], const uint8_t *);
+					unsigned int flow;
+
+					if (d[12] == 0x08 && d[13] == 0x06)
+						continue; /* the router's ARP */
+					flow = field == FIELD_SPORT
+						       ? dp_pkt_get16(d + l4) - 1000u
+						       : dp_pkt_get16(d + dst_low) - 1u;
+					if (flow < n)
+						hop[flow] = (uint8_t)hop_of_mac(d);
+					got++;
+				}
+				rte_pktmbuf_free_bulk(out, c);
+			}
+		}
+	}
+	return got;
+}
+
 /* ---- the datapath ---- */
 
 /* Weights 1 and 3: a quarter and three quarters of the flows, within 5 points. */
@@ -236,6 +310,45 @@ test_ecmp_flows_spread_by_weight(void)
 		"weight 1 of 4: %u of %u flows", count[HOP_A], NB_FLOWS);
 	EXPECT(count[HOP_B] > NB_FLOWS * 70 / 100 && count[HOP_B] < NB_FLOWS * 80 / 100,
 		"weight 3 of 4: %u of %u flows", count[HOP_B], NB_FLOWS);
+}
+
+/*
+ * Flows that differ in one field alone spread by the weights too, within 5
+ * points: the source port only, the destination address only; IPv4 over
+ * weights 1 and 3, IPv6 over 1 and 1.
+ */
+static void
+test_ecmp_flows_differing_in_one_field_spread_by_weight(void)
+{
+	static const struct {
+		bool v6;
+		enum flow_field field;
+		const char *what;
+		int first, second; /* the next hops: weights 1 and 3 (IPv4), 1 and 1 */
+		unsigned int pct;  /* the first's share of the weights, in percent */
+	} cases[] = {
+		{ false, FIELD_SPORT, "IPv4, source port only", HOP_A, HOP_B, 25 },
+		{ false, FIELD_DST, "IPv4, destination only", HOP_A, HOP_B, 25 },
+		{ true, FIELD_SPORT, "IPv6, source port only", HOP_D, HOP_E, 50 },
+		{ true, FIELD_DST, "IPv6, destination only", HOP_D, HOP_E, 50 },
+	};
+	static uint8_t hop[NB_FLOWS];
+	unsigned int count[10], first, i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+		keep_alive(true);
+		memset(hop, 0, sizeof(hop));
+		CU_ASSERT_EQUAL(
+			send_one_field(cases[i].v6, cases[i].field, NB_FLOWS, hop), NB_FLOWS);
+		count_hops(hop, NB_FLOWS, count);
+		first = count[cases[i].first];
+		EXPECT(first + count[cases[i].second] == NB_FLOWS, "%s: %u and %u of %u",
+			cases[i].what, first, count[cases[i].second], NB_FLOWS);
+		EXPECT(first * 100 > NB_FLOWS * (cases[i].pct - 5) &&
+				first * 100 < NB_FLOWS * (cases[i].pct + 5),
+			"%s: the first next hop (%u%% of the weights) took %u of %u flows",
+			cases[i].what, cases[i].pct, first, NB_FLOWS);
+	}
 }
 
 /* Every flow takes the same next hop every time, with its other fields changing. */
@@ -754,6 +867,8 @@ static const struct dp_test tests[] = {
 	{ "test_ecmp_flow_hash_rss_tuple_and_fragments",
 		test_ecmp_flow_hash_rss_tuple_and_fragments },
 	{ "test_ecmp_flows_spread_by_weight", test_ecmp_flows_spread_by_weight },
+	{ "test_ecmp_flows_differing_in_one_field_spread_by_weight",
+		test_ecmp_flows_differing_in_one_field_spread_by_weight },
 	{ "test_ecmp_flow_always_takes_same_next_hop", test_ecmp_flow_always_takes_same_next_hop },
 	{ "test_ecmp_ip6_flows_spread_and_stick", test_ecmp_ip6_flows_spread_and_stick },
 	{ "test_ecmp_output_picks_member_for_group_next_hop",
