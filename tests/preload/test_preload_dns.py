@@ -22,12 +22,10 @@ sockets bound by its parent. Namespaces, dpfwd, nsd and the clients are removed
 
 Environment: tests/preload/meson.build.
 """
-import os
 import re
 import subprocess
 import sys
 import time
-import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +35,7 @@ sys.path.insert(0, str(HERE.parents[1] / "apps" / "dpbench"))
 import dnsbench  # noqa: E402
 import netns  # noqa: E402
 import pl_rig  # noqa: E402
-from test_preload_netns import start_dpfwd  # noqa: E402
+from test_preload_netns import PreloadRig  # noqa: E402
 
 PORT = 11753
 ZONE_NAME = "example.test"
@@ -74,23 +72,10 @@ def dnsperf_stats(out):
             num(r"Queries per second:\s+([\d.]+)", float))
 
 
-class PreloadDnsTest(unittest.TestCase):
+class PreloadDnsTest(PreloadRig):
     @classmethod
-    def setUpClass(cls):
-        cls.topo = netns.Topology(static_neighbors=False, nb_hosts=1)
-        try:
-            cls.topo.up()
-            cls.dp, cls.sock = start_dpfwd(cls.topo)
-            cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
-            cls.nsd = cls.start_nsd()
-        except BaseException:
-            cls.topo.down()
-            raise
-        cls.addr = cls.topo.ports[0].ip4
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+    def after_dpfwd(cls):
+        cls.nsd = cls.start_nsd()
 
     @classmethod
     def start_nsd(cls):

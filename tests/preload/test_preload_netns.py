@@ -50,22 +50,34 @@ def start_dpfwd(topo):
     return dp, sock
 
 
-class PreloadNetnsTest(unittest.TestCase):
+class PreloadRig(unittest.TestCase):
+    """One Linux host behind dpfwd's port 0 and dpfwd with an endpoint (start_dpfwd()) for
+    all of a class's tests: addr, dpfwd's address; env, the preload's environment for it.
+    after_dpfwd(): what a class starts beside dpfwd (the rig comes down if it fails)."""
+
+    @classmethod
+    def after_dpfwd(cls):
+        pass
+
     @classmethod
     def setUpClass(cls):
         cls.topo = netns.Topology(static_neighbors=False, nb_hosts=1)
         try:
             cls.topo.up()
             cls.dp, cls.sock = start_dpfwd(cls.topo)
+            cls.addr = cls.topo.ports[0].ip4
+            cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
+            cls.after_dpfwd()
         except BaseException:
             cls.topo.down()
             raise
-        cls.addr = cls.topo.ports[0].ip4
-        cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
 
     @classmethod
     def tearDownClass(cls):
         cls.topo.down()
+
+
+class PreloadNetnsTest(PreloadRig):
 
     def datapath(self):
         return self.dp.snapshot()["endpoint"]["datapath"]

@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -24,7 +23,7 @@ sys.path.insert(0, str(HERE.parent / "netns"))
 sys.path.insert(0, str(HERE))
 import netns  # noqa: E402
 import pl_rig  # noqa: E402
-from test_preload_netns import start_dpfwd  # noqa: E402
+from test_preload_netns import PreloadRig  # noqa: E402
 
 PREFORK_PORT = 11712
 PREFORK_CHILDREN = 50
@@ -90,22 +89,7 @@ for line in sys.stdin:
 """
 
 
-class PreloadPreforkTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.topo = netns.Topology(static_neighbors=False, nb_hosts=1)
-        try:
-            cls.topo.up()
-            cls.dp, cls.sock = start_dpfwd(cls.topo)
-        except BaseException:
-            cls.topo.down()
-            raise
-        cls.addr = cls.topo.ports[0].ip4
-        cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.topo.down()
+class PreloadPreforkTest(PreloadRig):
 
     def endpoint_of(self, port):
         """dpfwd's listing of the endpoint bound to @port (a fresh snapshot)."""
