@@ -84,10 +84,12 @@ class Rig:
         self.fwd.wait_ready(extra=self.sock.exists)
         self.test = test
 
-    def gen(self, name: str, count: int, rate: str, rx: bool = True) -> Dpgen:
+    def gen(self, name: str, count: int, rate: str, rx: bool = True,
+            hold_s: int = 0) -> Dpgen:
+        """hold_s: after its JSON, dpgen keeps its port open that long or until SIGINT."""
         g = Dpgen(self.dir, name, memif_dev(0, "client", self.sock, GEN_MAC),
                   ["--flows", "64", "--dst-mac", FWD_MAC, "--rate", rate, "--count",
-                   str(count)], rx=rx)
+                   str(count)] + (["--hold", str(hold_s)] if hold_s else []), rx=rx)
         self.test.addCleanup(g.cleanup)
         return g.start()
 
@@ -150,17 +152,21 @@ class TxStaysFull(unittest.TestCase):
         rig = Rig(self)
         fwd = rig.fwd
         base = fwd.totals()
-        deaf = rig.gen("deaf", self.COUNT, self.RATE, rx=False)
+        # --hold: a memif peer that disconnects takes the ring with it, and with it what
+        # dpfwd had not read yet; this one stays until dpfwd has read everything
+        deaf = rig.gen("deaf", self.COUNT, self.RATE, rx=False, hold_s=60)
         answers = 0
-        while deaf.running():
+        while not deaf.json.exists():  # written once it has sent all
+            self.assertTrue(deaf.running(), deaf.log())
             # dpfwd answers all along: its control lcore is not stuck behind a full queue
             self.assertIsInstance(fwd.cmd("/dpfwd/graph/lcores"), (dict, list))
             answers += 1
             time.sleep(0.1)
-        self.assertEqual(deaf.wait(timeout=30), 0, deaf.log())
         self.assertGreater(answers, 10)
+        self.assertEqual(deaf.result()["tx"]["pkts"], self.COUNT)
         wait_until(lambda: fwd.totals()["rx"] - base["rx"] >= self.COUNT, 10,
                    "dpfwd received everything", fwd.alive)
+        self.assertEqual(deaf.stop(), 0, deaf.log())
         t = fwd.totals()
         rx, tx = t["rx"] - base["rx"], t["tx"] - base["tx"]
         full = t["by_reason"]["tx_full"] - base["by_reason"]["tx_full"]
