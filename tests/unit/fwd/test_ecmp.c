@@ -149,8 +149,9 @@ flow4(uint8_t *f, uint32_t net, unsigned int k)
 	return ring_rig_udp4(f, 0, host_mac, IP_HOST, net | (k % 200 + 1), (uint16_t)(1000 + k));
 }
 
+/* A UDP frame from the host to 2001:db8:1::@p host (in the ECMP /48), source port @p sport. */
 static size_t
-flow6(uint8_t *f, unsigned int k)
+udp6(uint8_t *f, unsigned int host, uint16_t sport)
 {
 	struct dp_pkt_spec s;
 	size_t len = 0;
@@ -161,12 +162,19 @@ flow6(uint8_t *f, unsigned int k)
 	s.ip_version = 6;
 	inet_pton(AF_INET6, "2001:db8:10::2", s.src_ip6);
 	inet_pton(AF_INET6, "2001:db8:1::", s.dst_ip6);
-	s.dst_ip6[15] = (uint8_t)(k % 200 + 1);
+	s.dst_ip6[14] = (uint8_t)(host >> 8);
+	s.dst_ip6[15] = (uint8_t)host;
 	s.ttl = 20;
-	s.sport = (uint16_t)(1000 + k);
+	s.sport = sport;
 	s.frame_len = 80;
 	CU_ASSERT_FATAL(dp_pkt_build(&s, f, 2048, &len) == 0);
 	return len;
+}
+
+static size_t
+flow6(uint8_t *f, unsigned int k)
+{
+	return udp6(f, k % 200 + 1, (uint16_t)(1000 + k));
 }
 
 /*
@@ -230,24 +238,10 @@ flow_one_field(uint8_t *f, bool v6, enum flow_field field, unsigned int k)
 {
 	const unsigned int sport = field == FIELD_SPORT ? 1000 + k : 1000;
 	const unsigned int host = field == FIELD_DST ? k + 1 : 1;
-	struct dp_pkt_spec s;
-	size_t len = 0;
 
 	if (!v6)
 		return ring_rig_udp4(f, 0, host_mac, IP_HOST, NET_WIDE | host, (uint16_t)sport);
-	dp_pkt_spec_init(&s);
-	memcpy(s.dst_mac, &dp_ports[0].mac, 6);
-	memcpy(s.src_mac, host_mac, 6);
-	s.ip_version = 6;
-	inet_pton(AF_INET6, "2001:db8:10::2", s.src_ip6);
-	inet_pton(AF_INET6, "2001:db8:1::", s.dst_ip6);
-	s.dst_ip6[14] = (uint8_t)(host >> 8);
-	s.dst_ip6[15] = (uint8_t)host;
-	s.ttl = 20;
-	s.sport = (uint16_t)sport;
-	s.frame_len = 80;
-	CU_ASSERT_FATAL(dp_pkt_build(&s, f, 2048, &len) == 0);
-	return len;
+	return udp6(f, host, (uint16_t)sport);
 }
 
 /*
