@@ -309,13 +309,9 @@ bg_start() {
 	set +m
 }
 
-# Wait for job $1 (started or not: then run it here) and return its status.
+# Wait for job $1 and return its status.
 bg_wait() {
 	local rc=0
-	if [ -z "${BG_PID[$1]:-}" ]; then
-		"$1" || return
-		return 0
-	fi
 	wait "${BG_PID[$1]}" || rc=$?
 	unset "BG_PID[$1]"
 	if [ "$rc" != 0 ]; then
