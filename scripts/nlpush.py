@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Push routes into the kernel the way a routing daemon does: RTM_NEWROUTE messages many
-to a netlink send (zebra batches its route installs the same way), rather than `ip -batch`'s
-one request and one answer per route.
+"""Push routes into the kernel the way a routing daemon does: RTM_NEWROUTE (and
+RTM_DELROUTE) messages many to a netlink send (zebra batches its route installs the same
+way), rather than `ip -batch`'s one request and one answer per route.
 
   scripts/nlpush.py FILE [--batch N]
 
-FILE holds `ip -batch` lines of the form `route add PREFIX via GATEWAY dev IFNAME`
-(IPv4 or IPv6); each becomes a unicast route of the main table, protocol boot (as `ip`
-makes it), created or replaced. Run it inside the namespace (`ip netns exec NS ...`).
-Prints the routes sent and the seconds taken; exit 1 naming the line of the first route
-the kernel refused.
+FILE holds `ip -batch` lines (IPv4 or IPv6) of two forms:
+- `route add PREFIX via GATEWAY dev IFNAME`: a unicast route of the main table, protocol
+  boot (as `ip` makes it), created or replaced;
+- `route del PREFIX`: the main table's route to PREFIX deleted.
+Run it inside the namespace (`ip netns exec NS ...`). Prints the routes sent and the
+seconds taken; exit 1 naming the line of the first route the kernel refused.
 
 Written with struct rather than a netlink library: pyroute2 builds an object per message,
 which would make this tool, not the kernel, the bound it is meant to measure.
@@ -22,12 +23,13 @@ import struct
 import sys
 import time
 
-RTM_NEWROUTE = 24
+RTM_NEWROUTE, RTM_DELROUTE = 24, 25
 NLMSG_ERROR = 2
 NLM_F_REQUEST, NLM_F_ACK = 0x1, 0x4
 NLM_F_REPLACE, NLM_F_CREATE = 0x100, 0x400
 RTA_DST, RTA_OIF, RTA_GATEWAY = 1, 4, 5
-RT_TABLE_MAIN, RTPROT_BOOT, RT_SCOPE_UNIVERSE, RTN_UNICAST = 254, 3, 0, 1
+RT_TABLE_MAIN, RTPROT_BOOT, RTN_UNICAST = 254, 3, 1
+RT_SCOPE_UNIVERSE, RT_SCOPE_NOWHERE = 0, 255
 SO_RCVBUFFORCE = 33
 
 
@@ -36,19 +38,27 @@ def rta(kind, payload):
 
 
 def route_msg(seq, line, ifindex, ack):
-    """The RTM_NEWROUTE of one `route add P via G dev D` line."""
+    """The RTM_NEWROUTE of a `route add P via G dev D` line, the RTM_DELROUTE of a
+    `route del P` one."""
     words = line.split()
-    if len(words) != 7 or words[:2] != ["route", "add"] or words[3] != "via" or words[5] != "dev":
-        raise ValueError("not `route add PREFIX via GATEWAY dev IFNAME`")
+    add = len(words) == 7 and words[:2] == ["route", "add"] and words[3] == "via" \
+        and words[5] == "dev"
+    if not add and (len(words) != 3 or words[:2] != ["route", "del"]):
+        raise ValueError("not `route add PREFIX via GATEWAY dev IFNAME` or `route del PREFIX`")
     prefix, plen = words[2].split("/")
     fam = socket.AF_INET6 if ":" in prefix else socket.AF_INET
-    body = struct.pack("=BBBBBBBBI", fam, int(plen), 0, 0, RT_TABLE_MAIN, RTPROT_BOOT,
-                       RT_SCOPE_UNIVERSE, RTN_UNICAST, 0)
-    body += (rta(RTA_DST, socket.inet_pton(fam, prefix))
-             + rta(RTA_GATEWAY, socket.inet_pton(fam, words[4]))
-             + rta(RTA_OIF, struct.pack("=I", ifindex(words[6]))))
-    flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | (NLM_F_ACK if ack else 0)
-    return struct.pack("=IHHII", 16 + len(body), RTM_NEWROUTE, flags, seq, 0) + body
+    body = struct.pack("=BBBBBBBBI", fam, int(plen), 0, 0, RT_TABLE_MAIN,
+                       RTPROT_BOOT if add else 0, RT_SCOPE_UNIVERSE if add else RT_SCOPE_NOWHERE,
+                       RTN_UNICAST if add else 0, 0)
+    body += rta(RTA_DST, socket.inet_pton(fam, prefix))
+    if add:
+        body += (rta(RTA_GATEWAY, socket.inet_pton(fam, words[4]))
+                 + rta(RTA_OIF, struct.pack("=I", ifindex(words[6]))))
+        kind, flags = RTM_NEWROUTE, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE
+    else:
+        kind, flags = RTM_DELROUTE, NLM_F_REQUEST
+    flags |= NLM_F_ACK if ack else 0
+    return struct.pack("=IHHII", 16 + len(body), kind, flags, seq, 0) + body
 
 
 def errors(sock, last_seq):

@@ -3,9 +3,11 @@
 """
 The Linux control plane ([linux], docs/linux-cp.md) with many routes: 20,000 IPv4 and
 3,000 IPv6 kernel routes added in one `ip -batch` through the mirrors all become dpfwd
-routes, and all leave on `ip route flush`, each within 15 s. With a netlink receive buffer too small for
-a burst ([linux] netlink_rcvbuf), the kernel drops notifications (ENOBUFS): dpfwd dumps
-the routes again, and its table ends equal to the kernel's, deletions included.
+routes, and all leave on `ip route flush`, each within 15 s. With a netlink receive
+buffer too small for a burst ([linux] netlink_rcvbuf; the burst sent in one netlink
+write by scripts/nlpush.py, as a routing daemon batches), the kernel drops notifications
+(ENOBUFS): dpfwd dumps the routes again, and its table ends equal to the kernel's,
+deletions included.
 
   A 198.18.10.2 -- port0 [dpfwd, dp0 dp1] port1 -- B 198.18.20.2
 
@@ -27,6 +29,7 @@ sys.path.insert(0, os.path.dirname(netns.DPCTL))
 import dpctl  # noqa: E402
 sys.path.insert(0, os.path.join(netns.HERE, "..", "func"))
 import test_metrics  # noqa: E402
+NLPUSH = os.path.join(netns.SRC, "scripts", "nlpush.py")
 NB_ROUTES = 20000
 NB_ROUTES6 = 3000
 LANDED_S = 15.0
@@ -155,10 +158,13 @@ class LinuxcpOverrunTest(netns.RigTest):
         return ScaleTopology("netlink_rcvbuf = 4096\n")
 
     def batch(self, lines):
+        """@p lines (`ip -batch` routes) in one netlink write: the kernel applies them
+        faster than dpfwd's control thread reads (`ip -batch`, one route to a request,
+        may not outrun it)."""
         path = os.path.join(self.topo.tmp, "burst.batch")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
-        self.r("ip", "-batch", path, timeout=60)
+        self.r(sys.executable, NLPUSH, path, "--batch", str(len(lines)), timeout=60)
 
     def kernel_routes(self):
         """{(prefix, gateway, port)} of the kernel's routes out of the mirrors in 10/8."""

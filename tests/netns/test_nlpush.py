@@ -5,8 +5,10 @@ scripts/nlpush.py (routes pushed to the kernel many to a netlink send, as routin
 do) against the kernel's own account of its table: in a namespace with a veth pair (dp1,
 dp2), 3,000 IPv4 and 1,000 IPv6 routes pushed in batches of 512 are exactly the routes
 `ip -json route show proto boot` lists afterwards, gateway and device included; pushed
-again they replace themselves (the same table); a route the kernel refuses (a gateway on
-no link) and a line that is not a route stop it with exit 1 naming the file's line.
+again they replace themselves (the same table); deletions mixed with adds in the same
+sends leave exactly the routes not deleted and the new ones; a route the kernel refuses (a
+gateway on no link, the deletion of a route that is not there) and a line that is not a
+route stop it with exit 1 naming the file's line.
 
 Exit status 77 (meson: skipped) with the reason where network namespaces cannot be made.
 
@@ -117,10 +119,29 @@ class NlpushTest(unittest.TestCase):
 
     def test_3_a_line_that_is_no_route_names_its_line(self):
         path, r = self.push(["route add 198.19.201.0/24 via 198.18.101.2 dev dp1",
-                             "route del 198.19.201.0/24"], "bad")
+                             "route change 198.19.201.0/24 via 198.18.101.3 dev dp1"], "bad")
         self.assertEqual(r.returncode, 1)
-        self.assertIn(f"nlpush: {path}:2: not `route add PREFIX via GATEWAY dev IFNAME`",
-                      r.stderr)
+        self.assertIn(f"nlpush: {path}:2: not `route add PREFIX via GATEWAY dev IFNAME` or "
+                      "`route del PREFIX`", r.stderr)
+
+    def test_4_deletions_and_adds_in_one_send(self):
+        for fam in ("-4", "-6"):
+            netns.sh("ip", fam, "route", "flush", "proto", "boot", ns=self.ns)
+        lines = table_lines()
+        _, r = self.push(lines, "before")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # every other route deleted, in the same sends as adds of new ones
+        dels = [f"route del {ln.split()[2]}" for ln in lines[::2]]
+        adds = [f"route add 198.18.{200 + i // 64}.{i % 64 * 4}/30 via 198.18.101.2 dev dp1"
+                for i in range(300)]
+        burst = [x for pair in zip(dels, adds) for x in pair] + dels[len(adds):]
+        _, r = self.push(burst, "burst")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.kernel_routes(), expected(lines[1::2] + adds))
+        # a route that is not there: refused, named by its line
+        path, r = self.push(["route del 198.19.240.0/24"], "absent")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"nlpush: {path}:1: the kernel refused the route: ", r.stderr)
 
 
 if __name__ == "__main__":
