@@ -797,7 +797,7 @@ ep_turn_take(struct dpsock *ep)
 			return;
 		fds_close(fds, nfds);
 		from = rep.chan;
-	} while (rep.rc >= 0 && rep.size != 0);
+	} while (rep.rc >= 0 && rep.more != 0);
 }
 
 /*

@@ -22,13 +22,16 @@
  *                            <----------------   CHANNEL {side, ...} for some of its channels
  *                                                  with an id above from, then CHANNELS
  *                                                  {rc = how many, chan = the last id,
- *                                                  size = 1: more, ask again from chan}
+ *                                                  more = 1: ask again from chan}
  *   close / crash            ---------------->   endpoint reclaimed; each channel peer
  *                                                  gets CHANNEL_GONE {chan}; ctl_seq + 1
  *
  * Unasked messages (CHANNEL, CHANNEL_GONE) may arrive while the application
  * waits for a reply: libdpsock handles them as they come and keeps reading.
- * An error reply has rc < 0 (a negative errno) and no descriptors.
+ * An error reply has rc < 0 (a negative errno) and no descriptors. A reply comes
+ * after every message dpfwd sent before it: when the control socket is full, dpfwd
+ * keeps the reply until the application has read some, and reads nothing more of that
+ * connection meanwhile.
  *
  * Channel sides: the asker (RESOLVE) is side 0 and sends on pipe 0; the peer
  * (CHANNEL) is side 1 and sends on pipe 1. CHANNEL and the RESOLVE reply say which.
@@ -66,7 +69,7 @@ struct dpsock_ctl {
 	int32_t rc;  /**< replies: 0 / DPSOCK_ROUTE_* or -errno */
 	/** channel id (RESOLVE reply, CHANNEL, CHANNEL_GONE; CHANNELS: the last one announced) */
 	uint32_t chan;
-	/** bytes of the region whose memfd is attached; CHANNELS reply: 1 when more are left */
+	/** bytes of the region whose memfd is attached */
 	uint64_t size;
 	uint32_t family; /**< HELLO: the endpoint's address family */
 	/** RESOLVE reply: the asker's side of the channel, 1 when the peer asked first (a
@@ -77,7 +80,8 @@ struct dpsock_ctl {
 		struct sockaddr_in in;
 		struct sockaddr_in6 in6;
 	} addr;
-	uint32_t pad2;
+	/** CHANNELS reply: 1 when more are left (ask again from chan), else 0 */
+	uint32_t more;
 };
 
 /** A message of @p op with the header filled in and everything else zero. */

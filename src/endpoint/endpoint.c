@@ -65,10 +65,18 @@ RTE_LOG_REGISTER(dp_logtype_endpoint, dpfwd.endpoint, INFO);
 /* Channels one endpoint may have: each holds a region of some MiB. */
 #define EP_CHANS_PER_ENDPOINT 1024
 /* CHANNEL messages one CHANNELS request is answered with at most: the application reads
- * them before it asks for the next ones, so its control socket never fills. */
+ * them before it asks for the next ones. */
 #define EP_CHANNELS_BATCH 32
-/* How long a reply waits for room in a control socket the application has filled. */
-#define EP_REPLY_WAIT_MS 100
+/*
+ * Send buffer of a control connection (the kernel doubles it). A SOCK_SEQPACKET Unix
+ * socket holds what its sender's buffer takes, each message charged its whole skb,
+ * several times its own bytes: the kernel's default (net.core.wmem_default) holds a few
+ * hundred, fewer than the CHANNEL messages dpfwd sends unasked to an endpoint with that
+ * many peers that does not read them yet (a server that binds, then forks). This holds
+ * a CHANNEL and a CHANNEL_GONE for each channel an endpoint may have, and the replies.
+ * Memory is charged only for what waits.
+ */
+#define EP_CTL_SNDBUF (2 * EP_CHANS_PER_ENDPOINT * 1024)
 
 struct ep_conn {
 	TAILQ_ENTRY(ep_conn) next;
@@ -88,6 +96,12 @@ struct ep_conn {
 	struct dpsock_pipe
 		geo[DPSOCK_REGION_PIPES]; /**< our copy: the application can write the region's */
 	unsigned int nb_chans;
+	/* a reply the control socket had no room for: sent on POLLOUT, the connection's
+	 * requests read after it (reply_fds: our copies of its descriptors) */
+	bool reply_pending;
+	unsigned int reply_nfds;
+	int reply_fds[DPSOCK_CTL_MAX_FDS];
+	struct dpsock_ctl reply;
 };
 
 struct ep_chan {
@@ -316,31 +330,59 @@ conn_send(const struct ep_conn *c, const struct dpsock_ctl *m, const int *fds, u
 	return n == (ssize_t)sizeof(*m) ? 0 : -EIO;
 }
 
+/*
+ * The reply to a request, with @p nfds descriptors: sent now, or kept (with copies of
+ * the descriptors) when the control socket is full, and sent once the application has
+ * read enough of it (server_main() polls for POLLOUT and reads no request of @p c
+ * meanwhile). The application waits for it reading what came before. @return 0 or
+ * -EPIPE (the connection must go).
+ */
 static int
-conn_reply(const struct ep_conn *c, enum dpsock_op op, int rc)
+conn_reply_msg(struct ep_conn *c, const struct dpsock_ctl *m, const int *fds, unsigned int nfds)
+{
+	int rc = conn_send(c, m, fds, nfds);
+	unsigned int i;
+
+	if (rc != -EAGAIN)
+		return rc < 0 ? -EPIPE : 0;
+	c->reply = *m;
+	c->reply_nfds = 0;
+	for (i = 0; i < nfds; i++) {
+		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+
+		if (fd < 0) {
+			fds_close(c->reply_fds, c->reply_nfds);
+			c->reply_nfds = 0;
+			return -EPIPE;
+		}
+		c->reply_fds[c->reply_nfds++] = fd;
+	}
+	c->reply_pending = true;
+	return 0;
+}
+
+/* The kept reply, when the socket has room (POLLOUT, or the end). @return 0 or -EPIPE. */
+static int
+conn_reply_flush(struct ep_conn *c)
+{
+	int rc = conn_send(c, &c->reply, c->reply_fds, c->reply_nfds);
+
+	if (rc == -EAGAIN)
+		return 0;
+	fds_close(c->reply_fds, c->reply_nfds);
+	c->reply_nfds = 0;
+	c->reply_pending = false;
+	return rc < 0 ? -EPIPE : 0;
+}
+
+static int
+conn_reply(struct ep_conn *c, enum dpsock_op op, int rc)
 {
 	struct dpsock_ctl m;
 
 	dpsock_ctl_init(&m, op);
 	m.rc = rc;
-	return conn_send(c, &m, NULL, 0);
-}
-
-/*
- * A reply to a request whose answers filled the control socket: when there is no room
- * yet, wait up to EP_REPLY_WAIT_MS for the application, which is reading, to make some.
- */
-static int
-conn_reply_wait(const struct ep_conn *c, const struct dpsock_ctl *m)
-{
-	struct pollfd p = { .fd = c->fd, .events = POLLOUT };
-	int rc = conn_send(c, m, NULL, 0);
-
-	if (rc != -EAGAIN)
-		return rc;
-	if (poll(&p, 1, EP_REPLY_WAIT_MS) <= 0)
-		return -EAGAIN;
-	return conn_send(c, m, NULL, 0);
+	return conn_reply_msg(c, &m, NULL, 0);
 }
 
 /* ---- channels ---- */
@@ -442,6 +484,7 @@ conn_unbind(struct ep_conn *c, bool stopping)
 static void
 conn_free(struct ep_conn *c)
 {
+	fds_close(c->reply_fds, c->reply_nfds);
 	if (c->region != NULL)
 		munmap(c->region, c->size);
 	if (c->efd >= 0)
@@ -565,8 +608,9 @@ op_bind(struct ep_conn *c, const struct dpsock_ctl *m, int efd)
 			c->efd = efd;
 			c->region = region;
 			c->size = size;
-			for (i = 0; i < DPSOCK_REGION_PIPES; i++)
+			for (i = 0; i < DPSOCK_REGION_PIPES; i++) {
 				c->geo[i] = *dpsock_region_pipe(region, i);
+			}
 			srv.nb_bound++;
 			srv.stats.binds++;
 		}
@@ -586,10 +630,11 @@ op_bind(struct ep_conn *c, const struct dpsock_ctl *m, int efd)
 	dpsock_ctl_init(&r, DPSOCK_OP_BIND);
 	addr_to_ctl(&r, c->ip6, c->addr, c->port);
 	r.size = size;
-	rc = conn_send(c, &r, &memfd, 1);
-	/* the application has its own descriptor now; our mapping stays */
+	rc = conn_reply_msg(c, &r, &memfd, 1);
+	/* the application has its own descriptor now (or the kept reply a copy); our
+	 * mapping stays */
 	close(memfd);
-	return rc < 0 ? -EPIPE : 0;
+	return rc;
 }
 
 static void
@@ -711,14 +756,14 @@ op_resolve(struct ep_conn *c, const struct dpsock_ctl *m)
 	fds[0] = ch->memfd;
 	fds[1] = t->efd;
 	/* a known pair: the same channel again (the asker knows it by its id) */
-	return conn_send(c, &r, fds, 2) < 0 ? -EPIPE : 0;
+	return conn_reply_msg(c, &r, fds, 2);
 }
 
 /*
  * CHANNELS {chan = from}: the channels of @p c with an id above from again, as CHANNEL
  * messages with the side it has, at most EP_CHANNELS_BATCH of them and as many as the
  * control socket takes; then the reply {rc = how many, chan = the last one's id (from
- * when none), size = 1 when more are left: ask again from chan}; -EINVAL before BIND. A
+ * when none), more = 1 when more are left: ask again from chan}; -EINVAL before BIND. A
  * process forked from the application's uses the endpoint after another process of it
  * read those messages (a pre-forking server's children). Channel ids grow along
  * srv.chans (chan_create() appends), so that an id is a place in the list that stays
@@ -767,8 +812,8 @@ op_channels(struct ep_conn *c, const struct dpsock_ctl *req)
 	dpsock_ctl_init(&m, DPSOCK_OP_CHANNELS);
 	m.rc = n;
 	m.chan = last;
-	m.size = more;
-	return conn_reply_wait(c, &m) < 0 ? -EPIPE : 0;
+	m.more = more;
+	return conn_reply_msg(c, &m, NULL, 0);
 }
 
 /*
@@ -845,7 +890,8 @@ conn_serve(struct ep_conn *c)
 	unsigned int i;
 	int rc = 0;
 
-	for (i = 0; i < EP_MSGS_PER_ROUND; i++) {
+	/* a reply kept for want of room: the next request waits for it */
+	for (i = 0; i < EP_MSGS_PER_ROUND && !c->reply_pending; i++) {
 		rc = conn_serve_one(c);
 		if (rc <= 0)
 			break;
@@ -855,6 +901,18 @@ conn_serve(struct ep_conn *c)
 			(int)c->pid, strerror(-rc));
 		conn_close(c, false);
 	}
+}
+
+/* EP_CTL_SNDBUF on a new connection: past net.core.wmem_max when dpfwd may (CAP_NET_ADMIN). */
+static void
+ctl_sndbuf_raise(int fd)
+{
+	int sz = EP_CTL_SNDBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0 &&
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz)) < 0)
+		DP_LOG(DEBUG, endpoint, "control connection: SO_SNDBUF %d: %s", sz,
+			strerror(errno));
 }
 
 static void
@@ -894,6 +952,7 @@ accept_all(void)
 		c->fd = fd;
 		c->efd = -1;
 		c->id = ++srv.next_conn_id;
+		ctl_sndbuf_raise(fd);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 			c->pid = cred.pid;
 			c->uid = cred.uid;
@@ -947,7 +1006,8 @@ server_main(void *arg)
 		pfd[1] = (struct pollfd){ .fd = srv.lfd, .events = POLLIN };
 		TAILQ_FOREACH(c, &srv.conns, next)
 		{
-			pfd[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+			pfd[n] = (struct pollfd){ .fd = c->fd,
+				.events = c->reply_pending ? POLLOUT : POLLIN };
 			who[n++] = c;
 		}
 		if (poll(pfd, n, timeout) < 0) {
@@ -959,9 +1019,14 @@ server_main(void *arg)
 		if (pfd[0].revents != 0)
 			break;
 		/* each conn_serve() may free its own connection, never another */
-		for (i = 2; i < n; i++)
-			if (pfd[i].revents != 0)
+		for (i = 2; i < n; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (who[i]->reply_pending && conn_reply_flush(who[i]) < 0)
+				conn_close(who[i], false);
+			else if (!who[i]->reply_pending)
 				conn_serve(who[i]);
+		}
 		if (pfd[1].revents != 0)
 			accept_all();
 		if (!TAILQ_EMPTY(&srv.zombies) && mono_ms() >= next_retry) {

@@ -552,7 +552,7 @@ tpl_build(uint8_t head, const uint8_t *t, uint8_t *buf)
 		m.chan = j;
 		m.size = (uint64_t)j << 32 | j;
 		m.side = j;
-		m.pad2 = j;
+		m.more = j;
 		if (m.addr.in6.sin6_family == AF_INET6) {
 			m.addr.in6.sin6_flowinfo = j;
 			m.addr.in6.sin6_scope_id = j;

@@ -39,6 +39,7 @@ rx = (0,0,1)
 
 [endpoint]
 socket = {dir}/dpsock.sock
+max = 512
 """
 
 

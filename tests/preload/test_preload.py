@@ -14,8 +14,10 @@ libdpsock-preload (lib/preload) with unmodified programs, against a dpfwd of its
   installed with SA_RESTART and no SO_SNDTIMEO is set (preload_sndintr);
 - fork: a socket bound in the parent serves in the child, the parent's copy closed;
   two children use the parent's socket in turn, then the parent (the kernel's sockets
-  the reference); two children in turn on a socket with 200 channels, the second
-  hearing of them from dpfwd again;
+  the reference); a socket with 320 channels made while it does not read (more than a
+  control socket of the kernel's default size holds CHANNEL messages), served by the
+  process itself, or by two children in turn, the second hearing of them from dpfwd
+  again, each peer answered;
   exec closes preloaded sockets, even made inheritable;
 - DPSOCK_PRELOAD_PORTS: a socket bound to a listed port is an endpoint, another not;
 - dpfwd killed under a program blocked in recvfrom: the call fails with ENETDOWN;
@@ -217,34 +219,56 @@ FORK_TURNS = textwrap.dedent("""\
     print("parent got", s.recv(100).decode(), flush=True)
 """)
 
-# A socket with many channels (one per peer on this host), used by two children in turn:
-# each peer sends one datagram a turn; the first child hears of the channels from dpfwd
-# as they were made, the second asks dpfwd to announce them all again (in batches).
+# A socket with many channels (one per peer on this host), served in two turns, by two
+# children in turn ("fork") or by the process itself: each peer sends one datagram a
+# turn before the socket is read (dpfwd tells the socket of each new peer's channel
+# meanwhile), the server answers each, and each peer reads its answer. Forked, the first
+# child hears of the channels from dpfwd as they were made, the second asks dpfwd to
+# announce them all again (in batches).
 MANY_CHANNELS = textwrap.dedent("""\
     import os, resource, socket, sys
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    n = int(sys.argv[1])
+    n, forked = int(sys.argv[1]), sys.argv[2] == "fork"
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)  # the kernel's: all n
     s.bind(("127.0.0.1", 0))
     peers = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
     for p in peers:
         p.bind(("127.0.0.1", 0))
+        p.settimeout(5)
+
+    def serve(turn):
+        s.settimeout(5)
+        got = set()
+        try:
+            while len(got) < n:
+                data, addr = s.recvfrom(100)
+                got.add(data)
+                s.sendto(b"re " + data, addr)
+        except socket.timeout:
+            pass
+        print("turn", turn, "got", len(got), flush=True)
+
+    def answer(p, want):
+        try:
+            return p.recv(100) == want
+        except socket.timeout:
+            return False
+
     for turn in range(2):
         for i, p in enumerate(peers):
             p.sendto(b"%d %d" % (turn, i), s.getsockname())
-        pid = os.fork()
-        if pid == 0:
-            s.settimeout(5)
-            got = set()
-            try:
-                while len(got) < n:
-                    got.add(s.recv(100))
-            except socket.timeout:
-                pass
-            print("turn", turn, "got", len(got), flush=True)
-            os._exit(0)
-        print("status", os.waitpid(pid, 0)[1], flush=True)
+        if forked:
+            pid = os.fork()
+            if pid == 0:
+                serve(turn)
+                os._exit(0)
+            print("status", os.waitpid(pid, 0)[1], flush=True)
+        else:
+            serve(turn)
+        back = sum(answer(p, b"re %d %d" % (turn, i)) for i, p in enumerate(peers))
+        print("turn", turn, "answered", back, flush=True)
 """)
 
 EXEC_DROPS = textwrap.dedent("""\
@@ -262,6 +286,9 @@ EXEC_DROPS = textwrap.dedent("""\
              "        print(e.strerror)\\n")
     os.execv(sys.executable, [sys.executable, "-c", check, str(s.fileno()), str(d)])
 """)
+
+# Peers of the socket of MANY_CHANNELS (dpfwd's [endpoint] max, pl_rig.CONFIG, has room).
+MANY_PEERS = 320
 
 SEND_TO = ("import socket, sys\n"
            "socket.socket().close()\n"
@@ -409,15 +436,30 @@ class PreloadTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout, want, fam)
 
-    def test_preload_fork_turns_on_a_socket_with_many_channels(self):
-        # more channels than the control socket holds CHANNEL messages at once
-        n = "200"
-        want = f"turn 0 got {n}\nstatus 0\nturn 1 got {n}\nstatus 0\n"
-        ref = run([sys.executable, "-c", MANY_CHANNELS, n], dict(os.environ), timeout=60)
+    def many_channels(self, how):
+        # more new channels than a control socket of the kernel's default size holds
+        # CHANNEL messages, told to a socket that does not read them yet
+        n = MANY_PEERS
+        status = "status 0\n" if how == "fork" else ""
+        want = "".join(f"turn {t} got {n}\n{status}turn {t} answered {n}\n" for t in (0, 1))
+        ref = run([sys.executable, "-c", MANY_CHANNELS, str(n), how], dict(os.environ),
+                  timeout=90)
         self.assertEqual((ref.returncode, ref.stdout), (0, want), ref.stderr)
-        r = run([sys.executable, "-c", MANY_CHANNELS, n], pl_rig.env(self.sock), timeout=60)
-        self.assertEqual(r.returncode, 0, r.stderr)
+        before = pl_rig.endpoint_stats(self.fwd, 0)
+        r = run([sys.executable, "-c", MANY_CHANNELS, str(n), how], pl_rig.env(self.sock),
+                timeout=90)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
         self.assertEqual(r.stdout, want, r.stderr[-2000:])
+        after = pl_rig.endpoint_stats(self.fwd)
+        # every peer's first datagram made a channel (none went through a worker)
+        self.assertGreaterEqual(after["resolves_local"] - before["resolves_local"], n)
+        self.assertEqual(after["malformed"], before["malformed"])
+
+    def test_preload_fork_turns_on_a_socket_with_many_channels(self):
+        self.many_channels("fork")
+
+    def test_preload_socket_with_many_channels(self):
+        self.many_channels("nofork")
 
     def test_preload_signal_interrupts_a_held_back_send(self):
         # preloaded only: the kernel never holds a loopback UDP send back (the program's
