@@ -64,7 +64,7 @@
  * ring's cache lines from one core to the other: one per message would be a
  * large part of a small message's one-way trip.
  */
-#define DPSOCK_REL_BATCH   32
+#define DPSOCK_REL_BATCH   DPSOCK_HELD_REL
 #define DPSOCK_REL_IDLE_US 5
 /* A call looks at its control socket (one poll()) at most this often otherwise. */
 #define DPSOCK_LIVE_MS 10
@@ -88,32 +88,22 @@ union dpsock_addr {
 	struct sockaddr_in6 in6;
 };
 
-/*
- * The buffers one side of a pipe keeps between calls, in memory shared with the
- * processes forked after it was made (MAP_SHARED): a process that takes its turn on an
- * inherited endpoint goes on with what the one before it kept, so that neither a child
- * that exits or is killed nor a parent using the socket again after a child loses them
- * or hands out the same buffer twice.
- */
-struct view_held {
-	/* unsent buffers given back by dpsock_msg_free(), and free ones taken a batch at a
-	 * time: our free ring is the consumer's to write (single producer), so a producer
-	 * keeps its own returns apart; each class's run starts at stash_at[c] */
-	uint32_t nb_stash[DPSOCK_NB_CLASSES];
-	uint32_t stash_at[DPSOCK_NB_CLASSES];
-	/* consumer: buffers read, to go back to the producer in one enqueue */
-	uint32_t nb_rel;
-	uint64_t rel[DPSOCK_REL_BATCH];
-	uint64_t stash[]; /* a place for every buffer of the pipe */
-};
-
 /* One pipe as this process uses it. */
 struct pipe_view {
 	void *region;
 	struct dpsock_pipe geo;     /* our copy, checked when the region was mapped */
 	struct dpsock_pipe *shared; /* the live one: only its sleeping flag is read from it */
 	struct dpsock_seq_pos seq;  /* our place in a DPSOCK_DATA_SEQ data ring */
-	struct view_held *h;        /* MAP_SHARED, h_size bytes */
+	/*
+	 * The buffers this side keeps between calls, in memory shared with the processes
+	 * forked after it was made: a process that takes its turn on an inherited endpoint
+	 * goes on with what the one before it kept, so that neither a child that exits or
+	 * is killed nor a parent using the socket again after a child loses them or hands
+	 * out the same buffer twice. An endpoint's are in its region (dpfwd gives them back
+	 * for a process that died with the turn); a channel's in a MAP_SHARED mapping of
+	 * h_size bytes (0: the region's).
+	 */
+	struct dpsock_held *h;
 	size_t h_size;
 };
 
@@ -148,11 +138,6 @@ struct evq_item {
 	bool ctl; /* the control socket (else the eventfd) */
 };
 
-/* Processes forked from an endpoint's take turns on it (MAP_SHARED). */
-struct ep_turn {
-	pid_t owner; /* the process that made the last call */
-};
-
 struct dpsock {
 	int family;
 	int flags;
@@ -169,8 +154,9 @@ struct dpsock {
 	struct dpsock_region *hdr;
 	struct pipe_view tx, rx;
 	uint32_t ctl_seq;
-	/* shared by the processes forked since dpsock_open(): who used the endpoint last */
-	struct ep_turn *turn;
+	/* the region's turn: the process of the family that made the last call; NULL
+	 * before bind */
+	volatile uint32_t *turn;
 	uint64_t tsc_hz;
 	uint64_t spin_cycles;
 	uint64_t next_live;  /* TSC of the next look at the control socket */
@@ -286,9 +272,13 @@ efd_drain(int fd)
 
 /* ---- pipes ---- */
 
-/* @return 0 or -ENOMEM (the held buffers' shared memory). */
+/*
+ * @p own: an endpoint region (dpfwd's and ours), whose held_off says where the pipe's
+ * held buffers are; a channel's peer can write its region's, so a channel's side keeps
+ * them in memory of its own. @return 0 or -ENOMEM (the held buffers' shared memory).
+ */
 static int
-view_init(struct pipe_view *pv, void *region, unsigned int pipe)
+view_init(struct pipe_view *pv, void *region, unsigned int pipe, bool own)
 {
 	unsigned int c;
 	uint32_t at = 0;
@@ -300,11 +290,18 @@ view_init(struct pipe_view *pv, void *region, unsigned int pipe)
 	pv->geo = *pv->shared;
 	if (pv->geo.data_kind == DPSOCK_DATA_SEQ)
 		dpsock_seq_pos_init(&pv->seq, region, &pv->geo);
-	pv->h_size = sizeof(struct view_held) + sizeof(uint64_t) * (size_t)pv->geo.nb_bufs;
-	h = mmap(NULL, pv->h_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (h == MAP_FAILED) {
-		pv->h = NULL;
-		return -ENOMEM;
+	if (own && ((struct dpsock_region *)region)->held_off[pipe] != 0) {
+		/* checked inside the region (dpsock_region_check()) */
+		h = RTE_PTR_ADD(region, ((struct dpsock_region *)region)->held_off[pipe]);
+	} else {
+		pv->h_size = dpsock_held_size(pv->geo.nb_bufs);
+		h = mmap(NULL, pv->h_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+			0);
+		if (h == MAP_FAILED) {
+			pv->h = NULL;
+			pv->h_size = 0;
+			return -ENOMEM;
+		}
 	}
 	pv->h = h;
 	for (c = 0; c < DPSOCK_NB_CLASSES; c++) {
@@ -360,7 +357,7 @@ view_resync(struct pipe_view *pv, bool producer)
 static void
 view_fini(struct pipe_view *pv)
 {
-	if (pv->h != NULL)
+	if (pv->h != NULL && pv->h_size != 0)
 		munmap(pv->h, pv->h_size);
 	memset(pv, 0, sizeof(*pv));
 }
@@ -369,7 +366,7 @@ view_fini(struct pipe_view *pv)
 static void
 view_release_flush(struct pipe_view *pv)
 {
-	struct view_held *h = pv->h;
+	struct dpsock_held *h = pv->h;
 
 	if (h->nb_rel == 0)
 		return;
@@ -381,7 +378,7 @@ view_release_flush(struct pipe_view *pv)
 static void
 view_release(struct pipe_view *pv, uint64_t off)
 {
-	struct view_held *h = pv->h;
+	struct dpsock_held *h = pv->h;
 
 	h->rel[h->nb_rel++] = off;
 	if (h->nb_rel == DPSOCK_REL_BATCH)
@@ -585,7 +582,8 @@ chan_map(struct dpsock *ep, uint32_t id, unsigned int side, int memfd, uint64_t 
 	ch->peer_efd = efd;
 	ch->peer = *peer;
 	/* side 0 (the asker) sends on pipe 0, side 1 on pipe 1 */
-	if (view_init(&ch->tx, region, side) < 0 || view_init(&ch->rx, region, side ^ 1) < 0)
+	if (view_init(&ch->tx, region, side, false) < 0 ||
+		view_init(&ch->rx, region, side ^ 1, false) < 0)
 		goto fini_views;
 	/* a pair's channel lives as long as both endpoints: a process forked after another
 	 * used it maps it again, and takes up where that one stopped */
@@ -637,8 +635,8 @@ ctl_recv(struct dpsock *ep, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], u
 	bool dontwait)
 {
 	int msg_flags;
-	ssize_t n =
-		dpsock_ctl_recvmsg(ep->ctl, m, fds, nfds, dontwait ? MSG_DONTWAIT : 0, &msg_flags);
+	ssize_t n = dpsock_ctl_recvmsg(
+		ep->ctl, m, fds, nfds, dontwait ? MSG_DONTWAIT : 0, &msg_flags, NULL);
 
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
@@ -771,24 +769,39 @@ self_watch(void)
  * (a child after a fork, a sibling after it, the parent after a child): the channels'
  * places are this process's old copy, so they are taken from the rings; channels the
  * other heard of (CHANNEL, read from the control socket they share) dpfwd announces
- * again. The buffers kept between calls are shared (struct view_held): nothing to do.
+ * again. The buffers kept between calls are shared (struct dpsock_held): nothing to do.
+ * The turn is taken with a compare-and-swap: dpfwd may be giving back what a process
+ * that died with it kept (DPSOCK_TURN_DPFWD), which takes it no longer than a few ring
+ * operations. The CHANNELS request also tells dpfwd this process's pid (the kernel adds
+ * it), which it watches from then on.
  */
 static void
 ep_turn_take(struct dpsock *ep)
 {
+	const uint32_t self = (uint32_t)__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED);
 	struct dpsock_ctl req, rep;
 	unsigned int i, nfds;
-	uint32_t from = 0;
+	uint32_t from = 0, cur;
 	int fds[2];
 
-	__atomic_store_n(&ep->turn->owner, dpsock_self, __ATOMIC_RELAXED);
+	cur = __atomic_load_n(ep->turn, __ATOMIC_ACQUIRE);
+	while (cur != self) {
+		if (cur == DPSOCK_TURN_DPFWD) {
+			if (__atomic_load_n(&ep->hdr->alive, __ATOMIC_RELAXED) == 0)
+				break;
+			rte_pause();
+			cur = __atomic_load_n(ep->turn, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		if (__atomic_compare_exchange_n(
+			    ep->turn, &cur, self, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			break;
+	}
 	for (i = 0; i < ep->nb_slots; i++)
 		if (ep->chans[i] != NULL) {
 			view_resync(&ep->chans[i]->tx, true);
 			view_resync(&ep->chans[i]->rx, false);
 		}
-	if (ep->hdr == NULL)
-		return;
 	/* in batches, each read before the next is asked for (dpfwd says when more are left) */
 	do {
 		dpsock_ctl_init(&req, DPSOCK_OP_CHANNELS);
@@ -812,8 +825,8 @@ ep_enter(struct dpsock *ep)
 	ep->now = now;
 	if (ep->dead)
 		return -ENOTCONN;
-	if (__atomic_load_n(&ep->turn->owner, __ATOMIC_RELAXED) !=
-		__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED))
+	if (ep->turn != NULL && __atomic_load_n(ep->turn, __ATOMIC_RELAXED) !=
+					(uint32_t)__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED))
 		ep_turn_take(ep);
 	if (ep->hdr != NULL) {
 		uint32_t seq = __atomic_load_n(&ep->hdr->ctl_seq, __ATOMIC_ACQUIRE);
@@ -880,17 +893,10 @@ dpsock_open(const char *path, int family, int flags)
 	ep->flags = flags;
 	ep->efd = -1;
 	pthread_once(&dpsock_self_once, self_watch);
-	ep->turn = mmap(
-		NULL, sizeof(*ep->turn), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ep->turn == MAP_FAILED) {
-		rc = -ENOMEM;
-		goto free_ep;
-	}
-	ep->turn->owner = dpsock_self;
 	ep->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ep->ctl < 0) {
 		rc = -errno;
-		goto unmap_turn;
+		goto free_ep;
 	}
 	if (connect(ep->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
@@ -919,8 +925,6 @@ close_efd:
 	close(ep->efd);
 close_ctl:
 	close(ep->ctl);
-unmap_turn:
-	munmap(ep->turn, sizeof(*ep->turn));
 free_ep:
 	free(ep);
 	errno = rc == -ENOTCONN ? ECONNREFUSED : -rc;
@@ -962,8 +966,8 @@ do_bind(struct dpsock *ep, const union dpsock_addr *addr)
 		munmap(region, rep.size);
 		return -EPROTO;
 	}
-	if (view_init(&ep->tx, region, DPSOCK_EP_PIPE_TX) < 0 ||
-		view_init(&ep->rx, region, DPSOCK_EP_PIPE_RX) < 0) {
+	if (view_init(&ep->tx, region, DPSOCK_EP_PIPE_TX, true) < 0 ||
+		view_init(&ep->rx, region, DPSOCK_EP_PIPE_RX, true) < 0) {
 		view_fini(&ep->tx);
 		view_fini(&ep->rx);
 		munmap(region, rep.size);
@@ -972,6 +976,8 @@ do_bind(struct dpsock *ep, const union dpsock_addr *addr)
 	ep->region = region;
 	ep->size = rep.size;
 	ep->hdr = region;
+	ep->turn = &ep->hdr->turn;
+	__atomic_store_n(ep->turn, (uint32_t)dpsock_self, __ATOMIC_RELEASE);
 	ep->ctl_seq = __atomic_load_n(&ep->hdr->ctl_seq, __ATOMIC_ACQUIRE);
 	ep->tsc_hz = ep->hdr->tsc_hz;
 	ep->spin_cycles = ep->spin_cycles * ep->tsc_hz / 1000000;
@@ -1849,13 +1855,13 @@ dpsock_stats_get(const struct dpsock *ep, struct dpsock_stats *st)
 int
 dpsock_flush(struct dpsock *ep)
 {
-	struct view_held *h;
+	struct dpsock_held *h;
 	unsigned int i, c;
 
 	if (ep == NULL)
 		return -EINVAL;
-	if (__atomic_load_n(&ep->turn->owner, __ATOMIC_RELAXED) !=
-		__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED))
+	if (ep->turn == NULL || __atomic_load_n(ep->turn, __ATOMIC_RELAXED) !=
+					(uint32_t)__atomic_load_n(&dpsock_self, __ATOMIC_RELAXED))
 		return 0;
 	if (ep->rx.h != NULL)
 		view_release_flush(&ep->rx);
@@ -1892,7 +1898,6 @@ dpsock_close(struct dpsock *ep)
 	view_fini(&ep->rx);
 	if (ep->region != NULL)
 		munmap(ep->region, ep->size);
-	munmap(ep->turn, sizeof(*ep->turn));
 	close(ep->efd);
 	free(ep);
 }

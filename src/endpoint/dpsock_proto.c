@@ -57,10 +57,11 @@ dpsock_sendmsg_fds(
 
 ssize_t
 dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], unsigned int *nfds,
-	int flags, int *msg_flags)
+	int flags, int *msg_flags, pid_t *pid)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * DPSOCK_CTL_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int) * DPSOCK_CTL_MAX_FDS) +
+			 CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -73,6 +74,8 @@ dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], 
 
 	*nfds = 0;
 	*msg_flags = 0;
+	if (pid != NULL)
+		*pid = 0;
 	do
 		n = recvmsg(sock, &mh, flags | MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
@@ -82,6 +85,13 @@ dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS], 
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t k, cnt;
 
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS &&
+			cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred)) && pid != NULL) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
+			*pid = cred.pid;
+		}
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);

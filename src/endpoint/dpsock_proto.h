@@ -120,10 +120,12 @@ ssize_t dpsock_sendmsg_fds(
  * Receive one message into @p m and the descriptors it carries into @p fds
  * (up to DPSOCK_CTL_MAX_FDS; more are closed), their count in @p nfds, the
  * message's flags (MSG_TRUNC, MSG_CTRUNC) in @p msg_flags; recvmsg() @p flags
- * (MSG_CMSG_CLOEXEC is added). The caller checks size, magic and version.
+ * (MSG_CMSG_CLOEXEC is added). When @p pid is not NULL, the sender's process id
+ * (SCM_CREDENTIALS, on a socket with SO_PASSCRED) goes there, 0 when none came.
+ * The caller checks size, magic and version.
  * @return recvmsg()'s result (-1 with errno; 0 at end of stream).
  */
 ssize_t dpsock_ctl_recvmsg(int sock, struct dpsock_ctl *m, int fds[DPSOCK_CTL_MAX_FDS],
-	unsigned int *nfds, int flags, int *msg_flags);
+	unsigned int *nfds, int flags, int *msg_flags, pid_t *pid);
 
 #endif /* DPSOCK_PROTO_H */

@@ -119,7 +119,7 @@ dpsock_region_init(
 	void *region, const struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES], uint64_t tsc_hz)
 {
 	size_t off = RTE_ALIGN_CEIL(sizeof(struct dpsock_region), RTE_CACHE_LINE_SIZE);
-	uint64_t pipe_off[DPSOCK_REGION_PIPES];
+	uint64_t pipe_off[DPSOCK_REGION_PIPES], held_off[DPSOCK_REGION_PIPES];
 	struct dpsock_region *r = region;
 	unsigned int i;
 
@@ -131,6 +131,24 @@ dpsock_region_init(
 			return 0;
 		}
 	}
+	for (i = 0; i < DPSOCK_REGION_PIPES; i++) {
+		uint32_t total = specs[i].count[0] + specs[i].count[1] + specs[i].count[2];
+
+		held_off[i] = 0;
+		if (!specs[i].held)
+			continue;
+		held_off[i] = RTE_ALIGN_CEIL(off, RTE_CACHE_LINE_SIZE);
+		off = held_off[i] + dpsock_held_size(total);
+		if (region != NULL) {
+			struct dpsock_held *h = RTE_PTR_ADD(region, held_off[i]);
+			uint32_t at = 0, c;
+
+			for (c = 0; c < DPSOCK_NB_CLASSES; c++) {
+				h->stash_at[c] = at;
+				at += specs[i].count[c];
+			}
+		}
+	}
 	off = RTE_ALIGN_CEIL(off, 4096);
 	if (r != NULL) {
 		r->version = DPSOCK_VERSION;
@@ -138,8 +156,11 @@ dpsock_region_init(
 		r->size = off;
 		r->tsc_hz = tsc_hz;
 		r->ctl_seq = 0;
-		for (i = 0; i < DPSOCK_REGION_PIPES; i++)
+		r->turn = 0;
+		for (i = 0; i < DPSOCK_REGION_PIPES; i++) {
 			r->pipe_off[i] = pipe_off[i];
+			r->held_off[i] = held_off[i];
+		}
 		__atomic_store_n(&r->alive, 1, __ATOMIC_RELAXED);
 		/* the magic last: a region with it is whole */
 		__atomic_store_n(&r->magic, DPSOCK_MAGIC, __ATOMIC_RELEASE);
@@ -184,6 +205,10 @@ dpsock_region_check(const void *region, size_t mapped)
 		}
 		if (total != p->nb_bufs || p->data_kind > DPSOCK_DATA_SEQ ||
 			!inside(p->data_ring_off, data_bytes(p->data_kind, total), r->size))
+			return -EPROTO;
+		if (r->held_off[i] != 0 &&
+			(r->held_off[i] % RTE_CACHE_LINE_SIZE != 0 ||
+				!inside(r->held_off[i], dpsock_held_size(total), r->size)))
 			return -EPROTO;
 	}
 	return 0;

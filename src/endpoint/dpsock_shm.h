@@ -13,7 +13,7 @@
  *
  *   region (memfd)
  *   +--------------------------+ 0
- *   | struct dpsock_region     |  magic, version, size, tsc_hz, alive, ctl_seq
+ *   | struct dpsock_region     |  magic, version, size, tsc_hz, alive, ctl_seq, turn
  *   +--------------------------+ pipe_off[0]
  *   | struct dpsock_pipe       |  geometry (read-only once made), sleeping flag
  *   | data ring                |  offsets of filled buffers, producer -> consumer
@@ -24,6 +24,8 @@
  *   | class 2 buffers          |
  *   +--------------------------+ pipe_off[1]
  *   | the other direction      |
+ *   +--------------------------+ held_off[0], held_off[1] (endpoint regions)
+ *   | struct dpsock_held       |  the buffers the application keeps between calls
  *   +--------------------------+ size
  *
  * A pipe is one direction. Buffers belong to the pipe's producer: it takes
@@ -64,7 +66,7 @@
 #include "dpsock.h"
 
 #define DPSOCK_MAGIC   UINT64_C(0x31306b636f737064) /* "dpsock01" little-endian */
-#define DPSOCK_VERSION 2
+#define DPSOCK_VERSION 3
 
 /** Pipes of a region. */
 #define DPSOCK_REGION_PIPES 2
@@ -109,7 +111,39 @@ struct dpsock_pipe_spec {
 	unsigned int data_flags;           /**< RING_F_SP_ENQ / RING_F_SC_DEQ for the data ring */
 	unsigned int free_flags;           /**< the same for the free rings */
 	unsigned int data_kind; /**< DPSOCK_DATA_RING, or _SEQ (then data_flags unused) */
+	bool held;              /**< a struct dpsock_held for the pipe in the region */
 };
+
+/** Buffers a consumer gives back at once (struct dpsock_held's rel). */
+#define DPSOCK_HELD_REL 32
+
+/**
+ * The buffers the application's side of a pipe keeps between calls: free ones a
+ * producer took ahead (a batch at a time) or got back unsent, and read ones a consumer
+ * gives back a batch at a time. The processes forked from the application's take turns
+ * on an endpoint and go on with what the one before kept. In an endpoint region (the
+ * pipe's spec says held): dpfwd gives them back when the process that had the turn
+ * dies (struct dpsock_region's turn). A channel's sides keep theirs in their own memory:
+ * the peer must not write them.
+ */
+struct dpsock_held {
+	uint32_t nb_stash[DPSOCK_NB_CLASSES]; /**< producer: free buffers kept, by class */
+	uint32_t stash_at[DPSOCK_NB_CLASSES]; /**< where each class's run starts in stash */
+	uint32_t nb_rel;                      /**< consumer: read buffers in rel */
+	uint32_t pad;
+	uint64_t rel[DPSOCK_HELD_REL];
+	uint64_t stash[]; /**< a place for every buffer of the pipe */
+};
+
+/** Bytes of a struct dpsock_held for a pipe of @p nb_bufs buffers. */
+static inline size_t
+dpsock_held_size(uint32_t nb_bufs)
+{
+	return sizeof(struct dpsock_held) + sizeof(uint64_t) * (size_t)nb_bufs;
+}
+
+/** struct dpsock_region's turn while dpfwd gives back what a dead process kept. */
+#define DPSOCK_TURN_DPFWD UINT32_MAX
 
 /** Bytes of a datagram a DPSOCK_DATA_SEQ slot carries itself (the buffer has them too). */
 #define DPSOCK_SEQ_INLINE 40u
@@ -168,7 +202,15 @@ struct dpsock_region {
 	/** Endpoint regions: dpfwd adds one after each message it sends unasked on the
 	 * endpoint's control socket, so that the application reads it (one load per call). */
 	volatile uint32_t ctl_seq;
+	/** Endpoint regions: the pid of the application's process that made the last call
+	 * (0: none since dpfwd took back what one kept; DPSOCK_TURN_DPFWD: dpfwd is doing
+	 * so). A process takes the turn with a compare-and-swap; dpfwd takes it from a
+	 * process that died with it, gives back its pipes' held buffers, and sets 0. */
+	volatile uint32_t turn;
+	uint32_t pad;
 	uint64_t pipe_off[DPSOCK_REGION_PIPES];
+	/** offset of each pipe's struct dpsock_held; 0: none (the spec did not ask) */
+	uint64_t held_off[DPSOCK_REGION_PIPES];
 } __rte_cache_aligned;
 
 /**

@@ -12,6 +12,11 @@
  *   ep_chan:  a region shared by two ep_conn; taken back when either goes
  *   zombies:  reclaimed endpoints whose region mbufs still point into
  *             (ep_dp_detach() said false): retried every EP_RETRY_MS
+ *   pids:     the processes that use an endpoint (the one that connected, and
+ *             each one forked from it that sent a message: SCM_CREDENTIALS),
+ *             watched with a pidfd; one that dies holding the endpoint's turn
+ *             (struct dpsock_region) leaves buffers in the region's
+ *             struct dpsock_held, which go back to their free rings
  *
  * Everything an application sends is hostile until checked: messages are
  * fixed-size, descriptors are counted and typed, regions are sealed so that
@@ -39,6 +44,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include <rte_cycles.h>
@@ -77,6 +83,14 @@ RTE_LOG_REGISTER(dp_logtype_endpoint, dpfwd.endpoint, INFO);
  * Memory is charged only for what waits.
  */
 #define EP_CTL_SNDBUF (2 * EP_CHANS_PER_ENDPOINT * 1024)
+/* Processes of one endpoint watched at once (a pre-forking server's children alive). */
+#define EP_PIDS_PER_CONN 64
+
+/* A process using an endpoint, watched for its end. */
+struct ep_pid {
+	pid_t pid;
+	int fd; /**< pidfd: readable once the process is gone */
+};
 
 struct ep_conn {
 	TAILQ_ENTRY(ep_conn) next;
@@ -102,6 +116,10 @@ struct ep_conn {
 	unsigned int reply_nfds;
 	int reply_fds[DPSOCK_CTL_MAX_FDS];
 	struct dpsock_ctl reply;
+	/* bound: where the region's held buffers are (our copy, from when we made it) */
+	uint64_t held_off[DPSOCK_REGION_PIPES];
+	unsigned int nb_pids;
+	struct ep_pid pids[EP_PIDS_PER_CONN];
 };
 
 struct ep_chan {
@@ -122,8 +140,10 @@ struct ep_stats {
 	uint64_t resolves_local;
 	uint64_t resolves_remote;
 	uint64_t reclaims;
-	uint64_t refused;   /**< connections turned away: too many */
-	uint64_t malformed; /**< connections closed for a bad message */
+	uint64_t refused;          /**< connections turned away: too many */
+	uint64_t malformed;        /**< connections closed for a bad message */
+	uint64_t turns_taken_back; /**< processes that died holding an endpoint's turn */
+	uint64_t held_returned;    /**< the buffers they kept, given back */
 };
 
 static struct {
@@ -492,6 +512,126 @@ conn_free(struct ep_conn *c)
 	free(c);
 }
 
+/* ---- the processes of an endpoint ---- */
+
+/* Watch @p pid (a process that sent on @p c's connection) for its end, unless we do. */
+static void
+conn_pid_watch(struct ep_conn *c, pid_t pid)
+{
+	unsigned int i;
+	int fd;
+
+	if (pid <= 0)
+		return;
+	for (i = 0; i < c->nb_pids; i++)
+		if (c->pids[i].pid == pid)
+			return;
+	if (c->nb_pids == EP_PIDS_PER_CONN) {
+		DP_LOG(DEBUG, endpoint,
+			"endpoint %u: %u processes watched already; pid %d is not (what it "
+			"keeps stays with the endpoint if it dies)",
+			c->id, c->nb_pids, (int)pid);
+		return;
+	}
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0) {
+		DP_LOG(DEBUG, endpoint, "endpoint %u: pidfd_open(%d): %s", c->id, (int)pid,
+			strerror(errno));
+		return;
+	}
+	c->pids[c->nb_pids].pid = pid;
+	c->pids[c->nb_pids].fd = fd;
+	c->nb_pids++;
+}
+
+static void
+conn_pids_close(struct ep_conn *c)
+{
+	while (c->nb_pids > 0)
+		close(c->pids[--c->nb_pids].fd);
+}
+
+/*
+ * Give back the buffers the application kept in its region's struct dpsock_held of
+ * pipe @p pipe (the application wrote them: each offset is checked against our
+ * geometry, counts are clamped). The caller holds the region's turn. @return how many.
+ */
+static unsigned int
+held_return(struct ep_conn *c, unsigned int pipe)
+{
+	const struct dpsock_pipe *geo = &c->geo[pipe];
+	struct dpsock_held *h = RTE_PTR_ADD(c->region, c->held_off[pipe]);
+	uint64_t back[DPSOCK_HELD_REL];
+	uint32_t at = 0, slot, n, i;
+	unsigned int k, nb = 0, total = 0;
+
+	for (k = 0; k < DPSOCK_NB_CLASSES; k++) {
+		n = RTE_MIN(h->nb_stash[k], geo->cls[k].count);
+		for (i = 0; i < n; i++) {
+			uint64_t off = h->stash[at + i];
+
+			if (dpsock_pipe_buf_check(geo, off, &slot) != (int)k)
+				continue;
+			back[nb++] = off;
+			if (nb == RTE_DIM(back)) {
+				dpsock_pipe_release(c->region, geo, back, nb);
+				total += nb;
+				nb = 0;
+			}
+		}
+		h->nb_stash[k] = 0;
+		at += geo->cls[k].count;
+	}
+	n = RTE_MIN(h->nb_rel, (uint32_t)DPSOCK_HELD_REL);
+	for (i = 0; i < n; i++) {
+		uint64_t off = h->rel[i];
+
+		if (dpsock_pipe_buf_check(geo, off, &slot) < 0)
+			continue;
+		back[nb++] = off;
+		if (nb == RTE_DIM(back)) {
+			dpsock_pipe_release(c->region, geo, back, nb);
+			total += nb;
+			nb = 0;
+		}
+	}
+	h->nb_rel = 0;
+	dpsock_pipe_release(c->region, geo, back, nb);
+	return total + nb;
+}
+
+/*
+ * Process @p pid of @p c's endpoint is gone. If it held the endpoint's turn, nobody
+ * else is inside a call on it: take the turn (a process that takes it first goes on
+ * with what the dead one kept instead), give back what the dead one kept, and leave
+ * the turn to whoever comes next.
+ */
+static void
+conn_pid_gone(struct ep_conn *c, pid_t pid)
+{
+	struct dpsock_region *r = c->region;
+	uint32_t want = (uint32_t)pid;
+	unsigned int i, n;
+
+	for (i = 0; i < c->nb_pids; i++)
+		if (c->pids[i].pid == pid) {
+			close(c->pids[i].fd);
+			c->pids[i] = c->pids[--c->nb_pids];
+			break;
+		}
+	if (c->dp == NULL || !__atomic_compare_exchange_n(&r->turn, &want, DPSOCK_TURN_DPFWD, false,
+				     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	n = 0;
+	for (i = 0; i < DPSOCK_REGION_PIPES; i++)
+		n += held_return(c, i);
+	__atomic_store_n(&r->turn, 0, __ATOMIC_RELEASE);
+	srv.stats.turns_taken_back++;
+	srv.stats.held_returned += n;
+	DP_LOG(DEBUG, endpoint, "endpoint %u: pid %d died with its turn; %u buffers it kept back",
+		c->id, (int)pid, n);
+}
+
 /* Close a connection and take back everything of its endpoint. */
 static void
 conn_close(struct ep_conn *c, bool stopping)
@@ -502,6 +642,7 @@ conn_close(struct ep_conn *c, bool stopping)
 	srv.refuse_logged = false;
 	close(c->fd);
 	c->fd = -1;
+	conn_pids_close(c);
 	conn_unbind(c, stopping);
 	pthread_mutex_unlock(&srv.lock);
 	if (c->dp != NULL)
@@ -557,6 +698,9 @@ endpoint_specs(struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES])
 	specs[DPSOCK_EP_PIPE_RX].count[1] = srv.cfg.large_bufs;
 	specs[DPSOCK_EP_PIPE_RX].data_flags = RING_F_SC_DEQ;
 	specs[DPSOCK_EP_PIPE_RX].free_flags = RING_F_SP_ENQ;
+	/* what the application keeps between calls, where we can give it back */
+	specs[DPSOCK_EP_PIPE_TX].held = true;
+	specs[DPSOCK_EP_PIPE_RX].held = true;
 }
 
 /* BIND: make the endpoint's region and port. @p efd is ours from here on. */
@@ -610,6 +754,7 @@ op_bind(struct ep_conn *c, const struct dpsock_ctl *m, int efd)
 			c->size = size;
 			for (i = 0; i < DPSOCK_REGION_PIPES; i++) {
 				c->geo[i] = *dpsock_region_pipe(region, i);
+				c->held_off[i] = ((struct dpsock_region *)region)->held_off[i];
 			}
 			srv.nb_bound++;
 			srv.stats.binds++;
@@ -827,12 +972,14 @@ conn_serve_one(struct ep_conn *c)
 	int fds[DPSOCK_CTL_MAX_FDS];
 	unsigned int nfds = 0;
 	int msg_flags;
+	pid_t pid;
 	ssize_t n;
 	int rc;
 
-	n = dpsock_ctl_recvmsg(c->fd, &m, fds, &nfds, MSG_DONTWAIT, &msg_flags);
+	n = dpsock_ctl_recvmsg(c->fd, &m, fds, &nfds, MSG_DONTWAIT, &msg_flags, &pid);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	conn_pid_watch(c, pid);
 	if (n == 0) {
 		fds_close(fds, nfds);
 		return -ECONNRESET;
@@ -922,7 +1069,7 @@ accept_all(void)
 		struct ep_conn *c;
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
-		int fd;
+		int fd, one = 1;
 
 		fd = accept4(srv.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
@@ -953,9 +1100,15 @@ accept_all(void)
 		c->efd = -1;
 		c->id = ++srv.next_conn_id;
 		ctl_sndbuf_raise(fd);
+		/* each message says which process sent it: those forked from the one that
+		 * connected are watched too */
+		if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+			DP_LOG(DEBUG, endpoint, "control connection: SO_PASSCRED: %s",
+				strerror(errno));
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 			c->pid = cred.pid;
 			c->uid = cred.uid;
+			conn_pid_watch(c, cred.pid);
 		}
 		pthread_mutex_lock(&srv.lock);
 		TAILQ_INSERT_TAIL(&srv.conns, c, next);
@@ -982,33 +1135,74 @@ zombies_retry(void)
 	pthread_mutex_unlock(&srv.lock);
 }
 
+/* Room for @p need entries in the poll set (@p pfd, @p who, @p whopid). @return 0 or -ENOMEM. */
+static int
+pollset_reserve(
+	struct pollfd **pfd, struct ep_conn ***who, pid_t **whopid, size_t *cap, size_t need)
+{
+	struct pollfd *p;
+	struct ep_conn **w;
+	pid_t *wp;
+
+	if (need <= *cap)
+		return 0;
+	need = RTE_MAX(need, 2 * *cap);
+	p = realloc(*pfd, need * sizeof(**pfd));
+	if (p == NULL)
+		return -ENOMEM;
+	*pfd = p;
+	w = realloc(*who, need * sizeof(**who));
+	if (w == NULL)
+		return -ENOMEM;
+	*who = w;
+	wp = realloc(*whopid, need * sizeof(**whopid));
+	if (wp == NULL)
+		return -ENOMEM;
+	*whopid = wp;
+	*cap = need;
+	return 0;
+}
+
+/*
+ * The server loop: one poll() over the stop eventfd, the listening socket, each
+ * connection (POLLIN, or POLLOUT while a reply waits for room) and the pidfd of each
+ * process watched; then the processes that ended, then the connections.
+ */
 static void *
 server_main(void *arg)
 {
-	struct pollfd *pfd;
-	struct ep_conn **who;
-	size_t cap = (size_t)srv.conn_limit + 2;
+	struct pollfd *pfd = NULL;
+	struct ep_conn **who = NULL;
+	pid_t *whopid = NULL;
+	size_t cap = 0;
 	double next_retry = 0;
 
 	RTE_SET_USED(arg);
-	pfd = calloc(cap, sizeof(*pfd));
-	who = calloc(cap, sizeof(*who));
-	if (pfd == NULL || who == NULL) {
-		DP_LOG(ERR, endpoint, "server thread: out of memory; endpoints are not served");
-		goto out;
-	}
+	if (pollset_reserve(&pfd, &who, &whopid, &cap, (size_t)srv.conn_limit + 2) < 0)
+		goto nomem;
 	for (;;) {
 		struct ep_conn *c;
-		size_t n = 2, i;
+		size_t n = 2, need = 2, i;
+		unsigned int k;
 		int timeout = TAILQ_EMPTY(&srv.zombies) ? -1 : EP_RETRY_MS;
 
+		TAILQ_FOREACH(c, &srv.conns, next)
+		need += 1 + c->nb_pids;
+		if (pollset_reserve(&pfd, &who, &whopid, &cap, need) < 0)
+			goto nomem;
 		pfd[0] = (struct pollfd){ .fd = srv.stop_efd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = srv.lfd, .events = POLLIN };
 		TAILQ_FOREACH(c, &srv.conns, next)
 		{
 			pfd[n] = (struct pollfd){ .fd = c->fd,
 				.events = c->reply_pending ? POLLOUT : POLLIN };
+			whopid[n] = 0;
 			who[n++] = c;
+			for (k = 0; k < c->nb_pids; k++) {
+				pfd[n] = (struct pollfd){ .fd = c->pids[k].fd, .events = POLLIN };
+				whopid[n] = c->pids[k].pid;
+				who[n++] = c;
+			}
 		}
 		if (poll(pfd, n, timeout) < 0) {
 			if (errno == EINTR)
@@ -1018,9 +1212,13 @@ server_main(void *arg)
 		}
 		if (pfd[0].revents != 0)
 			break;
+		/* first the processes gone (no connection goes meanwhile) */
+		for (i = 2; i < n; i++)
+			if (pfd[i].revents != 0 && whopid[i] != 0)
+				conn_pid_gone(who[i], whopid[i]);
 		/* each conn_serve() may free its own connection, never another */
 		for (i = 2; i < n; i++) {
-			if (pfd[i].revents == 0)
+			if (pfd[i].revents == 0 || whopid[i] != 0)
 				continue;
 			if (who[i]->reply_pending && conn_reply_flush(who[i]) < 0)
 				conn_close(who[i], false);
@@ -1034,9 +1232,13 @@ server_main(void *arg)
 			next_retry = mono_ms() + EP_RETRY_MS;
 		}
 	}
+	goto out;
+nomem:
+	DP_LOG(ERR, endpoint, "server thread: out of memory; endpoints are not served");
 out:
 	free(pfd);
 	free(who);
+	free(whopid);
 	return NULL;
 }
 
@@ -1369,13 +1571,15 @@ stats_fill(void *arg)
 
 	RTE_SET_USED(arg);
 	pthread_mutex_lock(&srv.lock);
-	o = json_pack("{s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I}", "socket",
+	o = json_pack("{s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "socket",
 		srv.cfg.socket, "connections", (int)srv.nb_conns, "endpoints", (int)srv.nb_bound,
 		"channels", (int)srv.nb_chans, "binds", (json_int_t)srv.stats.binds,
 		"resolves_local", (json_int_t)srv.stats.resolves_local, "resolves_remote",
 		(json_int_t)srv.stats.resolves_remote, "reclaims", (json_int_t)srv.stats.reclaims,
 		"refused", (json_int_t)srv.stats.refused, "malformed",
-		(json_int_t)srv.stats.malformed);
+		(json_int_t)srv.stats.malformed, "turns_taken_back",
+		(json_int_t)srv.stats.turns_taken_back, "held_returned",
+		(json_int_t)srv.stats.held_returned);
 	if (o != NULL) {
 		unsigned int z = 0;
 		struct ep_conn *c;
@@ -1451,7 +1655,7 @@ dp_endpoint_telemetry_register(void)
 		return 0;
 	rc = dp_telemetry_section_register("endpoint", "/dpfwd/endpoint/stats",
 		"Endpoints (dpsock): connections, endpoints, channels; binds, resolves, reclaims, "
-		"refused and malformed connections",
+		"refused, malformed; dead processes' turns",
 		stats_fill, NULL);
 	if (rc < 0)
 		return rc;

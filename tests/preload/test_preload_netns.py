@@ -36,11 +36,12 @@ PRELOAD_LIB = pl_rig.PRELOAD_LIB
 PORT = 11711
 
 
-def start_dpfwd(topo):
-    """dpfwd on @p topo's ports (net_af_packet) with an [endpoint] socket in its folder,
-    once the socket is there: (the Dpfwd, the socket's path)."""
+def start_dpfwd(topo, endpoint_extra=""):
+    """dpfwd on @p topo's ports (net_af_packet) with an [endpoint] socket in its folder
+    (and the keys @p endpoint_extra), once the socket is there: (the Dpfwd, the socket's
+    path)."""
     sock = os.path.join(topo.tmp, "dpsock.sock")
-    extra = f"\n[endpoint]\nsocket = {sock}\nmode = 0600\n"
+    extra = f"\n[endpoint]\nsocket = {sock}\nmode = 0600\n{endpoint_extra}"
     dp = netns.Dpfwd(topo, "net_af_packet", extra=extra).start().wait_ready()
     deadline = time.monotonic() + 10
     while not os.path.exists(sock):
@@ -53,7 +54,10 @@ def start_dpfwd(topo):
 class PreloadRig(unittest.TestCase):
     """One Linux host behind dpfwd's port 0 and dpfwd with an endpoint (start_dpfwd()) for
     all of a class's tests: addr, dpfwd's address; env, the preload's environment for it.
-    after_dpfwd(): what a class starts beside dpfwd (the rig comes down if it fails)."""
+    after_dpfwd(): what a class starts beside dpfwd (the rig comes down if it fails);
+    endpoint_extra: more keys of dpfwd's [endpoint] section."""
+
+    endpoint_extra = ""
 
     @classmethod
     def after_dpfwd(cls):
@@ -64,7 +68,7 @@ class PreloadRig(unittest.TestCase):
         cls.topo = netns.Topology(static_neighbors=False, nb_hosts=1)
         try:
             cls.topo.up()
-            cls.dp, cls.sock = start_dpfwd(cls.topo)
+            cls.dp, cls.sock = start_dpfwd(cls.topo, cls.endpoint_extra)
             cls.addr = cls.topo.ports[0].ip4
             cls.env = dict(pl_rig.preload_env(os.environ), DPSOCK_PATH=cls.sock)
             cls.after_dpfwd()

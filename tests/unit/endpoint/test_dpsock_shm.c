@@ -450,10 +450,49 @@ test_shm_seq_positions_taken_up_by_another_side(void)
 	two_maps_free(&t);
 }
 
+/* The held buffers' places of an endpoint region: after the pipes, a run per class. */
+static void
+test_shm_held_places_inside_and_checked(void)
+{
+	struct dpsock_pipe_spec specs[DPSOCK_REGION_PIPES];
+	const struct dpsock_held *h;
+	struct dpsock_region *r;
+	struct two_maps t;
+	uint64_t saved;
+
+	memcpy(specs, ep_specs, sizeof(specs));
+	specs[0].held = true;
+	CU_ASSERT_FATAL(two_maps_make(&t, specs) == 0);
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), 0);
+	r = t.b;
+	/* pipe 0 asked, pipe 1 did not */
+	CU_ASSERT_EQUAL(r->held_off[1], 0);
+	CU_ASSERT(r->held_off[0] >= r->pipe_off[1]);
+	CU_ASSERT(r->held_off[0] + dpsock_held_size(68) <= t.size);
+	CU_ASSERT_EQUAL(r->turn, 0);
+	h = RTE_PTR_ADD(t.b, r->held_off[0]);
+	/* pipe 0's classes: 64 and 4 buffers, so class 1's run starts at 64 */
+	CU_ASSERT_EQUAL(h->stash_at[0], 0);
+	CU_ASSERT_EQUAL(h->stash_at[1], 64);
+	CU_ASSERT_EQUAL(h->stash_at[2], 68);
+	CU_ASSERT_EQUAL(h->nb_stash[0] + h->nb_rel, 0);
+	/* a place that runs past the end, or off a cache line: not accepted */
+	saved = r->held_off[0];
+	r->held_off[0] = t.size - 64;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), -EPROTO);
+	r->held_off[0] = saved + 8;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), -EPROTO);
+	r->held_off[0] = saved;
+	CU_ASSERT_EQUAL(dpsock_region_check(t.b, t.size), 0);
+	two_maps_free(&t);
+}
+
 int
 main(void)
 {
 	static const struct dp_test tests[] = {
+		{ "test_shm_held_places_inside_and_checked",
+			test_shm_held_places_inside_and_checked },
 		{ "test_shm_region_sized_then_checked_in_a_second_mapping",
 			test_shm_region_sized_then_checked_in_a_second_mapping },
 		{ "test_shm_empty_pipe_or_huge_count_refused",
