@@ -283,7 +283,7 @@ def thread_cpu_s(rig, tid):
 def resync_unchanged(rig, nb):
     """/dpfwd/linux/resync with the kernel's table as dpfwd has it: seconds from asked until
     the dump's @p nb routes are counted, CPU seconds of the control thread (dpfwd's main
-    thread) meanwhile, Mpps meanwhile."""
+    thread) meanwhile, Mpps meanwhile, batch copies of the table meanwhile."""
     def counted(s):
         lx = s["linux"]
         return lx["routes_added"] + lx.get("routes_unchanged", 0)
@@ -302,7 +302,10 @@ def resync_unchanged(rig, nb):
         time.sleep(INTERVAL_MS / 1000 / 4)
     took = time.monotonic() - asked
     cpu = thread_cpu_s(rig, rig.proc.pid) - cpu0
-    return took, cpu, (forwarded(s) - forwarded(s0)) / (t - t0) / 1e6, s
+    copies = (s["route_changes"].get("batch_copies", 0) -
+              s0["route_changes"].get("batch_copies", 0)
+              if "batch_copies" in s["route_changes"] else "n/a")
+    return took, cpu, (forwarded(s) - forwarded(s0)) / (t - t0) / 1e6, copies
 
 
 def load_file(rig, table):
@@ -356,7 +359,7 @@ def main():
         log("netlink: dump again ...")
         dump_rate, dump_mpps = timed("dump", dump_again, rig, a.n)
         log("netlink: resync of the unchanged table ...")
-        rs_s, rs_cpu, rs_mpps, rs_snap = timed("resync", resync_unchanged, rig, a.n)
+        rs_s, rs_cpu, rs_mpps, rs_copies = timed("resync", resync_unchanged, rig, a.n)
         log("route file: reload ...")
         nb_file, file_s = load_file(rig, table)
         lx = snap["linux"]
@@ -371,8 +374,7 @@ def main():
               "then /dpfwd/linux/resync: from asked to the last seen)")
         print(f"resync unchanged seconds    {rs_s:.2f}  (/dpfwd/linux/resync, the table as "
               f"dpfwd has it: from asked to the dump's routes counted; control thread CPU "
-              f"{rs_cpu:.2f} s; table copies for batches "
-              f"{rs_snap['route_changes'].get('batch_copies', 'n/a')})")
+              f"{rs_cpu:.2f} s; table copies for batches meanwhile {rs_copies})")
         print(f"route file routes/s         {nb_file / file_s:,.0f}  ({nb_file} IPv4 routes "
               f"in {file_s:.2f} s, dpctl route reload)")
         print(f"netlink / file              {nl_rate / (nb_file / file_s):.2f} (push), "
