@@ -19,7 +19,11 @@ port 0, two net_null sinks) with [linux] on, in a network namespace of its own. 
                kernel's table again (/dpfwd/linux/resync): routes/s from the resync
                asked to the last route seen (dpfwd swaps the dump's routes in at once),
                and the forwarding rate meanwhile;
-  4. file:     `dpctl route reload` of a config whose [routes] file holds the same N
+  4. resync:   /dpfwd/linux/resync again, the kernel's table unchanged: seconds from the
+               resync asked until the dump's N routes are counted (linux.routes_unchanged,
+               or routes_added where dpfwd re-adds them), the control thread's CPU seconds
+               meanwhile, and the forwarding rate;
+  5. file:     `dpctl route reload` of a config whose [routes] file holds the same N
                routes; routes/s by dpfwd's own count of the reload's time.
 
 The pusher (--pusher): `ip -batch` of `route add` lines (ip), one request and one answer at
@@ -270,6 +274,40 @@ def dump_again(rig, nb):
     return nb / (time.monotonic() - asked), mpps
 
 
+def thread_cpu_s(rig, tid):
+    """CPU seconds thread @p tid of dpfwd has run (schedstat)."""
+    with open(f"/proc/{rig.proc.pid}/task/{tid}/schedstat") as f:
+        return int(f.read().split()[0]) / 1e9
+
+
+def resync_unchanged(rig, nb):
+    """/dpfwd/linux/resync with the kernel's table as dpfwd has it: seconds from asked until
+    the dump's @p nb routes are counted, CPU seconds of the control thread (dpfwd's main
+    thread) meanwhile, Mpps meanwhile, batch copies of the table meanwhile."""
+    def counted(s):
+        lx = s["linux"]
+        return lx["routes_added"] + lx.get("routes_unchanged", 0)
+
+    t0, s0 = rig.sample()
+    cpu0 = thread_cpu_s(rig, rig.proc.pid)
+    rig.dpctl("raw", "/dpfwd/linux/resync")
+    asked = time.monotonic()
+    while True:
+        t, s = rig.sample()
+        if counted(s) - counted(s0) >= nb:
+            break
+        if t - asked > 600:
+            raise RuntimeError(f"resync: {counted(s) - counted(s0)} of {nb} routes counted "
+                               f"after 600 s; linux: {json.dumps(s['linux'])}")
+        time.sleep(INTERVAL_MS / 1000 / 4)
+    took = time.monotonic() - asked
+    cpu = thread_cpu_s(rig, rig.proc.pid) - cpu0
+    copies = (s["route_changes"].get("batch_copies", 0) -
+              s0["route_changes"].get("batch_copies", 0)
+              if "batch_copies" in s["route_changes"] else "n/a")
+    return took, cpu, (forwarded(s) - forwarded(s0)) / (t - t0) / 1e6, copies
+
+
 def load_file(rig, table):
     cfg = os.path.join(rig.tmp, "with-file.ini")
     with open(cfg, "w") as f:
@@ -320,6 +358,8 @@ def main():
                                                       a.pusher)
         log("netlink: dump again ...")
         dump_rate, dump_mpps = timed("dump", dump_again, rig, a.n)
+        log("netlink: resync of the unchanged table ...")
+        rs_s, rs_cpu, rs_mpps, rs_copies = timed("resync", resync_unchanged, rig, a.n)
         log("route file: reload ...")
         nb_file, file_s = load_file(rig, table)
         lx = snap["linux"]
@@ -332,6 +372,9 @@ def main():
                   "namespace without dpfwd: the most a push can give)")
         print(f"netlink dump routes/s       {dump_rate:,.0f}  (dpfwd without them, "
               "then /dpfwd/linux/resync: from asked to the last seen)")
+        print(f"resync unchanged seconds    {rs_s:.2f}  (/dpfwd/linux/resync, the table as "
+              f"dpfwd has it: from asked to the dump's routes counted; control thread CPU "
+              f"{rs_cpu:.2f} s; table copies for batches meanwhile {rs_copies})")
         print(f"route file routes/s         {nb_file / file_s:,.0f}  ({nb_file} IPv4 routes "
               f"in {file_s:.2f} s, dpctl route reload)")
         print(f"netlink / file              {nl_rate / (nb_file / file_s):.2f} (push), "
@@ -340,6 +383,7 @@ def main():
               f"{100 * share['idle']:.0f} % of the time)")
         print(f"forwarding Mpps during push {during:.2f}  ({100 * share['push']:.0f} %)")
         print(f"forwarding Mpps during dump {dump_mpps:.2f}  ({100 * share['dump']:.0f} %)")
+        print(f"forwarding Mpps in resync   {rs_mpps:.2f}  ({100 * share['resync']:.0f} %)")
         print(f"linux: routes_added {lx['routes_added']} route_errors {lx['route_errors']} "
               f"resyncs {lx['resyncs']} netlink_messages {lx['netlink_messages']}; "
               f"fwd ip4_routes {snap['fwd']['ip4_routes']}; table copies {snap['route_changes']['copies']}")

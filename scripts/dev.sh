@@ -29,6 +29,7 @@ PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcun
 	scdoc python3-jsonschema python3-prometheus-client python3-scapy
 	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd # tests/netns (hosts in namespaces)
 	frr # tests/netns: the FRR tests
+	bird2 # tests/netns: the BIRD test (its packaged service is stopped: install_deps)
 	sockperf nsd dnsperf dnsutils) # tests/preload (socat too; nsd, dnsperf, dig: preload_dns)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
@@ -69,6 +70,11 @@ install_deps() {
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# bird2 enables and starts its service (/etc/bird/bird.conf, in the host's namespace);
+	# the tests run their own BIRD: the one this install started is stopped and disabled
+	if [[ " ${missing[*]} " == *" bird2 "* ]] && [ -d /run/systemd/system ]; then
+		systemctl disable --now bird.service >/dev/null 2>&1 || true
+	fi
 }
 
 build() {
@@ -185,9 +191,9 @@ sanitized_tests() {
 	bg_wait asan_build || exit 1
 	rm -rf "$logs"
 	mkdir -p "$logs"
-	# suite once is left out: FRR's daemons driving the Linux control plane (the dpfwd code
-	# they reach is the linuxcp tests') and dpbench's run (its Python, on a dpfwd the
-	# fwd tests run here): a minute and a half that would find nothing new
+	# suite once is left out: FRR's and BIRD's daemons driving the Linux control plane (the
+	# dpfwd code they reach is the linuxcp tests') and dpbench's run (its Python, on a
+	# dpfwd the fwd tests run here): about two minutes that would find nothing new
 	say "meson test under ASan + UBSan (suites: unit, func, netns; not once)"
 	# the soak is 45 s in the first run; 10 s here keep the whole under 15 minutes
 	DPFWD_SOAK_SECONDS="${DPFWD_SOAK_SECONDS:-10}" \

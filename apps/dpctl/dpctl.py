@@ -1246,7 +1246,7 @@ def show_linux(s, args):
         ("netlink", f"messages {n(lx.get('netlink_messages'))}, dumps {n(lx.get('dumps'))}, "
          f"resyncs {n(lx.get('resyncs'))}, mirror link changes {n(lx.get('link_changes'))}"),
         ("routes", f"added {n(lx.get('routes_added'))}, deleted {n(lx.get('routes_deleted'))}, "
-         f"refused {n(lx.get('route_errors'))}"),
+         f"unchanged {n(lx.get('routes_unchanged'))}, refused {n(lx.get('route_errors'))}"),
         ("routes not copied", f"other interfaces {n(lx.get('routes_other_if'))}, kernel's "
          f"{n(lx.get('routes_skipped'))}, config's prefix {n(lx.get('routes_config'))}, "
          f"unsupported {n(lx.get('routes_unsupported'))}"),

@@ -364,7 +364,8 @@ struct dp_fwd_route4_change {
 	uint32_t nh;     /**< an add's next hop (dp_fwd_route4_nh()) */
 	uint8_t plen;
 	bool del;
-	int rc; /**< set by dp_fwd_route4_changes_apply(): 0 or -errno */
+	bool same; /**< set by dp_fwd_route4_changes_apply(): the table had it; nothing made */
+	int rc;    /**< set by dp_fwd_route4_changes_apply(): 0 or -errno */
 };
 
 /**
@@ -387,12 +388,15 @@ int dp_fwd_route4_change_of(const struct dp_fwd_config_route4 *r, bool del,
 	struct dp_fwd_route4_change *c, char *err, size_t errlen);
 
 /**
- * Control lcore: make @p n IPv4 changes in a copy of the live table, in address order
- * (the changes of one prefix in the order given), and swap it in once, as a reload does:
- * no wait for the workers per change, and they see all the changes at once. Each change
- * is refused as dp_fwd_route_add() and dp_fwd_route_del() refuse it (c[i].rc: -EINVAL
- * for a port's address or an adjacency, -ENOENT for a delete of no route, -ENOSPC for a
- * full table).
+ * Control lcore: make @p n IPv4 changes, in address order (the changes of one prefix in
+ * the order given), only where they change the live table: the changes of a prefix that
+ * are adds only, the last of the next hop the table has there, are left out (c[i].same).
+ * The rest are made in place when they are few (at most one per 16 routes of the table)
+ * and each can be (dp_fwd_route4_in_place()), else in one copy of the live table swapped
+ * in, as a reload does: no wait for the workers per change, and they see all the changes
+ * at once. Each change is refused as dp_fwd_route_add() and dp_fwd_route_del() refuse it
+ * (c[i].rc: -EINVAL for a port's address or an adjacency, -ENOENT for a delete of no
+ * route, -ENOSPC for a full table).
  * @return 0 (each c[i].rc set), -ENOMEM (no copy: nothing changed), -E2BIG (more than
  *         DP_FWD_ROUTE4_SORT_MAX).
  */
@@ -424,7 +428,9 @@ int dp_fwd_route6_change_prepare(
 
 /**
  * Control lcore: make @p n IPv6 changes, in their order, in one copy of the live table
- * and swap it in (dp_fwd_route6_changes_build()). @return 0 (each c[i].rc set), -EINVAL
+ * and swap it in (dp_fwd_route6_changes_build()); the changes of a prefix that leave the
+ * table as it is are left out, as dp_fwd_route4_changes_apply() does (c[i].same), and
+ * when all do, no copy is made. @return 0 (each c[i].rc set), -EINVAL
  * (IPv6 off), -ENOMEM (nothing changed).
  */
 int dp_fwd_route6_changes_apply(struct dp_fwd_route6_change *c, uint32_t n);

@@ -102,7 +102,8 @@ struct dp_fwd_route6_change {
 	uint32_t nh;        /**< an add's next hop (dp_fwd_route6_nh()) */
 	uint8_t plen;
 	bool del;
-	int rc; /**< set by dp_fwd_route6_changes_build(): 0 or -errno */
+	bool same; /**< set by dp_fwd_route6_changes_apply(): the table had it; nothing made */
+	int rc;    /**< set by dp_fwd_route6_changes_build(): 0 or -errno */
 };
 
 /**

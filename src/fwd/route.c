@@ -85,9 +85,14 @@
 
 #define NET24(a) ((a)&0xffffff00u)
 
+/* dp_fwd_route4_changes_apply() makes its changes in place when they are at most one per
+ * that many routes of the table, else in a copy */
+#define CHANGES4_IN_PLACE_SHARE 16
+
 static struct {
 	uint64_t added, deleted, reloads, reload_errors;
-	uint64_t copies; /**< single changes made in a copy of the table (see above) */
+	uint64_t copies;       /**< single changes made in a copy of the table (see above) */
+	uint64_t batch_copies; /**< batches of changes made in one copy (netlink's) */
 	double last_reload_s, last_copy_s;
 } route_stats;
 
@@ -745,31 +750,88 @@ dp_fwd_route4_change_make(struct dp_fwd_route4_change *c)
 	return 0;
 }
 
-int
-dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n)
+/*
+ * Whether the run of changes @p c[key[0..n)] of one prefix leaves the live table as it is:
+ * adds only (a delete may be refused, or remove what the last add puts back), the last
+ * of the next hop the table has there, which is neither a port's address nor a
+ * neighbor's adjacency (an add over those is refused, or takes the /32 over).
+ */
+static bool
+run4_same(struct dp_fwd_route4_change *c, const uint64_t *key, uint32_t n)
+{
+	const struct dp_fwd_route4_change *last = &c[DP_FWD_ROUTE4_KEY_INDEX(key[n - 1])];
+	const struct rte_rib_node *node =
+		rte_rib_lookup_exact(rte_fib_get_rib(dp_fwd.ip4.fib), last->prefix, last->plen);
+	uint64_t nh;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[DP_FWD_ROUTE4_KEY_INDEX(key[i])].del)
+			return false;
+	return node != NULL && rte_rib_get_nh(node, &nh) == 0 && nh == last->nh &&
+	       nh != DP_FWD_NH_LOCAL && !adj4_is(nh, last->prefix);
+}
+
+/*
+ * Of the @p n sorted keys of @p c, those whose changes leave the live table as it is
+ * (run4_same()) marked same (rc 0) and left out; @return how many are kept, in their order.
+ */
+static uint32_t
+changes4_reduce(struct dp_fwd_route4_change *c, uint64_t *key, uint32_t n)
+{
+	uint32_t i = 0, j, k, kept = 0;
+
+	while (i < n) {
+		/* the run of one prefix: the same key but for its index */
+		for (j = i + 1; j < n && (key[j] >> 24) == (key[i] >> 24); j++)
+			;
+		if (run4_same(c, key + i, j - i)) {
+			for (k = i; k < j; k++) {
+				c[DP_FWD_ROUTE4_KEY_INDEX(key[k])].same = true;
+				c[DP_FWD_ROUTE4_KEY_INDEX(key[k])].rc = 0;
+			}
+		} else {
+			for (k = i; k < j; k++)
+				key[kept++] = key[k];
+		}
+		i = j;
+	}
+	return kept;
+}
+
+/*
+ * The changes of @p key[0..n) made in the live table, each in place, when every one of them
+ * can be (dp_fwd_route4_in_place(): one that cannot after those before it is made in a copy
+ * of its own, as dp_fwd_route_add() does); @return false: none made.
+ */
+static bool
+changes4_in_place(struct dp_fwd_route4_change *c, const uint64_t *key, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct dp_fwd_route4_change *ch = &c[DP_FWD_ROUTE4_KEY_INDEX(key[i])];
+
+		if (!dp_fwd_route4_in_place(ch->prefix, ch->plen))
+			return false;
+	}
+	dp_fwd_route_batch_begin();
+	for (i = 0; i < n; i++)
+		dp_fwd_route4_change_make(&c[DP_FWD_ROUTE4_KEY_INDEX(key[i])]);
+	dp_fwd_route_batch_end();
+	return true;
+}
+
+/* The changes of @p key[0..n) made in one copy of the live table, swapped in. */
+static int
+changes4_in_copy(struct dp_fwd_route4_change *c, const uint64_t *key, uint32_t n)
 {
 	struct dp_fwd_fib4 copy;
-	uint64_t *key;
 	uint32_t i;
-	int rc;
+	int rc = fib4_copy(&dp_fwd.ip4, &copy);
 
-	if (n == 0)
-		return 0;
-	if (n > DP_FWD_ROUTE4_SORT_MAX)
-		return -E2BIG;
-	key = malloc(sizeof(*key) * 2 * (size_t)n);
-	if (key == NULL)
-		return -ENOMEM;
-	rc = fib4_copy(&dp_fwd.ip4, &copy);
-	if (rc < 0) {
-		free(key);
+	if (rc < 0)
 		return rc;
-	}
-	/* in address order, as a route file is loaded; the changes of one prefix in
-	 * the order given (the sort is stable) */
-	for (i = 0; i < n; i++)
-		key[i] = dp_fwd_route4_key(c[i].prefix, c[i].plen, i);
-	dp_fwd_route4_sort(key, key + n, n);
 	for (i = 0; i < n; i++) {
 		struct dp_fwd_route4_change *ch = &c[DP_FWD_ROUTE4_KEY_INDEX(key[i])];
 
@@ -779,10 +841,41 @@ dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n)
 		else if (ch->rc == 0)
 			route_stats.added++;
 	}
-	free(key);
 	fib4_publish(&copy);
+	route_stats.batch_copies++;
 	adj4_revalidate_or_owe();
 	return 0;
+}
+
+int
+dp_fwd_route4_changes_apply(struct dp_fwd_route4_change *c, uint32_t n)
+{
+	uint64_t *key;
+	uint32_t i, kept;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	if (n > DP_FWD_ROUTE4_SORT_MAX)
+		return -E2BIG;
+	key = malloc(sizeof(*key) * 2 * (size_t)n);
+	if (key == NULL)
+		return -ENOMEM;
+	/* in address order, as a route file is loaded; the changes of one prefix in
+	 * the order given (the sort is stable) */
+	for (i = 0; i < n; i++) {
+		key[i] = dp_fwd_route4_key(c[i].prefix, c[i].plen, i);
+		c[i].same = false;
+	}
+	dp_fwd_route4_sort(key, key + n, n);
+	kept = changes4_reduce(c, key, n);
+	/* a few in place (each may wait for the workers once), more in one copy (which adds
+	 * every route of the table again) */
+	if (kept > 0 && ((uint64_t)kept * CHANGES4_IN_PLACE_SHARE > DP_FWD_IP4_ROUTES() ||
+				!changes4_in_place(c, key, kept)))
+		rc = changes4_in_copy(c, key, kept);
+	free(key);
+	return rc;
 }
 
 int
@@ -813,26 +906,123 @@ dp_fwd_route6_change_prepare(
 	return 0;
 }
 
+/* An IPv6 change's place in the sort of changes6_reduce(): its prefix, length, index. */
+struct change6_key {
+	uint8_t prefix[16];
+	uint8_t plen;
+	uint32_t i;
+};
+
+static int
+change6_key_cmp(const void *a, const void *b)
+{
+	const struct change6_key *x = a, *y = b;
+	const int d = memcmp(x->prefix, y->prefix, sizeof(x->prefix));
+
+	if (d != 0)
+		return d;
+	if (x->plen != y->plen)
+		return x->plen < y->plen ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* run4_same() for the IPv6 changes @p c[key[0..n).i] of one prefix. */
+static bool
+run6_same(const struct dp_fwd_route6_change *c, const struct change6_key *key, uint32_t n)
+{
+	const struct dp_fwd_route6_change *last = &c[key[n - 1].i];
+	const struct rte_rib6_node *node =
+		rte_rib6_lookup_exact(rte_fib6_get_rib(dp_fwd_ip6.fib), last->prefix, last->plen);
+	uint64_t nh;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[key[i].i].del)
+			return false;
+	return node != NULL && rte_rib6_get_nh(node, &nh) == 0 && nh == last->nh &&
+	       nh != DP_FWD_NH_LOCAL;
+}
+
+/*
+ * The IPv6 changes of @p c that leave the live table as it is (run6_same()) marked same
+ * (rc 0); @return how many are left, or -ENOMEM.
+ */
+static int64_t
+changes6_reduce(struct dp_fwd_route6_change *c, uint32_t n)
+{
+	struct change6_key *key = malloc(sizeof(*key) * (size_t)n);
+	uint32_t i, j, k, left = n;
+
+	if (key == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		memcpy(key[i].prefix, c[i].prefix, sizeof(key[i].prefix));
+		key[i].plen = c[i].plen;
+		key[i].i = i;
+		c[i].same = false;
+	}
+	qsort(key, n, sizeof(*key), change6_key_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && key[j].plen == key[i].plen &&
+				memcmp(key[j].prefix, key[i].prefix, sizeof(key[i].prefix)) == 0;
+			j++)
+			;
+		if (!run6_same(c, key + i, j - i))
+			continue;
+		for (k = i; k < j; k++) {
+			c[key[k].i].same = true;
+			c[key[k].i].rc = 0;
+		}
+		left -= j - i;
+	}
+	free(key);
+	return left;
+}
+
 int
 dp_fwd_route6_changes_apply(struct dp_fwd_route6_change *c, uint32_t n)
 {
+	struct dp_fwd_route6_change *left = c;
 	struct rte_fib6 *fib;
-	uint32_t nb, i;
+	int64_t nb_left;
+	uint32_t nb, i, j;
 	int rc;
 
 	if (n == 0)
 		return 0;
-	rc = dp_fwd_route6_changes_build(c, n, &fib, &nb);
-	if (rc < 0)
-		return rc;
-	fib6_publish(fib, nb);
-	for (i = 0; i < n; i++) {
+	if (dp_fwd_ip6.fib == NULL)
+		return -EINVAL;
+	nb_left = changes6_reduce(c, n);
+	if (nb_left < 0)
+		return (int)nb_left;
+	if (nb_left == 0)
+		return 0;
+	/* the changes that differ, in their order, in one copy */
+	if (nb_left < n) {
+		left = malloc(sizeof(*left) * (size_t)nb_left);
+		if (left == NULL)
+			return -ENOMEM;
+		for (i = 0, j = 0; i < n; i++)
+			if (!c[i].same)
+				left[j++] = c[i];
+	}
+	rc = dp_fwd_route6_changes_build(left, (uint32_t)nb_left, &fib, &nb);
+	if (rc == 0) {
+		fib6_publish(fib, nb);
+		route_stats.batch_copies++;
+	}
+	for (i = 0, j = 0; rc == 0 && i < n; i++) {
+		if (c[i].same)
+			continue;
+		c[i].rc = left[j++].rc;
 		if (c[i].rc == 0 && c[i].del)
 			route_stats.deleted++;
 		else if (c[i].rc == 0)
 			route_stats.added++;
 	}
-	return 0;
+	if (left != c)
+		free(left);
+	return rc;
 }
 
 struct reload_req {
@@ -988,16 +1178,16 @@ static json_t *
 routes_fill(void *arg)
 {
 	RTE_SET_USED(arg);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}",
 		"ip4_adjacencies_added", (json_int_t)adj_stats.added, "ip4_adjacencies_removed",
 		(json_int_t)adj_stats.removed, "ip4_routes", (json_int_t)DP_FWD_IP4_ROUTES(),
 		"added", (json_int_t)route_stats.added, "deleted", (json_int_t)route_stats.deleted,
 		"reloads", (json_int_t)route_stats.reloads, "reload_errors",
 		(json_int_t)route_stats.reload_errors, "copies", (json_int_t)route_stats.copies,
-		"last_reload_seconds", route_stats.last_reload_s, "last_copy_seconds",
-		route_stats.last_copy_s, "ip4_max_routes", (json_int_t)dp_fwd.ip4.max_routes,
-		"ip4_tbl8_groups", (json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_used",
-		(json_int_t)dp_fwd.ip4.tbl8_used);
+		"batch_copies", (json_int_t)route_stats.batch_copies, "last_reload_seconds",
+		route_stats.last_reload_s, "last_copy_seconds", route_stats.last_copy_s,
+		"ip4_max_routes", (json_int_t)dp_fwd.ip4.max_routes, "ip4_tbl8_groups",
+		(json_int_t)dp_fwd.ip4.tbl8_max, "ip4_tbl8_used", (json_int_t)dp_fwd.ip4.tbl8_used);
 }
 
 /* ---- listing: /dpfwd/route/list ---- */

@@ -157,10 +157,15 @@ nl_pending_warn(int family, const uint8_t *addr, uint8_t plen, int rc)
 	DP_LOG(WARNING, linuxcp, "netlink route %s: not taken: %s", text, strerror(-rc));
 }
 
-/* A change's outcome in the counters; @p rc: the batch's, else the change's. */
+/* A change's outcome in the counters; @p rc: the batch's, else the change's; @p same: the
+ * table had it already. */
 static void
-nl_pending_count(bool del, int rc, int family, const uint8_t *addr, uint8_t plen)
+nl_pending_count(bool del, bool same, int rc, int family, const uint8_t *addr, uint8_t plen)
 {
+	if (rc == 0 && same) {
+		lcp_stats.routes_unchanged++;
+		return;
+	}
 	if (rc == 0 || (del && rc == -ENOENT)) {
 		if (del)
 			lcp_stats.routes_deleted++;
@@ -195,7 +200,7 @@ nl_pending_apply(void)
 		}
 		for (i = 0; i < nl.p4.nb; i++) {
 			a = rte_cpu_to_be_32(c4[i].prefix);
-			nl_pending_count(c4[i].del, rc < 0 ? rc : c4[i].rc, AF_INET,
+			nl_pending_count(c4[i].del, c4[i].same, rc < 0 ? rc : c4[i].rc, AF_INET,
 				(const uint8_t *)&a, c4[i].plen);
 		}
 		nl.p4.nb = 0;
@@ -208,8 +213,8 @@ nl_pending_apply(void)
 			nl.resync_wanted = true;
 		}
 		for (i = 0; i < nl.p6.nb; i++)
-			nl_pending_count(c6[i].del, rc < 0 ? rc : c6[i].rc, AF_INET6, c6[i].prefix,
-				c6[i].plen);
+			nl_pending_count(c6[i].del, c6[i].same, rc < 0 ? rc : c6[i].rc, AF_INET6,
+				c6[i].prefix, c6[i].plen);
 		nl.p6.nb = 0;
 	}
 }

@@ -44,6 +44,7 @@ struct lcp_stats {
 	uint64_t nl_messages;        /**< netlink messages read */
 	uint64_t routes_added;       /**< dpfwd routes added or replaced from netlink */
 	uint64_t routes_deleted;     /**< dpfwd routes deleted from netlink (and resyncs) */
+	uint64_t routes_unchanged;   /**< routes a dump named as dpfwd had them: nothing made */
 	uint64_t route_errors;       /**< adds and deletes dpfwd refused */
 	uint64_t routes_other_if;    /**< routes out of interfaces that are not mirrors */
 	uint64_t routes_skipped;     /**< kernel, local, non-main-table, non-unicast routes */

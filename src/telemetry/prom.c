@@ -194,6 +194,8 @@ static const struct prom_family families[] = {
 		"dpfwd routes added or replaced from the kernel's routes through mirrors.", NULL },
 	{ SRC_LINUX, "routes_deleted", "dpfwd_linux_routes_deleted_total", C,
 		"dpfwd routes deleted with the kernel's (or by a resync).", NULL },
+	{ SRC_LINUX, "routes_unchanged", "dpfwd_linux_routes_unchanged_total", C,
+		"Kernel routes of a dump that dpfwd had already: nothing made.", NULL },
 	{ SRC_LINUX, "route_errors", "dpfwd_linux_route_errors_total", C,
 		"Kernel routes dpfwd refused to add or delete.", NULL },
 	{ SRC_LINUX, "routes_other_if", "dpfwd_linux_routes_other_if_total", C,

@@ -7,7 +7,7 @@ routes, and all leave on `ip route flush`, each within 15 s. With a netlink rece
 buffer too small for a burst ([linux] netlink_rcvbuf; the burst sent in one netlink
 write by scripts/nlpush.py, as a routing daemon batches), the kernel drops notifications
 (ENOBUFS): dpfwd dumps the routes again, and its table ends equal to the kernel's,
-deletions included.
+deletions included. A resync of a table that did not change copies neither table.
 
   A 198.18.10.2 -- port0 [dpfwd, dp0 dp1] port1 -- B 198.18.20.2
 
@@ -111,6 +111,37 @@ class LinuxcpScaleTest(netns.RigTest):
         for p in ("10.200.1.0/28", "10.200.2.0/28", "10.200.3.0/24"):
             self.r("ip", "route", "del", p)
         wait_for("the routes gone", lambda: all(self.route(p) is None for p in want), LANDED_S)
+
+    def test_resync_of_an_unchanged_table_copies_nothing(self):
+        """A resync (/dpfwd/linux/resync) dumps the kernel's routes again; dpfwd has them
+        all, so it makes no copy of either table and adds nothing."""
+        base = self.routes()
+        lines = table(self.topo)
+        nb4 = len(lines) - NB_ROUTES6
+        batch = os.path.join(self.topo.tmp, "unchanged.batch")
+        with open(batch, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.r("ip", "-batch", batch, timeout=60)
+        try:
+            wait_for("the routes in dpfwd",
+                     lambda: self.routes() == (base[0] + nb4, base[1] + NB_ROUTES6), LANDED_S)
+            # a snapshot after the burst's held changes were made: none left to make
+            time.sleep(0.5)
+            s0 = self.dp.snapshot()
+            self.dpctl("raw", "/dpfwd/linux/resync")
+            s1 = wait_for("the dump's routes counted unchanged", lambda: (
+                s := self.dp.snapshot())["linux"]["routes_unchanged"] -
+                s0["linux"]["routes_unchanged"] >= nb4 + NB_ROUTES6 and s, LANDED_S)
+            for k in ("routes_added", "routes_deleted", "route_errors"):
+                self.assertEqual(s1["linux"][k], s0["linux"][k], k)
+            self.assertEqual(s1["linux"]["dumps"], s0["linux"]["dumps"] + 1)
+            for k in ("copies", "batch_copies"):
+                self.assertEqual(s1["route_changes"][k], s0["route_changes"][k], k)
+            self.assertEqual(self.routes(), (base[0] + nb4, base[1] + NB_ROUTES6))
+        finally:
+            self.r("ip", "route", "flush", "proto", "boot", timeout=60)
+            self.r("ip", "-6", "route", "flush", "proto", "boot", timeout=60)
+        wait_for("the routes gone from dpfwd", lambda: self.routes() == base, LANDED_S)
 
     def test_routes_of_one_batch_all_land_and_all_leave_on_flush(self):
         base = self.routes()

@@ -10,7 +10,9 @@
  * the control lcore polls fills its punt ring, and the rest are linux_punt_full.
  * OSPF's hellos to 224.0.0.5 and ff02::5, in multicast frames, come out of the
  * mirror too. After a netlink overrun, routes changed while the kernel dropped its
- * notifications end right in dpfwd's table.
+ * notifications end right in dpfwd's table. A resync of a table that did not change
+ * makes nothing (the live tables stay the same objects); one with a route changed behind
+ * netlink's back puts the kernel's back in place.
  *
  *   host 198.18.0.2 --- port0 198.18.0.1/24 (lcpt0)   port1 198.18.101.1/24 (lcpt1)
  *
@@ -37,9 +39,11 @@
 #include "dp_ctl.h"
 #include "dp_drop.h"
 #include "dp_fwd.h"
+#include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_port.h"
 #include "dp_test.h"
+#include "linuxcp_priv.h"
 #include "ring_rig.h"
 
 #define IP_PORT0 0xc6120001u /* 198.18.0.1 */
@@ -352,6 +356,80 @@ test_linuxcp_changes_dropped_after_an_overrun_are_caught_up(void)
 	route_steps(200);
 }
 
+/* route_steps() until a resync asked now has counted @p nb more routes as dpfwd had them */
+static void
+resync_until_unchanged(uint64_t nb)
+{
+	const uint64_t want = lcp_stats.routes_unchanged + nb;
+	const uint64_t dumps = lcp_stats.dumps;
+	unsigned int i;
+
+	lcp_nl_resync();
+	for (i = 0; i < 1000 && (lcp_stats.routes_unchanged < want || lcp_stats.dumps == dumps);
+		i++)
+		route_steps(1);
+	CU_ASSERT_EQUAL(lcp_stats.dumps, dumps + 1);
+	CU_ASSERT(lcp_stats.routes_unchanged >= want);
+}
+
+/*
+ * A resync dumps the kernel's routes again. Where dpfwd has them all already, nothing is
+ * made: no copy of either table (the live ones are the same objects after it), nothing
+ * counted added. A route dpfwd changed behind netlink's back (a user's route add over a
+ * kernel prefix) and one it deleted come back as the kernel has them, in place.
+ */
+static void
+test_linuxcp_resync_of_an_unchanged_table_makes_nothing(void)
+{
+	const unsigned int nb = 40;
+	const uint8_t a6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x77, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	const void *fib4, *fib6;
+	uint32_t nh_port1, nh6;
+	uint64_t added;
+	char err[256];
+	unsigned int i;
+
+	routes_batch("add", 20, nb); /* 172.20.0.1/32 ... via 198.18.101.2 dev lcpt1 */
+	CU_ASSERT_FATAL(
+		system("ip -6 route add 2001:db8:77::/48 via 2001:db8:0:1::2 dev lcpt0") == 0);
+	for (i = 0; i < 500 && (dp_fwd_lookup4(0xac140000u | (nb - 1)) == DP_FWD_NO_ROUTE ||
+				       dp_fwd_lookup6(a6) == DP_FWD_NO_ROUTE6);
+		i++)
+		route_steps(1);
+	nh_port1 = dp_fwd_lookup4(0xac140001u);
+	nh6 = dp_fwd_lookup6(a6);
+	CU_ASSERT_FATAL(nh_port1 != DP_FWD_NO_ROUTE && nh6 != DP_FWD_NO_ROUTE6);
+	route_steps(20); /* the rest of the burst: nothing pending */
+
+	fib4 = dp_fwd.ip4.fib;
+	fib6 = dp_fwd_ip6.fib;
+	added = lcp_stats.routes_added;
+	resync_until_unchanged(nb + 1);
+	CU_ASSERT_PTR_EQUAL(dp_fwd.ip4.fib, fib4);
+	CU_ASSERT_PTR_EQUAL(dp_fwd_ip6.fib, fib6);
+	CU_ASSERT_EQUAL(lcp_stats.routes_added, added);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xac140001u), nh_port1);
+	CU_ASSERT_EQUAL(dp_fwd_lookup6(a6), nh6);
+
+	/* behind netlink's back: one route out of port 0 instead, one deleted */
+	CU_ASSERT_EQUAL(
+		ring_rig_route(true, "172.20.0.3/32 via 198.18.0.2 port 0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ring_rig_route(false, "172.20.0.4/32", err, sizeof(err)), 0);
+	CU_ASSERT_NOT_EQUAL(dp_fwd_lookup4(0xac140003u), nh_port1);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xac140004u), DP_FWD_NO_ROUTE);
+	fib4 = dp_fwd.ip4.fib;
+	added = lcp_stats.routes_added;
+	resync_until_unchanged(nb + 1 - 2);
+	CU_ASSERT_EQUAL(lcp_stats.routes_added, added + 2);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xac140003u), nh_port1);
+	CU_ASSERT_EQUAL(dp_fwd_lookup4(0xac140004u), nh_port1);
+	CU_ASSERT_PTR_EQUAL(dp_fwd.ip4.fib, fib4); /* two changes: made in place */
+
+	routes_batch("del", 20, nb);
+	CU_ASSERT(system("ip -6 route del 2001:db8:77::/48") == 0);
+	route_steps(100);
+}
+
 static const struct dp_test tests[] = {
 	{ "test_linuxcp_udp_to_the_router_comes_out_of_the_mirror",
 		test_linuxcp_udp_to_the_router_comes_out_of_the_mirror },
@@ -363,6 +441,8 @@ static const struct dp_test tests[] = {
 		test_linuxcp_punt_ring_full_counts_linux_punt_full },
 	{ "test_linuxcp_changes_dropped_after_an_overrun_are_caught_up",
 		test_linuxcp_changes_dropped_after_an_overrun_are_caught_up },
+	{ "test_linuxcp_resync_of_an_unchanged_table_makes_nothing",
+		test_linuxcp_resync_of_an_unchanged_table_makes_nothing },
 	{ NULL, NULL },
 };
 
