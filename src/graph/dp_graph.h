@@ -102,10 +102,6 @@ struct dp_worker {
 	struct dp_worker_txq *txq[DP_PORT_MAX_IDS];
 	/** the same TX buffers by config port index (dp_fwd_nh.port) */
 	struct dp_worker_txq *txq_cfg[DP_PORT_MAX];
-	/** by config port index, a sub-interface's whose port does not insert tags (NULL
-	 * for the others): the buffer for packets that come tagged (dp_worker_txq.tagged),
-	 * on the same queue */
-	struct dp_worker_txq *txq_tagged[DP_PORT_MAX];
 	struct dp_worker_stats stats;
 	struct dp_delay_hist delay;
 	struct dp_delay_pend delay_pend; /**< sent, timed at the loop's next TSC read */
@@ -122,6 +118,10 @@ struct dp_worker {
 	volatile pid_t tid;
 	int insn_fd;
 	char insn_why[160];
+	/** by config port index, a sub-interface's whose port does not insert tags (NULL
+	 * for the others): the buffer for packets that come tagged (dp_worker_txq.tagged),
+	 * on the same queue; last, out of the way of the hot fields above */
+	struct dp_worker_txq *txq_tagged[DP_PORT_MAX];
 } __rte_cache_aligned;
 
 extern struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
