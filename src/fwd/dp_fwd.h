@@ -25,6 +25,7 @@
 #include <rte_ether.h>
 #include <rte_graph.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
 #include <rte_fib.h>
@@ -58,11 +59,14 @@ enum {
 	/** a route's several next hops (ECMP, dp_fwd_group.h): never RESOLVED; a
 	 * packet takes one of them, picked by its flow (group_fp.h) */
 	DP_FWD_NH_F_GROUP = 1 << 6,
+	/** out of a sub-interface whose port does not insert tags: the fwd nodes write
+	 * the tag (vlan_tag) with the MACs and send through the worker's txq_tagged */
+	DP_FWD_NH_F_TAGGED = 1 << 7,
 };
 
 /*
  * One next hop, for IPv4 and IPv6 alike (the neighbor code treats both the
- * same way). The fast path reads the first 20 bytes; the rest is for the
+ * same way). The fast path reads the first 24 bytes; the rest is for the
  * control lcore.
  */
 struct dp_fwd_nh {
@@ -70,7 +74,9 @@ struct dp_fwd_nh {
 	uint16_t port;           /**< config port index (edge DP_GRAPH_EDGE_PORT_TX(port)) */
 	uint8_t flags;
 	uint8_t pad;
-	uint16_t mtu;    /**< the egress port's MTU: the largest IP packet sent to this hop */
+	uint16_t mtu; /**< the egress port's MTU: the largest IP packet sent to this hop */
+	/** DP_FWD_NH_F_TAGGED: TPID 0x8100 and the TCI, as the wire has them */
+	uint32_t vlan_tag;
 	uint32_t gw;     /**< IPv4, host order; 0 for on-link routes without a neighbor */
 	uint8_t gw6[16]; /**< IPv6 (DP_FWD_NH_F_IP6); :: for on-link routes */
 	uint32_t group;  /**< DP_FWD_NH_F_GROUP: its index in dp_fwd_groups[] */
@@ -254,6 +260,19 @@ dp_fwd_lookup4_bulk(const uint32_t *dst, uint32_t *hop, unsigned int n)
 
 _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the word");
 
+/** TTL - 1 with the checksum updated incrementally (RFC 1624); the caller made sure TTL > 1. */
+static __rte_always_inline void
+dp_fwd_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
+{
+	uint32_t w32;
+
+	/* TTL, protocol and checksum are one 32-bit word: one load, one store */
+	memcpy(&w32, &ip->time_to_live, sizeof(w32));
+	w32 = (((w32 & 0xffff) - 1) & 0xffff) | (uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16))
+							<< 16;
+	memcpy(&ip->time_to_live, &w32, sizeof(w32));
+}
+
 /**
  * What leaving through next hop @p nh does to an IPv4 packet: MACs from the
  * next hop, TTL - 1 with the checksum updated incrementally (RFC 1624). The
@@ -262,16 +281,9 @@ _Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "TTL is the low byte of the 
 static __rte_always_inline void
 dp_fwd_ip4_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
 {
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-	uint32_t w32;
-
 	/* dst + src MAC in one 12-byte copy; the ethertype stays IPv4 */
 	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	/* TTL, protocol and checksum are one 32-bit word: one load, one store */
-	memcpy(&w32, &ip->time_to_live, sizeof(w32));
-	w32 = (((w32 & 0xffff) - 1) & 0xffff) | (uint32_t)dp_cksum_ttl_dec((uint16_t)(w32 >> 16))
-							<< 16;
-	memcpy(&ip->time_to_live, &w32, sizeof(w32));
+	dp_fwd_ip4_ttl_dec((struct rte_ipv4_hdr *)(eth + 1));
 }
 
 /** The same for IPv6: MACs, hop limit - 1 (no header checksum). */
@@ -282,6 +294,53 @@ dp_fwd_ip6_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
 
 	memcpy(eth, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
 	ip->hop_limits--;
+}
+
+/**
+ * May @p m, an untagged frame, take a tag in place (dp_fwd_l2_tagged_write())? Its own
+ * buffer (direct, not shared) with room in front. Otherwise it leaves untagged through
+ * the sub-interface's usual buffer, whose send puts the tag on (dp_txq_vlan_push()).
+ */
+static __rte_always_inline bool
+dp_fwd_tag_fits(const struct rte_mbuf *m)
+{
+	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 && m->data_off >= RTE_VLAN_HLEN;
+}
+
+/**
+ * Next hop @p nh's (DP_FWD_NH_F_TAGGED) header on @p m: 4 bytes in front of the
+ * untagged one, the MACs then the tag; the ethertype stays where it is (IEEE 802.1Q
+ * 9.3). The caller made sure it fits (dp_fwd_tag_fits()).
+ *
+ *   before:      | dst | src | type | IP
+ *   after: | dst | src | 8100 TCI | type | IP
+ */
+static __rte_always_inline void
+dp_fwd_l2_tagged_write(const struct dp_fwd_nh *nh, struct rte_mbuf *m)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *) - RTE_VLAN_HLEN;
+
+	memcpy(d, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
+	memcpy(d + 2 * RTE_ETHER_ADDR_LEN, &nh->vlan_tag, sizeof(nh->vlan_tag));
+	m->data_off -= RTE_VLAN_HLEN;
+	m->data_len += RTE_VLAN_HLEN;
+	m->pkt_len += RTE_VLAN_HLEN;
+}
+
+/** dp_fwd_ip4_rewrite() out of a tagged next hop: the tag goes on with the MACs. */
+static __rte_always_inline void
+dp_fwd_ip4_rewrite_tagged(const struct dp_fwd_nh *nh, struct rte_mbuf *m)
+{
+	dp_fwd_ip4_ttl_dec(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN));
+	dp_fwd_l2_tagged_write(nh, m);
+}
+
+/** dp_fwd_ip6_rewrite() out of a tagged next hop. */
+static __rte_always_inline void
+dp_fwd_ip6_rewrite_tagged(const struct dp_fwd_nh *nh, struct rte_mbuf *m)
+{
+	rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN)->hop_limits--;
+	dp_fwd_l2_tagged_write(nh, m);
 }
 
 /**

@@ -30,6 +30,7 @@ struct dp_fwd_table dp_fwd;
 int32_t
 dp_fwd_nh_alloc(uint16_t port, bool ip6)
 {
+	uint8_t flags = DP_FWD_NH_F_VALID | (ip6 ? DP_FWD_NH_F_IP6 : 0);
 	struct dp_fwd_nh *nh;
 	uint32_t idx;
 
@@ -43,10 +44,16 @@ dp_fwd_nh_alloc(uint16_t port, bool ip6)
 	nh->mtu = dp_ports[port].mtu != 0 ? dp_ports[port].mtu : RTE_ETHER_MTU;
 	rte_ether_addr_copy(&dp_ports[port].mac, &nh->l2.src_addr);
 	nh->l2.ether_type = ip6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	/* a sub-interface whose port does not insert tags: forwarded packets take the tag
+	 * as they are rewritten, not in a second pass at TX */
+	if (dp_ports[port].vid != 0 && !dp_ports[port].vlan_insert) {
+		flags |= DP_FWD_NH_F_TAGGED;
+		nh->vlan_tag = (uint32_t)RTE_BE16(RTE_ETHER_TYPE_VLAN) |
+			       (uint32_t)rte_cpu_to_be_16(dp_ports[port].vid) << 16;
+	}
 	/* the entry is whole before a worker can find its index (in the lpm or the
 	 * neighbor hash, both written after this returns) */
-	__atomic_store_n(
-		&nh->flags, DP_FWD_NH_F_VALID | (ip6 ? DP_FWD_NH_F_IP6 : 0), __ATOMIC_RELEASE);
+	__atomic_store_n(&nh->flags, flags, __ATOMIC_RELEASE);
 	dp_fwd.nb_nh++;
 	return (int32_t)idx;
 }

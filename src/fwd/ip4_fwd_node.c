@@ -5,7 +5,9 @@
  *         worker's fast match (dp_fwd_local.h), the local UDP services
  *   sets: dp_mbuf_meta.nh; icmp_type and icmp_code for icmp4_error
  *   next: none for a packet to a resolved next hop (rewritten: MACs, TTL - 1,
- *         checksum; put in the worker's TX buffer) or one the fast match took;
+ *         checksum, and the 802.1Q tag out of a sub-interface the device does
+ *         not tag for (dp_fwd_l2_tagged_write(), txq_tagged); put in the
+ *         worker's TX buffer) or one the fast match took;
  *         ip4_output (next hop not resolved); a local service's node for a
  *         UDP datagram to the router and a claimed port; ip4_local (the rest
  *         to the router, and 224.0.0.0/24 in a multicast frame); icmp4_error
@@ -262,6 +264,12 @@ ip4_fwd_one(struct dp_worker *w, struct rte_mbuf *m, bool ok, uint64_t hop, uint
 		dp_mbuf_meta(m, meta_off)->nh = h;
 		other[*nb_other] = m;
 		other_next[(*nb_other)++] = IP4_FWD_NEXT_OUTPUT;
+		return;
+	}
+	/* out of a sub-interface: the tag with the MACs, to the buffer sent as it is */
+	if (unlikely(nh->flags & DP_FWD_NH_F_TAGGED) && dp_fwd_tag_fits(m)) {
+		dp_fwd_ip4_rewrite_tagged(nh, m);
+		dp_txq_append(w, w->txq_tagged[nh->port], m, burst);
 		return;
 	}
 	dp_fwd_ip4_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));

@@ -4,7 +4,8 @@
  *   uses: IPv6 header (after a plain Ethernet header), the fib6 table
  *   sets: dp_mbuf_meta.nh (next hop index); icmp_type/icmp_code for icmp6_error
  *   next: none when the next hop is resolved (MACs and hop limit - 1 written
- *         here, into the worker's TX buffer, as ip4_fwd does) or the worker's
+ *         here, the 802.1Q tag out of a sub-interface, into the worker's TX
+ *         buffer, as ip4_fwd does) or the worker's
  *         fast match took the packet (dp_fwd_local.h); ip6_output for the
  *         rest; a service's node (UDP to the router, a claimed port);
  *         ip6_local (the rest to the router's addresses and groups);
@@ -227,6 +228,12 @@ forward:
 		dp_mbuf_meta(m, meta_off)->nh = h;
 		other[*nb_other] = m;
 		other_next[(*nb_other)++] = IP6_FWD_NEXT_OUTPUT;
+		return;
+	}
+	/* out of a sub-interface: the tag with the MACs, to the buffer sent as it is */
+	if (unlikely(nh->flags & DP_FWD_NH_F_TAGGED) && dp_fwd_tag_fits(m)) {
+		dp_fwd_ip6_rewrite_tagged(nh, m);
+		dp_txq_append(w, w->txq_tagged[nh->port], m, burst);
 		return;
 	}
 	dp_fwd_ip6_rewrite(nh, rte_pktmbuf_mtod(m, struct rte_ether_hdr *));

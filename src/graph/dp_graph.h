@@ -68,6 +68,9 @@ struct dp_worker_txq {
 	 * sends (dp_txq_vlan_push()), 0 for a port's */
 	uint16_t vlan_tci;
 	bool vlan_insert; /**< the device inserts the tag (RTE_ETH_TX_OFFLOAD_VLAN_INSERT) */
+	/** a sub-interface's second buffer, txq_tagged: what it holds has the tag on
+	 * already (the fwd nodes wrote it with the MACs), sent as it is */
+	bool tagged;
 	struct dp_port_vlan_stats *vlan_stats; /**< the sub-interface's, this worker's row */
 	struct rte_mbuf *pkts[2 * DP_BURST_MAX];
 } __rte_cache_aligned;
@@ -115,6 +118,10 @@ struct dp_worker {
 	volatile pid_t tid;
 	int insn_fd;
 	char insn_why[160];
+	/** by config port index, a sub-interface's whose port does not insert tags (NULL
+	 * for the others): the buffer for packets that come tagged (dp_worker_txq.tagged),
+	 * on the same queue; last, out of the way of the hot fields above */
+	struct dp_worker_txq *txq_tagged[DP_PORT_MAX];
 } __rte_cache_aligned;
 
 extern struct dp_worker *dp_workers[DP_GRAPH_MAX_WORKERS];
@@ -161,8 +168,8 @@ dp_eth_addrs_move(const uint8_t *from, uint8_t *to)
 /**
  * Put sub-interface buffer @p q's 802.1Q tag on @p n packets about to leave it: in
  * software (rte_vlan_insert()) or, where the device inserts it, as mbuf->vlan_tci and
- * RTE_MBUF_F_TX_VLAN; counts them as the sub-interface's. A packet that cannot take the
- * tag is freed (vlan_tag_failed).
+ * RTE_MBUF_F_TX_VLAN. A packet that cannot take the tag is freed (vlan_tag_failed).
+ * dp_txq_send() counts what is left as the sub-interface's.
  * @return the packets left, first in @p pkts.
  */
 uint16_t dp_txq_vlan_push(

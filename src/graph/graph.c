@@ -267,9 +267,11 @@ dp_graph_worker_flush(struct dp_worker *w)
 {
 	uint16_t p;
 
-	/* the config's ports: the worker has one TX buffer on each */
-	for (p = 0; p < dp_nb_ports; p++) {
-		struct dp_worker_txq *q = w->txq[dp_ports[p].port_id];
+	/* the config's ports: the worker has one TX buffer on each, and a second on a
+	 * sub-interface whose port does not insert tags (txq_tagged) */
+	for (p = 0; p < 2 * dp_nb_ports; p++) {
+		struct dp_worker_txq *q = p < dp_nb_ports ? w->txq[dp_ports[p].port_id]
+							  : w->txq_tagged[p - dp_nb_ports];
 		uint64_t t;
 
 		if (q == NULL || q->len == 0)
@@ -391,6 +393,14 @@ worker_add_txqs(struct dp_worker *w)
 			q->vlan_tci = dp_ports[i].vid;
 			q->vlan_insert = dp_ports[i].vlan_insert;
 			q->vlan_stats = dp_port_vlan_stats_of(w->lcore_id, i);
+			if (q->vlan_insert)
+				continue;
+			w->txq_tagged[i] = rte_zmalloc_socket("dp_txq", sizeof(*q),
+				RTE_CACHE_LINE_SIZE, rte_lcore_to_socket_id(w->lcore_id));
+			if (w->txq_tagged[i] == NULL)
+				return -ENOMEM;
+			*w->txq_tagged[i] = *q;
+			w->txq_tagged[i]->tagged = true;
 		}
 	}
 	return 0;
@@ -506,6 +516,8 @@ dp_graph_workers_create(const struct dp_config *cfg, char *err, size_t errlen)
 
 			snprintf(tx, sizeof(tx), "port_tx-%u", j);
 			w->txq_cfg[j]->tx_node = rte_graph_node_get_by_name(name, tx);
+			if (w->txq_tagged[j] != NULL)
+				w->txq_tagged[j]->tx_node = w->txq_cfg[j]->tx_node;
 		}
 		DP_LOG(INFO, graph, "worker %u on lcore %u: %u RX queue(s), graph %s", w->index,
 			w->lcore_id, w->nb_rxq, name);
@@ -564,8 +576,11 @@ dp_graph_workers_free(void)
 			rte_graph_destroy(w->graph_id);
 		if (w->insn_fd >= 0)
 			close(w->insn_fd);
-		for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		/* sub-interfaces' buffers included: past DPDK's port ids */
+		for (p = 0; p < DP_PORT_MAX_IDS; p++)
 			rte_free(w->txq[p]);
+		for (p = 0; p < DP_PORT_MAX; p++)
+			rte_free(w->txq_tagged[p]);
 		rte_free(w);
 		dp_workers[i] = NULL;
 	}

@@ -229,7 +229,7 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
-	if (unlikely(q->vlan_tci != 0) && (n = dp_txq_vlan_push(w, q, pkts, n)) == 0)
+	if (unlikely(q->vlan_tci != 0) && !q->tagged && (n = dp_txq_vlan_push(w, q, pkts, n)) == 0)
 		return;
 	/* a capture sees the packets as they leave, before a sent mbuf is freed */
 	tap = __atomic_load_n(&dp_graph_tap, __ATOMIC_RELAXED);
@@ -243,6 +243,12 @@ dp_txq_send(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 	else
 		for (i = 0; i < n; i++)
 			bytes += pkts[i]->pkt_len;
+	if (unlikely(q->vlan_tci != 0)) {
+		/* the sub-interface's own counters, with the tag (the device's to put on) */
+		q->vlan_stats->tx_pkts += n;
+		q->vlan_stats->tx_bytes +=
+			bytes + (q->vlan_insert ? (uint64_t)n * RTE_VLAN_HLEN : 0);
+	}
 	sent = rte_eth_tx_burst(q->port_id, q->queue, pkts, n);
 
 	if (unlikely(sent < n))

@@ -6,7 +6,7 @@
  *   tap:  each queue's burst to the capture tap (dp_graph_tap) when one is set
  *   next: ip4_fwd or ip6_fwd when the whole burst is unicast IPv4 (IPv6) for
  *         its ports, or for one of their 802.1Q sub-interfaces (port_rx_vlan(),
- *         which takes the tags off), checked here in one pass; eth_classify for
+ *         which takes the tags off in the same pass), checked here in one pass; eth_classify for
  *         any other burst (the whole stream moves, no copy)
  *
  * Why the Ethernet check is here and not only in eth_classify: in the common
@@ -73,8 +73,10 @@ eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, ui
  * sub-interface of the port, unicast for the sub-interface's MAC, no longer
  * than its MTU allows. Such a burst loses its tags here, each frame becomes
  * the sub-interface's (mbuf port), and it goes to ip4_fwd or ip6_fwd as an
- * untagged one would; any other goes to eth_classify as it came. Out of line:
- * untagged traffic pays one compare per queue burst for it.
+ * untagged one would; any other goes to eth_classify as it came. One pass
+ * checks and takes the tags off, as the common burst passes; one that does
+ * not gets its frames back as they were (the 4 bytes the MACs moved over kept
+ * aside). Out of line: untagged traffic pays one compare per queue burst for it.
  */
 static __rte_noinline rte_edge_t
 port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
@@ -84,6 +86,7 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 	const struct dp_graph_port_l2 *l2;
 	struct dp_port_vlan_stats *st;
 	uint32_t tag, frame_max;
+	uint32_t tpid_tci[DP_BURST_MAX];
 	uint64_t mask, bytes = 0;
 	uint16_t i, id, inner;
 	rte_edge_t e;
@@ -107,25 +110,19 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 	mask = (l2->mask & check_mask) | 1;
 	frame_max = l2->frame_max + RTE_VLAN_HLEN;
 	for (i = 0; i < n; i++) {
-		const struct rte_mbuf *m = pkts[i];
-		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 		uint64_t dst;
 		uint32_t t;
 
 		memcpy(&dst, d, sizeof(dst));
+		memcpy(&tpid_tci[i], d + 2 * RTE_ETHER_ADDR_LEN, sizeof(tpid_tci[i]));
 		memcpy(&t, d + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(t));
 		/* the type in front of the tag: 0x8100, not 0x88a8 or another */
 		all &= (m->data_len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) &
 		       (m->pkt_len <= frame_max) & (t == tag) &
-		       (d[2 * RTE_ETHER_ADDR_LEN] == 0x81) & (d[2 * RTE_ETHER_ADDR_LEN + 1] == 0) &
+		       ((uint16_t)tpid_tci[i] == RTE_BE16(RTE_ETHER_TYPE_VLAN)) &
 		       (((dst ^ l2->mac) & mask) == 0);
-	}
-	if (!all)
-		return PORT_RX_NEXT_CLASSIFY;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-
 		/* the addresses 4 bytes on, over the tag: the ethertype is in place */
 		dp_eth_addrs_move(d, d + RTE_VLAN_HLEN);
 		m->data_off += RTE_VLAN_HLEN;
@@ -135,6 +132,22 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 		bytes += m->pkt_len;
 		if (stamp)
 			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
+	}
+	if (unlikely(!all)) {
+		/* each frame as it came: the MACs back, then the 4 bytes they covered */
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+
+			dp_eth_addrs_move(d, d - RTE_VLAN_HLEN);
+			memcpy(d - RTE_VLAN_HLEN + 2 * RTE_ETHER_ADDR_LEN, &tpid_tci[i],
+				sizeof(tpid_tci[i]));
+			m->data_off -= RTE_VLAN_HLEN;
+			m->data_len += RTE_VLAN_HLEN;
+			m->pkt_len += RTE_VLAN_HLEN;
+			m->port = port;
+		}
+		return PORT_RX_NEXT_CLASSIFY;
 	}
 	st = dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
 	st->rx_pkts += n;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * 802.1Q sub-interfaces on the way out: the tag of a sub-interface's TX buffer
- * (dp_worker_txq.vlan_tci) put on each packet as the buffer is sent.
+ * (dp_worker_txq.vlan_tci) put on each packet as the buffer is sent. Packets the
+ * fwd nodes forward come tagged already (dp_fwd_l2_tagged_write(), through the
+ * worker's txq_tagged buffer) where the device does not insert tags: this is for
+ * the others (ARP/ND, ICMP, the relay, endpoints, packets held for a neighbor).
  */
 #include <string.h>
 
@@ -63,15 +66,12 @@ txq_prepare(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts
 uint16_t
 dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct dp_port_vlan_stats *st = q->vlan_stats;
-	uint64_t bytes = 0;
 	uint16_t i, k = 0;
 
 	if (q->vlan_insert) {
 		for (i = 0; i < n; i++) {
 			pkts[i]->vlan_tci = q->vlan_tci;
 			pkts[i]->ol_flags |= RTE_MBUF_F_TX_VLAN;
-			bytes += pkts[i]->pkt_len + RTE_VLAN_HLEN;
 		}
 		k = txq_prepare(w, q, pkts, n);
 	} else {
@@ -83,7 +83,6 @@ dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *
 			struct rte_mbuf *m = pkts[i];
 
 			if (likely(vlan_push_in_place(m, tag_be))) {
-				bytes += m->pkt_len;
 				pkts[k++] = m;
 				continue;
 			}
@@ -93,11 +92,8 @@ dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *
 				rte_pktmbuf_free(pkts[i]);
 				continue;
 			}
-			bytes += m->pkt_len;
 			pkts[k++] = m;
 		}
 	}
-	st->tx_pkts += k;
-	st->tx_bytes += bytes;
 	return k;
 }
