@@ -73,6 +73,8 @@ DEVARGS = {"net_af_packet": ("framecnt=4096",)}
 # the keys dpfwd will take for IPv6; only written when a topology has ip6=True
 IP6_PORT_KEY = "ip6"
 DPCTL = os.path.join(SRC, "apps", "dpctl", "dpctl.py")
+sys.path.insert(0, os.path.dirname(DPCTL))
+import dpctl  # noqa: E402  (its telemetry client)
 # the section a topology's dpfwd_config() adds for the Linux control plane (docs/linux-cp.md)
 LINUX_SECTION = "\n[linux]\nenabled = on\nnames = dp%u\n"
 
@@ -584,6 +586,38 @@ class RigTest(unittest.TestCase):
 
     def dpctl(self, *argv):
         return sh(sys.executable, DPCTL, "--file-prefix", self.dp.prefix, *argv).stdout
+
+
+class RouterRigTest(RigTest):
+    """A RigTest whose tests read dpfwd's routes many times (routing daemons driving it):
+    through one telemetry socket, opened again when the rig's dpfwd is a new one."""
+    _tel = _tel_of = None
+
+    @classmethod
+    def routes_in(cls, prefix):
+        """dpfwd's routes in @p prefix: (count, lines of the first 200)."""
+        if cls._tel_of is not cls.dp:
+            if cls._tel is not None:
+                cls._tel.close()
+            cls._tel = dpctl.Telemetry(f"/var/run/dpdk/{cls.dp.prefix}/{dpctl.SOCK_NAME}")
+            cls._tel_of = cls.dp
+            defer("close the telemetry socket", cls._tel.close)
+        reply = dpctl.normalize(cls._tel.get(f"/dpfwd/route/list,{prefix}"))
+        if not reply.get("ok"):
+            raise AssertionError(f"route list {prefix}: {reply}")
+        return reply.get("routes_in_prefix", 0), reply.get("routes") or []
+
+    @classmethod
+    def route(cls, prefix):
+        """dpfwd's route to exactly @p prefix as a route line, or None."""
+        _, lines = cls.routes_in(prefix)
+        return next((ln for ln in lines if ln.split()[0] == prefix), None)
+
+    def forw_datagrams(self):
+        """Ip: ForwDatagrams of the kernel of dpfwd's namespace."""
+        lines = [ln.split() for ln in self.r("cat", "/proc/net/snmp").stdout.splitlines()
+                 if ln.startswith("Ip:")]
+        return int(lines[1][lines[0].index("ForwDatagrams")])
 
 
 def node_pkts(snap, node):

@@ -31,8 +31,6 @@ import bird  # noqa: E402
 import netns  # noqa: E402
 from netns import wait_for  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(netns.DPCTL))
-import dpctl  # noqa: E402  (its telemetry client: polls without a process each)
 LOOP = "198.19.2.0/24"
 LOOP_ADDR = "198.19.2.1"
 LOOP6 = "2001:db8:2::/64"
@@ -114,11 +112,10 @@ class BirdTopology(netns.Topology):
         return text + netns.LINUX_SECTION
 
 
-class BirdBgpTest(netns.RigTest):
+class BirdBgpTest(netns.RouterRigTest):
     """dpfwd on BirdTopology, BIRD in dpfwd's namespace and on A; B's is started by the
     first test, which times it."""
     topology = BirdTopology
-    tel = None
 
     @classmethod
     def before_dpfwd(cls):
@@ -135,31 +132,9 @@ class BirdBgpTest(netns.RigTest):
         cls.bird_a.start(a_conf(t))
         wait_for("dpfwd's BIRD and A's established", lambda: cls.bird_dp.established("a4"),
                  timeout=15, every=0.1)
-        cls.tel = dpctl.Telemetry(f"/var/run/dpdk/{cls.dp.prefix}/dpdk_telemetry.v2")
-        netns.defer("close the telemetry socket", cls.tel.close)
-
-    @classmethod
-    def routes_in(cls, prefix):
-        """dpfwd's routes in @p prefix: (count, lines of the first 200)."""
-        reply = dpctl.normalize(cls.tel.get(f"/dpfwd/route/list,{prefix}"))
-        if not reply.get("ok"):
-            raise AssertionError(f"route list {prefix}: {reply}")
-        return reply.get("routes_in_prefix", 0), reply.get("routes") or []
-
-    @classmethod
-    def route(cls, prefix):
-        """dpfwd's route to exactly @p prefix as a route line, or None."""
-        _, lines = cls.routes_in(prefix)
-        return next((ln for ln in lines if ln.split()[0] == prefix), None)
 
     def kernel(self, *args):
         return self.r("ip", *args, "route", "show").stdout
-
-    def forw_datagrams(self):
-        """Ip: ForwDatagrams of the kernel of dpfwd's namespace."""
-        lines = [ln.split() for ln in self.r("cat", "/proc/net/snmp").stdout.splitlines()
-                 if ln.startswith("Ip:")]
-        return int(lines[1][lines[0].index("ForwDatagrams")])
 
     def state(self, prefix):
         """What each layer in dpfwd's namespace has for @p prefix, for a failure's message."""

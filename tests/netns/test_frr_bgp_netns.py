@@ -29,9 +29,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import frr  # noqa: E402
 import netns  # noqa: E402
 
-DPCTL = netns.DPCTL
-sys.path.insert(0, os.path.dirname(DPCTL))
-import dpctl  # noqa: E402  (its telemetry client: polls without a process each)
 LOOP = "198.19.2.0/24"
 LOOP_ADDR = "198.19.2.1"
 NB_MORE = 1000
@@ -64,7 +61,7 @@ class BgpTopology(netns.Topology):
         return text + netns.LINUX_SECTION
 
 
-class FrrBgpRigTest(netns.RigTest):
+class FrrBgpRigTest(netns.RouterRigTest):
     """dpfwd on BgpTopology, zebra in the three namespaces (frr_dp: dpfwd's, frr_a,
     frr_b), bgpd in dpfwd's and A's (B's is started by the tests, with b_conf);
     zebra_args: more arguments for dpfwd's zebra, bgpd_extra: more lines for dpfwd's
@@ -72,7 +69,6 @@ class FrrBgpRigTest(netns.RigTest):
     topology = BgpTopology
     zebra_args = ()
     bgpd_extra = ()
-    tel = tel_of = None
 
     @classmethod
     def before_dpfwd(cls):
@@ -94,25 +90,6 @@ class FrrBgpRigTest(netns.RigTest):
         cls.frr_dp.start("bgpd", cls.r_conf)
         cls.frr_a.start("bgpd", frr.bgpd_conf(65001, t.a.ip4, [(t.ports[0].ip4, 65000)]))
 
-    @classmethod
-    def routes_in(cls, prefix):
-        """dpfwd's routes in @p prefix: (count, lines of the first 200)."""
-        if cls.tel_of is not cls.dp:
-            if cls.tel is not None:
-                cls.tel.sock.close()
-            cls.tel = dpctl.Telemetry(f"/var/run/dpdk/{cls.dp.prefix}/dpdk_telemetry.v2")
-            cls.tel_of = cls.dp
-        reply = dpctl.normalize(cls.tel.get(f"/dpfwd/route/list,{prefix}"))
-        if not reply.get("ok"):
-            raise AssertionError(f"route list {prefix}: {reply}")
-        return reply.get("routes_in_prefix", 0), reply.get("routes") or []
-
-    @classmethod
-    def route(cls, prefix):
-        """dpfwd's route to exactly @p prefix as a route line, or None."""
-        _, lines = cls.routes_in(prefix)
-        return next((ln for ln in lines if ln.split()[0] == prefix), None)
-
     @staticmethod
     def established(f, peers):
         out = f.vtysh("show bgp summary json", check=False).stdout
@@ -121,12 +98,6 @@ class FrrBgpRigTest(netns.RigTest):
         except (ValueError, KeyError):
             return False
         return all(got.get(p, {}).get("state") == "Established" for p in peers)
-
-    def forw_datagrams(self):
-        """Ip: ForwDatagrams of the kernel of dpfwd's namespace."""
-        lines = [ln.split() for ln in self.r("cat", "/proc/net/snmp").stdout.splitlines()
-                 if ln.startswith("Ip:")]
-        return int(lines[1][lines[0].index("ForwDatagrams")])
 
     @classmethod
     def linux(cls):
