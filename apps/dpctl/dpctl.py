@@ -1436,7 +1436,7 @@ def cmd_clear(s, args):
     if args.undo:
         try:
             os.unlink(path)
-            msg, removed = f"snapshot removed: counters are since dpfwd started again", True
+            msg, removed = "snapshot removed: counters are since dpfwd started again", True
         except FileNotFoundError:
             msg, removed = "no snapshot: counters are since dpfwd started", False
         except OSError as e:

@@ -18,7 +18,6 @@ suite package, run by hand (meson test -C build --setup package --suite package)
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
