@@ -551,6 +551,23 @@ conn_pids_close(struct ep_conn *c)
 		close(c->pids[--c->nb_pids].fd);
 }
 
+/* A batch of buffers for held_return(), released to their pipe as it fills. */
+struct held_batch {
+	uint64_t off[DPSOCK_HELD_REL];
+	unsigned int nb, total;
+};
+
+static void
+held_batch_put(struct ep_conn *c, const struct dpsock_pipe *geo, struct held_batch *b, uint64_t off)
+{
+	b->off[b->nb++] = off;
+	if (b->nb == RTE_DIM(b->off)) {
+		dpsock_pipe_release(c->region, geo, b->off, b->nb);
+		b->total += b->nb;
+		b->nb = 0;
+	}
+}
+
 /*
  * Give back the buffers the application kept in its region's struct dpsock_held of
  * pipe @p pipe (the application wrote them: each offset is checked against our
@@ -561,43 +578,32 @@ held_return(struct ep_conn *c, unsigned int pipe)
 {
 	const struct dpsock_pipe *geo = &c->geo[pipe];
 	struct dpsock_held *h = RTE_PTR_ADD(c->region, c->held_off[pipe]);
-	uint64_t back[DPSOCK_HELD_REL];
+	struct held_batch b = { .nb = 0, .total = 0 };
 	uint32_t at = 0, slot, n, i;
-	unsigned int k, nb = 0, total = 0;
+	unsigned int k;
 
 	for (k = 0; k < DPSOCK_NB_CLASSES; k++) {
 		n = RTE_MIN(h->nb_stash[k], geo->cls[k].count);
 		for (i = 0; i < n; i++) {
-			uint64_t off = h->stash[at + i];
+			/* read once: the application may write it meanwhile */
+			const uint64_t off = __atomic_load_n(&h->stash[at + i], __ATOMIC_RELAXED);
 
-			if (dpsock_pipe_buf_check(geo, off, &slot) != (int)k)
-				continue;
-			back[nb++] = off;
-			if (nb == RTE_DIM(back)) {
-				dpsock_pipe_release(c->region, geo, back, nb);
-				total += nb;
-				nb = 0;
-			}
+			if (dpsock_pipe_buf_check(geo, off, &slot) == (int)k)
+				held_batch_put(c, geo, &b, off);
 		}
 		h->nb_stash[k] = 0;
 		at += geo->cls[k].count;
 	}
 	n = RTE_MIN(h->nb_rel, (uint32_t)DPSOCK_HELD_REL);
 	for (i = 0; i < n; i++) {
-		uint64_t off = h->rel[i];
+		const uint64_t off = __atomic_load_n(&h->rel[i], __ATOMIC_RELAXED);
 
-		if (dpsock_pipe_buf_check(geo, off, &slot) < 0)
-			continue;
-		back[nb++] = off;
-		if (nb == RTE_DIM(back)) {
-			dpsock_pipe_release(c->region, geo, back, nb);
-			total += nb;
-			nb = 0;
-		}
+		if (dpsock_pipe_buf_check(geo, off, &slot) >= 0)
+			held_batch_put(c, geo, &b, off);
 	}
 	h->nb_rel = 0;
-	dpsock_pipe_release(c->region, geo, back, nb);
-	return total + nb;
+	dpsock_pipe_release(c->region, geo, b.off, b.nb);
+	return b.total + b.nb;
 }
 
 /*

@@ -538,6 +538,21 @@ def wait_for(what, fn, timeout=5.0, every=0.05, why=None):
     raise AssertionError(f"{what}: not within {timeout} s" + (f"\n{why()}" if why else ""))
 
 
+class DaemonTopology(Topology):
+    """Two hosts for routing daemons driving dpfwd's Linux control plane: static
+    neighbors, no routes of the config to B's extra prefixes, room for 4096 IPv4 routes,
+    [linux] on; IPv6 on the ports and hosts with @p ip6."""
+
+    def __init__(self, ip6=False):
+        super().__init__(static_neighbors=True, ip6=ip6, nb_hosts=2, host_ip6=ip6)
+        self.b.extra4 = []
+
+    def dpfwd_config(self, driver="net_af_packet", extra=""):
+        text = super().dpfwd_config(driver, extra).replace("[routes]\n",
+                                                           "[routes]\nip4_max = 4096\n", 1)
+        return text + LINUX_SECTION
+
+
 class RigTest(unittest.TestCase):
     """A test class with one topology (topology(), not yet up) and dpfwd on it for all its
     tests: r() runs a command in dpfwd's namespace, dpctl() asks that dpfwd. A class

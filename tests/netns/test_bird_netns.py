@@ -101,21 +101,13 @@ def b_conf(t):
             bgp("r6", "ipv6", t.b.ip6, 65002, t.ports[1].ip6, 65000, "none", "all"))
 
 
-class BirdTopology(netns.Topology):
-    def __init__(self):
-        super().__init__(static_neighbors=True, ip6=True, nb_hosts=2, host_ip6=True)
-        self.b.extra4 = []
-
-    def dpfwd_config(self, driver="net_af_packet", extra=""):
-        text = super().dpfwd_config(driver, extra).replace("[routes]\n",
-                                                           "[routes]\nip4_max = 4096\n", 1)
-        return text + netns.LINUX_SECTION
-
-
 class BirdBgpTest(netns.RouterRigTest):
-    """dpfwd on BirdTopology, BIRD in dpfwd's namespace and on A; B's is started by the
-    first test, which times it."""
-    topology = BirdTopology
+    """dpfwd on netns.DaemonTopology with IPv6, BIRD in dpfwd's namespace and on A; B's
+    is started by the first test, which times it."""
+
+    @classmethod
+    def topology(cls):
+        return netns.DaemonTopology(ip6=True)
 
     @classmethod
     def before_dpfwd(cls):

@@ -50,23 +50,12 @@ def wait_for(what, fn, timeout=10.0, every=0.1, why=None):
     return netns.wait_for(what, fn, timeout, every, why)
 
 
-class BgpTopology(netns.Topology):
-    def __init__(self):
-        super().__init__(static_neighbors=True, ip6=False, nb_hosts=2, host_ip6=False)
-        self.b.extra4 = []
-
-    def dpfwd_config(self, driver="net_af_packet", extra=""):
-        text = super().dpfwd_config(driver, extra).replace("[routes]\n",
-                                                           "[routes]\nip4_max = 4096\n", 1)
-        return text + netns.LINUX_SECTION
-
-
 class FrrBgpRigTest(netns.RouterRigTest):
-    """dpfwd on BgpTopology, zebra in the three namespaces (frr_dp: dpfwd's, frr_a,
+    """dpfwd on netns.DaemonTopology (IPv4), zebra in the three namespaces (frr_dp: dpfwd's, frr_a,
     frr_b), bgpd in dpfwd's and A's (B's is started by the tests, with b_conf);
     zebra_args: more arguments for dpfwd's zebra, bgpd_extra: more lines for dpfwd's
     bgpd under `router bgp`."""
-    topology = BgpTopology
+    topology = netns.DaemonTopology
     zebra_args = ()
     bgpd_extra = ()
 

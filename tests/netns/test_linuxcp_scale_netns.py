@@ -63,6 +63,14 @@ def table(topo):
     return lines
 
 
+def ip_batch(rig, name, lines):
+    """@p lines (`ip -batch` commands) run in one `ip -batch` in dpfwd's namespace."""
+    path = os.path.join(rig.topo.tmp, name)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    rig.r("ip", "-batch", path, timeout=60)
+
+
 class LinuxcpScaleTest(netns.RigTest):
     topology = ScaleTopology
 
@@ -93,10 +101,7 @@ class LinuxcpScaleTest(netns.RigTest):
                 "route del 10.200.3.0/24",
                 f"route add 10.200.3.0/24 via {b} dev dp1"]
         for i, lines in enumerate((first, then)):
-            batch = os.path.join(self.topo.tmp, f"order{i}.batch")
-            with open(batch, "w") as f:
-                f.write("\n".join(lines) + "\n")
-            self.r("ip", "-batch", batch, timeout=60)
+            ip_batch(self, f"order{i}.batch", lines)
         want = {"10.200.0.0/16": f"10.200.0.0/16 via {b} port 1",
                 "10.200.0.0/20": f"10.200.0.0/20 via {a} port 0",
                 "10.200.1.0/28": f"10.200.1.0/28 via {b} port 1",
@@ -118,10 +123,7 @@ class LinuxcpScaleTest(netns.RigTest):
         base = self.routes()
         lines = table(self.topo)
         nb4 = len(lines) - NB_ROUTES6
-        batch = os.path.join(self.topo.tmp, "unchanged.batch")
-        with open(batch, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        self.r("ip", "-batch", batch, timeout=60)
+        ip_batch(self, "unchanged.batch", lines)
         try:
             wait_for("the routes in dpfwd",
                      lambda: self.routes() == (base[0] + nb4, base[1] + NB_ROUTES6), LANDED_S)
@@ -147,11 +149,8 @@ class LinuxcpScaleTest(netns.RigTest):
         base = self.routes()
         lines = table(self.topo)
         nb4 = len(lines) - NB_ROUTES6
-        batch = os.path.join(self.topo.tmp, "routes.batch")
-        with open(batch, "w") as f:
-            f.write("\n".join(lines) + "\n")
         t0 = time.monotonic()
-        self.r("ip", "-batch", batch, timeout=60)
+        ip_batch(self, "routes.batch", lines)
         wait_for(f"{nb4} IPv4 and {NB_ROUTES6} IPv6 routes in dpfwd",
                  lambda: self.routes() == (base[0] + nb4, base[1] + NB_ROUTES6),
                  LANDED_S - (time.monotonic() - t0))
