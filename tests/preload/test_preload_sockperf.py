@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -64,6 +65,10 @@ class PreloadSockperfTest(unittest.TestCase):
                                   "-t", "1"] + (PP_MPS if mode == "pp" else []),
                                  env=cli_env or self.env, capture_output=True, text=True,
                                  timeout=20)
+            # sockperf's server counts what it handled before SIGINT: the client's last
+            # messages may still be in the channel on a loaded machine, so it gets time to
+            # read them (a test of loss, not of how soon)
+            time.sleep(1)
             srv.send_signal(signal.SIGINT)
             srv_out, _ = srv.communicate(timeout=10)
         finally:
