@@ -22,6 +22,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
+#include <rte_rcu_qsbr.h>
 
 #include "gen_worker.h"
 
@@ -294,8 +295,14 @@ gen_worker_main(void *arg)
 		w->bucket.credit = 0;
 		w->c.tx_start_tsc = now;
 	}
+	if (ctl->qsv != NULL)
+		rte_rcu_qsbr_thread_online(ctl->qsv, w->lcore);
 	for (;;) {
 		uint32_t e = __atomic_load_n(&ctl->epoch, __ATOMIC_ACQUIRE);
+
+		/* between bursts: no ring of any port is being read or written */
+		if (ctl->qsv != NULL)
+			rte_rcu_qsbr_quiescent(ctl->qsv, w->lcore);
 
 		now = rte_rdtsc();
 		if (unlikely(e != w->epoch))
@@ -311,6 +318,8 @@ gen_worker_main(void *arg)
 				break;
 		}
 	}
+	if (ctl->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(ctl->qsv, w->lcore);
 	w->c.tsc = rte_rdtsc();
 	w->c.tx_behind = w->bucket.missed;
 	w->c.seq = w->seq.c;

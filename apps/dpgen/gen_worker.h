@@ -32,6 +32,8 @@
 #include "gen_rate.h"
 #include "gen_seq.h"
 
+struct rte_rcu_qsbr;
+
 #define GEN_BURST_MAX 64
 
 /** Latency histograms: 128 buckets per power of two, percentiles < 1/128 high (dp_hist.h). */
@@ -75,6 +77,10 @@ struct gen_ctl {
 	uint32_t epoch;
 	bool stop_tx;
 	bool stop_rx;
+	/** set before launch when a port's driver unmaps rings under the workers (see
+	 * dp_port_unmap_guard()): each worker, as thread id = its lcore id, reports a
+	 * quiescent state between bursts and goes offline when it returns */
+	struct rte_rcu_qsbr *qsv;
 } __rte_cache_aligned;
 
 struct gen_worker {

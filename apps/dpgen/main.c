@@ -33,9 +33,11 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
+#include <rte_rcu_qsbr.h>
 
 #include "dp_build_config.h"
 #include "dp_common.h"
+#include "dp_port.h"
 #include "gen_args.h"
 #include "gen_pcap.h"
 #include "gen_port.h"
@@ -201,6 +203,54 @@ static uint32_t
 udp_payload_len(const struct gen_tmpl *t)
 {
 	return ((uint32_t)t->data[t->l4_off + 4] << 8 | t->data[t->l4_off + 5]) - 8;
+}
+
+/*
+ * DPDK 22.11's net_memif unmaps its rings in the interrupt thread when the peer
+ * goes away, perhaps in the middle of a worker's burst on them. dpfwd's guard
+ * (dp_port_unmap_guard(), whose munmap() this executable has too) makes that
+ * munmap wait until every worker has passed a quiescent state. Sets *QSV to NULL
+ * when no port needs it; -ENOMEM or a QSBR error otherwise.
+ */
+static int
+unmap_guard_on(const struct gen_port *ports, unsigned int nb_ports, struct gen_worker *const *ws,
+	unsigned int nw, struct rte_rcu_qsbr **qsv)
+{
+	bool memif = false;
+	unsigned int i;
+	int rc = 0;
+
+	*qsv = NULL;
+	for (i = 0; i < nb_ports; i++)
+		memif |= strcmp(ports[i].driver, "net_memif") == 0;
+	if (!memif)
+		return 0;
+	*qsv = rte_zmalloc(
+		"dpgen_unmap_guard", rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE), RTE_CACHE_LINE_SIZE);
+	if (*qsv == NULL)
+		return -ENOMEM;
+	if (rte_rcu_qsbr_init(*qsv, RTE_MAX_LCORE) != 0)
+		rc = -rte_errno;
+	for (i = 0; i < nw && rc == 0; i++)
+		if (rte_rcu_qsbr_thread_register(*qsv, ws[i]->lcore) != 0)
+			rc = -rte_errno;
+	if (rc != 0) {
+		rte_free(*qsv);
+		*qsv = NULL;
+		return rc;
+	}
+	dp_port_unmap_guard(*qsv);
+	return 0;
+}
+
+/* after the workers returned (offline): munmap is the plain system call again */
+static void
+unmap_guard_off(struct rte_rcu_qsbr *qsv)
+{
+	if (qsv == NULL)
+		return;
+	dp_port_unmap_guard(NULL);
+	rte_free(qsv);
 }
 
 /*
@@ -664,6 +714,12 @@ main(int argc, char **argv)
 	rep_ok = true;
 	gen_report_set_warmup(&rep, o.warmup);
 	gen_report_legend(&rep);
+	rc = unmap_guard_on(ports, nb_ports, ws, nw, &ctl.qsv);
+	if (rc != 0) {
+		fprintf(stderr, "dpgen: error: cannot set up the memif unmap guard: %s\n",
+			strerror(-rc));
+		goto free_workers_state;
+	}
 	for (i = 0; i < (int)nw; i++) {
 		rc = rte_eal_remote_launch(gen_worker_main, ws[i], ws[i]->lcore);
 		if (rc != 0) {
@@ -672,10 +728,12 @@ main(int argc, char **argv)
 			__atomic_store_n(&ctl.stop_tx, true, __ATOMIC_RELEASE);
 			__atomic_store_n(&ctl.stop_rx, true, __ATOMIC_RELEASE);
 			rte_eal_mp_wait_lcore();
+			unmap_guard_off(ctl.qsv);
 			goto free_workers_state;
 		}
 	}
 	reason = run_until_stop(&o, &ctl, ws, nw, txw, rxw, &rep, t0);
+	unmap_guard_off(ctl.qsv);
 
 	/* the last, partial, interval and the totals; losses settled first */
 	if (rxw != NULL) {
