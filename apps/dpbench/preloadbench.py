@@ -11,28 +11,42 @@ Starts dpfwd on configs/bench/dpsock-local.ini (as `dpbench.py dpsock` does: its
 --runs times, round robin, for each size of --sizes:
 
     kernel       sockperf sr + sockperf pp --full-rtt over 127.0.0.1, the kernel's UDP
-    preload      the same two sockperf, both under libdpsock-preload (LD_PRELOAD)
+    a pair, in alternating order (preload first in odd runs, dpsock-perf first in even):
+      preload      the same two sockperf, both under libdpsock-preload (LD_PRELOAD)
+      dpsock-perf  `apps/dpsock-perf --transports dpsock-local,shm-spin --sizes SIZE`
+                   (libdpsock's calls, spinning; and shm-spin, a raw shared-memory ring
+                   between the same two CPUs: the floor a round trip cannot go under)
     tp kernel    sockperf sr + sockperf tp (as fast as it can send), the kernel's UDP
     tp preload   the same two, both preloaded (unless --no-tp)
 
-and once per run `apps/dpsock-perf --transports dpsock-local --sizes SIZES` (libdpsock's
-calls, spinning). The server is on CPU 0 and the client on CPU 1. sockperf's -m is the
-whole UDP payload, its own 14-byte header included: 14 to 65507 bytes.
+Every row is placed alike (PLACEMENT): the server (sockperf sr, dpsock-perf's echo side)
+on CPU 0, the client (sockperf pp/tp, dpsock-perf's timing side) on CPU 1, dpfwd's worker
+lcore on CPU 1 below them (SCHED_IDLE unless --keep-worker), each ping-pong as long
+(--duration). The placement dpbench found (the worker threads' CPUs and policy read back)
+is printed and kept in the JSON. sockperf's -m is the whole UDP payload, its own 14-byte
+header included: 14 to 65507 bytes; dpsock-perf sends the same number of payload bytes.
 
 Printed per size: the median over the runs of the RTT p50 and p99 (µs) with their spread
-[min..max], the ratios kernel / preload and preload / dpsock-perf; the median message
-rate the throughput server handled (msg/s: its "Total N messages received and handled"
-over the client's run time; the client's own "Message Rate" when the server printed no
-total) and the ratio preload / kernel. Then, unless --idle 0, the idle CPU: a `sockperf sr
--F epoll` with no client, kernel and preloaded, its utime + stime (/proc/PID/stat) over
---idle seconds as a percentage of one CPU. dpfwd is stopped by pid and its folder removed
-on every exit.
+[min..max], the ratios kernel / preload and preload / dpsock-perf of those medians, and
+the ratio preload / dpsock-perf of each pair (p50 and p99: the median and quartiles of the
+per-pair ratios, which a change of machine state between runs moves less than it moves
+the medians); per pair, the load average, shm-spin's round trip (the floor of that moment)
+and the context switches of each side's processes (voluntary: a side slept, as a preloaded
+wait does after DPSOCK_SPIN_US and dpsock-perf's spinning never does; involuntary: it was
+preempted). Then the median message rate the throughput server handled (msg/s: its
+"Total N messages received and handled" over the client's run time; the client's own
+"Message Rate" when the server printed no total) and the ratio preload / kernel. Then,
+unless --idle 0, the idle CPU: a `sockperf sr -F epoll` with no client, kernel and
+preloaded, its utime + stime (/proc/PID/stat) over --idle seconds as a percentage of one
+CPU. dpfwd is stopped by pid and its folder removed on every exit.
 """
 import json
 import os
 import re
+import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -46,11 +60,16 @@ import preloadnet
 DP = None  # the dpbench module (set by add_parsers)
 
 REPO = Path(__file__).resolve().parents[2]
-ROWS = ("kernel", "preload", "dpsock-perf")
+ROWS = ("kernel", "preload", "dpsock-perf", "shm-spin")
+PAIR = ("preload", "dpsock-perf")        # measured one right after the other, order alternating
 SOCKPERF_ROWS = ("kernel", "preload")   # the rows sockperf runs in (RTT, throughput, idle)
 TP_ROWS = SOCKPERF_ROWS
 NET_ROWS = ("net kernel", "net preload")  # --netns (preloadnet.py)
 PORT = 11611
+SERVER_CPU, CLIENT_CPU = 0, 1            # every row's; dpfwd's worker lcore is on CPU 1 too
+# dpsock-perf's transports in a pair -> their rows: libdpsock, and the raw ring (the floor)
+PERF_ROWS = {"dpsock-local": "dpsock-perf", "shm-spin": "shm-spin"}
+PERF_MAX_ITERS = 100000000               # dpsock-perf's ping-pong ends at --pp-max first
 SOCKPERF_MIN, SOCKPERF_MAX = 14, 65507   # sockperf 3.7's -m range (header included)
 IDLE_SETTLE_S = 1.0                      # after start, before the idle window opens
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -129,10 +148,10 @@ def cpu_pct(ticks: int, wall_s: float, hz: int) -> Optional[float]:
     return 100.0 * ticks / hz / wall_s if wall_s > 0 and hz > 0 else None
 
 
-def perf_rtt(doc: dict, size: int) -> Dict[str, Optional[float]]:
-    """p50 and p99 (µs) of dpsock-perf's dpsock-local cell of @size."""
+def perf_rtt(doc: dict, size: int, transport: str = "dpsock-local") -> Dict[str, Optional[float]]:
+    """p50 and p99 (µs) of dpsock-perf's TRANSPORT cell of @size."""
     for c in doc.get("cells", []):
-        if c.get("transport") == "dpsock-local" and int(c.get("size", -1)) == size and \
+        if c.get("transport") == transport and int(c.get("size", -1)) == size and \
                 c.get("status") == "ok":
             rtt = c.get("rtt_us") or {}
             return {"p50": rtt.get("p50"), "p99": rtt.get("p99")}
@@ -151,7 +170,7 @@ def sockperf_seconds(duration: float) -> str:
 def start_server(feed: Path, env: dict, out=subprocess.DEVNULL) -> subprocess.Popen:
     return subprocess.Popen(["sockperf", "sr", "-f", str(feed), "-F", "epoll"], env=env,
                             stdout=out, stderr=subprocess.STDOUT, text=True,
-                            stdin=subprocess.DEVNULL, preexec_fn=pinned(0))
+                            stdin=subprocess.DEVNULL, preexec_fn=pinned(SERVER_CPU))
 
 
 # sockperf 3.7's ping-pong gives up ("_seqN > m_maxSequenceNo", exit 6) once it goes faster
@@ -193,8 +212,8 @@ def sockperf_pp_why(out: str) -> Tuple[str, bool]:
 
 
 def run_client(argv: List[str], env: dict, duration: float,
-               cpu: int = 1) -> subprocess.CompletedProcess:
-    """A sockperf client on CPU (1). One that fails within its first second (exit 6, a
+               cpu: int = CLIENT_CPU) -> subprocess.CompletedProcess:
+    """A sockperf client on CPU (CLIENT_CPU). One that fails within its first second (exit 6, a
     socket error: the server, started 0.5 s before, not listening yet on a busy host)
     runs once more a second later, and the log says so."""
     for attempt in (1, 2):
@@ -298,7 +317,7 @@ def spread(s: Optional[dict], fmt: str, width: int) -> List[str]:
 
 def table(results: Samples, rows=ROWS) -> List[str]:
     lines = [f"{'row':<12} {'p50 us':>9} {'[min..max]':>19} {'p99 us':>9} {'[min..max]':>19}"]
-    for row in rows:
+    for row in (r for r in rows if r in results):
         cells = []
         for k in ("p50", "p99"):
             cells += spread(summary(results[row][k]), ".2f", 9)
@@ -315,6 +334,54 @@ def ratios(results: Samples) -> List[dict]:
             r = a["median"] / b["median"] if a and b and b["median"] > 0 else None
             out.append({"num": num, "den": den, "metric": k, "ratio": r, "what": what})
     return out
+
+
+def quartiles(vals: List[Optional[float]]) -> Optional[dict]:
+    """Median and quartiles of VALS (None left out; statistics.quantiles, as
+    scripts/ab.sh reads its rounds), or None when there is none."""
+    v = sorted(x for x in vals if x is not None)
+    if not v:
+        return None
+    q = statistics.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
+    return {"n": len(v), "median": statistics.median(v), "q1": q[0], "q3": q[2],
+            "min": v[0], "max": v[-1]}
+
+
+def pair_ratio(pair: dict, metric: str) -> Optional[float]:
+    """preload / dpsock-perf of one pair's METRIC (p50 or p99)."""
+    a, b = pair["preload"][metric], pair["dpsock-perf"][metric]
+    return a / b if a is not None and b is not None and b > 0 else None
+
+
+def pair_summary(pairs: List[dict]) -> Dict[str, Optional[dict]]:
+    """The per-pair ratios preload / dpsock-perf: their median and quartiles, p50 and p99."""
+    return {k: quartiles([pair_ratio(p, k) for p in pairs]) for k in ("p50", "p99")}
+
+
+def fmt_pair_summary(summ: Dict[str, Optional[dict]]) -> List[str]:
+    out = []
+    for k in ("p50", "p99"):
+        q = summ.get(k)
+        out.append(f"preload / dpsock-perf {k}, per pair: " + (
+            "-" if q is None else
+            f"median {q['median']:.2f}, quartiles {q['q1']:.2f}-{q['q3']:.2f} "
+            f"[{q['min']:.2f}..{q['max']:.2f}] over {q['n']} pair(s)"))
+    return out
+
+
+def fmt_pair(pair: dict) -> str:
+    """One pair's log line: each side's p50, the ratio, the floor, what ran beside it."""
+    def us(v):
+        return "-" if v is None else f"{v:.3f}"
+    r = pair_ratio(pair, "p50")
+    cost = pair.get("cost") or {}
+    sides = ", ".join(
+        f"{row} {c['voluntary']}/{c['involuntary']}" for row, c in
+        ((row, cost.get(row)) for row in PAIR) if c is not None)
+    return (f"{pair['first']} first: preload p50 {us(pair['preload']['p50'])}, dpsock-perf "
+            f"{us(pair['dpsock-perf']['p50'])} (x{'-' if r is None else f'{r:.2f}'}), "
+            f"shm-spin {us(pair['shm-spin']['p50'])} us; load {pair.get('load1', 0):.2f}"
+            + (f"; context switches vol/invol: {sides}" if sides else ""))
 
 
 def tp_table(tp: Samples, rows=TP_ROWS) -> List[str]:
@@ -400,21 +467,31 @@ def net_report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Sa
 
 
 def report(args, sizes: List[int], rtt: Dict[int, Samples], tp: Dict[int, Samples],
-           idle: Dict[str, Optional[float]]) -> dict:
+           idle: Dict[str, Optional[float]], pairs: Optional[Dict[int, List[dict]]] = None,
+           placement: Optional[dict] = None) -> dict:
     """Print the tables and ratios; the JSON document of it all."""
     doc: dict = {"sizes": sizes, "runs": args.runs, "duration_s": args.duration,
-                 "idle_s": args.idle, "rtt": {}, "tp": {}, "idle_cpu_pct": idle}
+                 "idle_s": args.idle, "placement": placement, "rtt": {}, "tp": {},
+                 "idle_cpu_pct": idle}
+    if placement:
+        log("\n" + fmt_placement(placement))
     for size in sizes:
         if size not in rtt:
             continue
         log(f"\nRTT of {size} B messages, median of {args.runs} run(s) (sockperf pp "
-            "--full-rtt, dpsock-perf ping-pong):")
+            "--full-rtt, dpsock-perf ping-pong; shm-spin: a raw shared-memory ring):")
         for line in table(rtt[size]):
             log(line)
         rs = ratios(rtt[size])
         for r in rs:
             log(fmt_ratio(r))
         doc["rtt"][str(size)] = {"results": rtt[size], "ratios": rs}
+        if pairs and pairs.get(size):
+            summ = pair_summary(pairs[size])
+            for line in fmt_pair_summary(summ):
+                log(line)
+            doc["rtt"][str(size)]["pairs"] = pairs[size]
+            doc["rtt"][str(size)]["pair_ratios"] = summ
         if size in tp:
             log(f"\nThroughput of {size} B messages, median of {args.runs} run(s) (sockperf tp; "
                 "messages the server handled per second):")
@@ -462,10 +539,12 @@ def cmd_preload(args) -> int:
     rtt: Dict[int, Samples] = {}
     tp: Dict[int, Samples] = {}
     idle: Dict[str, Optional[float]] = {}
+    pairs: Dict[int, List[dict]] = {}
+    where = None
     net = None
     try:
         if not args.no_local:
-            rtt, tp, idle = measure_local(args, build, lib, perf, sizes)
+            rtt, tp, idle, pairs, where = measure_local(args, build, lib, perf, sizes)
         if args.netns:
             net = preloadnet.measure(args, build, lib, sizes)
     except dpsockbench.Interrupted as e:
@@ -474,7 +553,7 @@ def cmd_preload(args) -> int:
     finally:
         for sg, h in old.items():
             signal.signal(sg, h)
-    doc = report(args, sizes, rtt, tp, idle)
+    doc = report(args, sizes, rtt, tp, idle, pairs, where)
     missing = missing_rows(rtt, tp, idle)
     if net is not None:
         doc["netns"] = net_report(args, sizes, *net)
@@ -487,19 +566,77 @@ def cmd_preload(args) -> int:
     return 0
 
 
+def fmt_placement(pl: dict) -> str:
+    w = "; ".join(f"thread {t['tid']} on CPU(s) {','.join(map(str, t['cpus']))}, {t['policy']}"
+                  for t in pl.get("dpfwd_workers", [])) or "none found"
+    return (f"Placement: server (sockperf sr, dpsock-perf's echo side) on CPU "
+            f"{pl['server_cpu']}, client (sockperf pp/tp, dpsock-perf's timing side) on CPU "
+            f"{pl['client_cpu']}; dpfwd's worker lcore: {w}")
+
+
+POLICIES = {getattr(os, n): n for n in ("SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE",
+                                        "SCHED_FIFO", "SCHED_RR") if hasattr(os, n)}
+
+
+def placement(tids: List[int]) -> dict:
+    """Where the rows run, dpfwd's worker threads TIDS as the kernel reports them."""
+    workers = []
+    for tid in tids:
+        try:
+            workers.append({"tid": tid, "cpus": sorted(os.sched_getaffinity(tid)),
+                            "policy": POLICIES.get(os.sched_getscheduler(tid), "other")})
+        except OSError:
+            pass
+    return {"server_cpu": SERVER_CPU, "client_cpu": CLIENT_CPU, "dpfwd_workers": workers}
+
+
+def children_switches() -> Tuple[int, int]:
+    """Voluntary and involuntary context switches of the children waited for so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_nvcsw, r.ru_nivcsw
+
+
+def with_cost(fn: Callable[[], object]) -> Tuple[object, dict]:
+    """FN's result and the context switches of the processes it ran (and waited for), their
+    start and exit included."""
+    c0 = children_switches()
+    got = fn()
+    c1 = children_switches()
+    return got, {"voluntary": c1[0] - c0[0], "involuntary": c1[1] - c0[1]}
+
+
+def run_perf_pair(perf: Path, d, size: int, duration: float, out: Path) -> Dict[str, dict]:
+    """dpsock-perf's ping-pong of SIZE bytes, dpsock-local then shm-spin, placed as the
+    sockperf rows are (its timing side on CLIENT_CPU); each as long as sockperf's run.
+    @return PERF_ROWS' rows -> p50 and p99 (None when it gave none, logged)."""
+    rc, _, err = dpsockbench.run_perf(
+        [perf, "--dpsock", d.sock, "--local-addr", dpsockbench.LOCAL_ADDR,
+         "--transports", ",".join(PERF_ROWS), "--sizes", str(size),
+         "--cpus", f"{CLIENT_CPU},{SERVER_CPU}", "--duration", "0",
+         "--iters", str(PERF_MAX_ITERS), "--pp-max", str(duration), "--json", out],
+        duration * len(PERF_ROWS) * 2 + 60)
+    doc = json.loads(out.read_text()) if rc == 0 and out.exists() else {}
+    if rc != 0:
+        log(f"dpsock-perf: exit {rc}: {err.strip()[-300:]}")
+    return {row: perf_rtt(doc, size, t) for t, row in PERF_ROWS.items()}
+
+
 def measure_local(args, build: Path, lib: Path, perf: Path, sizes: List[int]):
-    """The intra-host rows, idle CPU included: (rtt, tp, idle)."""
+    """The intra-host rows, idle CPU included: (rtt, tp, idle, pairs, placement)."""
     d = dpsockbench.Dpfwd(build, REPO / dpsockbench.LOCAL_CONFIG, DP.mem_args(args.no_huge),
                           tag="preload")
     rtt: Dict[int, Samples] = {s: {r: {"p50": [], "p99": []} for r in ROWS} for s in sizes}
     tp: Dict[int, Samples] = ({} if args.no_tp else
                               {s: {r: {"msgs_per_s": []} for r in TP_ROWS} for s in sizes})
+    pairs: Dict[int, List[dict]] = {s: [] for s in sizes}
     idle: Dict[str, Optional[float]] = {}
     try:
         d.start()
         workers = [] if args.keep_worker else d.idle_workers()
+        where = placement(d.worker_tids())
         log(f"dpfwd pid {d.proc.pid} on {d.sock}"
             + (f"; worker thread(s) {','.join(map(str, workers))} SCHED_IDLE" if workers else ""))
+        log(fmt_placement(where))
         feed = d.dir / "feed"
         feed.write_text(f"U:127.0.0.1:{PORT}\n")
         kernel_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
@@ -507,13 +644,25 @@ def measure_local(args, build: Path, lib: Path, perf: Path, sizes: List[int]):
         envs = {"kernel": kernel_env, "preload": preload_env}
         for i in range(args.runs):
             for size in sizes:
-                got = {row: run_sockperf(feed, envs[row], args.duration, size)
-                       for row in SOCKPERF_ROWS}
-                for row in SOCKPERF_ROWS:
+                got = {"kernel": run_sockperf(feed, kernel_env, args.duration, size)}
+                steps = {
+                    "preload": lambda: {"preload": run_sockperf(feed, preload_env,
+                                                                args.duration, size)},
+                    "dpsock-perf": lambda: run_perf_pair(perf, d, size, args.duration,
+                                                         d.dir / f"perf{i + 1}-{size}.json")}
+                order = PAIR if i % 2 == 0 else PAIR[::-1]
+                pair: dict = {"run": i + 1, "first": order[0],
+                              "load1": os.getloadavg()[0], "cost": {}}
+                for step in order:
+                    res, pair["cost"][step] = with_cost(steps[step])
+                    got.update(res)
+                for row in ROWS:
+                    pair[row] = got[row]
                     for k in ("p50", "p99"):
                         rtt[size][row][k].append(got[row][k])
-                line = f"run {i + 1}/{args.runs} {size} B: " + ", ".join(
-                    f"{row} p50 {got[row]['p50']}" for row in SOCKPERF_ROWS)
+                pairs[size].append(pair)
+                line = f"run {i + 1}/{args.runs} {size} B: kernel p50 {got['kernel']['p50']}; "
+                line += fmt_pair(pair)
                 if size in tp:
                     for row in TP_ROWS:
                         t = run_tp(feed, envs[row], args.duration, size, d.dir, row)
@@ -522,29 +671,13 @@ def measure_local(args, build: Path, lib: Path, perf: Path, sizes: List[int]):
                         line += f", tp {row} " + ("-" if v is None else
                                                   f"{v:.0f} msg/s ({t['source']})")
                 log(line)
-            out = d.dir / f"perf{i + 1}.json"
-            rc, _, err = dpsockbench.run_perf(
-                [perf, "--dpsock", d.sock, "--local-addr", dpsockbench.LOCAL_ADDR,
-                 "--transports", "dpsock-local", "--sizes", ",".join(map(str, sizes)),
-                 "--duration", "0", "--pp-max", str(args.duration), "--json", out],
-                (args.duration * 10 + 60) * len(sizes))
-            doc = json.loads(out.read_text()) if rc == 0 and out.exists() else {}
-            if rc != 0:
-                log(f"dpsock-perf: exit {rc}: {err.strip()[-300:]}")
-            for size in sizes:
-                got_perf = perf_rtt(doc, size)
-                for k in ("p50", "p99"):
-                    rtt[size]["dpsock-perf"][k].append(got_perf[k])
-            last = {size: rtt[size]["dpsock-perf"]["p50"][-1] for size in sizes}
-            log(f"run {i + 1}/{args.runs} dpsock-perf p50: " + ", ".join(
-                f"{size} B " + ("-" if v is None else f"{v:.3f}") for size, v in last.items()))
         if args.idle > 0:
             for row in SOCKPERF_ROWS:
                 idle[row] = measure_idle(feed, envs[row], args.idle)
     finally:
         d.stop()
         d.remove()
-    return rtt, tp, idle
+    return rtt, tp, idle, pairs, where
 
 
 def add_parsers(sub, dpbench_module) -> None:

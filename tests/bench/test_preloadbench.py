@@ -5,14 +5,18 @@
 No dpfwd, no process: --sizes (sockperf's 14..65507 bytes), the parsers of sockperf 3.7's
 outputs (pp --full-rtt percentiles; tp's client and server totals, ANSI colours and all,
 recorded on Debian 12), the CPU time of a /proc/PID/stat line, the RTT and throughput
-tables, their ratios of medians, the rows without a result, and the JSON of a report.
+tables, their ratios of medians, the pairs (preload beside dpsock-perf: per-pair ratios,
+their median and quartiles, the cost of each side), the placement read back from the kernel,
+the rows without a result, and the JSON of a report.
 """
 import argparse
 import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
+import threading
 import unittest
 from pathlib import Path
 
@@ -172,6 +176,10 @@ class TestParsers(unittest.TestCase):
             {"transport": "udp-loopback", "size": 1024, "status": "ok",
              "rtt_us": {"p50": 30.0, "p99": 60.0}}]}
         self.assertEqual(pb.perf_rtt(doc, 16), {"p50": 0.9, "p99": 2.0})
+        doc["cells"].append({"transport": "shm-spin", "size": 16, "status": "ok",
+                             "rtt_us": {"p50": 0.2, "p99": 0.3}})
+        self.assertEqual(pb.perf_rtt(doc, 16, "shm-spin"), {"p50": 0.2, "p99": 0.3})
+        self.assertEqual(pb.perf_rtt(doc, 1024, "shm-spin"), {"p50": None, "p99": None})
         self.assertEqual(pb.perf_rtt(doc, 1024), {"p50": None, "p99": None})
         self.assertEqual(pb.perf_rtt({}, 16), {"p50": None, "p99": None})
 
@@ -194,6 +202,11 @@ class TestTablesAndRatios(unittest.TestCase):
         self.assertEqual(lines[1].split(), ["kernel", "50.00", "[40.00..60.00]", "100.00",
                                             "[80.00..120.00]"])
         self.assertEqual(lines[3].split(), ["dpsock-perf", "-", "-"])
+        res = rtt_samples([60.0], [1.0], [0.5])
+        res["shm-spin"] = {"p50": [0.25], "p99": [0.5]}
+        lines = pb.table(res)
+        self.assertEqual(len(lines), 5)
+        self.assertEqual(lines[4].split()[:2], ["shm-spin", "0.25"])
 
     def test_tp_table_and_ratio(self):
         tp = {"kernel": {"msgs_per_s": [40000.0, 38000.0, 42000.0]},
@@ -223,6 +236,111 @@ class TestTablesAndRatios(unittest.TestCase):
         self.assertEqual(pb.missing_rows(rtt, tp, {"kernel": 0.0, "preload": None}),
                          ["preload 1024 B", "tp preload 16 B", "idle preload"])
         self.assertEqual(pb.missing_rows({16: rtt[16]}, {}, {}), [])
+
+
+def pair(preload, perf, first="preload", shm=0.2):
+    """A pair's record: p50s given, p99 twice the p50."""
+    def cell(v):
+        return {"p50": v, "p99": None if v is None else 2 * v}
+    return {"run": 1, "first": first, "load1": 1.5, "preload": cell(preload),
+            "dpsock-perf": cell(perf), "shm-spin": cell(shm), "kernel": cell(60.0),
+            "cost": {"preload": {"voluntary": 7, "involuntary": 2},
+                     "dpsock-perf": {"voluntary": 9, "involuntary": 1}}}
+
+
+class TestPairs(unittest.TestCase):
+    """preload and dpsock-perf one right after the other: the ratio of each pair."""
+
+    def test_quartiles(self):
+        q = pb.quartiles([4.0, 1.0, None, 3.0, 2.0, 5.0])
+        # statistics.quantiles' default (exclusive) method on 1..5: 1.5, 3, 4.5
+        self.assertEqual((q["n"], q["median"], q["q1"], q["q3"], q["min"], q["max"]),
+                         (5, 3.0, 1.5, 4.5, 1.0, 5.0))
+        self.assertEqual(pb.quartiles([2.0, 4.0])["median"], 3.0)
+        one = pb.quartiles([2.5])
+        self.assertEqual((one["median"], one["q1"], one["q3"]), (2.5, 2.5, 2.5))
+        self.assertIsNone(pb.quartiles([None]))
+        self.assertIsNone(pb.quartiles([]))
+
+    def test_ratio_of_each_pair_not_of_medians(self):
+        # the machine's state changes between pairs: both sides of one pair move together
+        pairs = [pair(0.8, 0.4), pair(1.6, 0.8, "dpsock-perf"), pair(0.9, 0.45),
+                 pair(1.5, None), pair(None, 0.4)]
+        self.assertAlmostEqual(pb.pair_ratio(pairs[0], "p50"), 2.0)
+        self.assertAlmostEqual(pb.pair_ratio(pairs[1], "p99"), 2.0)
+        self.assertIsNone(pb.pair_ratio(pairs[3], "p50"))
+        self.assertIsNone(pb.pair_ratio(pairs[4], "p50"))
+        summ = pb.pair_summary(pairs)
+        self.assertEqual(summ["p50"]["n"], 3)
+        self.assertAlmostEqual(summ["p50"]["median"], 2.0)
+        self.assertAlmostEqual(summ["p50"]["q1"], 2.0)
+        self.assertAlmostEqual(summ["p99"]["q3"], 2.0)
+        # the ratio of the medians mixes pairs: a slow pair's preload over a fast pair's
+        # dpsock-perf (1.6 / 0.45) where every pair's own ratio is 2 but one
+        mixed = [pair(0.8, 0.4), pair(1.6, 0.8), pair(1.7, 0.85), pair(0.9, 0.45),
+                 pair(1.65, 0.42)]
+        med = pb.summary([p["preload"]["p50"] for p in mixed])["median"] / \
+            pb.summary([p["dpsock-perf"]["p50"] for p in mixed])["median"]
+        self.assertGreater(med, 3.0)
+        q = pb.pair_summary(mixed)["p50"]
+        self.assertAlmostEqual(q["median"], 2.0)
+        self.assertLess(q["max"], 4.0)
+        lines = pb.fmt_pair_summary(pb.pair_summary(pairs))
+        self.assertEqual(lines[0], "preload / dpsock-perf p50, per pair: median 2.00, "
+                         "quartiles 2.00-2.00 [2.00..2.00] over 3 pair(s)")
+        self.assertEqual(pb.fmt_pair_summary({"p50": None, "p99": None})[1],
+                         "preload / dpsock-perf p99, per pair: -")
+
+    def test_pair_line(self):
+        line = pb.fmt_pair(pair(0.9, 0.45, "dpsock-perf", 0.21))
+        self.assertEqual(line, "dpsock-perf first: preload p50 0.900, dpsock-perf 0.450 "
+                         "(x2.00), shm-spin 0.210 us; load 1.50; context switches vol/invol: "
+                         "preload 7/2, dpsock-perf 9/1")
+        self.assertIn("(x-)", pb.fmt_pair(pair(None, 0.45)))
+        bare = pair(0.9, 0.45)
+        del bare["cost"]
+        self.assertTrue(pb.fmt_pair(bare).endswith("us; load 1.50"))
+
+    def test_placement_read_back(self):
+        tid = threading.get_native_id()
+        pl = pb.placement([tid, 2 ** 22 + 7])     # the second thread does not exist
+        self.assertEqual((pl["server_cpu"], pl["client_cpu"]), (0, 1))
+        self.assertEqual(len(pl["dpfwd_workers"]), 1)
+        w = pl["dpfwd_workers"][0]
+        # the oracle: the kernel's own text for this thread
+        status = Path(f"/proc/self/task/{tid}/status").read_text()
+        allowed = [ln.split(":", 1)[1].strip() for ln in status.splitlines()
+                   if ln.startswith("Cpus_allowed_list:")][0]
+        cpus = set()
+        for part in allowed.split(","):
+            lo, _, hi = part.partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+        self.assertEqual(w["cpus"], sorted(cpus))
+        policy = int(Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1]
+                     .split()[38])      # field 41 of proc(5)
+        self.assertEqual(w["policy"], {0: "SCHED_OTHER", 3: "SCHED_BATCH", 5: "SCHED_IDLE"}
+                         .get(policy, w["policy"]))
+        self.assertIn("SCHED_", w["policy"])
+        self.assertIn(f"thread {tid} on CPU(s)", pb.fmt_placement(pl))
+        self.assertIn("none found", pb.fmt_placement(pb.placement([])))
+
+    def test_cost_of_a_step(self):
+        # a child that sleeps gives up its CPU: at least one voluntary switch
+        got, cost = pb.with_cost(lambda: subprocess.run(["sleep", "0.05"]).returncode)
+        self.assertEqual(got, 0)
+        self.assertGreaterEqual(cost["voluntary"], 1)
+        self.assertGreaterEqual(cost["involuntary"], 0)
+        # a child that spins: the oracle is its own count of itself, read from the kernel
+        # before it prints and exits (its output and exit may add a switch or two)
+        spin = ("import time\nend = time.monotonic() + 0.1\nwhile time.monotonic() < end:\n"
+                "    pass\nimport resource\nprint(resource.getrusage(resource.RUSAGE_SELF)"
+                ".ru_nvcsw)")
+        out, cost = pb.with_cost(lambda: subprocess.run([sys.executable, "-c", spin],
+                                                        capture_output=True, text=True).stdout)
+        self.assertGreaterEqual(cost["voluntary"], int(out))
+        self.assertLessEqual(cost["voluntary"], int(out) + 3)
+        # nothing run, nothing counted
+        self.assertEqual(pb.with_cost(lambda: 7), (7, {"voluntary": 0, "involuntary": 0}))
 
 
 class TestNetns(unittest.TestCase):
@@ -290,6 +408,29 @@ class TestReport(unittest.TestCase):
         self.assertNotIn("Throughput of 1024 B", text)
         self.assertIn("preload / kernel msgs_per_s: 40.00", text)
         self.assertIn("Idle CPU", text)
+        self.assertIsNone(doc["placement"])
+        self.assertNotIn("pairs", doc["rtt"]["16"])
+
+    def test_json_has_pairs_and_placement(self):
+        args = argparse.Namespace(runs=2, duration=1.0, idle=0.0)
+        rtt = {16: rtt_samples([50.0, 60.0], [0.8, 1.6], [0.4, 0.8])}
+        pairs = {16: [pair(0.8, 0.4), pair(1.6, 0.8, "dpsock-perf")]}
+        where = {"server_cpu": 0, "client_cpu": 1,
+                 "dpfwd_workers": [{"tid": 42, "cpus": [1], "policy": "SCHED_IDLE"}]}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            doc = pb.report(args, [16], rtt, {}, {}, pairs, where)
+        doc = json.loads(json.dumps(doc))
+        self.assertEqual(doc["placement"], where)
+        self.assertEqual([p["first"] for p in doc["rtt"]["16"]["pairs"]],
+                         ["preload", "dpsock-perf"])
+        self.assertAlmostEqual(doc["rtt"]["16"]["pair_ratios"]["p50"]["median"], 2.0)
+        self.assertEqual(doc["rtt"]["16"]["pair_ratios"]["p50"]["n"], 2)
+        text = out.getvalue()
+        self.assertIn("Placement: server (sockperf sr, dpsock-perf's echo side) on CPU 0, "
+                      "client (sockperf pp/tp, dpsock-perf's timing side) on CPU 1; dpfwd's "
+                      "worker lcore: thread 42 on CPU(s) 1, SCHED_IDLE", text)
+        self.assertIn("preload / dpsock-perf p50, per pair: median 2.00", text)
 
     def test_no_idle_section_when_skipped(self):
         args = argparse.Namespace(runs=1, duration=1.0, idle=0.0)
