@@ -166,6 +166,17 @@ dp_eth_addrs_move(const uint8_t *from, uint8_t *to)
 }
 
 /**
+ * May @p m, an untagged frame, take an 802.1Q tag in place? Its own buffer (direct,
+ * not shared) with room in front; rte_vlan_insert() refuses the others too.
+ */
+static inline bool
+dp_mbuf_tag_fits(const struct rte_mbuf *m)
+{
+	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	       rte_pktmbuf_headroom(m) >= RTE_VLAN_HLEN;
+}
+
+/**
  * Put sub-interface buffer @p q's 802.1Q tag on @p n packets about to leave it: in
  * software (rte_vlan_insert()) or, where the device inserts it, as mbuf->vlan_tci and
  * RTE_MBUF_F_TX_VLAN. A packet that cannot take the tag is freed (vlan_tag_failed).

@@ -25,8 +25,7 @@ vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
 {
 	uint8_t *d;
 
-	if (unlikely(!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
-		     rte_pktmbuf_headroom(m) < RTE_VLAN_HLEN))
+	if (unlikely(!dp_mbuf_tag_fits(m)))
 		return false;
 	d = rte_pktmbuf_mtod(m, uint8_t *);
 	dp_eth_addrs_move(d, d - RTE_VLAN_HLEN);
