@@ -297,20 +297,10 @@ dp_fwd_ip6_rewrite(const struct dp_fwd_nh *nh, struct rte_ether_hdr *eth)
 }
 
 /**
- * May @p m, an untagged frame, take a tag in place (dp_fwd_l2_tagged_write())? Its own
- * buffer (direct, not shared) with room in front. Otherwise it leaves untagged through
- * the sub-interface's usual buffer, whose send puts the tag on (dp_txq_vlan_push()).
- */
-static __rte_always_inline bool
-dp_fwd_tag_fits(const struct rte_mbuf *m)
-{
-	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 && m->data_off >= RTE_VLAN_HLEN;
-}
-
-/**
  * Next hop @p nh's (DP_FWD_NH_F_TAGGED) header on @p m: 4 bytes in front of the
  * untagged one, the MACs then the tag; the ethertype stays where it is (IEEE 802.1Q
- * 9.3). The caller made sure it fits (dp_fwd_tag_fits()).
+ * 9.3). The caller made sure it fits (dp_mbuf_tag_fits(); one that does not goes to the
+ * sub-interface's usual buffer, where no tag fits it either: a vlan_tag_failed drop).
  *
  *   before:      | dst | src | type | IP
  *   after: | dst | src | 8100 TCI | type | IP

@@ -43,15 +43,18 @@ extern const bool dp_fwd_ip4_martian_octet[256];
  * forwarded) nor the martian test (a function of the addresses alone, which a
  * fast match's key holds, and a key only enters a fast match after a packet of
  * it passed the full checks). A packet the fast match leaves is checked in full.
+ *
+ * The header is @p l3 bytes into the frame: after a plain Ethernet header
+ * (ip4_fast_to()), or after an 802.1Q tag (ip4_fwd_vlan).
  */
 static __rte_always_inline bool
-ip4_fast_to(
-	const bool cksum_check, const bool ck_flags, const bool to_self, const struct rte_mbuf *m)
+ip4_fast_at(const bool cksum_check, const bool ck_flags, const bool to_self,
+	const struct rte_mbuf *m, const uint16_t l3)
 {
-	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l3);
 	const uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	/* signed: with 20 <= tlen <= avail, the frame holds a whole header */
-	const int32_t avail = (int32_t)m->data_len - RTE_ETHER_HDR_LEN;
+	const int32_t avail = (int32_t)m->data_len - (int32_t)l3;
 	uint32_t s, d;
 	uint16_t tlen;
 	bool ok;
@@ -70,6 +73,13 @@ ip4_fast_to(
 		ok = ok &&
 		     ((ck_flags && ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD) || dp_cksum_ip4_hdr20_ok(ip));
 	return ok;
+}
+
+static __rte_always_inline bool
+ip4_fast_to(
+	const bool cksum_check, const bool ck_flags, const bool to_self, const struct rte_mbuf *m)
+{
+	return ip4_fast_at(cksum_check, ck_flags, to_self, m, RTE_ETHER_HDR_LEN);
 }
 
 static __rte_always_inline bool

@@ -231,7 +231,7 @@ forward:
 		return;
 	}
 	/* out of a sub-interface: the tag with the MACs, to the buffer sent as it is */
-	if (unlikely(nh->flags & DP_FWD_NH_F_TAGGED) && dp_fwd_tag_fits(m)) {
+	if (unlikely(nh->flags & DP_FWD_NH_F_TAGGED) && dp_mbuf_tag_fits(m)) {
 		dp_fwd_ip6_rewrite_tagged(nh, m);
 		dp_txq_append(w, w->txq_tagged[nh->port], m, burst);
 		return;

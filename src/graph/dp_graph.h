@@ -69,7 +69,7 @@ struct dp_worker_txq {
 	uint16_t vlan_tci;
 	bool vlan_insert; /**< the device inserts the tag (RTE_ETH_TX_OFFLOAD_VLAN_INSERT) */
 	/** a sub-interface's second buffer, txq_tagged: what it holds has the tag on
-	 * already (the fwd nodes wrote it with the MACs), sent as it is */
+	 * already (the fwd nodes wrote it with the MACs, port_tx put it on), sent as it is */
 	bool tagged;
 	struct dp_port_vlan_stats *vlan_stats; /**< the sub-interface's, this worker's row */
 	struct rte_mbuf *pkts[2 * DP_BURST_MAX];
@@ -120,7 +120,8 @@ struct dp_worker {
 	char insn_why[160];
 	/** by config port index, a sub-interface's whose port does not insert tags (NULL
 	 * for the others): the buffer for packets that come tagged (dp_worker_txq.tagged),
-	 * on the same queue; last, out of the way of the hot fields above */
+	 * on the same queue, which its port_tx node fills too (tagging what it gets);
+	 * last, out of the way of the hot fields above */
 	struct dp_worker_txq *txq_tagged[DP_PORT_MAX];
 } __rte_cache_aligned;
 
@@ -163,6 +164,17 @@ dp_eth_addrs_move(const uint8_t *from, uint8_t *to)
 	memcpy(&b, from + sizeof(a), sizeof(b));
 	memcpy(to, &a, sizeof(a));
 	memcpy(to + sizeof(a), &b, sizeof(b));
+}
+
+/**
+ * May @p m, an untagged frame, take an 802.1Q tag in place? Its own buffer (direct,
+ * not shared) with room in front; rte_vlan_insert() refuses the others too.
+ */
+static inline bool
+dp_mbuf_tag_fits(const struct rte_mbuf *m)
+{
+	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	       rte_pktmbuf_headroom(m) >= RTE_VLAN_HLEN;
 }
 
 /**

@@ -5,9 +5,11 @@
  *   sets: nothing in the packet; counts rx_pkts, rx burst-size histogram, last_rx
  *   tap:  each queue's burst to the capture tap (dp_graph_tap) when one is set
  *   next: ip4_fwd or ip6_fwd when the whole burst is unicast IPv4 (IPv6) for
- *         its ports, or for one of their 802.1Q sub-interfaces (port_rx_vlan(),
- *         which takes the tags off in the same pass), checked here in one pass; eth_classify for
- *         any other burst (the whole stream moves, no copy)
+ *         its ports, checked here in one pass; for one of their 802.1Q
+ *         sub-interfaces (port_rx_vlan()), ip4_fwd_vlan with the tags on (with
+ *         untagged IPv4 of other queues beside them), or ip6_fwd with the tags
+ *         taken off in the same pass; eth_classify for any other burst (the
+ *         whole stream moves, no copy)
  *
  * Why the Ethernet check is here and not only in eth_classify: in the common
  * case (a burst of unicast IP for this port) a separate node would be one more
@@ -28,6 +30,7 @@ enum port_rx_next {
 	PORT_RX_NEXT_CLASSIFY,
 	PORT_RX_NEXT_IP4,
 	PORT_RX_NEXT_IP6,
+	PORT_RX_NEXT_IP4_VLAN,
 	PORT_RX_NEXT_MAX,
 };
 
@@ -68,72 +71,107 @@ eth_fast_run(struct rte_mbuf **pkts, uint16_t n, uint64_t mac, uint64_t mask, ui
 }
 
 /*
+ * port_rx_vlan()'s pass over @p n frames of tag and inner ethertype @p tag (as the frames
+ * have them) for sub-interface @p l2 (@p id): each checked (the type in front of the tag
+ * 0x8100, not 0x88a8 or another; the tag and inner type; unicast for its MAC with
+ * @p mask; no longer than its MTU allows) and, with @p stamp, stamped. With @p pop each
+ * loses its tag as well (the MACs over it, the mbuf's offset, lengths and port): the 4
+ * bytes the MACs covered are kept in @p tpid_tci. @return whether every frame passed;
+ * @p bytes, their lengths without the tag.
+ */
+static __rte_always_inline bool
+vlan_run(struct rte_mbuf **pkts, uint16_t n, uint32_t tag, const struct dp_graph_port_l2 *l2,
+	uint64_t mask, uint16_t id, const bool pop, uint32_t *tpid_tci, uint64_t *bytes,
+	const bool stamp, uint64_t now, int meta_off)
+{
+	const uint32_t frame_max = l2->frame_max + RTE_VLAN_HLEN;
+	const uint64_t mac = l2->mac;
+	uint64_t sum = 0;
+	bool all = true;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		uint64_t dst;
+		uint32_t tt, t;
+
+		memcpy(&dst, d, sizeof(dst));
+		memcpy(&tt, d + 2 * RTE_ETHER_ADDR_LEN, sizeof(tt));
+		memcpy(&t, d + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(t));
+		all &= (m->data_len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) &
+		       (m->pkt_len <= frame_max) & (t == tag) &
+		       ((uint16_t)tt == RTE_BE16(RTE_ETHER_TYPE_VLAN)) &
+		       (((dst ^ mac) & mask) == 0);
+		sum += m->pkt_len;
+		if (pop) {
+			tpid_tci[i] = tt;
+			/* the addresses 4 bytes on, over the tag: the ethertype is in place */
+			dp_eth_addrs_move(d, d + RTE_VLAN_HLEN);
+			m->data_off += RTE_VLAN_HLEN;
+			m->data_len -= RTE_VLAN_HLEN;
+			m->pkt_len -= RTE_VLAN_HLEN;
+			m->port = id;
+		}
+		if (stamp)
+			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
+	}
+	*bytes = sum - (uint64_t)n * RTE_VLAN_HLEN;
+	return all;
+}
+
+/*
  * The fast check of a burst of 802.1Q frames received on @p port: every frame
  * of the first one's tag and inner ethertype (IPv4 or IPv6), that tag a
  * sub-interface of the port, unicast for the sub-interface's MAC, no longer
- * than its MTU allows. Such a burst loses its tags here, each frame becomes
- * the sub-interface's (mbuf port), and it goes to ip4_fwd or ip6_fwd as an
- * untagged one would; any other goes to eth_classify as it came. One pass
- * checks and takes the tags off, as the common burst passes; one that does
- * not gets its frames back as they were (the 4 bytes the MACs moved over kept
- * aside). Out of line: untagged traffic pays one compare per queue burst for it.
+ * than its MTU allows (vlan_run()). IPv4 goes to ip4_fwd_vlan as it came,
+ * which forwards it with its tag in place (rewritten, not taken off and put
+ * on again) and takes the tag off the others. IPv6 loses its tags here, each
+ * frame becomes the sub-interface's (mbuf port), and it goes to ip6_fwd as an
+ * untagged one would. Any other burst goes to eth_classify as it came: a burst
+ * of IPv6 that fails the check gets its frames back as they were (the 4 bytes
+ * the MACs moved over kept aside). Out of line: untagged traffic pays one
+ * compare per queue burst for it.
  */
+/* A sub-interface's RX counts of one queue burst, added once port_rx knows the stream
+ * goes on as it is (eth_classify counts the tagged frames it gets itself). */
+struct port_rx_vlan_count {
+	struct dp_port_vlan_stats *st;
+	uint64_t pkts;
+	uint64_t bytes;
+};
+
 static __rte_noinline rte_edge_t
 port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
-	uint64_t check_mask, const bool stamp, uint64_t now, int meta_off)
+	uint64_t check_mask, const bool stamp, uint64_t now, int meta_off,
+	struct port_rx_vlan_count *count)
 {
 	const uint8_t *d0 = rte_pktmbuf_mtod(pkts[0], const uint8_t *);
 	const struct dp_graph_port_l2 *l2;
 	struct dp_port_vlan_stats *st;
-	uint32_t tag, frame_max;
+	uint32_t tag;
 	uint32_t tpid_tci[DP_BURST_MAX];
-	uint64_t mask, bytes = 0;
+	uint64_t mask, bytes;
 	uint16_t i, id, inner;
-	rte_edge_t e;
-	bool all = true;
 
 	if (pkts[0]->data_len < RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)
 		return PORT_RX_NEXT_CLASSIFY;
 	/* TCI and inner ethertype, as the frames have them */
 	memcpy(&tag, d0 + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(tag));
 	inner = (uint16_t)(tag >> 16);
-	if (inner == RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		e = PORT_RX_NEXT_IP4;
-	else if (inner == RTE_BE16(RTE_ETHER_TYPE_IPV6))
-		e = PORT_RX_NEXT_IP6;
-	else
+	if (inner != RTE_BE16(RTE_ETHER_TYPE_IPV4) && inner != RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return PORT_RX_NEXT_CLASSIFY;
 	id = dp_port_vlan_ids[dp_port_index[port]][rte_be_to_cpu_16((uint16_t)tag) & 0xfff];
 	if (id == 0)
 		return PORT_RX_NEXT_CLASSIFY; /* eth_classify counts vlan_unknown */
 	l2 = &dp_graph_port_l2[id];
 	mask = (l2->mask & check_mask) | 1;
-	frame_max = l2->frame_max + RTE_VLAN_HLEN;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-		uint64_t dst;
-		uint32_t t;
-
-		memcpy(&dst, d, sizeof(dst));
-		memcpy(&tpid_tci[i], d + 2 * RTE_ETHER_ADDR_LEN, sizeof(tpid_tci[i]));
-		memcpy(&t, d + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(t));
-		/* the type in front of the tag: 0x8100, not 0x88a8 or another */
-		all &= (m->data_len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) &
-		       (m->pkt_len <= frame_max) & (t == tag) &
-		       ((uint16_t)tpid_tci[i] == RTE_BE16(RTE_ETHER_TYPE_VLAN)) &
-		       (((dst ^ l2->mac) & mask) == 0);
-		/* the addresses 4 bytes on, over the tag: the ethertype is in place */
-		dp_eth_addrs_move(d, d + RTE_VLAN_HLEN);
-		m->data_off += RTE_VLAN_HLEN;
-		m->data_len -= RTE_VLAN_HLEN;
-		m->pkt_len -= RTE_VLAN_HLEN;
-		m->port = id;
-		bytes += m->pkt_len;
-		if (stamp)
-			dp_mbuf_meta(m, meta_off)->rx_tsc = now;
-	}
-	if (unlikely(!all)) {
+	if (inner == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		if (!vlan_run(
+			    pkts, n, tag, l2, mask, id, false, NULL, &bytes, stamp, now, meta_off))
+			return PORT_RX_NEXT_CLASSIFY;
+	} else if (unlikely(!vlan_run(pkts, n, tag, l2, mask, id, true, tpid_tci, &bytes, stamp,
+			   now, meta_off))) {
 		/* each frame as it came: the MACs back, then the 4 bytes they covered */
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
@@ -150,9 +188,16 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 		return PORT_RX_NEXT_CLASSIFY;
 	}
 	st = dp_port_vlan_stats_of(w->lcore_id, id - DP_PORT_VLAN_ID_BASE);
+	if (inner == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		/* still tagged: counted by port_rx_burst(), or by eth_classify */
+		count->st = st;
+		count->pkts = n;
+		count->bytes = bytes;
+		return PORT_RX_NEXT_IP4_VLAN;
+	}
 	st->rx_pkts += n;
 	st->rx_bytes += bytes;
-	return e;
+	return PORT_RX_NEXT_IP6;
 }
 
 /* The RX flags of a tag the device took off, cleared once the frame is its sub-interface's:
@@ -211,6 +256,12 @@ port_rx_stripped(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uin
 	return e;
 }
 
+static __rte_always_inline bool
+port_rx_ip4_either(rte_edge_t e)
+{
+	return e == PORT_RX_NEXT_IP4 || e == PORT_RX_NEXT_IP4_VLAN;
+}
+
 static __rte_always_inline uint16_t
 port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 {
@@ -224,6 +275,8 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 	const uint64_t now = w->walk_tsc;
 	/* a capture (dp_graph_tap), read once per call */
 	const dp_graph_tap_t tap = __atomic_load_n(&dp_graph_tap, __ATOMIC_RELAXED);
+	struct port_rx_vlan_count counts[DP_WORKER_MAX_RXQ];
+	unsigned int nb_counts = 0, c;
 	uint16_t n = 0;
 	uint16_t q;
 
@@ -248,9 +301,11 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 			rte_pktmbuf_mtod_offset(pkts[n], const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
 			sizeof(type));
 		e = type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? PORT_RX_NEXT_IP6 : PORT_RX_NEXT_IP4;
-		if (unlikely(type == RTE_BE16(RTE_ETHER_TYPE_VLAN)))
-			e = port_rx_vlan(w, port, pkts + n, got, check_mask, stamp, now, meta_off);
-		else if (unlikely(l2->vlan_strip))
+		if (unlikely(type == RTE_BE16(RTE_ETHER_TYPE_VLAN))) {
+			e = port_rx_vlan(w, port, pkts + n, got, check_mask, stamp, now, meta_off,
+				&counts[nb_counts]);
+			nb_counts += e == PORT_RX_NEXT_IP4_VLAN;
+		} else if (unlikely(l2->vlan_strip))
 			e = port_rx_stripped(
 				w, port, pkts + n, got, e, check_mask, stamp, now, meta_off);
 		/* the group bit is 0 in the port's MAC: one test for unicast and ours */
@@ -260,14 +315,22 @@ port_rx_burst(struct rte_graph *graph, struct rte_node *node, const bool stamp)
 						       : RTE_BE16(RTE_ETHER_TYPE_IPV4),
 				 stamp, now, meta_off))
 			e = PORT_RX_NEXT_CLASSIFY;
+		/* IPv4 tagged and not go on together (ip4_fwd_vlan tells them apart) */
 		if (next != PORT_RX_NEXT_MAX && next != e)
-			e = PORT_RX_NEXT_CLASSIFY;
+			e = port_rx_ip4_either(next) && port_rx_ip4_either(e)
+				    ? PORT_RX_NEXT_IP4_VLAN
+				    : PORT_RX_NEXT_CLASSIFY;
 		if (next != PORT_RX_NEXT_CLASSIFY)
 			next = e;
 		n += got;
 	}
 	if (n == 0)
 		return 0;
+	if (unlikely(nb_counts != 0) && next != PORT_RX_NEXT_CLASSIFY)
+		for (c = 0; c < nb_counts; c++) {
+			counts[c].st->rx_pkts += counts[c].pkts;
+			counts[c].st->rx_bytes += counts[c].bytes;
+		}
 	w->stats.rx_pkts += n;
 	w->last_rx += n;
 	node->idx = n;
@@ -296,6 +359,7 @@ static struct rte_node_register port_rx_node = {
 		[PORT_RX_NEXT_CLASSIFY] = "eth_classify",
 		[PORT_RX_NEXT_IP4] = "ip4_fwd",
 		[PORT_RX_NEXT_IP6] = "ip6_fwd",
+		[PORT_RX_NEXT_IP4_VLAN] = "ip4_fwd_vlan",
 	},
 };
 

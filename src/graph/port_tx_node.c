@@ -2,11 +2,17 @@
 /*
  * port_tx-<port> (one clone per port)
  *   uses: the worker's TX buffer for that port (queue = worker index)
- *   sets: nothing; counts tx_pkts, tx_full drops
+ *   sets: out of a sub-interface whose device does not insert tags, the 802.1Q
+ *         tag (dp_txq_vlan_push()); counts tx_pkts, tx_full drops
  *   next: none (packets leave); unsent ones are freed and counted
  *
  * Small batches are buffered and sent once a burst is full; the worker loop
  * drains partial buffers every tx_drain_us, as DPDK's l2fwd does.
+ *
+ * Such a sub-interface's packets take the tag here and wait in the buffer the
+ * forwarding nodes put theirs in, tagged (txq_tagged): one buffer, so that a
+ * flow whose packets came this way (released by a neighbor, through ip4_output)
+ * and then that way leaves in order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,8 @@ port_tx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uin
 	uint16_t n = nb_objs;
 
 	RTE_SET_USED(graph);
+	if (unlikely(q->tagged) && (n = dp_txq_vlan_push(w, q, pkts, n)) == 0)
+		return nb_objs;
 	if (n >= w->burst) {
 		/* a full burst goes out at once, after what was waiting */
 		if (q->len != 0) {
@@ -64,7 +72,9 @@ port_tx_init(const struct rte_graph *graph, struct rte_node *node)
 	idx = strtoul(dash + 1, NULL, 10);
 	if (idx >= dp_nb_ports)
 		return -EINVAL;
-	ctx->arg = ctx->w->txq[dp_ports[idx].port_id];
+	/* a sub-interface's second buffer where it has one: port_tx's comment */
+	ctx->arg = ctx->w->txq_tagged[idx] != NULL ? ctx->w->txq_tagged[idx]
+						   : ctx->w->txq[dp_ports[idx].port_id];
 	return ctx->arg != NULL ? 0 : -EINVAL;
 }
 

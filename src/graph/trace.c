@@ -127,16 +127,31 @@ dp_trace_fmt_pkt(const struct rte_mbuf *m, char *buf, size_t len)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	size_t hlen = sizeof(*eth);
+	const uint8_t *l3;
 	uint16_t type;
+	int k;
 
 	if (m->data_len < sizeof(*eth)) {
 		snprintf(buf, len, "%u bytes", m->pkt_len);
 		return;
 	}
 	type = rte_be_to_cpu_16(eth->ether_type);
-	if (type == RTE_ETHER_TYPE_IPV4 &&
-		m->data_len >= sizeof(*eth) + sizeof(struct rte_ipv4_hdr)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	/* a frame that still has its 802.1Q tag (ip4_fwd_vlan's): the VLAN, then what it holds */
+	if (type == RTE_ETHER_TYPE_VLAN && m->data_len >= hlen + sizeof(struct rte_vlan_hdr)) {
+		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eth + 1);
+
+		k = snprintf(buf, len, "vlan %u ", rte_be_to_cpu_16(vh->vlan_tci) & 0xfff);
+		if (k < 0 || (size_t)k >= len)
+			return;
+		buf += k;
+		len -= (size_t)k;
+		type = rte_be_to_cpu_16(vh->eth_proto);
+		hlen += sizeof(*vh);
+	}
+	l3 = (const uint8_t *)eth + hlen;
+	if (type == RTE_ETHER_TYPE_IPV4 && m->data_len >= hlen + sizeof(struct rte_ipv4_hdr)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
 		const struct rte_udp_hdr *udp =
 			(const struct rte_udp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
 
@@ -152,16 +167,15 @@ dp_trace_fmt_pkt(const struct rte_mbuf *m, char *buf, size_t len)
 			snprintf(buf, len, "IPv4 %s > %s proto %u ttl %u len %u", src, dst,
 				ip->next_proto_id, ip->time_to_live, m->pkt_len);
 	} else if (type == RTE_ETHER_TYPE_IPV6 &&
-		   m->data_len >= sizeof(*eth) + sizeof(struct rte_ipv6_hdr)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+		   m->data_len >= hlen + sizeof(struct rte_ipv6_hdr)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 
 		inet_ntop(AF_INET6, ip->src_addr, src, sizeof(src));
 		inet_ntop(AF_INET6, ip->dst_addr, dst, sizeof(dst));
 		snprintf(buf, len, "IPv6 %s > %s next %u hlim %u len %u", src, dst, ip->proto,
 			ip->hop_limits, m->pkt_len);
-	} else if (type == RTE_ETHER_TYPE_ARP &&
-		   m->data_len >= sizeof(*eth) + sizeof(struct rte_arp_hdr)) {
-		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
+	} else if (type == RTE_ETHER_TYPE_ARP && m->data_len >= hlen + sizeof(struct rte_arp_hdr)) {
+		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)l3;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 		inet_ntop(AF_INET, &arp->arp_data.arp_tip, dst, sizeof(dst));

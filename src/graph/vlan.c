@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * 802.1Q sub-interfaces on the way out: the tag of a sub-interface's TX buffer
- * (dp_worker_txq.vlan_tci) put on each packet as the buffer is sent. Packets the
- * fwd nodes forward come tagged already (dp_fwd_l2_tagged_write(), through the
- * worker's txq_tagged buffer) where the device does not insert tags: this is for
- * the others (ARP/ND, ICMP, the relay, endpoints, packets held for a neighbor).
+ * (dp_worker_txq.vlan_tci) put on each packet. Where the device does not insert
+ * tags, packets the fwd nodes forward come tagged already (dp_fwd_l2_tagged_write(),
+ * ip4_fwd_vlan) into the worker's txq_tagged buffer, and port_tx tags what it gets
+ * (ARP/ND, ICMP, packets held for a neighbor, ip4_output's) into that same buffer;
+ * the relay's packets get it as the sub-interface's usual buffer is sent. Where the
+ * device inserts it, everything takes the usual buffer, which asks for the tag as
+ * it is sent.
  */
 #include <string.h>
 
@@ -25,8 +28,7 @@ vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
 {
 	uint8_t *d;
 
-	if (unlikely(!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
-		     rte_pktmbuf_headroom(m) < RTE_VLAN_HLEN))
+	if (unlikely(!dp_mbuf_tag_fits(m)))
 		return false;
 	d = rte_pktmbuf_mtod(m, uint8_t *);
 	dp_eth_addrs_move(d, d - RTE_VLAN_HLEN);

@@ -20,12 +20,14 @@
 #include <rte_ring.h>
 
 #include "dp_config.h"
+#include "dp_ctl.h"
 #include "dp_fwd.h"
 #include "dp_fwd6.h"
 #include "dp_graph.h"
 #include "dp_mem.h"
 #include "dp_port.h"
 #include "dp_test.h"
+#include "dp_trace.h"
 #include "ring_rig.h"
 
 #define SUBIF_100 2 /* config port indexes: after port0 and port1, in section order */
@@ -52,7 +54,7 @@ static const char config_text[] = "[dpfwd]\n"
 				  "ip4 = 198.18.101.1/24\n"
 				  "ip6 = 2001:db8:1::3/64\n"
 				  "[lcores]\n"
-				  "rx = (0,0,1)\n"
+				  "rx = (0,0,1), (1,0,1)\n"
 				  "[routes]\n"
 				  "route = 198.18.1.0/24 via 198.18.101.2 port 1\n"
 				  "route = 198.18.2.0/24 via 198.18.200.2 port 0.200\n"
@@ -644,10 +646,58 @@ test_vlan_forwarded_frames_equal_frames_built_apart(void)
 }
 
 /*
- * A burst of tagged frames of two VLANs: port_rx's pass takes the tags off as it
- * checks, finds the second VLAN and gives every frame back as it came to
- * eth_classify, which sends each to its own sub-interface: each leaves port1 as
- * forwarded() builds it, and each VLAN counts its own.
+ * One walk of two queues: frames tagged VLAN 100 on port0 and untagged ones on port1, all
+ * routed out of 0.200. port_rx sends the two bursts on together (ip4_fwd_vlan forwards
+ * the tagged ones with their tag in place, ip4_fwd the others): each leaves as
+ * forwarded() builds it, in some order, and each sub-interface and port counts its own.
+ */
+static void
+test_vlan_tagged_and_untagged_queues_in_one_walk(void)
+{
+	uint8_t in[2048], plain[2048], want[6][2048];
+	size_t want_len[6];
+	struct rte_mbuf *out[8];
+	const uint64_t rx100 = vlan_rx(SUBIF_100);
+	bool seen[6] = { false };
+	unsigned int i, k, n;
+
+	ring_rig_drops_mark(&rig);
+	for (i = 0; i < 6; i++) {
+		const bool tagged = i < 3;
+		const uint32_t src = tagged ? 0xc6126402 : 0xc6126509; /* 198.18.101.9 */
+		const size_t len =
+			ring_rig_udp4(plain, tagged ? 0 : 1, sender_mac, src, 0xc6120260 + i, 1234);
+
+		want_len[i] =
+			forwarded(want[i], plain, len, neigh_200, dp_ports[0].mac.addr_bytes, 200);
+		memcpy(in, plain, len);
+		ring_rig_inject(&rig, tagged ? 0 : 1, in, tagged ? tag_insert(in, len, 100) : len);
+	}
+	run_graph();
+	n = ring_rig_drain(&rig, 0, out, 8);
+	CU_ASSERT_EQUAL(n, 6);
+	for (k = 0; k < n; k++)
+		for (i = 0; i < 6; i++)
+			if (!seen[i] && out[k]->pkt_len == want_len[i] &&
+				memcmp(rte_pktmbuf_mtod(out[k], const uint8_t *), want[i],
+					want_len[i]) == 0) {
+				seen[i] = true;
+				break;
+			}
+	for (i = 0; i < 6; i++)
+		CU_ASSERT(seen[i]);
+	rte_pktmbuf_free_bulk(out, n);
+	CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx100 + 3);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
+/*
+ * A burst of tagged IPv4 frames of two VLANs: port_rx's pass finds the second VLAN and
+ * sends every frame as it came to eth_classify, which sends each to its own
+ * sub-interface: each leaves port1 as forwarded() builds it, and each VLAN counts its
+ * own. The same with IPv6, whose frames port_rx's pass takes the tags off as it
+ * checks: each is given back as it came (test_vlan_burst_of_two_vlans6_given_back_whole).
  */
 static void
 test_vlan_burst_of_two_vlans_given_back_whole(void)
@@ -676,6 +726,48 @@ test_vlan_burst_of_two_vlans_given_back_whole(void)
 	rte_pktmbuf_free_bulk(out, RTE_DIM(vids));
 	CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx100 + 3);
 	CU_ASSERT_EQUAL(vlan_rx(SUBIF_200), rx200 + 2);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
+}
+
+/*
+ * A burst of tagged IPv6 frames of VLANs 100 and 400 (0.400 has a MAC of its own), all
+ * routed out of 0.100: port_rx's pass takes the tags off as it checks, finds the second
+ * VLAN and gives every frame back as it came (the MACs, then the tag bytes) to
+ * eth_classify, which sends each to its own sub-interface: each leaves as forwarded()
+ * builds it, in order.
+ */
+static void
+test_vlan_burst_of_two_vlans6_given_back_whole(void)
+{
+	static const uint16_t vids[5] = { 100, 100, 400, 100, 400 };
+	static const uint8_t mac400[6] = { 0x02, 0, 0, 0xaa, 0xbb, 0xcc };
+	uint8_t in[2048], plain[2048], want[5][2048];
+	size_t want_len[5];
+	struct rte_mbuf *out[8];
+	const uint64_t rx100 = vlan_rx(SUBIF_100);
+	unsigned int i;
+
+	ring_rig_drops_mark(&rig);
+	for (i = 0; i < RTE_DIM(vids); i++) {
+		char dst[64];
+		size_t len;
+
+		snprintf(dst, sizeof(dst), "2001:db8:2::%u", 0x40 + i);
+		len = udp6_frame(
+			plain, vids[i] == 100 ? "2001:db8:100::9" : "2001:db8:400::9", dst);
+		if (vids[i] == 400)
+			memcpy(plain, mac400, 6);
+		want_len[i] =
+			forwarded(want[i], plain, len, neigh6_100, dp_ports[0].mac.addr_bytes, 100);
+		memcpy(in, plain, len);
+		ring_rig_inject(&rig, 0, in, tag_insert(in, len, vids[i]));
+	}
+	run_graph();
+	CU_ASSERT_EQUAL_FATAL(ring_rig_drain(&rig, 0, out, 8), RTE_DIM(vids));
+	for (i = 0; i < RTE_DIM(vids); i++)
+		CU_ASSERT(frame_equal(out[i], want[i], want_len[i]));
+	rte_pktmbuf_free_bulk(out, RTE_DIM(vids));
+	CU_ASSERT_EQUAL(vlan_rx(SUBIF_100), rx100 + 3);
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
@@ -765,6 +857,10 @@ test_vlan_echo_error_arp_and_held_packet_tagged_once(void)
 	p = rte_pktmbuf_mtod(out[0], const uint8_t *);
 	CU_ASSERT(tagged_once(out[0], neigh_200, 200, IPPROTO_ICMP));
 	CU_ASSERT_EQUAL(p[18 + 20], 11);
+	/* it quotes the datagram as it came, after the tag (RFC 1812 4.3.2.3: all of it
+	 * that fits) */
+	CU_ASSERT_EQUAL_FATAL(out[0]->pkt_len, 18 + 20 + 8 + 20 + 16);
+	CU_ASSERT(memcmp(p + 18 + 20 + 8, in + 18, 20 + 16) == 0);
 	rte_pktmbuf_free(out[0]);
 	CU_ASSERT_EQUAL(ring_rig_dropped(&rig, DP_DROP_IP4_TTL), 1);
 
@@ -795,6 +891,72 @@ test_vlan_echo_error_arp_and_held_packet_tagged_once(void)
 		rte_pktmbuf_free(out[0]);
 	}
 	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 0);
+}
+
+/* frame() from port0's 198.18.0.2 to @p dst, numbered @p id (the IPv4 identification,
+ * the header summed again by rte_ipv4_cksum()), untagged. @return its length. */
+static size_t
+numbered_frame(uint8_t *f, uint32_t dst, uint16_t id)
+{
+	const size_t len = frame(f, 0xc6120002, dst, 0);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+
+	ip->packet_id = rte_cpu_to_be_16(id);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return len;
+}
+
+/*
+ * A flow to a host of 0.100 waits for its neighbor: its first packet is held. Once the
+ * host answers, the control lcore releases that packet (ctl_inject, port_tx) in one walk,
+ * and the flow's next 32 come in the next walk, forwarded by ip4_fwd through the host's
+ * adjacency with the tag written there; no TX buffer is drained in between (a loaded
+ * worker drains on the timer). The held packet leaves first, then the others in order,
+ * each the frame forwarded() builds.
+ */
+static void
+test_vlan_held_packet_leaves_before_the_flow_after_it(void)
+{
+	static const uint8_t host[6] = { 0x02, 0, 0, 0, 0x64, 0x0a };
+	const uint32_t host_ip = 0xc612640a; /* 198.18.100.10 */
+	struct dp_worker *w = dp_workers[0];
+	const uint64_t drain_tsc = w->drain_tsc;
+	const bool flush_idle = w->flush_idle;
+	uint8_t in[2048], plain[2048], want[2048];
+	struct rte_mbuf *out[64];
+	unsigned int n, i;
+	size_t len;
+
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, in, numbered_frame(in, host_ip, 0));
+	ring_rig_step();
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 0), 1); /* the ARP request */
+	len = ring_rig_arp(in, 2, dp_ports[0].mac.addr_bytes, host, host_ip,
+		dp_ports[0].mac.addr_bytes, 0xc6126401);
+	ring_rig_inject(&rig, 0, in, tag_insert(in, len, 100));
+	dp_graph_worker_run(w, 1);
+	dp_ctl_poll(dp_ctl_now_ms());
+	CU_ASSERT_FATAL(dp_fwd.nh[dp_fwd_lookup4(host_ip)].flags & DP_FWD_NH_F_TAGGED);
+	w->drain_tsc = UINT64_MAX;
+	w->flush_idle = false;
+	dp_graph_worker_run(w, 1); /* the held packet, from the control lcore */
+	for (i = 1; i <= 32; i++)
+		ring_rig_inject(&rig, 0, in, numbered_frame(in, host_ip, (uint16_t)i));
+	dp_graph_worker_run(w, 1);
+	w->drain_tsc = drain_tsc;
+	w->flush_idle = flush_idle;
+	dp_graph_worker_flush(w);
+	n = ring_rig_drain(&rig, 0, out, RTE_DIM(out));
+	CU_ASSERT_EQUAL(n, 33);
+	for (i = 0; i < n; i++) {
+		len = numbered_frame(plain, host_ip, (uint16_t)i);
+		CU_ASSERT(frame_equal(out[i], want,
+			forwarded(want, plain, len, host, dp_ports[0].mac.addr_bytes, 100)));
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CU_ASSERT_EQUAL(ring_rig_drain_free(&rig, 1), 0);
+	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
 /* What a capture tap saw: frames' bytes, by direction. */
@@ -862,6 +1024,22 @@ test_vlan_capture_sees_tags_in_and_out(void)
 	CU_ASSERT_EQUAL(ring_rig_drops_total(&rig), 0);
 }
 
+/* A trace's line for a frame that still has its tag (port_rx's, ip4_fwd_vlan's): the VLAN,
+ * then the packet it holds, as for the untagged frame. */
+static void
+test_vlan_trace_line_of_a_tagged_frame(void)
+{
+	uint8_t in[2048];
+	const size_t len = frame(in, 0xc6126402, 0xc6120109, 100);
+	struct rte_mbuf *m = ring_rig_mbuf(0, in, len);
+	char line[256];
+
+	dp_trace_fmt_pkt(m, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(
+		line, "vlan 100 IPv4 198.18.100.2:1234 > 198.18.1.9:9 udp ttl 20 len 64");
+	rte_pktmbuf_free(m);
+}
+
 static void
 test_vlan_no_mbuf_leak_after_traffic(void)
 {
@@ -889,11 +1067,18 @@ static const struct dp_test tests[] = {
 		test_vlan_sub_interface_groups_in_port_multicast_list },
 	{ "test_vlan_forwarded_frames_equal_frames_built_apart",
 		test_vlan_forwarded_frames_equal_frames_built_apart },
+	{ "test_vlan_tagged_and_untagged_queues_in_one_walk",
+		test_vlan_tagged_and_untagged_queues_in_one_walk },
 	{ "test_vlan_burst_of_two_vlans_given_back_whole",
 		test_vlan_burst_of_two_vlans_given_back_whole },
+	{ "test_vlan_burst_of_two_vlans6_given_back_whole",
+		test_vlan_burst_of_two_vlans6_given_back_whole },
 	{ "test_vlan_echo_error_arp_and_held_packet_tagged_once",
 		test_vlan_echo_error_arp_and_held_packet_tagged_once },
+	{ "test_vlan_held_packet_leaves_before_the_flow_after_it",
+		test_vlan_held_packet_leaves_before_the_flow_after_it },
 	{ "test_vlan_capture_sees_tags_in_and_out", test_vlan_capture_sees_tags_in_and_out },
+	{ "test_vlan_trace_line_of_a_tagged_frame", test_vlan_trace_line_of_a_tagged_frame },
 	{ "test_vlan_no_mbuf_leak_after_traffic", test_vlan_no_mbuf_leak_after_traffic },
 	{ NULL, NULL },
 };

@@ -5,7 +5,8 @@
  * [linux] on in a network namespace of the test's own (unshare(), so that the
  * mirrors never touch the host's): UDP to port0's address on a port no service
  * claimed comes out of the mirror lcpt0 byte for byte (but for the destination
- * MAC: net_ring ports have none, the mirror has its own); Linux's answers (its ARP
+ * MAC: net_ring ports have none, the mirror has its own), and one tagged for
+ * sub-interface 0.100 out of its mirror lcpt0.100 untagged; Linux's answers (its ARP
  * request for the sender) leave through port0; a worker that punts faster than
  * the control lcore polls fills its punt ring, and the rest are linux_punt_full.
  * OSPF's hellos to 224.0.0.5 and ff02::5, in multicast frames, come out of the
@@ -15,6 +16,7 @@
  * netlink's back puts the kernel's back in place.
  *
  *   host 198.18.0.2 --- port0 198.18.0.1/24 (lcpt0)   port1 198.18.101.1/24 (lcpt1)
+ *   host 198.18.100.2 -- port0.100 198.18.100.1/24 (lcpt0.100)
  *
  * Exit 77 (skipped) where a namespace cannot be made (not root).
  */
@@ -62,6 +64,8 @@ static const char config_text[] = "[dpfwd]\n"
 
 				  "ip4 = 198.18.0.1/24\n"
 				  "ip6 = 2001:db8:0:1::1/64\n"
+				  "[port0.100]\n"
+				  "ip4 = 198.18.100.1/24\n"
 				  "[port1]\n"
 				  "dev = net_ring_l1\n"
 
@@ -96,20 +100,27 @@ udp_to_router(uint8_t *f, uint16_t sport)
 	return len;
 }
 
-/* a packet socket on mirror lcpt0: what the kernel receives there */
+/* a packet socket on mirror @p name: what the kernel receives there */
 static int
-mirror_socket(void)
+mirror_socket_on(const char *name)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
 
-	sll.sll_ifindex = (int)if_nametoindex("lcpt0");
+	sll.sll_ifindex = (int)if_nametoindex(name);
 	if (fd < 0 || sll.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/* a packet socket on mirror lcpt0 */
+static int
+mirror_socket(void)
+{
+	return mirror_socket_on("lcpt0");
 }
 
 /* rounds of the rig (walk, control lcore, walk), 2 ms apart: the control lcore's timers run */
@@ -142,6 +153,47 @@ test_linuxcp_udp_to_the_router_comes_out_of_the_mirror(void)
 		steps(1);
 		while ((n = recv(fd, got, sizeof(got), 0)) > 0)
 			/* as sent but to the mirror's MAC (net_ring ports have none) */
+			if ((size_t)n >= len - 4 && memcmp(got + 6, f + 6, len - 10) == 0)
+				seen = true;
+	}
+	close(fd);
+	CU_ASSERT_TRUE(seen);
+	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), 0);
+}
+
+/*
+ * The same datagram from 198.18.100.2 to sub-interface 0.100's address, tagged VLAN 100
+ * (IEEE 802.1Q 9.3, written here by hand): it comes out of the sub-interface's mirror
+ * lcpt0.100 untagged, the sender's MAC and the rest as the untagged frame has them.
+ */
+static void
+test_linuxcp_tagged_udp_comes_out_of_the_sub_interface_mirror_untagged(void)
+{
+	uint8_t f[2048], tagged[2048], got[2048];
+	size_t len = ring_rig_udp4(f, 0, host_mac, 0xc6126402u, 0xc6126401u, 1236);
+	const int fd = mirror_socket_on("lcpt0.100");
+	uint8_t *udp = f + RTE_ETHER_HDR_LEN + 20;
+	bool seen = false;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	udp[2] = UDP_PORT >> 8;
+	udp[3] = UDP_PORT & 0xff;
+	udp[6] = udp[7] = 0;
+	memcpy(tagged, f, 12);
+	tagged[12] = 0x81;
+	tagged[13] = 0x00;
+	tagged[14] = 0;
+	tagged[15] = 100;
+	memcpy(tagged + 16, f + 12, len - 12);
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, tagged, len + 4);
+	for (i = 0; i < 200 && !seen; i++) {
+		ssize_t n;
+
+		steps(1);
+		while ((n = recv(fd, got, sizeof(got), 0)) > 0)
+			/* as sent but to the mirror's MAC, without the tag */
 			if ((size_t)n >= len - 4 && memcmp(got + 6, f + 6, len - 10) == 0)
 				seen = true;
 	}
@@ -433,6 +485,8 @@ test_linuxcp_resync_of_an_unchanged_table_makes_nothing(void)
 static const struct dp_test tests[] = {
 	{ "test_linuxcp_udp_to_the_router_comes_out_of_the_mirror",
 		test_linuxcp_udp_to_the_router_comes_out_of_the_mirror },
+	{ "test_linuxcp_tagged_udp_comes_out_of_the_sub_interface_mirror_untagged",
+		test_linuxcp_tagged_udp_comes_out_of_the_sub_interface_mirror_untagged },
 	{ "test_linuxcp_what_linux_sends_leaves_through_the_port",
 		test_linuxcp_what_linux_sends_leaves_through_the_port },
 	{ "test_linuxcp_ospf_hellos_to_their_groups_come_out_of_the_mirror",
