@@ -511,7 +511,7 @@ static ssize_t
 send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const struct sockaddr *d,
 	socklen_t dlen)
 {
-	const uint64_t t0 = pl_now_ns();
+	uint64_t t0 = 0; /* the clock is read once a send found no buffer, not on every send */
 
 	for (;;) {
 		struct pl_sig_mark sm;
@@ -524,6 +524,8 @@ send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const
 		pl_unlock(s);
 		if (rc != -EAGAIN || dontwait)
 			return rc;
+		if (t0 == 0)
+			t0 = pl_now_ns();
 		spent = pl_now_ns() - t0;
 		if (s->sndtimeo_us > 0 && spent >= (uint64_t)s->sndtimeo_us * 1000)
 			return -EAGAIN;
