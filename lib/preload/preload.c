@@ -861,11 +861,11 @@ ioctl(int fd, unsigned long req, ...)
 		/* as Linux: the length of the next datagram, 0 when none */
 		int len = 0;
 
-		if (pl_readable(s)) {
-			pl_lock(s);
-			len = s->held != NULL ? (int)s->held->len : 0;
-			pl_unlock(s);
-		}
+		pl_lock(s);
+		if (s->held == NULL && !s->shut_rd)
+			(void)pl_hold(s, true); /* none, or an error: 0 */
+		len = s->held != NULL ? (int)s->held->len : 0;
+		pl_unlock(s);
 		*(int *)arg = len;
 		return 0;
 	}

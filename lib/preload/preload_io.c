@@ -189,15 +189,18 @@ pl_hold(struct pl_sock *s, bool dontwait)
 	return 0;
 }
 
-/* The sender of s->held as the application sees it: a local wildcard peer is loopback. */
+/*
+ * A sender's address as dpsock gave it (@p peer, @p family's) as the application sees it,
+ * in @p ss: a local wildcard peer is loopback. @return its length.
+ */
 static socklen_t
-held_from(const struct pl_sock *s, struct sockaddr_storage *ss)
+peer_shown(int family, const void *peer, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	if (s->family == AF_INET) {
+	if (family == AF_INET) {
 		struct sockaddr_in *in = (struct sockaddr_in *)ss;
 
-		*in = s->held->peer.in;
+		memcpy(in, peer, sizeof(*in));
 		in->sin_family = AF_INET;
 		if (in->sin_addr.s_addr == htonl(INADDR_ANY))
 			in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -205,11 +208,18 @@ held_from(const struct pl_sock *s, struct sockaddr_storage *ss)
 	}
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
 
-	*in6 = s->held->peer.in6;
+	memcpy(in6, peer, sizeof(*in6));
 	in6->sin6_family = AF_INET6;
 	if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr))
 		in6->sin6_addr = in6addr_loopback;
 	return sizeof(*in6);
+}
+
+/* The sender of s->held as the application sees it. */
+static socklen_t
+held_from(const struct pl_sock *s, struct sockaddr_storage *ss)
+{
+	return peer_shown(s->family, &s->held->peer, ss);
 }
 
 /* Wait (or not) for a datagram as @p flags and the socket say. @return 0 or -errno. */
@@ -295,6 +305,40 @@ pktinfo_put(struct pl_sock *s, struct msghdr *msg)
 	msg->msg_controllen = need;
 }
 
+/*
+ * recv_one() of a datagram waiting in the endpoint, copied straight into a single buffer
+ * (s->lock held): the case without a held datagram, peer filter, MSG_PEEK or control
+ * message. A small datagram is then copied from its ring slot, and the sender's buffer
+ * is neither read nor written here. @return bytes, -EAGAIN (none waits, or not that
+ * case: recv_one() goes on), or -errno.
+ */
+static ssize_t
+recv_copy(struct pl_sock *s, struct msghdr *msg, int flags)
+{
+	struct sockaddr_storage peer, from;
+	socklen_t plen = sizeof(peer), flen;
+	ssize_t whole;
+	size_t got;
+
+	if (s->held != NULL || s->connected || s->shut_rd || s->pktinfo || msg->msg_iovlen != 1 ||
+		(flags & (MSG_PEEK | MSG_OOB | MSG_ERRQUEUE)) != 0)
+		return -EAGAIN;
+	whole = dpsock_recvfrom(s->ep, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len,
+		MSG_DONTWAIT, (struct sockaddr *)&peer, &plen);
+	if (whole < 0)
+		return whole;
+	s->arrived++;
+	got = (size_t)whole < msg->msg_iov[0].iov_len ? (size_t)whole : msg->msg_iov[0].iov_len;
+	msg->msg_flags = got < (size_t)whole ? MSG_TRUNC : 0;
+	if (msg->msg_name != NULL) {
+		flen = peer_shown(s->family, &peer, &from);
+		memcpy(msg->msg_name, &from, msg->msg_namelen < flen ? msg->msg_namelen : flen);
+		msg->msg_namelen = flen;
+	}
+	msg->msg_controllen = 0;
+	return (flags & MSG_TRUNC) != 0 ? whole : (ssize_t)got;
+}
+
 /* recvmsg() on a preloaded socket (takes s->lock); @return bytes, or -errno. */
 static ssize_t
 recv_one(struct pl_sock *s, struct msghdr *msg, int flags)
@@ -302,9 +346,15 @@ recv_one(struct pl_sock *s, struct msghdr *msg, int flags)
 	struct sockaddr_storage from;
 	size_t got, whole;
 	socklen_t flen;
+	ssize_t copied;
 	int rc;
 
 	pl_lock(s);
+	copied = recv_copy(s, msg, flags);
+	if (copied != -EAGAIN) {
+		pl_unlock(s);
+		return copied;
+	}
 	rc = recv_wait(s, flags);
 	if (rc < 0) {
 		pl_unlock(s);
@@ -461,7 +511,7 @@ static ssize_t
 send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const struct sockaddr *d,
 	socklen_t dlen)
 {
-	const uint64_t t0 = pl_now_ns();
+	uint64_t t0 = 0; /* the clock is read once a send found no buffer, not on every send */
 
 	for (;;) {
 		struct pl_sig_mark sm;
@@ -474,6 +524,8 @@ send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const
 		pl_unlock(s);
 		if (rc != -EAGAIN || dontwait)
 			return rc;
+		if (t0 == 0)
+			t0 = pl_now_ns();
 		spent = pl_now_ns() - t0;
 		if (s->sndtimeo_us > 0 && spent >= (uint64_t)s->sndtimeo_us * 1000)
 			return -EAGAIN;

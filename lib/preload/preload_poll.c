@@ -37,8 +37,17 @@ pl_readable(struct pl_sock *s)
 	int rc = 0;
 
 	pl_lock(s);
-	if (s->held == NULL && !s->shut_rd)
-		rc = pl_hold(s, true);
+	if (s->held == NULL && !s->shut_rd) {
+		/*
+		 * Left in place when no peer filter applies: the read that follows copies a
+		 * small datagram from its ring slot (recv_one()), where taking it here would
+		 * read and write the sender's buffer, lines that then cross to this CPU and back.
+		 */
+		if (!s->connected)
+			rc = dpsock_readable(s->ep) == 0 ? -EAGAIN : 0;
+		else
+			rc = pl_hold(s, true);
+	}
 	pl_unlock(s);
 	return rc != -EAGAIN; /* a datagram, or an error the read will return */
 }

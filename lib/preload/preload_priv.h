@@ -231,8 +231,9 @@ bool pl_sig_ran(const struct pl_sig_mark *m);
 
 /* preload_poll.c */
 /**
- * Readable now (a datagram held, dpfwd gone, or read shut). Takes a datagram if one waits.
- * Takes s->lock.
+ * Readable now (a datagram held or waiting, dpfwd gone, or read shut). A connected socket
+ * takes a datagram that waits into s->held (its peer filter decides); another leaves it in
+ * the endpoint for the read. Takes s->lock.
  */
 bool pl_readable(struct pl_sock *s);
 /** Forget @p s in every application epoll set (its last descriptor is closing). */

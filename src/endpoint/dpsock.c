@@ -1730,6 +1730,16 @@ ep_wait(struct dpsock *ep)
 	return ep_enter(ep);
 }
 
+/* A look found nothing (at ep->now): after a while idle the producers get their buffers back. */
+static void
+idle_note(struct dpsock *ep)
+{
+	if (ep->idle_since == 0)
+		ep->idle_since = ep->now;
+	else if (ep->now - ep->idle_since > ep->tsc_hz / 1000000 * DPSOCK_REL_IDLE_US)
+		sources_release_flush(ep);
+}
+
 /* Lend up to @p n datagrams in @p msgs, or copy one to @p cp (then @p msgs is NULL, @p n 1). */
 static int
 recv_some(
@@ -1747,13 +1757,7 @@ recv_some(
 			return -EINVAL;
 		got = sources_poll(ep, msgs, n, cp);
 		if (got == 0) {
-			/* idle: after a while the producers get their buffers back */
-			const uint64_t now = ep->now;
-
-			if (ep->idle_since == 0)
-				ep->idle_since = now;
-			else if (now - ep->idle_since > ep->tsc_hz / 1000000 * DPSOCK_REL_IDLE_US)
-				sources_release_flush(ep);
+			idle_note(ep);
 		} else {
 			unsigned int i;
 
@@ -1838,6 +1842,24 @@ ssize_t
 dpsock_recv(struct dpsock *ep, void *buf, size_t len, int flags)
 {
 	return dpsock_recvfrom(ep, buf, len, flags, NULL, NULL);
+}
+
+int
+dpsock_readable(struct dpsock *ep)
+{
+	int rc;
+
+	if (ep == NULL)
+		return -EINVAL;
+	rc = ep_enter(ep);
+	if (rc < 0)
+		return rc;
+	if (!ep->bound)
+		return -EINVAL;
+	if (sources_pending(ep))
+		return 1;
+	idle_note(ep);
+	return 0;
 }
 
 int

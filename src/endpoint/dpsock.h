@@ -132,6 +132,15 @@ ssize_t dpsock_recvfrom(struct dpsock *ep, void *buf, size_t len, int flags, str
 ssize_t dpsock_recv(struct dpsock *ep, void *buf, size_t len, int flags);
 
 /**
+ * Whether a receive would find a datagram now, without taking it: a readiness check that
+ * leaves the datagram in place, so that a dpsock_recvfrom() after it copies a small one
+ * from its ring slot and reads nothing else the sender wrote. A datagram it counts may
+ * still be dropped by the receive (not the connected peer's, or a channel's bad offset).
+ * @return 1 (one waits), 0 (none), or -ENOTCONN (dpfwd went away), -EINVAL (not bound).
+ */
+int dpsock_readable(struct dpsock *ep);
+
+/**
  * Zero-copy send, step 1: @p n empty buffers with room for @p size bytes each,
  * for datagrams to @p to (NULL: the connected peer). They must be sent to that
  * destination (dpsock_send_burst()) or given back (dpsock_msg_free()).
