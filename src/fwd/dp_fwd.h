@@ -34,6 +34,7 @@
 
 #include "dp_config.h"
 #include "dp_fwd_config.h"
+#include "dp_graph.h"
 
 /** Log type "dpfwd.fwd": DP_LOG(level, fwd, ...) (dp_common.h). */
 extern int dp_logtype_fwd;
@@ -312,9 +313,7 @@ dp_fwd_l2_tagged_write(const struct dp_fwd_nh *nh, struct rte_mbuf *m)
 
 	memcpy(d, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
 	memcpy(d + 2 * RTE_ETHER_ADDR_LEN, &nh->vlan_tag, sizeof(nh->vlan_tag));
-	m->data_off -= RTE_VLAN_HLEN;
-	m->data_len += RTE_VLAN_HLEN;
-	m->pkt_len += RTE_VLAN_HLEN;
+	dp_mbuf_tag_room_take(m);
 }
 
 /** dp_fwd_ip4_rewrite() out of a tagged next hop: the tag goes on with the MACs. */

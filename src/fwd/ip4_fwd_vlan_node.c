@@ -53,9 +53,7 @@ vlan_frame_untag(struct rte_mbuf *m)
 
 	memcpy(&tci, d + 2 * RTE_ETHER_ADDR_LEN + 2, sizeof(tci));
 	dp_eth_addrs_move(d, d + RTE_VLAN_HLEN);
-	m->data_off += RTE_VLAN_HLEN;
-	m->data_len -= RTE_VLAN_HLEN;
-	m->pkt_len -= RTE_VLAN_HLEN;
+	dp_mbuf_tag_room_drop(m);
 	m->port = dp_port_vlan_ids[dp_port_index[m->port]][rte_be_to_cpu_16(tci) & 0xfff];
 }
 
@@ -86,9 +84,7 @@ vlan_fwd_one(struct dp_worker *w, const struct dp_fwd_nh *nh, struct rte_mbuf *m
 		return;
 	}
 	memcpy(d + RTE_VLAN_HLEN, &nh->l2, 2 * RTE_ETHER_ADDR_LEN);
-	m->data_off += RTE_VLAN_HLEN;
-	m->data_len -= RTE_VLAN_HLEN;
-	m->pkt_len -= RTE_VLAN_HLEN;
+	dp_mbuf_tag_room_drop(m);
 	dp_txq_append(w, w->txq_cfg[nh->port], m, burst);
 }
 

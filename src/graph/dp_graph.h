@@ -178,6 +178,28 @@ dp_mbuf_tag_fits(const struct rte_mbuf *m)
 }
 
 /**
+ * @p m's data 4 bytes earlier, its lengths 4 more: room in front for an 802.1Q tag,
+ * which the caller made sure is there (dp_mbuf_tag_fits(); rte_pktmbuf_prepend() would
+ * test it again).
+ */
+static __rte_always_inline void
+dp_mbuf_tag_room_take(struct rte_mbuf *m)
+{
+	m->data_off -= RTE_VLAN_HLEN;
+	m->data_len += RTE_VLAN_HLEN;
+	m->pkt_len += RTE_VLAN_HLEN;
+}
+
+/** @p m's data 4 bytes later, its lengths 4 less: a tag's room given up (the frame has it). */
+static __rte_always_inline void
+dp_mbuf_tag_room_drop(struct rte_mbuf *m)
+{
+	m->data_off += RTE_VLAN_HLEN;
+	m->data_len -= RTE_VLAN_HLEN;
+	m->pkt_len -= RTE_VLAN_HLEN;
+}
+
+/**
  * Put sub-interface buffer @p q's 802.1Q tag on @p n packets about to leave it: in
  * software (rte_vlan_insert()) or, where the device inserts it, as mbuf->vlan_tci and
  * RTE_MBUF_F_TX_VLAN. A packet that cannot take the tag is freed (vlan_tag_failed).

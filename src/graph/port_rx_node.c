@@ -108,9 +108,7 @@ vlan_run(struct rte_mbuf **pkts, uint16_t n, uint32_t tag, const struct dp_graph
 			tpid_tci[i] = tt;
 			/* the addresses 4 bytes on, over the tag: the ethertype is in place */
 			dp_eth_addrs_move(d, d + RTE_VLAN_HLEN);
-			m->data_off += RTE_VLAN_HLEN;
-			m->data_len -= RTE_VLAN_HLEN;
-			m->pkt_len -= RTE_VLAN_HLEN;
+			dp_mbuf_tag_room_drop(m);
 			m->port = id;
 		}
 		if (stamp)
@@ -119,6 +117,14 @@ vlan_run(struct rte_mbuf **pkts, uint16_t n, uint32_t tag, const struct dp_graph
 	*bytes = sum - (uint64_t)n * RTE_VLAN_HLEN;
 	return all;
 }
+
+/* A sub-interface's RX counts of one queue burst, added once port_rx knows the stream
+ * goes on as it is (eth_classify counts the tagged frames it gets itself). */
+struct port_rx_vlan_count {
+	struct dp_port_vlan_stats *st;
+	uint64_t pkts;
+	uint64_t bytes;
+};
 
 /*
  * The fast check of a burst of 802.1Q frames received on @p port: every frame
@@ -133,14 +139,6 @@ vlan_run(struct rte_mbuf **pkts, uint16_t n, uint32_t tag, const struct dp_graph
  * the MACs moved over kept aside). Out of line: untagged traffic pays one
  * compare per queue burst for it.
  */
-/* A sub-interface's RX counts of one queue burst, added once port_rx knows the stream
- * goes on as it is (eth_classify counts the tagged frames it gets itself). */
-struct port_rx_vlan_count {
-	struct dp_port_vlan_stats *st;
-	uint64_t pkts;
-	uint64_t bytes;
-};
-
 static __rte_noinline rte_edge_t
 port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 	uint64_t check_mask, const bool stamp, uint64_t now, int meta_off,
@@ -180,9 +178,7 @@ port_rx_vlan(struct dp_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_
 			dp_eth_addrs_move(d, d - RTE_VLAN_HLEN);
 			memcpy(d - RTE_VLAN_HLEN + 2 * RTE_ETHER_ADDR_LEN, &tpid_tci[i],
 				sizeof(tpid_tci[i]));
-			m->data_off -= RTE_VLAN_HLEN;
-			m->data_len += RTE_VLAN_HLEN;
-			m->pkt_len += RTE_VLAN_HLEN;
+			dp_mbuf_tag_room_take(m);
 			m->port = port;
 		}
 		return PORT_RX_NEXT_CLASSIFY;

@@ -34,9 +34,7 @@ vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
 	dp_eth_addrs_move(d, d - RTE_VLAN_HLEN);
 	/* the ethertype stays where it was, after the tag */
 	memcpy(d + 2 * RTE_ETHER_ADDR_LEN - RTE_VLAN_HLEN, &tag_be, sizeof(tag_be));
-	m->data_off -= RTE_VLAN_HLEN;
-	m->data_len += RTE_VLAN_HLEN;
-	m->pkt_len += RTE_VLAN_HLEN;
+	dp_mbuf_tag_room_take(m);
 	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_TX_VLAN);
 	return true;
 }
