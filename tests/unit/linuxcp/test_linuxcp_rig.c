@@ -135,27 +135,39 @@ steps(unsigned int n)
 	}
 }
 
-static void
-test_linuxcp_udp_to_the_router_comes_out_of_the_mirror(void)
+/*
+ * Rounds of the rig (up to 200) until mirror socket @p fd gives frame @p f (@p len bytes,
+ * untagged) back as sent but to the mirror's MAC (net_ring ports have none).
+ */
+static bool
+mirror_sees(int fd, const uint8_t *f, size_t len)
 {
-	uint8_t f[2048], got[2048];
-	const size_t len = udp_to_router(f, 1234);
-	const int fd = mirror_socket();
-	bool seen = false;
+	uint8_t got[2048];
 	unsigned int i;
 
-	CU_ASSERT_FATAL(fd >= 0);
-	ring_rig_drops_mark(&rig);
-	ring_rig_inject(&rig, 0, f, len);
-	for (i = 0; i < 200 && !seen; i++) {
+	for (i = 0; i < 200; i++) {
 		ssize_t n;
 
 		steps(1);
 		while ((n = recv(fd, got, sizeof(got), 0)) > 0)
-			/* as sent but to the mirror's MAC (net_ring ports have none) */
 			if ((size_t)n >= len - 4 && memcmp(got + 6, f + 6, len - 10) == 0)
-				seen = true;
+				return true;
 	}
+	return false;
+}
+
+static void
+test_linuxcp_udp_to_the_router_comes_out_of_the_mirror(void)
+{
+	uint8_t f[2048];
+	const size_t len = udp_to_router(f, 1234);
+	const int fd = mirror_socket();
+	bool seen;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	ring_rig_drops_mark(&rig);
+	ring_rig_inject(&rig, 0, f, len);
+	seen = mirror_sees(fd, f, len);
 	close(fd);
 	CU_ASSERT_TRUE(seen);
 	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), 0);
@@ -169,12 +181,11 @@ test_linuxcp_udp_to_the_router_comes_out_of_the_mirror(void)
 static void
 test_linuxcp_tagged_udp_comes_out_of_the_sub_interface_mirror_untagged(void)
 {
-	uint8_t f[2048], tagged[2048], got[2048];
+	uint8_t f[2048], tagged[2048];
 	size_t len = ring_rig_udp4(f, 0, host_mac, 0xc6126402u, 0xc6126401u, 1236);
 	const int fd = mirror_socket_on("lcpt0.100");
 	uint8_t *udp = f + RTE_ETHER_HDR_LEN + 20;
-	bool seen = false;
-	unsigned int i;
+	bool seen;
 
 	CU_ASSERT_FATAL(fd >= 0);
 	udp[2] = UDP_PORT >> 8;
@@ -188,15 +199,7 @@ test_linuxcp_tagged_udp_comes_out_of_the_sub_interface_mirror_untagged(void)
 	memcpy(tagged + 16, f + 12, len - 12);
 	ring_rig_drops_mark(&rig);
 	ring_rig_inject(&rig, 0, tagged, len + 4);
-	for (i = 0; i < 200 && !seen; i++) {
-		ssize_t n;
-
-		steps(1);
-		while ((n = recv(fd, got, sizeof(got), 0)) > 0)
-			/* as sent but to the mirror's MAC, without the tag */
-			if ((size_t)n >= len - 4 && memcmp(got + 6, f + 6, len - 10) == 0)
-				seen = true;
-	}
+	seen = mirror_sees(fd, f, len);
 	close(fd);
 	CU_ASSERT_TRUE(seen);
 	CU_ASSERT_EQUAL(ring_rig_graph_drops_total(&rig), 0);
