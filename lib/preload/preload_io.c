@@ -123,23 +123,26 @@ pl_fill(struct pl_sock *s)
 /*
  * One datagram, waiting at most SO_RCVTIMEO (0: for ever): a look, a spin of
  * DPSOCK_SPIN_US, then the socket's queue armed and a sleep on its descriptor, s->lock
- * let go of meanwhile. A signal handler interrupts the sleep as it interrupts Linux's recv
- * (signal(7)): with SA_RESTART and no SO_RCVTIMEO the wait goes on, else -EINTR.
+ * let go of meanwhile. A signal handler interrupts the spin or the sleep as it interrupts
+ * Linux's recv (signal(7)): with SA_RESTART and no SO_RCVTIMEO the wait goes on, else -EINTR.
  */
 static int
 take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 {
 	const uint64_t t0 = pl_now_ns(), end = t0 + (uint64_t)s->rcvtimeo_us * 1000;
+	struct pl_sig_mark sm;
 
+	pl_sig_mark(&sm);
 	for (;;) {
 		struct dpsock_event ev;
-		struct pl_sig_mark sm;
 		struct pollfd p;
 		uint64_t now;
 		int rc = dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT), ms = -1;
 
 		if (rc != -EAGAIN)
 			return rc;
+		if (pl_sig_interrupts(&sm, s->rcvtimeo_us == 0))
+			return -EINTR;
 		now = pl_now_ns();
 		if (s->rcvtimeo_us > 0) {
 			if (now >= end)
@@ -159,13 +162,14 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 			continue;
 		}
 		p = (struct pollfd){ .fd = dpsock_evq_fd(s->evq), .events = POLLIN };
-		pl_sig_mark(&sm);
 		pl_unlock(s);
 		rc = pl_real.poll(&p, 1, ms) < 0 ? -errno : 0;
 		pl_lock(s);
 		dpsock_evq_disarm(s->evq); /* awake: its peers need not wake it while it looks */
-		if (rc == -EINTR && s->rcvtimeo_us == 0 && pl_sig_restarts(&sm))
+		if (rc == -EINTR && s->rcvtimeo_us == 0 && pl_sig_restarts(&sm)) {
+			pl_sig_mark(&sm);
 			continue;
+		}
 		if (rc < 0)
 			return rc;
 	}
@@ -512,13 +516,13 @@ send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const
 	socklen_t dlen)
 {
 	uint64_t t0 = 0; /* the clock is read once a send found no buffer, not on every send */
+	struct pl_sig_mark sm;
 
+	pl_sig_mark(&sm);
 	for (;;) {
-		struct pl_sig_mark sm;
 		uint64_t spent;
 		ssize_t rc;
 
-		pl_sig_mark(&sm);
 		pl_lock(s);
 		rc = dpsock_sendto(s->ep, buf, len, MSG_DONTWAIT, d, dlen);
 		pl_unlock(s);
@@ -533,7 +537,7 @@ send_locked(struct pl_sock *s, const void *buf, size_t len, bool dontwait, const
 			rte_pause();
 		else
 			usleep(PL_SEND_NAP_US);
-		if (pl_sig_ran(&sm) && (s->sndtimeo_us > 0 || !pl_sig_restarts(&sm)))
+		if (pl_sig_interrupts(&sm, s->sndtimeo_us == 0))
 			return -EINTR;
 	}
 }

@@ -154,9 +154,11 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 {
 	uint64_t t0 = 0;
 	unsigned int looks = 0;
+	struct pl_sig_mark sm;
 	bool kernel = false;
 	nfds_t i;
 
+	pl_sig_mark(&sm);
 	for (i = 0; i < n; i++)
 		kernel |= pl[i] == NULL && fds[i].fd >= 0;
 	for (;;) {
@@ -179,6 +181,10 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 		}
 		if (ready > 0)
 			return ready;
+		if (pl_sig_interrupts(&sm, false)) {
+			errno = EINTR;
+			return -1;
+		}
 		if (spin_on(&looks, &t0, timeout_ns, &ms))
 			continue;
 		if (ms == 0)
@@ -716,7 +722,9 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 	const int64_t timeout_ns = timeout < 0 ? -1 : (int64_t)timeout * 1000000;
 	uint64_t t0 = 0;
 	unsigned int looks = 0;
+	struct pl_sig_mark sm;
 
+	pl_sig_mark(&sm);
 	for (;;) {
 		int n, k, ms;
 
@@ -731,6 +739,10 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 		}
 		if (n > 0)
 			return n;
+		if (pl_sig_interrupts(&sm, false)) {
+			errno = EINTR;
+			return -1;
+		}
 		if (spin_on(&looks, &t0, timeout_ns, &ms))
 			continue;
 		if (ms == 0)

@@ -226,8 +226,13 @@ void pl_sig_mark(struct pl_sig_mark *m);
  * SA_RESTART, so that a call Linux restarts is restarted. False when none was seen.
  */
 bool pl_sig_restarts(const struct pl_sig_mark *m);
-/** Whether a handler ran in this thread since @p m (a wait that does not fail with EINTR). */
-bool pl_sig_ran(const struct pl_sig_mark *m);
+/**
+ * Between the looks of a spinning wait: whether a handler that ran in this thread since
+ * @p m ends the wait with EINTR, as it would end a sleep. With @p restartable (a call
+ * Linux restarts under SA_RESTART: a recv or send with no timeout set) a handler with
+ * SA_RESTART does not, and @p m is set anew.
+ */
+bool pl_sig_interrupts(struct pl_sig_mark *m, bool restartable);
 
 /* preload_poll.c */
 /**

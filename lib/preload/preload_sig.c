@@ -20,8 +20,9 @@
  *                         the sigaction above: glibc's own calls its internal
  *                         sigaction, which this library does not see
  *
- * A blocking send waiting for a free buffer spins and naps instead; pl_sig_ran() tells
- * it that a handler ran meanwhile, as an EINTR would.
+ * A wait that spins (a blocking send waiting for a free buffer, a recv, poll, select or
+ * epoll_wait before it sleeps) asks pl_sig_interrupts() between its looks: a handler that
+ * ran meanwhile ends it as the EINTR of a sleep would.
  *
  * After an EINTR, pl_sig_restarts() says whether every handler that ran since
  * pl_sig_mark() has SA_RESTART in the kernel now (siginterrupt() changes it
@@ -153,12 +154,6 @@ pl_sig_mark(struct pl_sig_mark *m)
 }
 
 bool
-pl_sig_ran(const struct pl_sig_mark *m)
-{
-	return sig_runs != m->runs;
-}
-
-bool
 pl_sig_restarts(const struct pl_sig_mark *m)
 {
 	struct sigaction now;
@@ -168,4 +163,16 @@ pl_sig_restarts(const struct pl_sig_mark *m)
 	real_sigaction_resolve();
 	/* siginterrupt() changes the flags in the kernel, not through sigaction() above */
 	return real_sigaction(sig_last, NULL, &now) == 0 && (now.sa_flags & SA_RESTART) != 0;
+}
+
+bool
+pl_sig_interrupts(struct pl_sig_mark *m, bool restartable)
+{
+	if (sig_runs == m->runs)
+		return false;
+	if (restartable && pl_sig_restarts(m)) {
+		pl_sig_mark(m);
+		return false;
+	}
+	return true;
 }

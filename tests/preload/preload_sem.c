@@ -5,7 +5,10 @@
  * on the kernel's sockets and once under libdpsock-preload: the two outputs
  * must be the same (tests/preload/test_preload.py).
  *
- *   preload_sem 4|6
+ *   preload_sem 4|6 [eintr]
+ *
+ * With "eintr" only the signal steps run: under DPSOCK_SPIN_US=1000000 their waits are
+ * interrupted while they still spin, not while they sleep.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -820,6 +823,11 @@ int
 main(int argc, char **argv)
 {
 	family = argc > 1 && strcmp(argv[1], "6") == 0 ? AF_INET6 : AF_INET;
+	if (argc > 2 && strcmp(argv[2], "eintr") == 0) {
+		step_eintr();
+		printf("end\n");
+		return 0;
+	}
 	step_bind();
 	step_nonblock_timeout();
 	step_trunc_peek();

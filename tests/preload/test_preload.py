@@ -337,6 +337,18 @@ class PreloadTest(unittest.TestCase):
     def test_preload_semantics_same_as_kernel_ip6(self):
         self.semantics("6")
 
+    def test_signal_while_spinning_same_as_kernel(self):
+        """A handler that runs while recv, poll, select or epoll_wait still spins (a spin of
+        1 s, the signals 100 ms in) ends the wait as it ends the kernel's sleep: EINTR, or
+        with SA_RESTART the recv goes on to its datagram."""
+        kernel = run([pl_rig.PRELOAD_SEM, "4", "eintr"], pl_rig.kernel_env())
+        self.assertEqual(kernel.returncode, 0, kernel.stderr)
+        self.assertIn("epoll_restart_handler: EINTR", kernel.stdout)
+        pre = run([pl_rig.PRELOAD_SEM, "4", "eintr"],
+                  pl_rig.env(self.sock, DPSOCK_SPIN_US="1000000"))
+        self.assertEqual(pre.returncode, 0, pre.stderr)
+        self.assertEqual(pre.stdout.splitlines(), kernel.stdout.splitlines())
+
     def woken(self, mode):
         """preload_wake @p mode: the eventfd writes its sender made (DPSOCK_PRELOAD_STATS)."""
         kernel = run([pl_rig.PRELOAD_WAKE, mode], pl_rig.kernel_env())
