@@ -19,9 +19,10 @@
 #include "dp_graph.h"
 
 /*
- * rte_vlan_insert() for the common case, inline: a packet of its own with room
- * in front takes the tag where it is, with the tag word written whole. @return
- * false where rte_vlan_insert() has to (an indirect or shared mbuf).
+ * rte_vlan_insert(), inline: a packet of its own with room in front takes the tag
+ * where it is, with the tag word written whole. @return false where
+ * rte_vlan_insert() fails too (an indirect or shared first segment, or no headroom:
+ * dpfwd makes none, its zero-copy sends attach the payload behind a direct header).
  */
 static inline bool
 vlan_push_in_place(struct rte_mbuf *m, uint32_t tag_be)
@@ -86,13 +87,8 @@ dp_txq_vlan_push(struct dp_worker *w, struct dp_worker_txq *q, struct rte_mbuf *
 				pkts[k++] = m;
 				continue;
 			}
-			m->vlan_tci = q->vlan_tci;
-			if (unlikely(rte_vlan_insert(&m) != 0)) {
-				w->stats.drops[DP_DROP_VLAN_TAG_FAILED]++;
-				rte_pktmbuf_free(pkts[i]);
-				continue;
-			}
-			pkts[k++] = m;
+			w->stats.drops[DP_DROP_VLAN_TAG_FAILED]++;
+			rte_pktmbuf_free(m);
 		}
 	}
 	return k;
