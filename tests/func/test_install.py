@@ -34,7 +34,7 @@ import dprig  # noqa: E402
 REPO = dprig.REPO
 BUILD = dprig.BUILD
 MAN_PAGES = ["man8/dpfwd.8", "man8/dpctl.8", "man1/dpgen.1", "man1/dpbench.1",
-             "man3/libdpsock.3", "man5/dpfwd.ini.5"]
+             "man1/dpsock-run.1", "man3/libdpsock.3", "man5/dpfwd.ini.5"]
 
 
 def build_options():
@@ -81,6 +81,36 @@ class TestInstall(unittest.TestCase):
         self.assertFile(self.sbindir / "dpfwd", executable=True)
         for name in ("dpctl", "dpgen", "dpbench"):
             self.assertFile(self.bindir / name, executable=True)
+
+    def test_dpsock_run_preloads_the_installed_library(self):
+        lib = self.libdir / "libdpsock-preload.so"
+        self.assertFile(lib)
+        run = self.bindir / "dpsock-run"
+        self.assertFile(run, executable=True)
+        # its default is the library's place once installed (the destdir is not there yet)
+        installed = Path("/") / lib.relative_to(self.dest)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("DPSOCK_PRELOAD_LIB", "LD_PRELOAD")}
+        p = subprocess.run([str(run), "true"], capture_output=True, text=True, timeout=30,
+                           env=env)
+        if installed.exists():
+            self.assertEqual(p.returncode, 0, p.stderr)
+        else:
+            self.assertEqual(p.returncode, 1)
+            self.assertIn(f"dpsock-run: {installed} is not there", p.stderr)
+        # DPSOCK_PRELOAD_LIB names another, and the program runs with it preloaded
+        p = subprocess.run([str(run), sys.executable, "-c",
+                            "import os; print(os.environ['LD_PRELOAD']); "
+                            "print(any(l.rstrip().endswith('/libdpsock-preload.so') "
+                            "for l in open('/proc/self/maps')))"],
+                           capture_output=True, text=True, timeout=30,
+                           env=dict(env, DPSOCK_PRELOAD_LIB=str(lib), DPSOCK_PRELOAD="0",
+                                    LD_LIBRARY_PATH=str(self.libdir)))
+        self.assertEqual((p.returncode, p.stdout.split()), (0, [str(lib), "True"]), p.stderr)
+        self.assertEqual(p.stderr, "")
+        p = subprocess.run([str(run)], capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("usage: dpsock-run PROGRAM", p.stderr)
 
     def test_libdpsock_soname_header_pc(self):
         so = self.libdir / "libdpsock.so.0"

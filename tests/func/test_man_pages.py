@@ -69,10 +69,10 @@ class ManPagesTest(unittest.TestCase):
                          {"-c", "--config", "--rx-port"})
 
     def test_every_page_renders(self):
-        self.assertEqual(len(PAGES), 6, PAGES)
+        self.assertEqual(len(PAGES), 7, PAGES)
         names = sorted(os.path.basename(p) for p in PAGES)
         self.assertEqual(names, ["dpbench.1", "dpctl.8", "dpfwd.8", "dpfwd.ini.5", "dpgen.1",
-                                 "libdpsock.3"])
+                                 "dpsock-run.1", "libdpsock.3"])
         for page in PAGES:
             name, section = os.path.basename(page).rsplit(".", 1)
             r = subprocess.run(["man", "-l", page], capture_output=True, text=True,

@@ -90,11 +90,15 @@ class TestPackage(unittest.TestCase):
                   "/usr/share/bash-completion/completions/dpctl",
                   "/usr/share/man/man8/dpfwd.8.gz", "/usr/share/man/man8/dpctl.8.gz",
                   "/usr/share/man/man1/dpgen.1.gz", "/usr/share/man/man1/dpbench.1.gz",
-                  "/usr/share/man/man5/dpfwd.ini.5.gz"):
+                  "/usr/share/man/man5/dpfwd.ini.5.gz",
+                  "/usr/bin/dpsock-run", "/usr/share/man/man1/dpsock-run.1.gz"):
             self.assertIn(f, dpfwd)
         lib = deb_files(self.debs["libdpsock0"])
         self.assertTrue(any(f.endswith("/libdpsock.so.0") for f in lib), lib)
         self.assertFalse(any(f.endswith("/libdpsock.so") for f in lib), lib)
+        self.assertTrue(any(f.endswith("/libdpsock-preload.so") for f in lib), lib)
+        # Multi-Arch: same: nothing outside the architecture's own library folder
+        self.assertEqual([f for f in lib if f.startswith(("/usr/bin/", "/usr/sbin/"))], [])
         dev = deb_files(self.debs["libdpsock-dev"])
         self.assertIn("/usr/include/dpsock.h", dev)
         self.assertIn("/usr/share/man/man3/libdpsock.3.gz", dev)
