@@ -338,11 +338,14 @@ exit_uncount(void)
 			if (table[fd] != NULL)
 				stats_write(fd, table[fd]);
 		/* what this process kept of a socket's buffers goes back to the pipes for the
-		 * process that uses the socket next (a thread inside a call keeps its own) */
+		 * process that uses the socket next (a thread inside a call keeps its own): the
+		 * datagrams it took ahead for the program (their data is lost with it) and what
+		 * libdpsock kept */
 		for (fd = 0; fd < table_size; fd++) {
 			struct pl_sock *s = table[fd];
 
 			if (s != NULL && s->dpsock && rte_spinlock_trylock(&s->lock)) {
+				pl_drop_all(s);
 				dpsock_flush(s->ep);
 				rte_spinlock_unlock(&s->lock);
 			}
@@ -703,9 +706,17 @@ sock_unref(int fd, struct pl_sock *s)
 		 * Another process uses it since a fork, and the queue's epoll set, the
 		 * rings and the control socket are shared with it: closing them here
 		 * would take the endpoint from under it. Its descriptors stay open in
-		 * this process, which lets go of it at exit.
+		 * this process, which lets go of it at exit. What this process took of
+		 * it goes back now (exit_uncount() no longer sees it): the datagrams it
+		 * took ahead for the program, and what libdpsock kept.
 		 */
 		pl_epoll_forget(s);
+		if (!exiting) {
+			pl_lock(s);
+			pl_drop_all(s);
+			dpsock_flush(s->ep);
+			pl_unlock(s);
+		}
 		return;
 	}
 	if (s->dpsock) {

@@ -219,6 +219,54 @@ FORK_TURNS = textwrap.dedent("""\
     print("parent got", s.recv(100).decode(), flush=True)
 """)
 
+# A child that took datagrams ahead and exits: an edge-triggered look takes every datagram
+# waiting into the library (preload only: Linux's queue stays with the socket). Their
+# data goes with the child; their buffers must come back to the sender's channel, which
+# fills to its capacity again afterwards (a release batch of slack). Prints the
+# capacity before and after, and what the parent still found.
+TAKEN_AHEAD = textwrap.dedent("""\
+    import os, select, socket, sys
+    a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    a.bind(("127.0.0.1", 0))
+    a.setblocking(False)
+    b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    b.bind(("127.0.0.1", 0))
+    b.setblocking(False)
+
+    def fill():
+        n = 0
+        while n < 1000000:
+            try:
+                b.sendto(b"x", a.getsockname())
+            except BlockingIOError:
+                break
+            n += 1
+        return n
+
+    def drain():
+        n = 0
+        while True:
+            try:
+                a.recv(16)
+            except BlockingIOError:
+                return n
+            n += 1
+
+    before = fill()
+    drained = drain()
+    fill()
+    pid = os.fork()
+    if pid == 0:
+        ep = select.epoll()
+        ep.register(a.fileno(), select.EPOLLIN | select.EPOLLET)
+        ep.poll(1)
+        os._exit(0) if sys.argv[1] == "_exit" else sys.exit(0)
+    os.waitpid(pid, 0)
+    left = drain()
+    after = fill()
+    print(before, drained, left, after)
+""")
+
 # A socket with many channels (one per peer on this host), served in two turns, by two
 # children in turn ("fork") or by the process itself: each peer sends one datagram a
 # turn before the socket is read (dpfwd tells the socket of each new peer's channel
@@ -482,6 +530,17 @@ class PreloadTest(unittest.TestCase):
                              "restart: sent after >= 0.45 s, handler ran 1\n"
                              "restart+sndtimeo: EINTR after >= 0.15 s, handler ran 1\n"),
                          r.stderr)
+
+    def test_preload_child_exiting_gives_back_datagrams_it_took_ahead(self):
+        for how in ("_exit", "exit"):
+            r = run([sys.executable, "-c", TAKEN_AHEAD, how], pl_rig.env(self.sock))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            before, drained, left, after = map(int, r.stdout.split())
+            self.assertGreater(before, 100, f"{how}: {r.stdout}")
+            self.assertLess(before, 1000000, f"{how}: the sends never held back")
+            self.assertEqual(drained, before, how)
+            self.assertEqual(left, 0, f"{how}: the child took them all ahead")
+            self.assertGreaterEqual(after, before - 64, f"{how}: {r.stdout}")
 
     def test_preload_exec_drops_sockets(self):
         r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))
