@@ -282,15 +282,44 @@ fork_prepare(void)
 	users_add(1);
 }
 
-/* After fork, in the child: a lock a thread of the parent held is no one's there */
+/*
+ * After fork, in the child: a lock a thread of the parent held is no one's there, and the
+ * datagrams the parent took ahead for its program are the parent's (the child's copy of
+ * the list forgotten, not freed: two processes would give the same buffers back).
+ */
 static void
 fork_child(void)
 {
 	int fd;
 
-	for (fd = 0; fd < table_used; fd++)
-		if (table[fd] != NULL)
-			rte_spinlock_init(&table[fd]->lock);
+	for (fd = 0; fd < table_used; fd++) {
+		struct pl_sock *s = table[fd];
+
+		if (s == NULL)
+			continue;
+		rte_spinlock_init(&s->lock);
+		if (s->dpsock)
+			pl_forget_taken(s);
+	}
+}
+
+/*
+ * This process stops using @p s (closed while another process uses it, or the
+ * process exits): what it took of the socket goes back, unless another process has used
+ * the socket since (then it is that one's turn, and the rings are its to touch): the
+ * datagrams taken ahead for the program, whose data goes with this process, and what
+ * libdpsock kept. Takes s->lock, or does nothing when a thread inside a call holds it.
+ */
+static void
+sock_give_back(struct pl_sock *s)
+{
+	if (!rte_spinlock_trylock(&s->lock))
+		return;
+	if (dpsock_flush(s->ep) == 1 && s->held != NULL) {
+		pl_drop_all(s);
+		dpsock_flush(s->ep);
+	}
+	rte_spinlock_unlock(&s->lock);
 }
 
 /*
@@ -337,19 +366,10 @@ exit_uncount(void)
 		for (fd = 0; stats_path != NULL && fd < table_size; fd++)
 			if (table[fd] != NULL)
 				stats_write(fd, table[fd]);
-		/* what this process kept of a socket's buffers goes back to the pipes for the
-		 * process that uses the socket next (a thread inside a call keeps its own): the
-		 * datagrams it took ahead for the program (their data is lost with it) and what
-		 * libdpsock kept */
-		for (fd = 0; fd < table_size; fd++) {
-			struct pl_sock *s = table[fd];
-
-			if (s != NULL && s->dpsock && rte_spinlock_trylock(&s->lock)) {
-				pl_drop_all(s);
-				dpsock_flush(s->ep);
-				rte_spinlock_unlock(&s->lock);
-			}
-		}
+		/* for the process that uses a socket next */
+		for (fd = 0; fd < table_size; fd++)
+			if (table[fd] != NULL && table[fd]->dpsock)
+				sock_give_back(table[fd]);
 		users_add(-1);
 	}
 	exiting = true;
@@ -706,17 +726,12 @@ sock_unref(int fd, struct pl_sock *s)
 		 * Another process uses it since a fork, and the queue's epoll set, the
 		 * rings and the control socket are shared with it: closing them here
 		 * would take the endpoint from under it. Its descriptors stay open in
-		 * this process, which lets go of it at exit. What this process took of
-		 * it goes back now (exit_uncount() no longer sees it): the datagrams it
-		 * took ahead for the program, and what libdpsock kept.
+		 * this process, which lets go of it at exit; what it took of them goes
+		 * back now (exit_uncount() no longer sees the socket).
 		 */
 		pl_epoll_forget(s);
-		if (!exiting) {
-			pl_lock(s);
-			pl_drop_all(s);
-			dpsock_flush(s->ep);
-			pl_unlock(s);
-		}
+		if (!exiting)
+			sock_give_back(s);
 		return;
 	}
 	if (s->dpsock) {

@@ -48,6 +48,17 @@ pl_drop(struct pl_sock *s)
 }
 
 void
+pl_forget_taken(struct pl_sock *s)
+{
+	s->held = NULL;
+	free(s->more);
+	s->more = NULL;
+	s->more_cap = 0;
+	s->more_head = 0;
+	s->nb_more = 0;
+}
+
+void
 pl_drop_all(struct pl_sock *s)
 {
 	while (s->held != NULL)

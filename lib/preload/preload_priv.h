@@ -205,6 +205,8 @@ int pl_hold(struct pl_sock *s, bool dontwait);
 void pl_drop(struct pl_sock *s);
 /** Release every datagram taken (the socket is closing). */
 void pl_drop_all(struct pl_sock *s);
+/** Forget the datagrams taken without releasing them (another process's, after fork). */
+void pl_forget_taken(struct pl_sock *s);
 /**
  * Take every datagram waiting behind s->held (s->lock held, at most PL_FILL_MAX), so that
  * a wait that sleeps after it is woken by the next arrival only. @return whether the socket

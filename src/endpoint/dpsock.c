@@ -1898,7 +1898,7 @@ dpsock_flush(struct dpsock *ep)
 			ep->region, &ep->tx.geo, view_stash(&ep->tx, c), h->nb_stash[c]);
 		h->nb_stash[c] = 0;
 	}
-	return 0;
+	return 1;
 }
 
 void

@@ -193,7 +193,8 @@ int dpsock_stats_get(const struct dpsock *ep, struct dpsock_stats *st);
  * the endpoint's calls it when it stops using the endpoint (it exits) and another goes
  * on, so that dpfwd's counts of buffers in use are those of the calls in progress.
  * Nothing is done when another process made the endpoint's last call.
- * @return 0 or -EINVAL (@p ep NULL).
+ * @return 1 (this process made the last call: given back), 0 (another did: nothing
+ * done), or -EINVAL (@p ep NULL).
  */
 int dpsock_flush(struct dpsock *ep);
 
