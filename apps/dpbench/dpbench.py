@@ -599,7 +599,8 @@ def sample_metrics(url: str, rx_port: int, tx_ports, extra=()) -> dict:
                           ("dpfwd_lcore_rx_packets_total", "rx_pkts"),
                           ("dpfwd_lcore_tx_packets_total", "tx_pkts")):
             lc[key] = sum(int(v) for _, v in m.get(name, []))
-        lc["workers"] = len({l.get("lcore") for l, _ in m.get("dpfwd_lcore_rx_packets_total", [])})
+        rx_series = m.get("dpfwd_lcore_rx_packets_total", [])
+        lc["workers"] = len({labels.get("lcore") for labels, _ in rx_series})
         insn = m.get("dpfwd_lcore_instructions_total", [])
         lc["instructions"] = sum(int(v) for _, v in insn) if len(insn) == lc["workers"] else None
         s["lcores"] = lc
@@ -706,7 +707,8 @@ def log_tail(logfile: Path) -> List[str]:
         lines = Path(logfile).read_text(errors="replace").splitlines()
     except OSError:
         lines = []
-    errs = [l for l in lines if re.search(r"EAL:|Cause:|[Ee]rror|FATAL|[Ii]nvalid|[Ff]ail", l)]
+    errs = [line for line in lines
+            if re.search(r"EAL:|Cause:|[Ee]rror|FATAL|[Ii]nvalid|[Ff]ail", line)]
     return errs[-10:] if errs else lines[-15:]
 
 
@@ -1002,7 +1004,7 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
     if not res["ok"]:
         tail = log_tail(logfile)
         if gen and res.get("failed_process") == "dpgen":
-            tail = [f"(dpgen) {l}" for l in log_tail(gen.log)] + tail
+            tail = [f"(dpgen) {line}" for line in log_tail(gen.log)] + tail
         res["log_tail"] = tail
     return res
 
@@ -1527,8 +1529,9 @@ def dpfwd_check(dpfwd: Path, config: Path, sets: List[str], env: Dict[str, str])
         return None
     if p.returncode != 2:
         return None
-    lines = [l.strip() for l in p.stderr.splitlines() if l.strip()]
-    errs = [l.replace("dpfwd: error: ", "", 1) for l in lines if l.startswith("dpfwd: error:")]
+    lines = [line.strip() for line in p.stderr.splitlines() if line.strip()]
+    errs = [line.replace("dpfwd: error: ", "", 1) for line in lines
+            if line.startswith("dpfwd: error:")]
     return "; ".join(errs or lines[-3:]) or "exit status 2"
 
 

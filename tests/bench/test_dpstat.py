@@ -117,8 +117,8 @@ class TestDataset(unittest.TestCase):
                       lines)
         self.assertEqual(lines[-4], "Difference at 95.0% confidence")
         plot = lines[2:lines.index(dpstat.VITALS_HEADER)]
-        self.assertTrue(all(len(l) == 42 for l in plot), plot)
-        self.assertEqual(sum(1 for l in plot if "A" in l and "|_" in l), 2)
+        self.assertTrue(all(len(row) == 42 for row in plot), plot)
+        self.assertEqual(sum(1 for row in plot if "A" in row and "|_" in row), 2)
 
 
 # ---------------------------------------------------------------------------
