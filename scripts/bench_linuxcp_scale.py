@@ -386,7 +386,8 @@ def main():
         print(f"forwarding Mpps in resync   {rs_mpps:.2f}  ({100 * share['resync']:.0f} %)")
         print(f"linux: routes_added {lx['routes_added']} route_errors {lx['route_errors']} "
               f"resyncs {lx['resyncs']} netlink_messages {lx['netlink_messages']}; "
-              f"fwd ip4_routes {snap['fwd']['ip4_routes']}; table copies {snap['route_changes']['copies']}")
+              f"fwd ip4_routes {snap['fwd']['ip4_routes']}; "
+              f"table copies {snap['route_changes']['copies']}")
     finally:
         rig.down()
         if not os.environ.get("LCPSCALE_KEEP"):

@@ -26,6 +26,7 @@ FUZZ_BUILD="${DPFWD_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 PKGS=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libcunit1-dev
 	libpcap-dev libmnl-dev libjansson-dev libmicrohttpd-dev libsystemd-dev python3 python3-pyelftools python3-matplotlib
 	ministat curl clang-format clang-tidy jq clang libclang-rt-14-dev
+	python3-flake8 # suite lint: python_style
 	scdoc python3-jsonschema python3-prometheus-client python3-scapy
 	iproute2 ethtool iputils-ping traceroute iperf3 tshark socat netcat-openbsd # tests/netns (hosts in namespaces)
 	frr # tests/netns: the FRR tests

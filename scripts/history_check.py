@@ -73,7 +73,8 @@ RULES = [
         r' (?:dev |development |work )?session\b'
         r'|\bsession #?\d+\b(?![.,]\d|x)', re.I)),
     ('attempt', re.compile(
-        r'\btried (?:and|but)\b|\b(?:we|I) tried\b|\b(?:and|but) not kept\b|\b(?:was|were) reverted\b'
+        r'\btried (?:and|but)\b|\b(?:we|I) tried\b|\b(?:and|but) not kept\b'
+        r'|\b(?:was|were) reverted\b'
         r'|\breverted\b|\btried out\b'
         r'|\b(?:was|were) (?:\S+ )?(?:slower|faster|worse|better)\b'
         r'|\bmeasured (?:\S+ ){0,3}(?:slower|faster|worse|better)\b', re.I)),
@@ -89,7 +90,8 @@ RULES = [
         r'|write|stop|hang|leak|lose|miss|skip|break)\b'
         r'|\bas before (?:sampling|the change|this)\b'
         r'|\b(?:faster|slower|better|worse|more|less|fewer|higher|lower) than before\b'
-        r'(?! (?:the|it|an?|its|any)\b)|\bas (?:it |dpfwd |dpgen )?did before\b|\bmeasured (?:earlier|before)\b'
+        r'(?! (?:the|it|an?|its|any)\b)|\bas (?:it |dpfwd |dpgen )?did before\b'
+        r'|\bmeasured (?:earlier|before)\b'
         r'|\bbefore this (?:commit|change|fix|patch)\b|\bafter this (?:commit|change|fix|patch)\b'
         r'|\bthis (?:commit|patch)\b', re.I)),
     ('date', re.compile(r'\b20\d\d-[01]\d-[0-3]\d\b')),

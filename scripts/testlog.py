@@ -89,7 +89,8 @@ def skip_reasons(result):
         why = [re.sub(r"^SKIP:\s*", "", ln.strip()) for ln in out.splitlines()
                if ln.strip().upper().startswith("SKIP") or "skipped" in ln.lower()]
         if not why:
-            why = [ln.strip() for ln in out.splitlines() if ln.strip()][-1:] or ["(no reason given)"]
+            why = ([ln.strip() for ln in out.splitlines() if ln.strip()][-1:]
+                   or ["(no reason given)"])
         return 1, why
     n = sum(int(m.group(1)) for m in UNITTEST_SKIPPED.finditer(out))
     if n == 0:
@@ -154,6 +155,7 @@ def summarize(results, registered, cunit_lists, suites, strict):
     if cunit:
         lines.append(f"{'CUnit suite':<24}{'registered':>11}{'run':>6}{'failed':>8}"
                      f"{'not run':>9}")
+
         def row(name, v, note):
             return f"  {name:<22}{v[0]:>11}{v[1]:>6}{v[2]:>8}{v[3]:>9}" + (
                 f"  ({note})" if note else "")

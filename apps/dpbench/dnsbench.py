@@ -51,26 +51,26 @@ QUERIES = "".join(f"host{i}.{ZONE_NAME} A\n" for i in range(1, NAMES + 1))
 NSD_CONF = """\
 # written by {writer}
 server:
-	port: {port}
-	server-count: 1
-	username: ""
-	chroot: ""
-	zonesdir: "{dir}"
-	database: ""
-	pidfile: "{dir}/nsd.pid"
-	xfrdfile: "{dir}/xfrd.state"
-	zonelistfile: "{dir}/zone.list"
-	xfrdir: "{dir}"
-	logfile: "{dir}/nsd.log"
-	do-ip6: no
-	verbosity: 0
-	# no response rate limiting (by default 200 answers a second to one /24, the rest dropped)
-	rrl-ratelimit: 0
+\tport: {port}
+\tserver-count: 1
+\tusername: ""
+\tchroot: ""
+\tzonesdir: "{dir}"
+\tdatabase: ""
+\tpidfile: "{dir}/nsd.pid"
+\txfrdfile: "{dir}/xfrd.state"
+\tzonelistfile: "{dir}/zone.list"
+\txfrdir: "{dir}"
+\tlogfile: "{dir}/nsd.log"
+\tdo-ip6: no
+\tverbosity: 0
+\t# no response rate limiting (by default 200 answers a second to one /24, the rest dropped)
+\trrl-ratelimit: 0
 {extra}remote-control:
-	control-enable: no
+\tcontrol-enable: no
 zone:
-	name: "{zone}"
-	zonefile: "{zone}.zone"
+\tname: "{zone}"
+\tzonefile: "{zone}.zone"
 """
 
 
@@ -79,6 +79,7 @@ def nsd_conf(writer: str, port: int, folder: Path, zone: str, extra: str = "") -
     state, log, zone list) in FOLDER and serves ZONE from FOLDER/ZONE.zone; EXTRA: more
     lines of the server section."""
     return NSD_CONF.format(writer=writer, port=port, dir=folder, zone=zone, extra=extra)
+
 
 Samples = Dict[str, Dict[str, List[Optional[float]]]]   # row -> metric -> one per run
 

@@ -246,8 +246,8 @@ class Ctx:
     tx_ports: Tuple[int, ...] = TX_PORTS
     metrics: bool = False      # dpfwd's per-second samples from its Prometheus endpoint
     workers: int = 1           # forwarding lcores (and port 0's RX queues)
-    pcap_set: bool = False     # dpfwd: port 0 replays pcap even with one worker (the config
-                               # names another file)
+    # dpfwd: port 0 replays pcap even with one worker (the config names another file)
+    pcap_set: bool = False
     sets: Tuple[str, ...] = ()  # dpfwd: more --set SECTION.KEY=VALUE
 
     def pcap_vdev(self) -> str:
@@ -599,7 +599,8 @@ def sample_metrics(url: str, rx_port: int, tx_ports, extra=()) -> dict:
                           ("dpfwd_lcore_rx_packets_total", "rx_pkts"),
                           ("dpfwd_lcore_tx_packets_total", "tx_pkts")):
             lc[key] = sum(int(v) for _, v in m.get(name, []))
-        lc["workers"] = len({l.get("lcore") for l, _ in m.get("dpfwd_lcore_rx_packets_total", [])})
+        rx_series = m.get("dpfwd_lcore_rx_packets_total", [])
+        lc["workers"] = len({labels.get("lcore") for labels, _ in rx_series})
         insn = m.get("dpfwd_lcore_instructions_total", [])
         lc["instructions"] = sum(int(v) for _, v in insn) if len(insn) == lc["workers"] else None
         s["lcores"] = lc
@@ -706,7 +707,8 @@ def log_tail(logfile: Path) -> List[str]:
         lines = Path(logfile).read_text(errors="replace").splitlines()
     except OSError:
         lines = []
-    errs = [l for l in lines if re.search(r"EAL:|Cause:|[Ee]rror|FATAL|[Ii]nvalid|[Ff]ail", l)]
+    errs = [line for line in lines
+            if re.search(r"EAL:|Cause:|[Ee]rror|FATAL|[Ii]nvalid|[Ff]ail", line)]
     return errs[-10:] if errs else lines[-15:]
 
 
@@ -1002,7 +1004,7 @@ def run_one(prog: Program, ctx: Ctx, warmup: float, duration: int,
     if not res["ok"]:
         tail = log_tail(logfile)
         if gen and res.get("failed_process") == "dpgen":
-            tail = [f"(dpgen) {l}" for l in log_tail(gen.log)] + tail
+            tail = [f"(dpgen) {line}" for line in log_tail(gen.log)] + tail
         res["log_tail"] = tail
     return res
 
@@ -1204,7 +1206,8 @@ def cmd_fwd_anchor(args) -> int:
                             f"{w.get('cycles_per_pkt')} cycles/pkt"
                             for _, w in sorted(lc.items()) if isinstance(w, dict)))
                     log(f"[{i:>2}/{total}] {p.name:<28} {res['pps'] / 1e6:8.3f} Mpps  "
-                        f"(rx {res['rx_pps'] / 1e6:.3f}, 1s {min(ps) / 1e6:.2f}..{max(ps) / 1e6:.2f}"
+                        f"(rx {res['rx_pps'] / 1e6:.3f}, "
+                        f"1s {min(ps) / 1e6:.2f}..{max(ps) / 1e6:.2f}"
                         f"{', back->0 %d' % res['tx_back'] if res['tx_back'] else ''}"
                         f"{', nombuf %d' % res['rx_nombuf'] if res['rx_nombuf'] else ''})")
                 else:
@@ -1245,6 +1248,12 @@ def cmd_fwd_anchor(args) -> int:
         return [x["pps"] / a[x["round"]] for x in results.get(name, [])
                 if x.get("ok") and a.get(x["round"])]
 
+    def ratio_cell(v: Optional[float]) -> str:
+        return f"{v:8.3f}" if v is not None else "     n/a"
+
+    def rounds_cell(v: List[float]) -> str:
+        return f"{statistics.median(v):.3f} ({min(v):.3f}..{max(v):.3f})" if v else "n/a"
+
     if dps:
         log("")
         log(f"{'ratio of medians':<28} {'/l3fwd':>8} {'/l3fwd-static':>14} {'/testpmd':>9}"
@@ -1262,10 +1271,10 @@ def cmd_fwd_anchor(args) -> int:
             for k, v in per.items():
                 if v and not sfx:
                     ratios[p.name][f"{p.name}/{k}/per_round_median"] = statistics.median(v)
-            f = lambda v: f"{v:8.3f}" if v is not None else "     n/a"
-            g = lambda v: f"{statistics.median(v):.3f} ({min(v):.3f}..{max(v):.3f})" if v else "n/a"
-            log(f"{p.name:<28} {f(r['l3fwd'])} {f(r['l3fwd/static']):>14} {f(r['testpmd']):>9}"
-                + ("" if sfx else f"   {g(per['l3fwd'])}, {g(per['l3fwd/static'])}"))
+            log(f"{p.name:<28} {ratio_cell(r['l3fwd'])} {ratio_cell(r['l3fwd/static']):>14} "
+                f"{ratio_cell(r['testpmd']):>9}"
+                + ("" if sfx else
+                   f"   {rounds_cell(per['l3fwd'])}, {rounds_cell(per['l3fwd/static'])}"))
     elif base["l3fwd"] and base["testpmd"]:
         log("")
         log(f"l3fwd/testpmd (medians): {base['l3fwd'] / base['testpmd']:.3f}")
@@ -1446,7 +1455,8 @@ def summarize_nodes(programs: List[Program], runs: List[dict]) -> dict:
     """program -> node -> medians over its runs of the per-run node numbers."""
     out = {}
     for p in programs:
-        got = [r["nodes"] for r in runs if r["program"] == p.name and r.get("ok") and r.get("nodes")]
+        got = [r["nodes"] for r in runs
+               if r["program"] == p.name and r.get("ok") and r.get("nodes")]
         if not got:
             continue
         names = list(dict.fromkeys(n for g in got for n in g))
@@ -1527,8 +1537,9 @@ def dpfwd_check(dpfwd: Path, config: Path, sets: List[str], env: Dict[str, str])
         return None
     if p.returncode != 2:
         return None
-    lines = [l.strip() for l in p.stderr.splitlines() if l.strip()]
-    errs = [l.replace("dpfwd: error: ", "", 1) for l in lines if l.startswith("dpfwd: error:")]
+    lines = [line.strip() for line in p.stderr.splitlines() if line.strip()]
+    errs = [line.replace("dpfwd: error: ", "", 1) for line in lines
+            if line.startswith("dpfwd: error:")]
     return "; ".join(errs or lines[-3:]) or "exit status 2"
 
 
@@ -1899,7 +1910,7 @@ class TrialRunner:
         if not m or not m.get("seq"):
             raise RunError(f"dpgen measured nothing (its JSON {gen.json} has no measured part)")
         d = {k: after[k] - before[k] for k in ("rx", "tx", "imissed", "rx_nombuf", "oerrors",
-                                                "busy_cycles", "rx_pkts", "tx_pkts")}
+                                               "busy_cycles", "rx_pkts", "tx_pkts")}
         d["drops"] = {k: v - before["drops"].get(k, 0) for k, v in after["drops"].items()
                       if v - before["drops"].get(k, 0)}
         lat = m.get("latency_ns") or {}
@@ -2192,7 +2203,8 @@ def main(argv=None) -> int:
     ru.add_argument("--build", help="build dir (default: $DPFWD_BUILD, else REPO/build)")
     ru.add_argument("--runs", type=int, help="runs per variant (default: its repetitions)")
     ru.add_argument("--duration", type=int, help="measured seconds per run (default: its duration)")
-    ru.add_argument("--warmup", type=float, help="seconds after forwarding starts (default: its warmup)")
+    ru.add_argument("--warmup", type=float,
+                    help="seconds after forwarding starts (default: its warmup)")
     ru.add_argument("--cooldown", type=float, help="pause between runs (default: its cooldown)")
     ru.add_argument("--out", help="output dir (default BUILD/dpbench/runs/NAME-DATE)")
     ru.add_argument("--only", help="comma list of variant/anchor names")
@@ -2239,7 +2251,8 @@ def main(argv=None) -> int:
     ls.add_argument("--dir", help="folder of bench configs (default REPO/configs/bench)")
     ls.add_argument("--programs", action="store_true", help="fwd-anchor's programs instead")
     ls.add_argument("--pcap", default="PCAP", help="with --programs: the pcap to show")
-    ls.add_argument("--workers", type=int, default=1, help="with --programs: fwd-anchor's --workers")
+    ls.add_argument("--workers", type=int, default=1,
+                    help="with --programs: fwd-anchor's --workers")
     ls.set_defaults(func=cmd_list)
 
     relaybench.add_parsers(sub, sys.modules[__name__])

@@ -330,7 +330,8 @@ def plots_from_results(res: dict, outdir) -> List[str]:
     nodes = {p: v for p, v in res.get("nodes", {}).items() if v}
     if nodes:
         stack = {p: {n: x.get("cycles_per_rx_pkt") for n, x in v.items()} for p, v in nodes.items()}
-        out += node_stack(stack, outdir / "nodes-cycles", title=f"{name}: cycles per packet by node")
+        out += node_stack(stack, outdir / "nodes-cycles",
+                          title=f"{name}: cycles per packet by node")
     lat = latency_hists(res)
     if lat:
         out += latency_cdf(lat, outdir / "latency-cdf",

@@ -1127,7 +1127,7 @@ def cmd_dpsock_tx(args) -> int:
         log(f"{'node':<18}" + "".join(f"{n[:18]:>20}" for n in order if n in nodes))
         for n in names:
             log(f"{n:<18}" + "".join(f"{fmt(nodes[v].get(n), 20, 1)}" for v in order
-                                       if v in nodes))
+                                     if v in nodes))
     out = {"schema": "dpbench-dpsock-tx/1", "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "bench": {k: (str(v) if isinstance(v, Path) else v) for k, v in bench.items()
                      if k != "variants"},

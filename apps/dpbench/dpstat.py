@@ -10,9 +10,9 @@ standard deviation, and for every set after the first a two-sample Student's
 t test against the first (pooled variance) at the chosen confidence:
 
     Difference at 95.0% confidence
-    	9 +/- 2.306
-    	300% +/- 76.8667%
-    	(Student's t, pooled s = 1.58114)
+    \t9 +/- 2.306
+    \t300% +/- 76.8667%
+    \t(Student's t, pooled s = 1.58114)
 
 or ``No difference proven at 95.0% confidence``.
 
@@ -407,7 +407,8 @@ def main(argv=None) -> int:
     ap.add_argument("-c", dest="confidence", type=_confidence, default=95.0,
                     help="confidence level: 80, 90, 95, 98, 99, 99.5 (default 95)")
     ap.add_argument("-C", dest="column", type=int, default=1, help="column to read (1-based)")
-    ap.add_argument("-d", dest="delims", default=" \t", help="column delimiters (default space, tab)")
+    ap.add_argument("-d", dest="delims", default=" \t",
+                    help="column delimiters (default space, tab)")
     ap.add_argument("-A", dest="no_plot", action="store_true", help="statistics only, no plot")
     ap.add_argument("-n", dest="vitals_only", action="store_true",
                     help="summary statistics only: no plot, no t test")

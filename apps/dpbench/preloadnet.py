@@ -19,8 +19,8 @@ out of port 1. Rows:
     net preload   sockperf pp / tp preloaded on this host, an endpoint of dpfwd
 
 dpfwd's worker is on the path of both rows: it keeps CPU 1 to itself at its normal
-priority (--keep-worker or not), and the server and the clients share CPU 0. Namespaces and veths are removed, processes stopped by pid, on every
-exit (relaybench.Cleanup).
+priority (--keep-worker or not), and the server and the clients share CPU 0. Namespaces
+and veths are removed, processes stopped by pid, on every exit (relaybench.Cleanup).
 """
 import os
 import signal

@@ -55,14 +55,15 @@ cycles is what reaching 2000 sessions' state costs (cache and TLB misses). A fou
 hosts, replays 2000 sessions from 126 client hosts (...-2000sessions-126hosts-...: a host's
 source ports 126 apart) through the relay config: the relay rig's one client host with
 2000 consecutive ports fills a run of consecutive cache entries (the cache's index adds
-the ports), these keys land anywhere in the cache, as most real clients' do. A fifth, full, replays
-10000 sessions from the same 126 hosts (...-10000sessions-126hosts-...): the config's
-10000 relay ports all in use, the table full, and some keys with all four cache entries they
-may take (their pair and its buddy) in use by others, whose packets relay4 takes; the pool gets room for net_pcap's
-10000 buffers (mempool.size=32767). A sixth, fwd-full, forwards 10000 flows from the same
-126 hosts (the forwarding config's pcap with 10000flows-126hosts for 2000flows) with the
-same pool: full's anchor over as many replayed packets and buffers, so full / fwd-full is
-the relay's own cost at a full table, where full / fwd also holds the rig's larger pcap.
+the ports), these keys land anywhere in the cache, as most real clients' do. A fifth,
+full, replays 10000 sessions from the same 126 hosts (...-10000sessions-126hosts-...):
+the config's 10000 relay ports all in use, the table full, and some keys with all four
+cache entries they may take (their pair and its buddy) in use by others, whose packets
+relay4 takes; the pool gets room for net_pcap's 10000 buffers (mempool.size=32767). A
+sixth, fwd-full, forwards 10000 flows from the same 126 hosts (the forwarding config's
+pcap with 10000flows-126hosts for 2000flows) with the same pool: full's anchor over as
+many replayed packets and buffers, so full / fwd-full is the relay's own cost at a full
+table, where full / fwd also holds the rig's larger pcap.
 """
 
 import json
@@ -183,7 +184,7 @@ def delay_window(cur: Optional[dict], prev: Optional[dict]) -> Optional[dict]:
         v = bucket_quantile(b, q)
         out[k] = v * ns if v is not None else None
     out["since_start"] = {k: dc.get(k) for k in ("count", "p50_ns", "p90_ns", "p99_ns",
-                                                  "p999_ns", "max_ns", "jitter_ns", "mean_ns")}
+                                                 "p999_ns", "max_ns", "jitter_ns", "mean_ns")}
     return out
 
 
@@ -823,8 +824,8 @@ def cmd_relay(args) -> int:
     out = {"schema": "dpbench-relay/1", "time": t_start, "host": os.uname().nodename,
            "loadavg_start_end": os.getloadavg(),
            "params": {k: getattr(args, k) for k in ("reps", "count", "size", "rate",
-                                                     "rate_count", "inflight", "timeout_ms",
-                                                     "warmup")},
+                                                    "rate_count", "inflight", "timeout_ms",
+                                                    "warmup")},
            "relays": names, "placement": {"client_server_cpu": HOST_CPU,
                                           "relay_cpu": RELAY_CPU},
            "summary": summ, "ratios": rat, "runs": runs}
@@ -863,6 +864,7 @@ def node_table(nodes: Dict[str, dict], min_pkts: int = 1000) -> str:
         out.append(f"{node:<16}" + "".join(
             f"{cpp(n, node):10.1f}" if cpp(n, node) is not None else f"{'-':>10}"
             for n in names))
+
     def per_rx_pkt(prog):
         rx = int(nodes[prog].get("port_rx", {}).get("pkts", 0) or 0)
         return sum((cpp(prog, k) or 0) * int(nodes[prog].get(k, {}).get("pkts", 0) or 0) / rx

@@ -165,7 +165,8 @@ def _run(trial: TrialFn, rate: Optional[float], secs: float, phase: str, log, re
         budget.used += 1
     if log:
         off = "max" if rate is None else f"{rate / 1e6:.4f} Mpps"
-        log(f"  trial {t['n']:>3} {phase:<9} offered {off:>14}  sent {t.get('tx_pps', 0) / 1e6:8.4f}"
+        log(f"  trial {t['n']:>3} {phase:<9} offered {off:>14}  "
+            f"sent {t.get('tx_pps', 0) / 1e6:8.4f}"
             f"  back {t.get('rx_pps', 0) / 1e6:8.4f} Mpps  loss {loss_pct(t):8.4g}%  "
             f"{'pass' if ok else 'FAIL'}"
             + ("" if ok else f"  [{t['bottleneck']['who']}: {t['bottleneck']['detail']}]")

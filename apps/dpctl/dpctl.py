@@ -1198,6 +1198,7 @@ def show_delay(s, args):
     if args.json:
         return {"enabled": d.get("enabled"), "from": d.get("from"),
                 "sample": d.get("sample"), "total": total, "lcores": per}
+
     def row(label, x):
         cut = x.get("_truncated")
         return [label] + [(n(x.get(k)) if k == "count" else fmt_ns(x.get(k)))

@@ -255,7 +255,8 @@ class TestExpansion(BenchFiles):
                                  "cache=0/ops=lf_stack", "cache=256/ops=ring_mp_mc",
                                  "cache=256/ops=stack", "cache=256/ops=lf_stack"])
         v = b.variant("cache=256/ops=stack")
-        self.assertEqual(b.set_args(v), ["--set", "mempool.cache=256", "--set", "mempool.ops=stack"])
+        self.assertEqual(b.set_args(v),
+                         ["--set", "mempool.cache=256", "--set", "mempool.ops=stack"])
         self.assertEqual(v.label, "mempool.cache=256 mempool.ops=stack")
         self.assertEqual([o.line for o in v.overrides], [6, 7])
 

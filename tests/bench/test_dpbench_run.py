@@ -145,8 +145,8 @@ class TestRun(unittest.TestCase):
         plots = self.res["plots"]
         names = sorted(Path(p).name for p in plots)
         self.assertEqual(names, sorted(f"{b}.{e}" for b in ("timeline-mpps", "dist-mpps",
-                                                           "dist-gbps", "dist-cycles-per-pkt",
-                                                           "nodes-cycles")
+                                                            "dist-gbps", "dist-cycles-per-pkt",
+                                                            "nodes-cycles")
                                        for e in ("png", "svg")))
         for p in plots:
             self.assertTrue(Path(p).is_file(), p)

@@ -185,7 +185,7 @@ class TestDerive(unittest.TestCase):
             paths = dpplot.plots_from_results(results, d)
             names = sorted(Path(p).name for p in paths)
         self.assertEqual(names, sorted(f"{b}.{e}" for b in ("timeline-mpps", "dist-mpps",
-                                                           "dist-cycles-per-pkt", "nodes-cycles")
+                                                            "dist-cycles-per-pkt", "nodes-cycles")
                                        for e in ("png", "svg")))
 
 

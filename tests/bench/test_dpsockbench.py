@@ -229,13 +229,13 @@ class TestTable(unittest.TestCase):
         lines = dsb.table_text(dsb.aggregate([SAMPLE, scaled(SAMPLE, 1.1, 0.9),
                                               scaled(SAMPLE, 0.9, 1.1)]))
         self.assertIn("p50 us", lines[0])
-        rows = {tuple(l.split()[:3]): l for l in lines[1:]}
+        rows = {tuple(line.split()[:3]): line for line in lines[1:]}
         dl = rows[("dpsock-local", "spin", "8")]
         self.assertEqual(dl.split()[3], "3")                  # runs
         self.assertEqual(dl.count("x"), 4)                    # the ratio columns
         self.assertIn("skipped", rows[("udp-loopback", "block", "1M")])
         self.assertNotIn("x ", rows[("shm-spin", "spin", "8")] + " ")
-        order = [l.split()[0] for l in lines[1:]]
+        order = [line.split()[0] for line in lines[1:]]
         self.assertEqual(order.index("dpsock-local"), 0)
         self.assertLess(order.index("udp-loopback"), order.index("shm-spin"))
 
@@ -318,10 +318,10 @@ class TestRemote(unittest.TestCase):
         self.assertIn("24 B", text[2])
         self.assertNotIn("24 B", text[3])
         lines = dsb.table_text(agg)
-        order = [l.split()[0] for l in lines[1:]]
+        order = [line.split()[0] for line in lines[1:]]
         # after the local transports, dpsock-remote then its anchor
         self.assertEqual(order[-4:], ["dpsock-remote"] * 2 + ["udp-remote"] * 2)
-        rowd = {tuple(l.split()[:3]): l for l in lines[1:]}
+        rowd = {tuple(line.split()[:3]): line for line in lines[1:]}
         self.assertEqual(rowd[("udp-remote", "block", "1K")].split()[3], "3")
         self.assertEqual(dsb.remote_text([]), [])
 

@@ -97,8 +97,8 @@ class TestDataset(unittest.TestCase):
         self.assertEqual(r.lines()[1].split()[0], "-9")
 
     def test_iflib_report_summaries_show_no_difference(self):
-        # the FreeBSD iflib forwarding report's ministat output (N, avg, stddev per tunable): all three
-        # "No difference proven at 95.0% confidence"
+        # the FreeBSD iflib forwarding report's ministat output (N, avg, stddev per tunable):
+        # all three "No difference proven at 95.0% confidence"
         x = (5, 4637167.9, 65541.784)
         for other in ((5, 4657819.7, 24991.263), (5, 4569664.4, 35609.45),
                       (5, 4605739, 75307.632)):
@@ -117,8 +117,8 @@ class TestDataset(unittest.TestCase):
                       lines)
         self.assertEqual(lines[-4], "Difference at 95.0% confidence")
         plot = lines[2:lines.index(dpstat.VITALS_HEADER)]
-        self.assertTrue(all(len(l) == 42 for l in plot), plot)
-        self.assertEqual(sum(1 for l in plot if "A" in l and "|_" in l), 2)
+        self.assertTrue(all(len(row) == 42 for row in plot), plot)
+        self.assertEqual(sum(1 for row in plot if "A" in row and "|_" in row), 2)
 
 
 # ---------------------------------------------------------------------------
@@ -233,8 +233,10 @@ class TestAgainstMinistat(unittest.TestCase):
 
     def test_text_identical_for_the_manual_example(self):
         ms, dp = self.run_both([[1, 2, 3, 4, 5], [2, 3, 4, 5, 9], [10, 11, 12, 13, 14]])
-        strip = lambda s: s[s.index(dpstat.VITALS_HEADER):]
-        self.assertEqual(strip(ms), strip(dp))
+
+        def from_vitals(text):
+            return text[text.index(dpstat.VITALS_HEADER):]
+        self.assertEqual(from_vitals(ms), from_vitals(dp))
 
 
 class TestCli(unittest.TestCase):

@@ -137,8 +137,9 @@ class TestRun(unittest.TestCase):
         tot = run["gen"]["total"]
         tj = json.loads(Path(run["telemetry_json"]).read_text())
         self.assertTrue(tj["final"])
-        self.assertEqual(sum(l["rx_pkts"] for l in tj["lcores"]), tot["tx"]["pkts"])
-        self.assertGreaterEqual(sum(l["tx_pkts"] for l in tj["lcores"]), tot["seq"]["received"])
+        self.assertEqual(sum(lcore["rx_pkts"] for lcore in tj["lcores"]), tot["tx"]["pkts"])
+        self.assertGreaterEqual(sum(lcore["tx_pkts"] for lcore in tj["lcores"]),
+                                tot["seq"]["received"])
         self.assertGreaterEqual(tj["drops"]["total"], tot["seq"]["lost"])
         self.assertLessEqual(tj["drops"]["total"] - tot["seq"]["lost"], 16)
         self.assertEqual(tot["seq"]["received"] + tot["seq"]["lost"], tot["seq"]["sent"])

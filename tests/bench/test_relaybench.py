@@ -157,7 +157,7 @@ class TestNodeTable(unittest.TestCase):
                     "relay4": {"pkts": 0, "cycles_per_pkt": "null"}}}
         t = rb.node_table(nodes).splitlines()
         self.assertEqual(t[0].split(), ["cycles/packet", "relay", "fwd"])
-        rows = {l.split()[0]: l.split()[1:] for l in t[1:]}
+        rows = {line.split()[0]: line.split()[1:] for line in t[1:]}
         self.assertNotIn("ctl_inject", rows)                # too few packets
         self.assertEqual(rows["relay4"], ["100.0", "-"])
         self.assertEqual(rows["port_tx_1"], ["-", "40.0"])

@@ -247,7 +247,8 @@ class TestSearch(unittest.TestCase):
         self.assertIn("search", phases)
         self.assertEqual(phases[-1], "validate")
         for t in out["trials"]:
-            self.assertEqual(t["passed"], t["lost"] == 0 and t["tx_pps"] >= 0.99 * (t["offered_pps"] or 0))
+            self.assertEqual(t["passed"],
+                             t["lost"] == 0 and t["tx_pps"] >= 0.99 * (t["offered_pps"] or 0))
         text = rfc2544.summary_text("v", out)
         self.assertIn("zero-loss throughput: ", text)
         self.assertIn("bottleneck: dpfwd (dpfwd-rx)", text)

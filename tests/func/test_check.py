@@ -79,7 +79,7 @@ class TestCheck(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"MTU 1500 \(config\)")
         self.assertRegex(out, r"MTU 576 \(config\)")
-        mtu = [l for l in out.splitlines() if l.startswith("mtu: ")]
+        mtu = [line for line in out.splitlines() if line.startswith("mtu: ")]
         self.assertEqual(len(mtu), 1, out)
         self.assertIn("the ports' differ: IPv4 over a next hop's MTU is fragmented", mtu[0])
 
@@ -88,18 +88,18 @@ class TestCheck(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         lines = out.splitlines()
         self.assertEqual(lines[-1], "dpfwd --check: ok: nothing was started")
-        eal = next(l for l in lines if l.startswith("EAL:"))
+        eal = next(line for line in lines if line.startswith("EAL:"))
         self.assertIn("--vdev=net_pcap0,rx_pcap=", eal)
         self.assertIn("--vdev=net_null0", eal)
         self.assertIn("lcores: main 0 (control); worker 1 (socket 0): port0/q0", lines)
         self.assertIn("mtu: 1500 on every port", lines)
-        ports = [l for l in lines if l.startswith("port")]
+        ports = [line for line in lines if line.startswith("port")]
         self.assertEqual(len(ports), 3, out)
         self.assertIn("driver net_pcap, profile net_pcap", ports[0])
         self.assertIn("driver net_null, profile net_null", ports[1])
-        pool = next(l for l in lines if l.startswith("mempool: socket 0:"))
+        pool = next(line for line in lines if line.startswith("mempool: socket 0:"))
         self.assertRegex(pool, r"\d+ mbufs = rx desc 1024 \+ tx desc 3072 .*: made$")
-        self.assertRegex(next(l for l in lines if l.startswith("routes:")),
+        self.assertRegex(next(line for line in lines if line.startswith("routes:")),
                          r"^routes: 2 IPv4 \(table room \d+, \d+ tbl8 groups: made\)")
         # nothing ran: no worker was launched, no telemetry JSON was written
         self.assertNotIn("telemetry JSON", out)
@@ -137,7 +137,7 @@ class TestCheck(unittest.TestCase):
         finally:
             shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        eal = next(l for l in p.stdout.splitlines() if l.startswith("EAL:")).split()
+        eal = next(line for line in p.stdout.splitlines() if line.startswith("EAL:")).split()
         self.assertIn("--file-prefix", eal)
         # which one depends on the hugepages free at that moment (others may take them)
         self.assertTrue("--in-memory" in eal or
@@ -166,16 +166,16 @@ class TestCheck(unittest.TestCase):
         addr = next(a for a in ("0000:af:00.0", "0000:fe:1f.7", "00ff:ff:1f.7")
                     if not (sysfs / a).exists())
         profile = REPO / "drivers-cfg" / "net_mlx5.ini"
-        devargs = next(l.split("=", 1)[1].strip() for l in profile.read_text().splitlines()
-                       if l.startswith("devargs"))
+        devargs = next(line.split("=", 1)[1].strip() for line in profile.read_text().splitlines()
+                       if line.startswith("devargs"))
         with tempfile.TemporaryDirectory() as d:
             cfg = one_port(d, REPO / "drivers-cfg", f"dev = {addr}\nprofile = net_mlx5\n")
             rc, out, err = check(["-l", "0,1"], config=cfg)
         self.assertEqual(rc, 1, out + err)
-        eal = next(l for l in out.splitlines() if l.startswith("EAL:"))
+        eal = next(line for line in out.splitlines() if line.startswith("EAL:"))
         self.assertIn(f" -a {addr},{devargs}", eal)
         self.assertNotIn("ok:", out)
-        error = next(l for l in err.splitlines() if l.startswith("dpfwd --check: error:"))
+        error = next(line for line in err.splitlines() if line.startswith("dpfwd --check: error:"))
         self.assertIn(f"{cfg}:5: port0 '{addr}' not found: there is no PCI device {addr} "
                       "on this machine", error)
         self.assertIn("dpdk-devbind.py --status", error)
@@ -280,7 +280,7 @@ class TestCheck(unittest.TestCase):
             cfg = one_port(d, REPO / "drivers-cfg", "dev = net_null0\nmtu = 9000\n")
             rc, out, err = check(["-l", "0,1"], config=cfg)
         self.assertEqual(rc, 0, out + err)
-        port = next(l for l in out.splitlines() if l.startswith("port0:"))
+        port = next(line for line in out.splitlines() if line.startswith("port0:"))
         self.assertIn("MTU 9000 (config)", port)
         pool = re.search(r"pool dpfwd_pkt_s0: \d+ mbufs x (\d+) B", out + err)
         self.assertIsNotNone(pool, out + err)

@@ -66,7 +66,7 @@ class TestReloadUnderTraffic(unittest.TestCase):
         last = "route = 198.18.2.0/24 via 198.18.0.2 port 0\n"
         assert last in cfg, "configs/bench/fwd-memif.ini changed its routes"
         cls.routes.write_text(cfg.replace(last, last + "route = 198.18.1.1/32 via 198.18.0.2 "
-                                                     "port 0\n"))
+                                                       "port 0\n"))
         cls.fwd_log = open(cls.dir / "dpfwd.log", "w")
         cls.fwd = subprocess.Popen(
             [str(DPFWD), "--file-prefix", cls.prefix, "--no-pci", "--no-huge", "-m", "512", "--",
@@ -100,7 +100,8 @@ class TestReloadUnderTraffic(unittest.TestCase):
                  "--no-pci", "--no-huge", "-m", "512", "--vdev",
                  f"net_memif0,role=client,id=0,socket={cls.sock},socket-abstract=no,"
                  f"mac={GEN_MAC},rsize=14",
-                 "--", "--tx-port", "0", "--rx-port", "0", "--flows", "64", "--src-mac", GEN_MAC, "--dst-mac", FWD_MAC,
+                 "--", "--tx-port", "0", "--rx-port", "0", "--flows", "64",
+                 "--src-mac", GEN_MAC, "--dst-mac", FWD_MAC,
                  "--rate", RATE, "--count", str(COUNT), "--quiet", "--json", str(cls.gen_json)],
                 stdout=gen_log, stderr=subprocess.STDOUT)
             gen_log.close()

@@ -158,7 +158,8 @@ class TestTwoWorkers(unittest.TestCase):
         (d / "fwd.ini").write_text(CONFIG.format(d=d))
         cls.tel = d / "telemetry.json"
         cmd = [str(BIN), "--file-prefix", cls.prefix, "--no-huge", "-m", "512", "--no-pci",
-               "--lcores", "0@0,1@1,2@0", "--", "-c", str(d / "fwd.ini"), "-d", str(RUN_S), "-j", str(cls.tel)]
+               "--lcores", "0@0,1@1,2@0",
+               "--", "-c", str(d / "fwd.ini"), "-d", str(RUN_S), "-j", str(cls.tel)]
         try:
             cls.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired as e:    # run() killed it; the tests say so

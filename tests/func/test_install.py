@@ -198,8 +198,8 @@ class TestInstall(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         lines = p.stdout.splitlines()
         self.assertIn(f"driver profiles: {(self.share / 'drivers-cfg').resolve()}", lines)
-        self.assertTrue(any(re.match(r"port0: net_pcap0, driver net_pcap, profile net_pcap,", l)
-                            for l in lines), p.stdout)
+        self.assertTrue(any(re.match(r"port0: net_pcap0, driver net_pcap, profile net_pcap,", line)
+                            for line in lines), p.stdout)
         self.assertEqual(lines[-1], "dpfwd --check: ok: nothing was started")
 
     def test_example_builds_with_pc_and_echoes(self):

@@ -12,8 +12,9 @@ dpfwd binds "metrics = 127.0.0.1:0" (any free port) and says which one in the JS
 run.metrics; we scrape it with urllib, parse the text exposition format as Prometheus
 reads it (and check it on the way, with prometheus_client's parser and the rules
 `promtool check metrics` applies), compare the counters with the telemetry JSON written
-at exit, and the metric families with docs/telemetry.md's table. EAL runs with --no-huge and its own --file-prefix; every dpfwd is
-reaped (SIGKILLed after RUN_TIMEOUT_S) and its EAL runtime folder removed.
+at exit, and the metric families with docs/telemetry.md's table. EAL runs with
+--no-huge and its own --file-prefix; every dpfwd is reaped (SIGKILLed after
+RUN_TIMEOUT_S) and its EAL runtime folder removed.
 
 Set DPMT_KEEP=1 to keep the temporary folder.
 """
@@ -198,7 +199,7 @@ def promlint(text):
             m = SAMPLE.fullmatch(line)
             name, lab = m.group(1), parse_labels(m.group(2) or "")
             fam = next((f for f in (name, *(name[:-len(s)] for s in HISTOGRAM_SUFFIXES
-                                              if name.endswith(s))) if f in types), name)
+                                            if name.endswith(s))) if f in types), name)
             labels.setdefault(fam, set()).update(lab)
             if types.get(fam) == "histogram":
                 series = tuple(sorted((k, v) for k, v in lab.items() if k != "le"))

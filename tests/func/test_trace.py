@@ -11,8 +11,9 @@ checked against what this test sent.
 
 in0.pcap: a forwarded datagram (to 198.18.1.5:2222), one with TTL 1, an ARP request for
 198.18.0.1, a client datagram to the relay, one to an endpoint (dpsock_peer, bound to
-198.18.0.1:7001), a frame of ethertype 0x88b5, an IPv6 datagram to 2001:db8:5::5, and filler (forwarded, to port 9);
-in1.pcap: the backend's answer to the relay port, and filler. Each test marks packets with a filter and checks:
+198.18.0.1:7001), a frame of ethertype 0x88b5, an IPv6 datagram to 2001:db8:5::5, and
+filler (forwarded, to port 9); in1.pcap: the backend's answer to the relay port, and
+filler. Each test marks packets with a filter and checks:
 
 - forwarded: port_rx, ip4_fwd (dst, route 198.18.1.0/24, via 198.18.101.2, port 1), tx
   on port 1 with TTL 63; IPv6 the same through ip6_fwd (2001:db8:5::/48);
@@ -381,6 +382,7 @@ class TestTraceHandoff(unittest.TestCase):
             self.assertRegex(on1[1]["text"], r"^port 0 queue 0 IPv4 198\.18\.0\.1:5000"
                              r" > 198\.18\.0\.2:7000 udp ttl 64 ")
         self.assertGreater(crossed, 0)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

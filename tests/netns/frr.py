@@ -104,7 +104,7 @@ class Frr:
                 raise RuntimeError(f"{self.name} {daemon} exited {proc.returncode}:\n"
                                    f"{self.output(daemon)}")
             if os.path.exists(vty) and self.vtysh("show version", daemon=daemon,
-                                                 check=False).returncode == 0:
+                                                  check=False).returncode == 0:
                 return proc
             time.sleep(0.05)
         raise RuntimeError(f"{self.name} {daemon}: no vty within {timeout} s:\n"

@@ -148,10 +148,9 @@ class FrrOspfTest(netns.RigTest):
 
     def test_3_forwarding_between_the_loopbacks_follows(self):
         t = self.topo
-        wait_for("both loopbacks in dpfwd", lambda: all(
-            self.route(p) for p in (f"{LOOP4['a']}/32", f"{LOOP4['b']}/32",
-                                    f"{LOOP6['a']}/128", f"{LOOP6['b']}/128")),
-            timeout=ADJ_S)
+        loops = (f"{LOOP4['a']}/32", f"{LOOP4['b']}/32", f"{LOOP6['a']}/128", f"{LOOP6['b']}/128")
+        wait_for("both loopbacks in dpfwd", lambda: all(self.route(p) for p in loops),
+                 timeout=ADJ_S)
         s0 = self.dp.snapshot()
         fw4 = self.snmp("/proc/net/snmp", "ForwDatagrams")
         fw6 = self.snmp("/proc/net/snmp6", "Ip6OutForwDatagrams")

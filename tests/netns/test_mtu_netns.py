@@ -356,7 +356,7 @@ class MtuSignalTests:
         self.assertGreaterEqual(drops(after, "ip4_frag_needed") -
                                 drops(before, "ip4_frag_needed"), 1, after["drops"])
         self.assertIn(f"mtu {self.mtus[1]}", self.topo.a.run("ip", "route", "get",
-                                                            self.topo.b.ip4).stdout)
+                                                             self.topo.b.ip4).stdout)
 
     @needs("iperf3")
     def test_5_iperf3_tcp_b_to_a(self):

@@ -65,7 +65,7 @@ def pending(feature, what):
 def needs(*tools):
     miss = netns.missing_tools(*tools)
     return unittest.skipIf(bool(miss), f"{', '.join(miss)} not installed (scripts/dev.sh "
-                                        f"installs it)")
+                                       f"installs it)")
 
 
 def ping(host, dst, count=5, extra=(), timeout=30):

@@ -11,8 +11,9 @@ topology, host A and port 0 only; dpfwd on net_af_packet, ARP learned both ways)
 
 Ping-pong: no dropped, duplicated or out-of-order message. Throughput: the server counts
 what arrived. The other way round: a preloaded sockperf client on this host and a kernel
-server on the Linux host, ping-pong, every message back in order. Both through dpfwd: its endpoint datapath counters (rx_msgs, tx_msgs) rise
-by at least what sockperf counted, and the server's port is in the endpoint list.
+server on the Linux host, ping-pong, every message back in order. Both through dpfwd:
+its endpoint datapath counters (rx_msgs, tx_msgs) rise by at least what sockperf
+counted, and the server's port is in the endpoint list.
 Namespaces, dpfwd and sockperf are removed (processes by pid) on every exit (netns.py).
 
 Environment: tests/preload/meson.build.
