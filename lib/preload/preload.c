@@ -441,8 +441,12 @@ pl_addr_is_loopback(const struct sockaddr *sa)
 void
 pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_storage *out)
 {
-	memset(out, 0, sizeof(*out));
-	memcpy(out, sa, len < sizeof(*out) ? len : sizeof(*out));
+	const size_t n = sizeof(struct sockaddr_in6); /* the larger family's, all dpsock reads */
+
+	memset(out, 0, n);
+	if (sa == NULL)
+		return; /* not from a caller: each checked it first (addr_check()) */
+	memcpy(out, sa, len < n ? len : n);
 	if (!pl_addr_is_loopback(sa))
 		return;
 	if (sa->sa_family == AF_INET)

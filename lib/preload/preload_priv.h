@@ -180,7 +180,10 @@ pl_fail(int rc)
 
 /* Loopback addresses reach this host's endpoints: 127/8 and ::1 go to dpsock as the wildcard. */
 bool pl_addr_is_loopback(const struct sockaddr *sa);
-/* @p sa for dpsock (loopback -> wildcard) in @p out. */
+/*
+ * @p sa for dpsock (loopback -> wildcard) in the first sizeof(struct sockaddr_in6) bytes of
+ * @p out (the rest is not written: a send's every call pays for what it writes).
+ */
 void pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_storage *out);
 
 static inline void
