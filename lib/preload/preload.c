@@ -290,7 +290,7 @@ fork_child(void)
 
 	for (fd = 0; fd < table_used; fd++)
 		if (table[fd] != NULL)
-			rte_spinlock_init(&table[fd]->lock);
+			rte_ticketlock_init(&table[fd]->lock);
 }
 
 /*
@@ -342,9 +342,9 @@ exit_uncount(void)
 		for (fd = 0; fd < table_size; fd++) {
 			struct pl_sock *s = table[fd];
 
-			if (s != NULL && s->dpsock && rte_spinlock_trylock(&s->lock)) {
+			if (s != NULL && s->dpsock && rte_ticketlock_trylock(&s->lock)) {
 				dpsock_flush(s->ep);
-				rte_spinlock_unlock(&s->lock);
+				rte_ticketlock_unlock(&s->lock);
 			}
 		}
 		users_add(-1);
@@ -668,7 +668,7 @@ socket(int domain, int type, int protocol)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return fd;
-	rte_spinlock_init(&s->lock);
+	rte_ticketlock_init(&s->lock);
 	s->family = domain;
 	s->refs = 1;
 	s->shadow = -1;
