@@ -291,6 +291,7 @@ fork_child(void)
 	for (fd = 0; fd < table_used; fd++)
 		if (table[fd] != NULL)
 			rte_ticketlock_init(&table[fd]->lock);
+	pl_epoll_fork_child();
 }
 
 /*

@@ -247,5 +247,7 @@ extern uint64_t pl_spin_ns;
 uint64_t pl_now_ns(void);
 /** @p fd is closing: if it is an application epoll set, drop its record. */
 void pl_epoll_close(int fd);
+/** In a child after fork: the records' lock free (the forking thread held none of it). */
+void pl_epoll_fork_child(void);
 
 #endif /* PRELOAD_PRIV_H */
