@@ -297,10 +297,11 @@ fork_child(void)
 
 		if (s == NULL)
 			continue;
-		rte_spinlock_init(&s->lock);
+		rte_ticketlock_init(&s->lock);
 		if (s->dpsock)
 			pl_forget_taken(s);
 	}
+	pl_epoll_fork_child();
 }
 
 /*
@@ -313,13 +314,13 @@ fork_child(void)
 static void
 sock_give_back(struct pl_sock *s)
 {
-	if (!rte_spinlock_trylock(&s->lock))
+	if (!rte_ticketlock_trylock(&s->lock))
 		return;
 	if (dpsock_flush(s->ep) == 1 && s->held != NULL) {
 		pl_drop_all(s);
 		dpsock_flush(s->ep);
 	}
-	rte_spinlock_unlock(&s->lock);
+	rte_ticketlock_unlock(&s->lock);
 }
 
 /*
@@ -464,8 +465,12 @@ pl_addr_is_loopback(const struct sockaddr *sa)
 void
 pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_storage *out)
 {
-	memset(out, 0, sizeof(*out));
-	memcpy(out, sa, len < sizeof(*out) ? len : sizeof(*out));
+	const size_t n = sizeof(struct sockaddr_in6); /* the larger family's, all dpsock reads */
+
+	memset(out, 0, n);
+	if (sa == NULL)
+		return; /* not from a caller: each checked it first (addr_check()) */
+	memcpy(out, sa, len < n ? len : n);
 	if (!pl_addr_is_loopback(sa))
 		return;
 	if (sa->sa_family == AF_INET)
@@ -687,7 +692,7 @@ socket(int domain, int type, int protocol)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return fd;
-	rte_spinlock_init(&s->lock);
+	rte_ticketlock_init(&s->lock);
 	s->family = domain;
 	s->refs = 1;
 	s->shadow = -1;

@@ -206,12 +206,11 @@ pl_hold(struct pl_sock *s, bool dontwait)
 
 /*
  * A sender's address as dpsock gave it (@p peer, @p family's) as the application sees it,
- * in @p ss: a local wildcard peer is loopback. @return its length.
+ * in @p ss: a local wildcard peer is loopback. @return its length, the bytes written.
  */
 static socklen_t
 peer_shown(int family, const void *peer, struct sockaddr_storage *ss)
 {
-	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET) {
 		struct sockaddr_in *in = (struct sockaddr_in *)ss;
 

@@ -457,8 +457,34 @@ epoll_kernel_count(int epfd, int op)
 	else if (op == EPOLL_CTL_DEL && __atomic_load_n(c, __ATOMIC_RELAXED) > 0)
 		__atomic_fetch_sub(c, 1, __ATOMIC_RELAXED);
 }
-/* recursive: a look takes datagrams, and libdpsock may close a descriptor meanwhile */
-static pthread_mutex_t epolls_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/*
+ * The records' lock, recursive (a look takes datagrams, and libdpsock may close a
+ * descriptor meanwhile): a thread holds epolls_tl while its epolls_depth is above 0. A
+ * pair costs one atomic operation, where a recursive pthread mutex's costs two and two
+ * calls; every look of a spinning epoll_wait takes it.
+ */
+static rte_ticketlock_t epolls_tl = RTE_TICKETLOCK_INITIALIZER;
+static __thread unsigned int epolls_depth __attribute__((tls_model("initial-exec")));
+
+static void
+epolls_lock(void)
+{
+	if (epolls_depth++ == 0)
+		rte_ticketlock_lock(&epolls_tl);
+}
+
+static void
+epolls_unlock(void)
+{
+	if (--epolls_depth == 0)
+		rte_ticketlock_unlock(&epolls_tl);
+}
+
+void
+pl_epoll_fork_child(void)
+{
+	rte_ticketlock_init(&epolls_tl); /* a thread of the parent that held it is not here */
+}
 
 static struct pl_epoll *
 epoll_find(int epfd)
@@ -502,7 +528,7 @@ pl_epoll_forget(const struct pl_sock *s)
 {
 	struct pl_epoll *p;
 
-	pthread_mutex_lock(&epolls_lock);
+	epolls_lock();
 	for (p = epolls; p != NULL; p = p->next) {
 		struct pl_member *m = p->members, *next;
 
@@ -512,7 +538,7 @@ pl_epoll_forget(const struct pl_sock *s)
 				member_unlink(p, m);
 		}
 	}
-	pthread_mutex_unlock(&epolls_lock);
+	epolls_unlock();
 }
 
 void
@@ -524,14 +550,14 @@ pl_epoll_close(int fd)
 		__atomic_store_n(&epoll_kernel_fds[fd], 0, __ATOMIC_RELAXED);
 	if (epoll_find(fd) == NULL)
 		return;
-	pthread_mutex_lock(&epolls_lock);
+	epolls_lock();
 	for (pp = &epolls; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->epfd == fd) {
 			p = *pp;
 			*pp = p->next;
 			break;
 		}
-	pthread_mutex_unlock(&epolls_lock);
+	epolls_unlock();
 	if (p == NULL)
 		return;
 	while (p->members != NULL)
@@ -561,7 +587,7 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		return -1;
 	}
 	tagged.data.u64 = PL_EPOLL_TAG | (uint32_t)fd;
-	pthread_mutex_lock(&epolls_lock);
+	epolls_lock();
 	p = epoll_find(epfd);
 	m = p != NULL ? member_find(p, fd) : NULL;
 	switch (op) {
@@ -601,11 +627,11 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	default:
 		rc = pl_real.epoll_ctl(epfd, op, fd, ev);
 	}
-	pthread_mutex_unlock(&epolls_lock);
+	epolls_unlock();
 	return rc;
 nomem:
 	pl_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
-	pthread_mutex_unlock(&epolls_lock);
+	epolls_unlock();
 	errno = ENOMEM;
 	return -1;
 }
@@ -728,9 +754,9 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 	for (;;) {
 		int n, k, ms;
 
-		pthread_mutex_lock(&epolls_lock);
+		epolls_lock();
 		n = members_look(p, evs, max);
-		pthread_mutex_unlock(&epolls_lock);
+		epolls_unlock();
 		if (n < max && epoll_watches_kernel(p->epfd)) {
 			k = pl_real.epoll_wait(p->epfd, evs + n, max - n, 0);
 			if (k < 0)
@@ -747,11 +773,11 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 			continue;
 		if (ms == 0)
 			return 0;
-		pthread_mutex_lock(&epolls_lock);
+		epolls_lock();
 		k = members_arm(p);
 		if (!k)
 			members_disarm(p);
-		pthread_mutex_unlock(&epolls_lock);
+		epolls_unlock();
 		if (!k)
 			continue;
 		k = mask != NULL ? pl_real.epoll_pwait(p->epfd, evs, max, ms, mask)
@@ -759,9 +785,9 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 		{
 			const int e = errno; /* epoll_wait()'s, kept over the disarm's calls */
 
-			pthread_mutex_lock(&epolls_lock);
+			epolls_lock();
 			members_disarm(p);
-			pthread_mutex_unlock(&epolls_lock);
+			epolls_unlock();
 			errno = e;
 		}
 		if (k < 0)
@@ -769,9 +795,9 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 		/* the kernel's events of this wait are kept: an edge-triggered one comes once */
 		k = tags_strip(evs, k);
 		if (k > 0) {
-			pthread_mutex_lock(&epolls_lock);
+			epolls_lock();
 			k += members_look(p, evs + k, max - k);
-			pthread_mutex_unlock(&epolls_lock);
+			epolls_unlock();
 			return k;
 		}
 	}

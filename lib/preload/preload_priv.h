@@ -30,7 +30,7 @@
 #include <sys/uio.h>
 #include <netinet/in.h>
 
-#include <rte_spinlock.h>
+#include <rte_ticketlock.h>
 
 #include "dpsock.h"
 
@@ -56,7 +56,7 @@
  * of it while it sleeps, so that one thread may send while another waits to receive.
  */
 struct pl_sock {
-	rte_spinlock_t lock;
+	rte_ticketlock_t lock; /* its unlock a plain store, rte_spinlock's an xchg */
 	int family;
 	int refs;          /* descriptors referring to it */
 	bool nonblock;     /* O_NONBLOCK / FIONBIO / SOCK_NONBLOCK */
@@ -180,19 +180,22 @@ pl_fail(int rc)
 
 /* Loopback addresses reach this host's endpoints: 127/8 and ::1 go to dpsock as the wildcard. */
 bool pl_addr_is_loopback(const struct sockaddr *sa);
-/* @p sa for dpsock (loopback -> wildcard) in @p out. */
+/*
+ * @p sa for dpsock (loopback -> wildcard) in the first sizeof(struct sockaddr_in6) bytes of
+ * @p out (the rest is not written: a send's every call pays for what it writes).
+ */
 void pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_storage *out);
 
 static inline void
 pl_lock(struct pl_sock *s)
 {
-	rte_spinlock_lock(&s->lock);
+	rte_ticketlock_lock(&s->lock);
 }
 
 static inline void
 pl_unlock(struct pl_sock *s)
 {
-	rte_spinlock_unlock(&s->lock);
+	rte_ticketlock_unlock(&s->lock);
 }
 
 /* preload_io.c */
@@ -251,5 +254,7 @@ extern uint64_t pl_spin_ns;
 uint64_t pl_now_ns(void);
 /** @p fd is closing: if it is an application epoll set, drop its record. */
 void pl_epoll_close(int fd);
+/** In a child after fork: the records' lock free (the forking thread held none of it). */
+void pl_epoll_fork_child(void);
 
 #endif /* PRELOAD_PRIV_H */

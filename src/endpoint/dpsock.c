@@ -23,8 +23,9 @@
  * permissions trust the applications, as dpsock_shm.h says.)
  *
  * dpfwd's death shows as EOF on the control socket (seen in blocking waits,
- * on every control exchange and at most every DPSOCK_LIVE_MS of calls) or as
- * alive == 0 in the region; every call returns -ENOTCONN from then on.
+ * on every control exchange and at most every DPSOCK_LIVE_MS of calls, a receive
+ * or a readiness look looking at the clock every DPSOCK_CALLS_PER_CLOCK of them) or
+ * as alive == 0 in the region; every call returns -ENOTCONN from then on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,13 @@
 #define DPSOCK_REL_IDLE_US 5
 /* A call looks at its control socket (one poll()) at most this often otherwise. */
 #define DPSOCK_LIVE_MS 10
+/*
+ * A receive or a readiness look needs no time of its own: it reads the TSC (tens of
+ * cycles on a VM, next to a small message's trip of a few hundred) once in this many
+ * calls, for the look at the control socket; and, after nothing was there, once in this
+ * many empty looks in a row, for the idle clock (DPSOCK_REL_IDLE_US).
+ */
+#define DPSOCK_CALLS_PER_CLOCK 8
 /* A blocking send that found no buffer sleeps this long between looks, after spinning. */
 #define DPSOCK_TX_NAP_US 20
 /* A REMOTE answer is asked again after this: an endpoint may have bound the address since. */
@@ -161,9 +169,11 @@ struct dpsock {
 	uint64_t spin_cycles;
 	uint64_t next_live;  /* TSC of the next look at the control socket */
 	uint64_t idle_since; /* TSC of the first empty poll in a row (0: the last one found some) */
-	/* TSC as ep_enter() read it at the start of this call: the sender's stamp
-	 * and the idle clock use it, since a TSC read is not free next to a small
-	 * message's round trip, and a send or an empty poll would make two */
+	unsigned int idle_looks; /* empty polls in a row since idle_since */
+	unsigned int unclocked;  /* calls since the TSC was last read (ep_enter_light()) */
+	/* TSC as ep_enter() read it at the start of this call: the sender's stamp uses it,
+	 * since a TSC read is not free next to a small message's round trip, and a send
+	 * would make two */
 	uint64_t now;
 	/* channels */
 	struct dpsock_chan **chans;
@@ -815,14 +825,18 @@ ep_turn_take(struct dpsock *ep)
 
 /*
  * At the start of every call: one load of ctl_seq (and alive) and, now and
- * then, a look at the control socket. @return 0 or -ENOTCONN.
+ * then, a look at the control socket. @p clock: ep->now is read (the call
+ * needs it); else only every DPSOCK_CALLS_PER_CLOCK calls, for that look.
+ * @return 0 or -ENOTCONN.
  */
 static int
-ep_enter(struct dpsock *ep)
+ep_enter_at(struct dpsock *ep, bool clock)
 {
-	const uint64_t now = rte_rdtsc();
-
-	ep->now = now;
+	if (clock || ++ep->unclocked >= DPSOCK_CALLS_PER_CLOCK) {
+		clock = true;
+		ep->unclocked = 0;
+		ep->now = rte_rdtsc();
+	}
 	if (ep->dead)
 		return -ENOTCONN;
 	if (ep->turn != NULL && __atomic_load_n(ep->turn, __ATOMIC_RELAXED) !=
@@ -837,12 +851,26 @@ ep_enter(struct dpsock *ep)
 		}
 		if (__atomic_load_n(&ep->hdr->alive, __ATOMIC_RELAXED) == 0)
 			ep->dead = true;
-		if (now >= ep->next_live) {
-			ep->next_live = now + ep->tsc_hz * DPSOCK_LIVE_MS / 1000;
+		if (clock && ep->now >= ep->next_live) {
+			ep->next_live = ep->now + ep->tsc_hz * DPSOCK_LIVE_MS / 1000;
 			ctl_look(ep);
 		}
 	}
 	return ep->dead ? -ENOTCONN : 0;
+}
+
+/* ep_enter_at() of a call that uses ep->now (a send's stamp), or a wait's. */
+static int
+ep_enter(struct dpsock *ep)
+{
+	return ep_enter_at(ep, true);
+}
+
+/* ep_enter_at() of a receive or a readiness look: no TSC of its own. */
+static int
+ep_enter_light(struct dpsock *ep)
+{
+	return ep_enter_at(ep, false);
 }
 
 /* ---- open, bind ---- */
@@ -1730,14 +1758,20 @@ ep_wait(struct dpsock *ep)
 	return ep_enter(ep);
 }
 
-/* A look found nothing (at ep->now): after a while idle the producers get their buffers back. */
+/*
+ * A look found nothing: after a while idle the producers get their buffers back. The
+ * clock is read at the first empty look in a row, then every DPSOCK_CALLS_PER_CLOCK.
+ */
 static void
 idle_note(struct dpsock *ep)
 {
-	if (ep->idle_since == 0)
-		ep->idle_since = ep->now;
-	else if (ep->now - ep->idle_since > ep->tsc_hz / 1000000 * DPSOCK_REL_IDLE_US)
+	if (ep->idle_since == 0) {
+		ep->idle_since = rte_rdtsc();
+		ep->idle_looks = 0;
+	} else if (++ep->idle_looks % DPSOCK_CALLS_PER_CLOCK == 0 &&
+		   rte_rdtsc() - ep->idle_since > ep->tsc_hz / 1000000 * DPSOCK_REL_IDLE_US) {
 		sources_release_flush(ep);
+	}
 }
 
 /* Lend up to @p n datagrams in @p msgs, or copy one to @p cp (then @p msgs is NULL, @p n 1). */
@@ -1750,7 +1784,7 @@ recv_some(
 	for (;;) {
 		unsigned int got;
 
-		rc = ep_enter(ep);
+		rc = ep_enter_light(ep);
 		if (rc < 0)
 			return rc;
 		if (!ep->bound)
@@ -1851,7 +1885,7 @@ dpsock_readable(struct dpsock *ep)
 
 	if (ep == NULL)
 		return -EINVAL;
-	rc = ep_enter(ep);
+	rc = ep_enter_light(ep);
 	if (rc < 0)
 		return rc;
 	if (!ep->bound)
@@ -2043,7 +2077,7 @@ evq_scan(struct dpsock_evq *q, struct dpsock_event *ev, int max)
 
 	for (i = 0; i < q->nb && n < max; i++) {
 		struct dpsock *ep = q->eps[(q->rr + i) % q->nb];
-		bool ready = ep_enter(ep) < 0 || (ep->bound && sources_pending(ep));
+		bool ready = ep_enter_light(ep) < 0 || (ep->bound && sources_pending(ep));
 
 		if (!ready)
 			continue;
