@@ -297,7 +297,7 @@ fork_child(void)
 
 		if (s == NULL)
 			continue;
-		rte_ticketlock_init(&s->lock);
+		rte_spinlock_init(&s->lock);
 		if (s->dpsock)
 			pl_forget_taken(s);
 	}
@@ -314,13 +314,13 @@ fork_child(void)
 static void
 sock_give_back(struct pl_sock *s)
 {
-	if (!rte_ticketlock_trylock(&s->lock))
+	if (!rte_spinlock_trylock(&s->lock))
 		return;
 	if (dpsock_flush(s->ep) == 1 && s->held != NULL) {
 		pl_drop_all(s);
 		dpsock_flush(s->ep);
 	}
-	rte_ticketlock_unlock(&s->lock);
+	rte_spinlock_unlock(&s->lock);
 }
 
 /*
@@ -692,7 +692,7 @@ socket(int domain, int type, int protocol)
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return fd;
-	rte_ticketlock_init(&s->lock);
+	rte_spinlock_init(&s->lock);
 	s->family = domain;
 	s->refs = 1;
 	s->shadow = -1;

@@ -459,31 +459,33 @@ epoll_kernel_count(int epfd, int op)
 }
 /*
  * The records' lock, recursive (a look takes datagrams, and libdpsock may close a
- * descriptor meanwhile): a thread holds epolls_tl while its epolls_depth is above 0. A
- * pair costs one atomic operation, where a recursive pthread mutex's costs two and two
- * calls; every look of a spinning epoll_wait takes it.
+ * descriptor meanwhile): a thread holds epolls_sl while its epolls_depth is above 0. A
+ * pair is an inline spinlock's, where a recursive pthread mutex's took two calls and its
+ * owner's bookkeeping; every look of a spinning epoll_wait takes it. Not a ticket lock:
+ * where a program's threads outnumber the CPUs, a waiter preempted in line would hold
+ * every other thread up for a time slice.
  */
-static rte_ticketlock_t epolls_tl = RTE_TICKETLOCK_INITIALIZER;
+static rte_spinlock_t epolls_sl = RTE_SPINLOCK_INITIALIZER;
 static __thread unsigned int epolls_depth __attribute__((tls_model("initial-exec")));
 
 static void
 epolls_lock(void)
 {
 	if (epolls_depth++ == 0)
-		rte_ticketlock_lock(&epolls_tl);
+		rte_spinlock_lock(&epolls_sl);
 }
 
 static void
 epolls_unlock(void)
 {
 	if (--epolls_depth == 0)
-		rte_ticketlock_unlock(&epolls_tl);
+		rte_spinlock_unlock(&epolls_sl);
 }
 
 void
 pl_epoll_fork_child(void)
 {
-	rte_ticketlock_init(&epolls_tl); /* a thread of the parent that held it is not here */
+	rte_spinlock_init(&epolls_sl); /* a thread of the parent that held it is not here */
 }
 
 static struct pl_epoll *

@@ -30,7 +30,7 @@
 #include <sys/uio.h>
 #include <netinet/in.h>
 
-#include <rte_ticketlock.h>
+#include <rte_spinlock.h>
 
 #include "dpsock.h"
 
@@ -56,7 +56,7 @@
  * of it while it sleeps, so that one thread may send while another waits to receive.
  */
 struct pl_sock {
-	rte_ticketlock_t lock; /* its unlock a plain store, rte_spinlock's an xchg */
+	rte_spinlock_t lock; /* not a ticket lock: see epolls_sl (preload_poll.c) */
 	int family;
 	int refs;          /* descriptors referring to it */
 	bool nonblock;     /* O_NONBLOCK / FIONBIO / SOCK_NONBLOCK */
@@ -189,13 +189,13 @@ void pl_addr_to_dp(const struct sockaddr *sa, socklen_t len, struct sockaddr_sto
 static inline void
 pl_lock(struct pl_sock *s)
 {
-	rte_ticketlock_lock(&s->lock);
+	rte_spinlock_lock(&s->lock);
 }
 
 static inline void
 pl_unlock(struct pl_sock *s)
 {
-	rte_ticketlock_unlock(&s->lock);
+	rte_spinlock_unlock(&s->lock);
 }
 
 /* preload_io.c */
