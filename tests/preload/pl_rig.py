@@ -4,7 +4,7 @@ What the preload tests share: a dpfwd with an [endpoint] section on its own file
 and socket (tests/func/dprig.py), the environment that preloads libdpsock-preload, and
 the endpoint counters of dpfwd's telemetry snapshot.
 
-Environment: DPFWD_BIN, DPFWD_BUILD, DPSOCK_PRELOAD_LIB, PRELOAD_SEM, PRELOAD_WAKE,
+Environment: DPFWD_BIN, DPFWD_BUILD, DPSOCK_PRELOAD_LIB, PRELOAD_SEM, PRELOAD_WAKE, DPSOCK_LOOP,
 PRELOAD_SNDINTR, PRELOAD_RUNTIMES
 (tests/preload/meson.build).
 """
@@ -19,6 +19,8 @@ import dprig  # noqa: E402
 PRELOAD_LIB = os.environ.get(
     "DPSOCK_PRELOAD_LIB", str(dprig.BUILD / "lib" / "preload" / "libdpsock-preload.so"))
 PRELOAD_SEM = os.environ.get("PRELOAD_SEM", str(dprig.BUILD / "tests" / "preload" / "preload_sem"))
+DPSOCK_LOOP = os.environ.get("DPSOCK_LOOP",
+                             str(dprig.BUILD / "apps" / "dpsock-perf" / "dpsock-loop"))
 PRELOAD_WAKE = os.environ.get("PRELOAD_WAKE",
                               str(dprig.BUILD / "tests" / "preload" / "preload_wake"))
 PRELOAD_SNDINTR = os.environ.get("PRELOAD_SNDINTR",

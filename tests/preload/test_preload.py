@@ -586,6 +586,40 @@ class PreloadTest(unittest.TestCase):
         r = run([sys.executable, "-c", FORK_AFTER_TAKING], pl_rig.env(self.sock))
         self.assertEqual((r.returncode, r.stdout), (0, want), r.stderr)
 
+    def test_dpsock_loop_kernel_preload_and_libdpsock(self):
+        """dpsock-loop (the calls' own CPU, docs/benchmarking.md): its round trips on kernel
+        sockets, preloaded ones and libdpsock's endpoints, every datagram checked by the
+        program (a wrong one exits 1); the preloaded and libdpsock runs are dpfwd's
+        endpoints, the libdpsock ones on a same-host channel each."""
+        argv = [pl_rig.DPSOCK_LOOP, "--loops", "2000", "--batches", "3", "--warmup", "100",
+                "--json"]
+        runs = {
+            "kernel": (argv, pl_rig.kernel_env()),
+            "preload": (argv, pl_rig.env(self.sock)),
+            "dpsock": (argv + ["--api", "dpsock", "--wait", "readable", "--dpsock",
+                               str(self.sock)], pl_rig.kernel_env()),
+            "dpsock-evq": (argv + ["--api", "dpsock", "--dpsock", str(self.sock)],
+                           pl_rig.kernel_env()),
+        }
+        for name, (cmd, env) in runs.items():
+            with self.subTest(run=name):
+                before = pl_rig.endpoint_stats(self.fwd, 0)["binds"]
+                r = run(cmd, env)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                d = json.loads(r.stdout)
+                self.assertEqual(d["preload"], name == "preload")
+                self.assertEqual(d["api"], {"kernel": "socket", "preload": "socket",
+                                            "dpsock": "dpsock-readable",
+                                            "dpsock-evq": "dpsock-evq"}[name])
+                self.assertEqual((d["loops"], d["batches"], d["size"]), (2000, 3, 16))
+                for k in ("ns_per_loop", "ns_per_empty_wait", "cycles_per_loop"):
+                    self.assertGreater(d[k]["best"], 0, k)
+                    self.assertLessEqual(d[k]["best"], d[k]["median"], k)
+                binds = pl_rig.endpoint_stats(self.fwd)["binds"] - before
+                self.assertEqual(binds, 0 if name == "kernel" else 2, name)
+                if name.startswith("dpsock"):
+                    self.assertEqual(d["channels"], [1, 1])
+
     def test_preload_exec_drops_sockets(self):
         r = run([sys.executable, "-c", EXEC_DROPS], pl_rig.env(self.sock))
         self.assertEqual(r.returncode, 0, r.stderr)
