@@ -116,7 +116,7 @@ pl_fill(struct pl_sock *s)
 
 	for (n = 0; n < PL_FILL_MAX; n++) {
 		struct dpsock_msg *m;
-		int rc = dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT);
+		int rc = pl_unbound_empty(dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT));
 
 		if (rc == -EAGAIN)
 			break;
@@ -148,7 +148,7 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 		struct dpsock_event ev;
 		struct pollfd p;
 		uint64_t now;
-		int rc = dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT), ms = -1;
+		int rc = pl_unbound_empty(dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT)), ms = -1;
 
 		if (rc != -EAGAIN)
 			return rc;
@@ -194,7 +194,7 @@ pl_hold(struct pl_sock *s, bool dontwait)
 		int rc;
 
 		if (dontwait)
-			rc = dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT);
+			rc = pl_unbound_empty(dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT));
 		else
 			rc = take_waiting(s, &m);
 		if (rc < 0)
@@ -340,7 +340,7 @@ recv_copy(struct pl_sock *s, struct msghdr *msg, int flags)
 	whole = dpsock_recvfrom(s->ep, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len,
 		MSG_DONTWAIT, (struct sockaddr *)&peer, &plen);
 	if (whole < 0)
-		return whole;
+		return pl_unbound_empty((int)whole);
 	s->arrived++;
 	got = (size_t)whole < msg->msg_iov[0].iov_len ? (size_t)whole : msg->msg_iov[0].iov_len;
 	msg->msg_flags = got < (size_t)whole ? MSG_TRUNC : 0;

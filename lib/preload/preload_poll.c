@@ -43,10 +43,12 @@ pl_readable(struct pl_sock *s)
 		 * small datagram from its ring slot (recv_one()), where taking it here would
 		 * read and write the sender's buffer, lines that then cross to this CPU and back.
 		 */
-		if (!s->connected)
-			rc = dpsock_readable(s->ep) == 0 ? -EAGAIN : 0;
-		else
+		if (!s->connected) {
+			rc = pl_unbound_empty(dpsock_readable(s->ep));
+			rc = rc == 0 ? -EAGAIN : rc > 0 ? 0 : rc;
+		} else {
 			rc = pl_hold(s, true);
+		}
 	}
 	pl_unlock(s);
 	return rc != -EAGAIN; /* a datagram, or an error the read will return */

@@ -170,6 +170,18 @@ int pl_bind_auto(struct pl_sock *s);
 /** A libdpsock error as the application sees it (dpfwd gone: ENETDOWN). */
 int pl_errno_of(int rc);
 
+/**
+ * A receive or readiness call's @p rc with "not bound yet" (-EINVAL from libdpsock on a
+ * live endpoint) as "nothing to read" (-EAGAIN): as on an unbound Linux UDP socket, where
+ * a thread may wait for the reply to another thread's first send, which binds it (and
+ * wakes the waiter's queue, do_bind()).
+ */
+static inline int
+pl_unbound_empty(int rc)
+{
+	return rc == -EINVAL ? -EAGAIN : rc;
+}
+
 /** Set errno from a negative @p rc; @return -1. */
 static inline int
 pl_fail(int rc)

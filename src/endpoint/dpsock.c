@@ -1013,6 +1013,13 @@ do_bind(struct dpsock *ep, const union dpsock_addr *addr)
 	memset(&ep->local, 0, sizeof(ep->local));
 	memcpy(&ep->local, &rep.addr, addr_len(ep->family));
 	ep->bound = true;
+	/*
+	 * Its queue armed while it was unbound: another thread of the program sleeps on it
+	 * (libdpsock-preload: a recv or poll on a socket whose first send this is) and must
+	 * look again, now that datagrams can come and the endpoint can be armed.
+	 */
+	if (ep->evq != NULL && ep->evq->armed)
+		efd_write(ep->efd);
 	return 0;
 }
 

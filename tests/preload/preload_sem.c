@@ -722,6 +722,67 @@ step_threads(bool use_poll)
 	close(b);
 }
 
+/* A thread's wait on a socket that another thread's first send binds. */
+struct unbound_wait {
+	int fd;
+	bool use_poll;
+	long rc;
+};
+
+static void *
+unbound_wait_run(void *arg)
+{
+	struct unbound_wait *w = arg;
+	char buf[16];
+
+	if (w->use_poll) {
+		struct pollfd p = { .fd = w->fd, .events = POLLIN };
+
+		w->rc = poll(&p, 1, 5000) == 1 ? recv(w->fd, buf, sizeof(buf), 0) : -1;
+	} else {
+		w->rc = recv(w->fd, buf, sizeof(buf), 0);
+	}
+	return NULL;
+}
+
+/*
+ * A socket not bound yet has nothing to read, and is writable; a thread blocked on it
+ * (recv, or poll for POLLIN) receives the reply to another thread's first send, which
+ * binds it (sockperf's under-load client does this).
+ */
+static void
+step_unbound(bool use_poll)
+{
+	struct unbound_wait w = { .use_poll = use_poll };
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p;
+	char buf[16];
+	pthread_t th;
+	int e = udp_bound(), n = -1;
+
+	w.fd = udp();
+	if (!use_poll) {
+		show("unbound_recv_dontwait", recv(w.fd, buf, sizeof(buf), MSG_DONTWAIT));
+		p = (struct pollfd){ .fd = w.fd, .events = POLLIN | POLLOUT };
+		show("unbound_poll", poll(&p, 1, 0));
+		show("unbound_poll_revents", p.revents);
+		show("unbound_fionread", ioctl(w.fd, FIONREAD, &n));
+		show("unbound_fionread_value", n);
+		show("unbound_port", local_port(w.fd));
+	}
+	if (pthread_create(&th, NULL, unbound_wait_run, &w) != 0)
+		exit(2);
+	usleep(50000); /* the waiter asleep before the send binds its socket */
+	show(use_poll ? "unbound_poll_send" : "unbound_send", send_to(w.fd, e, "q", 1));
+	n = (int)recvfrom(e, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+	show("unbound_echo", sendto(e, "r", (size_t)n, 0, (struct sockaddr *)&from, fl));
+	pthread_join(th, NULL);
+	show(use_poll ? "unbound_poll_woken" : "unbound_recv_woken", w.rc);
+	close(w.fd);
+	close(e);
+}
+
 static volatile sig_atomic_t alarms;
 
 static void
@@ -843,6 +904,8 @@ main(int argc, char **argv)
 	step_eintr();
 	step_threads(false);
 	step_threads(true);
+	step_unbound(false);
+	step_unbound(true);
 	printf("end\n");
 	return 0;
 }
