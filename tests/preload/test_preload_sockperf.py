@@ -2,10 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 Debian's sockperf, server and client both under libdpsock-preload, against a dpfwd of
-its own: `sockperf sr` with `sockperf pp` (ping-pong) and `sockperf tp` (throughput),
-UDP over 127.0.0.1, with -F epoll, -F poll and -F select (a feed file, as sockperf
-wants for -F). Every run completes; ping-pong reports no dropped, duplicated or
-out-of-order message; the server handled every message that the throughput client sent
+its own: `sockperf sr` with `sockperf pp` (ping-pong), `sockperf ul` (under load: a
+paced stream, every 100th message answered) and `sockperf tp` (throughput), UDP over
+127.0.0.1, with -F epoll, -F poll and -F select (a feed file, as sockperf wants for -F).
+Every run completes; ping-pong and under-load report no dropped, duplicated or
+out-of-order message, and under-load got the replies it asked for (but the last, which may
+be on its way when the client stops; at 10000 messages a second the server sleeps
+between messages, so this is the wake-up path). Under-load's client receives on a thread
+of its own, blocked on its socket before its first send binds it. The server handled
+every message that the throughput client sent
 (dpsock holds a sender back rather than dropping): as many as the preload's counters say
 the client's socket sent (DPSOCK_PRELOAD_STATS). sockperf's own count may be one more:
 the signal that ends its run interrupts a send held back for a buffer with EINTR, as it
@@ -33,8 +38,9 @@ import pl_rig  # noqa: E402
 
 PORT = 11511
 # sockperf 3.7's ping-pong gives up ("_seqN > m_maxSequenceNo", exit 6) once it goes
-# faster than about a million messages a second, as it can under the preload
-PP_MPS = ["--mps", "500000"]
+# faster than about a million messages a second, as it can under the preload; under-load
+# is paced slower than the server's spin, so it sleeps and is woken between messages
+MPS = {"pp": ["--mps", "500000"], "ul": ["--mps", "10000"]}
 
 
 class PreloadSockperfTest(unittest.TestCase):
@@ -62,7 +68,7 @@ class PreloadSockperfTest(unittest.TestCase):
             pl_rig.dprig.wait_until(lambda: PORT in pl_rig.endpoint_ports(self.fwd), 10,
                                     "sockperf server's endpoint in dpfwd's list")
             cli = subprocess.run(["sockperf", mode, "-f", str(self.feed), "-F", iomux,
-                                  "-t", "1"] + (PP_MPS if mode == "pp" else []),
+                                  "-t", "1"] + MPS.get(mode, []),
                                  env=cli_env or self.env, capture_output=True, text=True,
                                  timeout=20)
             # sockperf's server counts what it handled before SIGINT: the client's last
@@ -86,6 +92,20 @@ class PreloadSockperfTest(unittest.TestCase):
         m = re.search(r"SentMessages=(\d+); ReceivedMessages=(\d+)", out)
         self.assertIsNotNone(m, out)
         self.assertGreater(int(m.group(2)), 100, out)
+        m = re.search(r"# dropped messages = (\d+); # duplicated messages = (\d+); "
+                      r"# out-of-order messages = (\d+)", out)
+        self.assertIsNotNone(m, out)
+        self.assertEqual(m.groups(), ("0", "0", "0"), out)
+
+    def under_load(self, iomux):
+        out, _ = self.sockperf("ul", iomux)
+        m = re.search(r"SentMessages=(\d+); ReceivedMessages=(\d+)", out)
+        self.assertIsNotNone(m, out)
+        sent, replies = int(m.group(1)), int(m.group(2))
+        self.assertGreater(sent, 1000, out)
+        # sockperf asks a reply of every 100th message (--reply-every's default); the
+        # last one asked may still be on its way when the client stops
+        self.assertIn(sent // 100 - replies, (0, 1), out)
         m = re.search(r"# dropped messages = (\d+); # duplicated messages = (\d+); "
                       r"# out-of-order messages = (\d+)", out)
         self.assertIsNotNone(m, out)
@@ -115,6 +135,15 @@ class PreloadSockperfTest(unittest.TestCase):
 
     def test_preload_sockperf_pp_select(self):
         self.ping_pong("select")
+
+    def test_preload_sockperf_ul_epoll(self):
+        self.under_load("epoll")
+
+    def test_preload_sockperf_ul_poll(self):
+        self.under_load("poll")
+
+    def test_preload_sockperf_ul_select(self):
+        self.under_load("select")
 
     def test_preload_sockperf_tp_epoll(self):
         self.throughput("epoll")
