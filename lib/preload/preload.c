@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/single_threaded.h>
 
 #include "preload_priv.h"
 
@@ -60,11 +62,14 @@ static struct {
 /* Forks and execs seen (users_add()): a socket counted since has gen equal to it */
 static unsigned int pl_fork_gen;
 
-static struct pl_sock **table;
-static int table_size;
+struct pl_sock **pl_table;
+int pl_table_size;
 static int table_used; /* above every descriptor ever in the table */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool inited;
+/* destroyed sockets, for socket() to take again (under table_lock): a pl_sock is never
+ * freed, since pl_get() may look at one just destroyed */
+static struct pl_sock *free_socks;
 
 /* ---- libc, resolved ---- */
 
@@ -246,8 +251,8 @@ pl_init(void)
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
 			rl.rlim_max > n)
 			n = rl.rlim_max < (1u << 20) ? rl.rlim_max : (1u << 20);
-		table = calloc(n, sizeof(*table));
-		table_size = table != NULL ? (int)n : 0;
+		pl_table = calloc(n, sizeof(*pl_table));
+		pl_table_size = pl_table != NULL ? (int)n : 0;
 		__atomic_store_n(&inited, true, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&table_lock);
@@ -265,7 +270,7 @@ users_add(int delta)
 
 	pl_fork_gen++;
 	for (fd = 0; fd < table_used; fd++) {
-		struct pl_sock *s = table[fd];
+		struct pl_sock *s = pl_table[fd];
 
 		if (s != NULL && s->dpsock && s->gen != pl_fork_gen) {
 			s->gen = pl_fork_gen; /* once per socket, whatever its dups */
@@ -293,11 +298,13 @@ fork_child(void)
 	int fd;
 
 	for (fd = 0; fd < table_used; fd++) {
-		struct pl_sock *s = table[fd];
+		struct pl_sock *s = pl_table[fd];
 
 		if (s == NULL)
 			continue;
 		rte_spinlock_init(&s->lock);
+		/* the thread that forked is in no call: the descriptors' hold is the only one */
+		__atomic_store_n(&s->holds, 1, __ATOMIC_RELAXED);
 		if (s->dpsock)
 			pl_forget_taken(s);
 	}
@@ -363,14 +370,14 @@ exit_uncount(void)
 {
 	int fd;
 
-	if (table != NULL && !exiting) {
-		for (fd = 0; stats_path != NULL && fd < table_size; fd++)
-			if (table[fd] != NULL)
-				stats_write(fd, table[fd]);
+	if (pl_table != NULL && !exiting) {
+		for (fd = 0; stats_path != NULL && fd < pl_table_size; fd++)
+			if (pl_table[fd] != NULL)
+				stats_write(fd, pl_table[fd]);
 		/* for the process that uses a socket next */
-		for (fd = 0; fd < table_size; fd++)
-			if (table[fd] != NULL && table[fd]->dpsock)
-				sock_give_back(table[fd]);
+		for (fd = 0; fd < pl_table_size; fd++)
+			if (pl_table[fd] != NULL && pl_table[fd]->dpsock)
+				sock_give_back(pl_table[fd]);
 		users_add(-1);
 	}
 	exiting = true;
@@ -413,22 +420,95 @@ pl_now_ns(void)
 
 /* ---- the table ---- */
 
-struct pl_sock *
-pl_sock_of(int fd)
-{
-	if (fd < 0 || fd >= table_size)
-		return NULL;
-	return __atomic_load_n(&table[fd], __ATOMIC_ACQUIRE);
-}
-
 static void
 table_set(int fd, struct pl_sock *s)
 {
-	if (fd < 0 || fd >= table_size)
+	if (fd < 0 || fd >= pl_table_size)
 		return;
-	__atomic_store_n(&table[fd], s, __ATOMIC_RELEASE);
+	/* seq_cst: a close's store and pl_get()'s count-then-look are ordered (pl_get()) */
+	__atomic_store_n(&pl_table[fd], s, __ATOMIC_SEQ_CST);
 	if (s != NULL && fd >= table_used)
 		__atomic_store_n(&table_used, fd + 1, __ATOMIC_RELEASE);
+}
+
+struct pl_sock *
+pl_get_held(int fd)
+{
+	for (;;) {
+		struct pl_sock *s = pl_sock_of(fd);
+		uint32_t h;
+
+		if (s == NULL)
+			return NULL;
+		h = __atomic_load_n(&s->holds, __ATOMIC_RELAXED);
+		do {
+			if (h == 0)
+				break; /* destroyed after this thread read the table: read it again */
+		} while (!__atomic_compare_exchange_n(
+			&s->holds, &h, h + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+		if (h == 0)
+			continue;
+		/*
+		 * Still its socket: either this look comes before a close's store to the
+		 * table, and the close's pl_hold_drop() then sees this hold, or it sees the
+		 * store.
+		 */
+		if (__atomic_load_n(&pl_table[fd], __ATOMIC_SEQ_CST) == s)
+			return s;
+		pl_hold_drop(s);
+	}
+}
+
+/* A new socket's memory: one destroyed before, or a new one. */
+static struct pl_sock *
+sock_alloc(void)
+{
+	struct pl_sock *s;
+
+	pthread_mutex_lock(&table_lock);
+	s = free_socks;
+	if (s != NULL)
+		free_socks = s->next_free;
+	pthread_mutex_unlock(&table_lock);
+	if (s == NULL)
+		return calloc(1, sizeof(*s));
+	/* all but the count, which a late pl_get() may still read (and leave at 0) */
+	memset((char *)s + offsetof(struct pl_sock, lock), 0,
+		sizeof(*s) - offsetof(struct pl_sock, lock));
+	return s;
+}
+
+static void stats_write(int fd, struct pl_sock *s);
+
+/* The last hold went: the endpoint closed and the memory kept for the next socket(). */
+static void
+sock_destroy(struct pl_sock *s)
+{
+	if (s->dpsock) {
+		stats_write(s->last_fd, s);
+		/* again: an epoll_ctl() that held it may have added it after the close */
+		pl_epoll_forget(s);
+		pl_drop_all(s);
+		dpsock_evq_destroy(s->evq);
+		dpsock_close(s->ep);
+		pl_real.close(s->shadow);
+		munmap(s->users, sizeof(*s->users));
+	}
+	pthread_mutex_lock(&table_lock);
+	s->next_free = free_socks;
+	free_socks = s;
+	pthread_mutex_unlock(&table_lock);
+}
+
+void
+pl_hold_drop(struct pl_sock *s)
+{
+	if (__atomic_sub_fetch(&s->holds, 1, __ATOMIC_SEQ_CST) == 0) {
+		const int e = errno;
+
+		sock_destroy(s);
+		errno = e;
+	}
 }
 
 /* Every descriptor of @p s (dups) but @p except, into @p out; @return how many. */
@@ -438,7 +518,7 @@ fds_of(const struct pl_sock *s, int except, int *out, int max)
 	int fd, n = 0;
 
 	for (fd = 0; fd < table_used && n < max; fd++)
-		if (fd != except && table[fd] == s)
+		if (fd != except && pl_table[fd] == s)
 			out[n++] = fd;
 	return n;
 }
@@ -652,7 +732,7 @@ become_kernel(int fd, struct pl_sock *s)
 	for (i = 0; i < nb; i++)
 		table_set(others[i], NULL);
 	pthread_mutex_unlock(&table_lock);
-	free(s);
+	pl_hold_drop(s); /* the descriptors': the caller's call may hold it still */
 }
 
 int
@@ -685,14 +765,15 @@ socket(int domain, int type, int protocol)
 	fd = pl_real.socket(domain, type, protocol);
 	if (fd < 0 || pol.off || (domain != AF_INET && domain != AF_INET6) ||
 		(type & 0xf) != SOCK_DGRAM || (protocol != 0 && protocol != IPPROTO_UDP) ||
-		fd >= table_size)
+		fd >= pl_table_size)
 		return fd;
 	if (pol.attach_err != 0 && !pol.fail)
 		return fd;
-	s = calloc(1, sizeof(*s));
+	s = sock_alloc();
 	if (s == NULL)
 		return fd;
 	rte_spinlock_init(&s->lock);
+	__atomic_store_n(&s->holds, 1, __ATOMIC_RELEASE);
 	s->family = domain;
 	s->refs = 1;
 	s->shadow = -1;
@@ -705,7 +786,7 @@ socket(int domain, int type, int protocol)
 	if (rc == 0)
 		return fd;
 	table_set(fd, NULL);
-	free(s);
+	pl_hold_drop(s);
 	if (pol.fail) {
 		pl_real.close(fd);
 		errno = -rc;
@@ -721,6 +802,11 @@ sock_unref(int fd, struct pl_sock *s)
 	bool last;
 
 	pthread_mutex_lock(&table_lock);
+	if (pl_table[fd] != s) {
+		/* two threads closed the same descriptor: counted by the first */
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
 	table_set(fd, NULL);
 	last = --s->refs == 0;
 	pthread_mutex_unlock(&table_lock);
@@ -739,16 +825,10 @@ sock_unref(int fd, struct pl_sock *s)
 			sock_give_back(s);
 		return;
 	}
-	if (s->dpsock) {
-		stats_write(fd, s);
+	if (s->dpsock)
 		pl_epoll_forget(s);
-		pl_drop_all(s);
-		dpsock_evq_destroy(s->evq);
-		dpsock_close(s->ep);
-		pl_real.close(s->shadow);
-		munmap(s->users, sizeof(*s->users));
-	}
-	free(s);
+	s->last_fd = fd;
+	pl_hold_drop(s); /* destroyed now, or by the last call still in it */
 }
 
 int
@@ -773,9 +853,15 @@ dup_note(struct pl_sock *s_old, int newfd, struct pl_sock *s_new)
 {
 	if (s_new != NULL)
 		sock_unref(newfd, s_new);
-	if (s_old == NULL || newfd < 0 || newfd >= table_size)
+	if (s_old == NULL || newfd < 0 || newfd >= pl_table_size)
 		return;
 	pthread_mutex_lock(&table_lock);
+	if (s_old->refs == 0) {
+		/* its last descriptor closed in another thread meanwhile: what the kernel
+		 * duplicated is not this socket */
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
 	s_old->refs++;
 	table_set(newfd, s_old);
 	pthread_mutex_unlock(&table_lock);
@@ -790,10 +876,13 @@ dup(int oldfd)
 	int fd;
 
 	pl_init();
-	s = pl_sock_of(oldfd);
+	s = pl_get(oldfd);
 	fd = pl_real.dup(oldfd);
-	if (fd >= 0 && s != NULL)
+	if (s == NULL)
+		return fd;
+	if (fd >= 0)
 		dup_note(s, fd, NULL);
+	pl_put(s);
 	return fd;
 }
 
@@ -806,13 +895,15 @@ dup_to(int oldfd, int newfd, int flags, bool three)
 	pl_init();
 	if (oldfd == newfd)
 		return three ? pl_real.dup3(oldfd, newfd, flags) : pl_real.dup2(oldfd, newfd);
-	s_old = pl_sock_of(oldfd);
+	s_old = pl_get(oldfd);
 	s_new = pl_sock_of(newfd);
 	fd = three ? pl_real.dup3(oldfd, newfd, flags) : pl_real.dup2(oldfd, newfd);
-	if (fd < 0)
-		return fd;
-	pl_epoll_close(newfd);
-	dup_note(s_old, newfd, s_new);
+	if (fd >= 0) {
+		pl_epoll_close(newfd);
+		dup_note(s_old, newfd, s_new);
+	}
+	if (s_old != NULL)
+		pl_put(s_old);
 	return fd;
 }
 
@@ -835,16 +926,17 @@ fcntl_any(int fd, int cmd, long arg)
 	int rc;
 
 	pl_init();
-	s = pl_sock_of(fd);
+	s = pl_get(fd);
 	if (s != NULL && s->dpsock && cmd == F_SETFD)
 		arg |= FD_CLOEXEC; /* exec closes a preloaded socket (docs/dpsock.md) */
 	rc = pl_real.fcntl(fd, cmd, arg);
-	if (s == NULL || rc < 0)
+	if (s == NULL)
 		return rc;
-	if (cmd == F_SETFL)
+	if (rc >= 0 && cmd == F_SETFL)
 		s->nonblock = (arg & O_NONBLOCK) != 0;
-	else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+	else if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
 		dup_note(s, rc, NULL);
+	pl_put(s);
 	return rc;
 }
 
@@ -874,20 +966,31 @@ fcntl64(int fd, int cmd, ...)
 	return fcntl_any(fd, cmd, arg);
 }
 
+static int ioctl_on(int fd, struct pl_sock *s, unsigned long req, void *arg);
+
 int
 ioctl(int fd, unsigned long req, ...)
 {
 	struct pl_sock *s;
 	va_list ap;
 	void *arg;
+	int rc;
 
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.ioctl(fd, req, arg);
+	rc = ioctl_on(fd, s, req, arg);
+	pl_put(s);
+	return rc;
+}
+
+static int
+ioctl_on(int fd, struct pl_sock *s, unsigned long req, void *arg)
+{
 	if (req == FIONREAD) {
 		/* as Linux: the length of the next datagram, 0 when none */
 		int len = 0;
@@ -929,17 +1032,12 @@ pl_bind_auto(struct pl_sock *s)
 	return rc == -EINVAL ? 0 : rc;
 }
 
-int
-bind(int fd, const struct sockaddr *addr, socklen_t len)
+static int
+bind_on(int fd, struct pl_sock *s, const struct sockaddr *addr, socklen_t len)
 {
 	struct sockaddr_storage dp;
-	struct pl_sock *s;
 	int rc;
 
-	pl_init();
-	s = pl_sock_of(fd);
-	if (s == NULL)
-		return pl_real.bind(fd, addr, len);
 	rc = addr_check(s, addr, len);
 	if (rc < 0)
 		return pl_fail(rc);
@@ -960,16 +1058,26 @@ bind(int fd, const struct sockaddr *addr, socklen_t len)
 }
 
 int
-connect(int fd, const struct sockaddr *addr, socklen_t len)
+bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
-	struct sockaddr_storage dp;
 	struct pl_sock *s;
 	int rc;
 
 	pl_init();
-	s = pl_sock_of(fd);
+	s = pl_get(fd);
 	if (s == NULL)
-		return pl_real.connect(fd, addr, len);
+		return pl_real.bind(fd, addr, len);
+	rc = bind_on(fd, s, addr, len);
+	pl_put(s);
+	return rc;
+}
+
+static int
+connect_on(int fd, struct pl_sock *s, const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_storage dp;
+	int rc;
+
 	if (addr != NULL && len >= sizeof(sa_family_t) && addr->sa_family == AF_UNSPEC) {
 		if (!s->dpsock)
 			return pl_real.connect(fd, addr, len);
@@ -999,6 +1107,21 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return 0;
 }
 
+int
+connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct pl_sock *s;
+	int rc;
+
+	pl_init();
+	s = pl_get(fd);
+	if (s == NULL)
+		return pl_real.connect(fd, addr, len);
+	rc = connect_on(fd, s, addr, len);
+	pl_put(s);
+	return rc;
+}
+
 /* Copy @p from (@p flen bytes) out as the sockets API does: truncated to *len, *len set. */
 static void
 name_give(const void *from, socklen_t flen, struct sockaddr *addr, socklen_t *len)
@@ -1008,17 +1131,12 @@ name_give(const void *from, socklen_t flen, struct sockaddr *addr, socklen_t *le
 	*len = flen;
 }
 
-int
-getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+static int
+getsockname_on(struct pl_sock *s, struct sockaddr *addr, socklen_t *len)
 {
 	struct sockaddr_storage ss;
-	struct pl_sock *s;
 	socklen_t l = sizeof(ss);
 
-	pl_init();
-	s = pl_dpsock_of(fd);
-	if (s == NULL)
-		return pl_real.getsockname(fd, addr, len);
 	if (len == NULL) {
 		errno = EFAULT;
 		return -1;
@@ -1051,23 +1169,36 @@ getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 }
 
 int
+getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct pl_sock *s;
+	int rc;
+
+	pl_init();
+	s = pl_dpsock_get(fd);
+	if (s == NULL)
+		return pl_real.getsockname(fd, addr, len);
+	rc = getsockname_on(s, addr, len);
+	pl_put(s);
+	return rc;
+}
+
+int
 getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	struct pl_sock *s;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.getpeername(fd, addr, len);
-	if (!s->connected) {
-		errno = ENOTCONN;
-		return -1;
-	}
-	if (len == NULL) {
-		errno = EFAULT;
+	if (!s->connected || len == NULL) {
+		pl_put(s);
+		errno = len == NULL ? EFAULT : ENOTCONN;
 		return -1;
 	}
 	name_give(&s->peer, s->peer_len, addr, len);
+	pl_put(s);
 	return 0;
 }
 
@@ -1076,18 +1207,23 @@ shutdown(int fd, int how)
 {
 	struct pl_sock *s;
 
+	bool connected;
+
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.shutdown(fd, how);
 	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
+		pl_put(s);
 		errno = EINVAL;
 		return -1;
 	}
 	if (how != SHUT_WR)
 		s->shut_rd = true;
+	connected = s->connected;
+	pl_put(s);
 	/* Linux: ENOTCONN for an unconnected datagram socket, the flag set all the same */
-	if (!s->connected) {
+	if (!connected) {
 		errno = ENOTCONN;
 		return -1;
 	}
@@ -1096,16 +1232,11 @@ shutdown(int fd, int how)
 
 /* ---- options: kept by the shadow kernel socket, read back where dpsock needs them ---- */
 
-int
-setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+static int
+setsockopt_on(struct pl_sock *s, int level, int name, const void *val, socklen_t len)
 {
-	struct pl_sock *s;
 	int rc;
 
-	pl_init();
-	s = pl_dpsock_of(fd);
-	if (s == NULL)
-		return pl_real.setsockopt(fd, level, name, val, len);
 	rc = pl_real.setsockopt(s->shadow, level, name, val, len);
 	if (rc < 0)
 		return rc;
@@ -1129,14 +1260,24 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 }
 
 int
-getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
 	struct pl_sock *s;
+	int rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
-		return pl_real.getsockopt(fd, level, name, val, len);
+		return pl_real.setsockopt(fd, level, name, val, len);
+	rc = setsockopt_on(s, level, name, val, len);
+	pl_put(s);
+	return rc;
+}
+
+static int
+getsockopt_on(struct pl_sock *s, int level, int name, void *val, socklen_t *len)
+{
+
 	if (level == SOL_SOCKET && name == SO_ERROR && val != NULL && len != NULL &&
 		*len >= sizeof(int)) {
 		*(int *)val = s->so_error;
@@ -1145,6 +1286,21 @@ getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		return 0;
 	}
 	return pl_real.getsockopt(s->shadow, level, name, val, len);
+}
+
+int
+getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	struct pl_sock *s;
+	int rc;
+
+	pl_init();
+	s = pl_dpsock_get(fd);
+	if (s == NULL)
+		return pl_real.getsockopt(fd, level, name, val, len);
+	rc = getsockopt_on(s, level, name, val, len);
+	pl_put(s);
+	return rc;
 }
 
 /* ---- exec: the program's descriptors of preloaded sockets close ---- */

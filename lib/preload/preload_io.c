@@ -423,36 +423,45 @@ ssize_t
 recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)
 {
 	struct pl_sock *s;
+	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.recvfrom(fd, buf, len, flags, from, fromlen);
-	return recv_buf(s, buf, len, flags, from, fromlen);
+	rc = recv_buf(s, buf, len, flags, from, fromlen);
+	pl_put(s);
+	return rc;
 }
 
 ssize_t
 recv(int fd, void *buf, size_t len, int flags)
 {
 	struct pl_sock *s;
+	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.recv(fd, buf, len, flags);
-	return recv_buf(s, buf, len, flags, NULL, NULL);
+	rc = recv_buf(s, buf, len, flags, NULL, NULL);
+	pl_put(s);
+	return rc;
 }
 
 ssize_t
 read(int fd, void *buf, size_t len)
 {
 	struct pl_sock *s;
+	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.read(fd, buf, len);
-	return recv_buf(s, buf, len, 0, NULL, NULL);
+	rc = recv_buf(s, buf, len, 0, NULL, NULL);
+	pl_put(s);
+	return rc;
 }
 
 ssize_t
@@ -462,10 +471,11 @@ recvmsg(int fd, struct msghdr *msg, int flags)
 	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.recvmsg(fd, msg, flags);
 	rc = recv_one(s, msg, flags);
+	pl_put(s);
 	return rc < 0 ? pl_fail((int)rc) : rc;
 }
 
@@ -477,10 +487,11 @@ readv(int fd, const struct iovec *iov, int iovcnt)
 	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.readv(fd, iov, iovcnt);
 	rc = recv_one(s, &msg, 0);
+	pl_put(s);
 	return rc < 0 ? pl_fail((int)rc) : rc;
 }
 
@@ -488,27 +499,25 @@ int
 recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags, struct timespec *timeout)
 {
 	struct pl_sock *s;
+	ssize_t rc = 0;
 	unsigned int i;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.recvmmsg(fd, vec, vlen, flags, timeout);
 	for (i = 0; i < vlen; i++) {
 		int f = flags & ~MSG_WAITFORONE;
-		ssize_t rc;
 
 		if (i > 0 && (flags & MSG_WAITFORONE) != 0)
 			f |= MSG_DONTWAIT;
 		rc = recv_one(s, &vec[i].msg_hdr, f);
-		if (rc < 0) {
-			if (i > 0)
-				break;
-			return pl_fail((int)rc);
-		}
+		if (rc < 0)
+			break;
 		vec[i].msg_len = (unsigned int)rc;
 	}
-	return (int)i;
+	pl_put(s);
+	return i > 0 || vlen == 0 ? (int)i : pl_fail((int)rc);
 }
 
 /* ---- sending ---- */
@@ -613,15 +622,16 @@ sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to
 	int d;
 
 	pl_init();
-	s = pl_sock_of(fd);
+	s = pl_get(fd);
 	if (s == NULL)
 		return pl_real.sendto(fd, buf, len, flags, to, tolen);
 	d = send_decide(fd, s, to, tolen);
-	if (d < 0)
-		return pl_fail(d);
-	if (d == 0)
-		return pl_real.sendto(fd, buf, len, flags, to, tolen);
+	if (d <= 0) {
+		pl_put(s);
+		return d < 0 ? pl_fail(d) : pl_real.sendto(fd, buf, len, flags, to, tolen);
+	}
 	rc = send_one(s, buf, len, flags, to, tolen);
+	pl_put(s);
 	return rc < 0 ? pl_fail((int)rc) : rc;
 }
 
@@ -638,10 +648,11 @@ write(int fd, const void *buf, size_t len)
 	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.write(fd, buf, len);
 	rc = send_one(s, buf, len, 0, NULL, 0);
+	pl_put(s);
 	return rc < 0 ? pl_fail((int)rc) : rc;
 }
 
@@ -696,15 +707,16 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 	int d;
 
 	pl_init();
-	s = pl_sock_of(fd);
+	s = pl_get(fd);
 	if (s == NULL)
 		return pl_real.sendmsg(fd, msg, flags);
 	d = send_decide(fd, s, msg->msg_name, msg->msg_namelen);
-	if (d < 0)
-		return pl_fail(d);
-	if (d == 0)
-		return pl_real.sendmsg(fd, msg, flags);
+	if (d <= 0) {
+		pl_put(s);
+		return d < 0 ? pl_fail(d) : pl_real.sendmsg(fd, msg, flags);
+	}
 	rc = send_msg(s, msg, flags);
+	pl_put(s);
 	return rc < 0 ? pl_fail((int)rc) : rc;
 }
 
@@ -716,10 +728,11 @@ writev(int fd, const struct iovec *iov, int iovcnt)
 	ssize_t rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL)
 		return pl_real.writev(fd, iov, iovcnt);
 	rc = send_msg(s, &msg, 0);
+	pl_put(s);
 	return rc < 0 ? pl_fail((int)rc) : rc;
 }
 
@@ -727,29 +740,27 @@ int
 sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 {
 	struct pl_sock *s;
+	ssize_t rc = 0;
 	unsigned int i;
 	int d;
 
 	pl_init();
-	s = pl_sock_of(fd);
+	s = pl_get(fd);
 	if (s == NULL)
 		return pl_real.sendmmsg(fd, vec, vlen, flags);
 	d = vlen > 0 ? send_decide(fd, s, vec[0].msg_hdr.msg_name, vec[0].msg_hdr.msg_namelen) : 1;
-	if (d < 0)
-		return pl_fail(d);
-	if (d == 0)
-		return pl_real.sendmmsg(fd, vec, vlen, flags);
+	if (d <= 0) {
+		pl_put(s);
+		return d < 0 ? pl_fail(d) : pl_real.sendmmsg(fd, vec, vlen, flags);
+	}
 	for (i = 0; i < vlen; i++) {
-		ssize_t rc = send_msg(s, &vec[i].msg_hdr, flags);
-
-		if (rc < 0) {
-			if (i > 0)
-				break;
-			return pl_fail((int)rc);
-		}
+		rc = send_msg(s, &vec[i].msg_hdr, flags);
+		if (rc < 0)
+			break;
 		vec[i].msg_len = (unsigned int)rc;
 	}
-	return (int)i;
+	pl_put(s);
+	return i > 0 || vlen == 0 ? (int)i : pl_fail((int)rc);
 }
 
 /* _FORTIFY_SOURCE's checked forms, which call libc's own read and recv, not these. */

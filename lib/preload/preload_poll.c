@@ -223,14 +223,14 @@ poll_mixed(struct pollfd *fds, nfds_t n, struct pl_sock **pl, struct pollfd *k, 
 	}
 }
 
-/* The preloaded sockets of @p fds in @p pl; @return how many. */
+/* The preloaded sockets of @p fds in @p pl, held (pl_get()); @return how many. */
 static nfds_t
 pl_find(const struct pollfd *fds, nfds_t n, struct pl_sock **pl)
 {
 	nfds_t i, c = 0;
 
 	for (i = 0; i < n; i++) {
-		pl[i] = pl_dpsock_of(fds[i].fd);
+		pl[i] = pl_dpsock_get(fds[i].fd);
 		c += pl[i] != NULL;
 	}
 	return c;
@@ -256,11 +256,17 @@ poll_any(struct pollfd *fds, nfds_t n, int64_t timeout_ns, const sigset_t *mask,
 			return -1;
 		}
 	}
-	if (pl_find(fds, n, pl) == 0)
+	if (pl_find(fds, n, pl) == 0) {
 		rc = mask != NULL || ts != NULL ? pl_real.ppoll(fds, n, ts, mask)
 						: pl_real.poll(fds, n, timeout_ms);
-	else
+	} else {
+		nfds_t i;
+
 		rc = poll_mixed(fds, n, pl, k, timeout_ns, mask);
+		for (i = 0; i < n; i++)
+			if (pl[i] != NULL)
+				pl_put(pl[i]);
+	}
 	if (pl != pl_stack) {
 		free(pl);
 		free(k);
@@ -330,7 +336,11 @@ select_any(int nfds, fd_set *r, fd_set *w, fd_set *e, int64_t timeout_ns, const 
 			ev |= POLLPRI;
 		if (ev == 0)
 			continue;
-		*mine |= pl_dpsock_of(fd) != NULL;
+		if (!*mine) {
+			const struct pl_sock *s = pl_sock_of(fd); /* (poll_any() holds them) */
+
+			*mine = s != NULL && s->dpsock;
+		}
 		fds[n++] = (struct pollfd){ .fd = fd, .events = ev };
 	}
 	if (!*mine)
@@ -569,23 +579,36 @@ pl_epoll_close(int fd)
 	free(p);
 }
 
+static int epoll_ctl_sock(int epfd, int op, int fd, struct epoll_event *ev, struct pl_sock *s);
+
 int
 epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-	struct epoll_event tagged = { .events = EPOLLIN };
-	struct pl_member *m;
-	struct pl_epoll *p;
 	struct pl_sock *s;
 	int rc;
 
 	pl_init();
-	s = pl_dpsock_of(fd);
+	s = pl_dpsock_get(fd);
 	if (s == NULL) {
 		rc = pl_real.epoll_ctl(epfd, op, fd, ev);
 		if (rc == 0)
 			epoll_kernel_count(epfd, op);
 		return rc;
 	}
+	rc = epoll_ctl_sock(epfd, op, fd, ev, s);
+	pl_put(s);
+	return rc;
+}
+
+/* epoll_ctl() of a preloaded socket (held). */
+static int
+epoll_ctl_sock(int epfd, int op, int fd, struct epoll_event *ev, struct pl_sock *s)
+{
+	struct epoll_event tagged = { .events = EPOLLIN };
+	struct pl_member *m;
+	struct pl_epoll *p;
+	int rc;
+
 	if (op != EPOLL_CTL_DEL && ev == NULL) {
 		errno = EFAULT;
 		return -1;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/single_threaded.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <netinet/in.h>
@@ -56,6 +57,13 @@
  * of it while it sleeps, so that one thread may send while another waits to receive.
  */
 struct pl_sock {
+	/*
+	 * Holds: 1 for its descriptors (dropped at the last close) and 1 per call in progress
+	 * (pl_get()); the last to go destroys the socket. 0: destroyed; its memory is kept for
+	 * the next socket() (a call that read it from the table just before a close may still
+	 * look at the count), and a count of 0 never rises again.
+	 */
+	uint32_t holds;
 	rte_spinlock_t lock; /* not a ticket lock: see epolls_sl (preload_poll.c) */
 	int family;
 	int refs;          /* descriptors referring to it */
@@ -97,6 +105,8 @@ struct pl_sock {
 	int *users;
 	unsigned int gen;
 	bool stats_written; /* DPSOCK_PRELOAD_STATS: its line is in the file */
+	int last_fd;        /* its last descriptor, for the stats line */
+	struct pl_sock *next_free;
 };
 
 /** The libc functions this library stands in front of. */
@@ -142,19 +152,61 @@ extern struct pl_real pl_real;
 /** Resolve pl_real (dlsym(RTLD_NEXT)) if not yet done; safe to call from any wrapper. */
 void pl_init(void);
 
+/* fd -> socket (preload.c) */
+extern struct pl_sock **pl_table;
+extern int pl_table_size;
+
 /**
- * The preloaded socket behind @p fd, or NULL (a kernel descriptor). The first call on
- * an endpoint in a process since a fork counts that process as one of its users.
+ * The preloaded socket behind @p fd now, or NULL (a kernel descriptor), without a hold:
+ * for what a close in another thread cannot break (its flags; whether it is one).
  */
-struct pl_sock *pl_sock_of(int fd);
-
-/** The preloaded endpoint behind @p fd, or NULL (kernel, or still undecided). */
 static inline struct pl_sock *
-pl_dpsock_of(int fd)
+pl_sock_of(int fd)
 {
-	struct pl_sock *s = pl_sock_of(fd);
+	if (fd < 0 || fd >= pl_table_size)
+		return NULL;
+	return __atomic_load_n(&pl_table[fd], __ATOMIC_ACQUIRE);
+}
 
-	return s != NULL && s->dpsock ? s : NULL;
+/** pl_get() in a process of more than one thread. */
+struct pl_sock *pl_get_held(int fd);
+
+/**
+ * The preloaded socket behind @p fd, held for the call (pl_put() when it is done), or
+ * NULL (a kernel descriptor). Another thread's close of @p fd meanwhile leaves the socket
+ * whole until the call ends, as Linux keeps a socket a call is in: a receive blocked on it
+ * still gets what comes to its port. In a process of one thread no close can come while
+ * it is in a call (glibc clears __libc_single_threaded at the first thread created, and a
+ * call makes none): no hold is taken.
+ */
+static inline struct pl_sock *
+pl_get(int fd)
+{
+	return __libc_single_threaded ? pl_sock_of(fd) : pl_get_held(fd);
+}
+
+/** Drop one hold of @p s (the descriptors' or a call's); the last destroys it. errno is kept. */
+void pl_hold_drop(struct pl_sock *s);
+
+/** Drop the hold of pl_get() (none was taken in a process of one thread). */
+static inline void
+pl_put(struct pl_sock *s)
+{
+	if (!__libc_single_threaded)
+		pl_hold_drop(s);
+}
+
+/** pl_get() of an endpoint, or NULL (kernel, or still undecided). */
+static inline struct pl_sock *
+pl_dpsock_get(int fd)
+{
+	struct pl_sock *s = pl_get(fd);
+
+	if (s != NULL && !s->dpsock) {
+		pl_put(s);
+		return NULL;
+	}
+	return s;
 }
 
 /**

@@ -783,6 +783,76 @@ step_unbound(bool use_poll)
 	close(e);
 }
 
+/* A thread in a call on a socket that another thread closes. */
+struct closing {
+	int fd;
+	uint16_t to_port;
+	long rc;
+	int err; /* the thread's errno after the call */
+};
+
+static void *
+closing_recv_run(void *arg)
+{
+	struct closing *c = arg;
+	char buf[16];
+
+	c->rc = recv(c->fd, buf, sizeof(buf), 0);
+	c->err = errno;
+	return NULL;
+}
+
+static void *
+closing_send_run(void *arg)
+{
+	struct closing *c = arg;
+	struct sockaddr_storage ss;
+	socklen_t l = loop_addr(&ss, c->to_port);
+
+	/* until the close: sends that find no buffer (dpsock) or are dropped (Linux) go on */
+	do
+		c->rc = sendto(c->fd, "s", 1, MSG_DONTWAIT, (struct sockaddr *)&ss, l);
+	while (c->rc == 1 || errno == EAGAIN);
+	c->err = errno;
+	return NULL;
+}
+
+/*
+ * close() while another thread is in a call on the socket, as Linux does it: a blocked
+ * recv is not woken, and the socket lives until it returns, so a datagram that comes to
+ * its port after the close is received; a thread that keeps sending gets EBADF.
+ */
+static void
+step_close_in_use(void)
+{
+	struct closing c = { .fd = udp_bound() };
+	struct sockaddr_storage ss;
+	socklen_t l;
+	pthread_t th;
+	int s = udp_bound();
+
+	l = loop_addr(&ss, local_port(c.fd));
+	if (pthread_create(&th, NULL, closing_recv_run, &c) != 0)
+		exit(2);
+	usleep(50000); /* the receiver asleep before the close */
+	show("close_while_receiving", close(c.fd));
+	usleep(20000);
+	show("send_to_closed_waiting", sendto(s, "late", 4, 0, (struct sockaddr *)&ss, l));
+	pthread_join(th, NULL);
+	errno = c.err;
+	show("recv_after_close", c.rc);
+
+	c = (struct closing){ .fd = udp_bound(), .to_port = local_port(s) };
+	if (pthread_create(&th, NULL, closing_send_run, &c) != 0)
+		exit(2);
+	usleep(20000);
+	show("close_while_sending", close(c.fd));
+	pthread_join(th, NULL);
+	errno = c.err;
+	show("send_after_close", c.rc);
+	close(s);
+}
+
 static volatile sig_atomic_t alarms;
 
 static void
@@ -906,6 +976,7 @@ main(int argc, char **argv)
 	step_threads(true);
 	step_unbound(false);
 	step_unbound(true);
+	step_close_in_use();
 	printf("end\n");
 	return 0;
 }
