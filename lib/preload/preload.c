@@ -1218,8 +1218,13 @@ shutdown(int fd, int how)
 		errno = EINVAL;
 		return -1;
 	}
-	if (how != SHUT_WR)
+	if (how != SHUT_WR) {
+		/* as Linux's: a thread blocked in a receive or a wait on it wakes and reads 0 */
+		pl_lock(s);
 		s->shut_rd = true;
+		dpsock_wake(s->ep);
+		pl_unlock(s);
+	}
 	connected = s->connected;
 	pl_put(s);
 	/* Linux: ENOTCONN for an unconnected datagram socket, the flag set all the same */

@@ -150,8 +150,8 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 		uint64_t now;
 		int rc = pl_unbound_empty(dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT)), ms = -1;
 
-		if (rc != -EAGAIN)
-			return rc;
+		if (rc != -EAGAIN || s->shut_rd)
+			return rc; /* (shut while it waited: recv_wait() reads 0) */
 		if (pl_sig_interrupts(&sm, s->rcvtimeo_us == 0))
 			return -EINTR;
 		now = pl_now_ns();
@@ -236,7 +236,10 @@ held_from(const struct pl_sock *s, struct sockaddr_storage *ss)
 	return peer_shown(s->family, &s->held->peer, ss);
 }
 
-/* Wait (or not) for a datagram as @p flags and the socket say. @return 0 or -errno. */
+/*
+ * Wait (or not) for a datagram as @p flags and the socket say. @return 0, 1 (shut for
+ * reading: read 0 bytes), or -errno.
+ */
 static int
 recv_wait(struct pl_sock *s, int flags)
 {
@@ -246,11 +249,9 @@ recv_wait(struct pl_sock *s, int flags)
 		return -EOPNOTSUPP;
 	if ((flags & MSG_ERRQUEUE) != 0)
 		return -EAGAIN; /* nothing is ever queued there */
-	if (s->shut_rd) {
-		rc = pl_hold(s, true);
-		return rc == -EAGAIN ? 1 : rc; /* 1: read 0 bytes, as after shutdown(SHUT_RD) */
-	}
-	return pl_hold(s, s->nonblock || (flags & MSG_DONTWAIT) != 0);
+	rc = pl_hold(s, s->shut_rd || s->nonblock || (flags & MSG_DONTWAIT) != 0);
+	/* 1: read 0 bytes, as after shutdown(SHUT_RD), also by another thread meanwhile */
+	return rc == -EAGAIN && s->shut_rd ? 1 : rc;
 }
 
 /* Scatter s->held into @p iov; @return the bytes copied; *whole its length. */

@@ -1916,6 +1916,15 @@ dpsock_stats_get(const struct dpsock *ep, struct dpsock_stats *st)
 }
 
 int
+dpsock_wake(struct dpsock *ep)
+{
+	if (ep == NULL)
+		return -EINVAL;
+	efd_write(ep->efd);
+	return 0;
+}
+
+int
 dpsock_flush(struct dpsock *ep)
 {
 	struct dpsock_held *h;

@@ -198,6 +198,14 @@ int dpsock_stats_get(const struct dpsock *ep, struct dpsock_stats *st);
  */
 int dpsock_flush(struct dpsock *ep);
 
+/**
+ * Wake a thread of the program that sleeps on @p ep (in dpsock_evq_wait() of its queue,
+ * on dpsock_evq_fd(), or in a blocking receive), to look again, as an arrival would: for
+ * a state the other thread must see (a socket layer's shutdown). A system call.
+ * @return 0, or -EINVAL (@p ep NULL).
+ */
+int dpsock_wake(struct dpsock *ep);
+
 /** Close: dpfwd takes back the endpoint's memory and its port; peers see -ECONNREFUSED. */
 void dpsock_close(struct dpsock *ep);
 

@@ -835,6 +835,14 @@ test_dpsock_evq_fd_in_app_epoll_with_kernel_socket(void)
 	/* the wake came from the sender's eventfd write */
 	CU_ASSERT_EQUAL(dpsock_stats_get(a, &st), 0);
 	CU_ASSERT(st.wakeups >= 2);
+	/* dpsock_wake(): the queue's fd polls readable, so that its sleeper looks again */
+	CU_ASSERT_EQUAL(dpsock_wake(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(dpsock_evq_wait(q, dev, 4, 0), 0);
+	CU_ASSERT_EQUAL(epoll_wait(epfd, evs, 4, 0), 0);
+	CU_ASSERT_EQUAL(dpsock_wake(b), 0);
+	CU_ASSERT_EQUAL(epoll_wait(epfd, evs, 4, 0), 1);
+	CU_ASSERT_EQUAL(dpsock_evq_disarm(q), 0);
+	CU_ASSERT_EQUAL(epoll_wait(epfd, evs, 4, 0), 0);
 	/* a timed wait with nothing: 0 after about the timeout */
 	{
 		double t0 = dp_test_now_s();

@@ -803,6 +803,19 @@ closing_recv_run(void *arg)
 }
 
 static void *
+closing_poll_run(void *arg)
+{
+	struct closing *c = arg;
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+	c->rc = poll(&p, 1, 5000);
+	c->err = errno;
+	if (c->rc == 1)
+		c->rc = p.revents;
+	return NULL;
+}
+
+static void *
 closing_send_run(void *arg)
 {
 	struct closing *c = arg;
@@ -841,6 +854,27 @@ step_close_in_use(void)
 	pthread_join(th, NULL);
 	errno = c.err;
 	show("recv_after_close", c.rc);
+
+	/* shutdown(SHUT_RD) wakes a blocked recv, which returns 0 (the way to stop a thread),
+	 * and a poll, which finds the socket readable */
+	c = (struct closing){ .fd = udp_bound() };
+	if (pthread_create(&th, NULL, closing_recv_run, &c) != 0)
+		exit(2);
+	usleep(50000);
+	show("shutdown_while_receiving", shutdown(c.fd, SHUT_RD));
+	pthread_join(th, NULL);
+	errno = c.err;
+	show("recv_after_shutdown", c.rc);
+	close(c.fd);
+	c = (struct closing){ .fd = udp_bound() };
+	if (pthread_create(&th, NULL, closing_poll_run, &c) != 0)
+		exit(2);
+	usleep(50000);
+	show("shutdown_while_polling", shutdown(c.fd, SHUT_RD));
+	pthread_join(th, NULL);
+	errno = c.err;
+	show("poll_after_shutdown_revents", c.rc);
+	close(c.fd);
 
 	c = (struct closing){ .fd = udp_bound(), .to_port = local_port(s) };
 	if (pthread_create(&th, NULL, closing_send_run, &c) != 0)
