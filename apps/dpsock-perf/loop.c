@@ -3,7 +3,8 @@
  * dpsock-loop: the CPU one UDP round trip costs in calls, on one thread and one CPU.
  *
  *   dpsock-loop [--api socket|dpsock] [--wait readable|evq] [--size N] [--loops N]
- *               [--batches N] [--warmup N] [--dpsock PATH] [--cpu C] [--json]
+ *               [--batches N] [--warmup N] [--dpsock PATH] [--cpu C] [--threaded]
+ *               [--json]
  *
  * Two sockets A and B of this process, both on 127.0.0.1 (the wildcard for --api
  * dpsock, as libdpsock-preload gives loopback to dpsock), each alone in its own
@@ -19,6 +20,10 @@
  * --wait says, then dpsock_recvfrom). Every datagram received is checked (its length,
  * its first and last bytes, its sender); a wrong one fails the run.
  *
+ * --threaded first starts a thread and waits for its end, so that the process counts as
+ * one of several threads (glibc's __libc_single_threaded is false), as a program with
+ * threads does: the preload then holds each socket for the length of each call.
+ *
  * Printed: per loop, in ns (CLOCK_MONOTONIC) and TSC cycles, the best and the median
  * of --batches timed batches of --loops loops each; with --dpsock, the channels each
  * endpoint has (1: they talk over a ring pair, not through dpfwd's worker).
@@ -27,6 +32,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -61,6 +67,7 @@ struct opts {
 	unsigned long warmup;
 	const char *dpsock_path;
 	int cpu; /* -1: not pinned */
+	bool threaded;
 	bool json;
 };
 
@@ -81,18 +88,21 @@ struct loop {
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: dpsock-loop [options]\n"
-		   "  --api socket|dpsock    the BSD socket calls (kernel, or the preload's under\n"
-		   "                         LD_PRELOAD) or libdpsock's (default socket)\n"
-		   "  --wait readable|evq    --api dpsock: dpsock_readable() or dpsock_evq_wait()\n"
-		   "                         in place of epoll_wait (default evq)\n"
-		   "  --size N               datagram bytes (default 16)\n"
-		   "  --loops N              round trips per timed batch (default 100000)\n"
-		   "  --batches N            timed batches (default 20)\n"
-		   "  --warmup N             round trips before the first batch (default 10000)\n"
-		   "  --dpsock PATH          dpfwd's [endpoint] socket (default $DPSOCK_PATH)\n"
-		   "  --cpu C                pin to CPU C first\n"
-		   "  --json                 one JSON object on stdout in place of the text\n");
+	fprintf(f,
+		"usage: dpsock-loop [options]\n"
+		"  --api socket|dpsock    the BSD socket calls (kernel, or the preload's under\n"
+		"                         LD_PRELOAD) or libdpsock's (default socket)\n"
+		"  --wait readable|evq    --api dpsock: dpsock_readable() or dpsock_evq_wait()\n"
+		"                         in place of epoll_wait (default evq)\n"
+		"  --size N               datagram bytes (default 16)\n"
+		"  --loops N              round trips per timed batch (default 100000)\n"
+		"  --batches N            timed batches (default 20)\n"
+		"  --warmup N             round trips before the first batch (default 10000)\n"
+		"  --dpsock PATH          dpfwd's [endpoint] socket (default $DPSOCK_PATH)\n"
+		"  --cpu C                pin to CPU C first\n"
+		"  --threaded             start (and join) a thread first: a process of several\n"
+		"                         threads, as libc sees it\n"
+		"  --json                 one JSON object on stdout in place of the text\n");
 }
 
 static int
@@ -321,6 +331,12 @@ num_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
 	return true;
 }
 
+static void *
+thread_nothing(void *arg)
+{
+	return arg;
+}
+
 /* @return 0, or EXIT_USAGE after a message. */
 static int
 opts_parse(int argc, char **argv, struct opts *o)
@@ -331,8 +347,8 @@ opts_parse(int argc, char **argv, struct opts *o)
 		{ "batches", required_argument, NULL, 'b' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "dpsock", required_argument, NULL, 'p' }, { "cpu", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 } };
+		{ "threaded", no_argument, NULL, 't' }, { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	unsigned long v;
 	int c;
 
@@ -380,6 +396,9 @@ opts_parse(int argc, char **argv, struct opts *o)
 			if (!num_arg(optarg, 0, CPU_SETSIZE - 1, &v))
 				goto bad;
 			o->cpu = (int)v;
+			break;
+		case 't':
+			o->threaded = true;
 			break;
 		case 'j':
 			o->json = true;
@@ -450,19 +469,21 @@ report(const struct loop *l, struct timing *rt, struct timing *empty, uint64_t h
 	timing_sum(empty, o->batches);
 	channels_of(l, ch);
 	if (o->json) {
-		printf("{\"api\": \"%s\", \"preload\": %s, \"size\": %zu, \"loops\": %lu, "
-		       "\"batches\": %u, \"ns_per_loop\": {\"best\": %.1f, \"median\": %.1f}, "
+		printf("{\"api\": \"%s\", \"preload\": %s, \"threaded\": %s, \"size\": %zu, "
+		       "\"loops\": %lu, \"batches\": %u, \"ns_per_loop\": {\"best\": %.1f, \"median\": %.1f}, "
 		       "\"cycles_per_loop\": {\"best\": %.0f, \"median\": %.0f}, "
 		       "\"ns_per_empty_wait\": {\"best\": %.1f, \"median\": %.1f}, "
 		       "\"cycles_per_empty_wait\": {\"best\": %.0f, \"median\": %.0f}, "
 		       "\"tsc_hz\": %" PRIu64 ", \"channels\": [%ld, %ld]}\n",
-			api, preloaded ? "true" : "false", o->size, o->loops, o->batches,
-			rt->ns_best, rt->ns_med, rt->cyc_best, rt->cyc_med, empty->ns_best,
-			empty->ns_med, empty->cyc_best, empty->cyc_med, hz, ch[0], ch[1]);
+			api, preloaded ? "true" : "false", o->threaded ? "true" : "false", o->size,
+			o->loops, o->batches, rt->ns_best, rt->ns_med, rt->cyc_best, rt->cyc_med,
+			empty->ns_best, empty->ns_med, empty->cyc_best, empty->cyc_med, hz, ch[0],
+			ch[1]);
 		return;
 	}
-	printf("api %s%s, %zu B, %u batches of %lu loops\n", api,
-		preloaded ? " (LD_PRELOAD preload)" : "", o->size, o->batches, o->loops);
+	printf("api %s%s%s, %zu B, %u batches of %lu loops\n", api,
+		preloaded ? " (LD_PRELOAD preload)" : "", o->threaded ? ", threaded" : "", o->size,
+		o->batches, o->loops);
 	printf("per loop:       best %8.1f ns %6.0f cycles, median %8.1f ns %6.0f cycles\n",
 		rt->ns_best, rt->cyc_best, rt->ns_med, rt->cyc_med);
 	printf("per empty wait: best %8.1f ns %6.0f cycles, median %8.1f ns %6.0f cycles\n",
@@ -497,6 +518,15 @@ main(int argc, char **argv)
 
 	if (opts_parse(argc, argv, &o) != 0)
 		return EXIT_USAGE;
+	if (o.threaded) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, thread_nothing, NULL) != 0 ||
+			pthread_join(th, NULL) != 0) {
+			fail("pthread_create", EAGAIN);
+			return 1;
+		}
+	}
 	if (o.cpu >= 0) {
 		cpu_set_t set;
 

@@ -588,14 +588,16 @@ class PreloadTest(unittest.TestCase):
 
     def test_dpsock_loop_kernel_preload_and_libdpsock(self):
         """dpsock-loop (the calls' own CPU, docs/benchmarking.md): its round trips on kernel
-        sockets, preloaded ones and libdpsock's endpoints, every datagram checked by the
-        program (a wrong one exits 1); the preloaded and libdpsock runs are dpfwd's
-        endpoints, the libdpsock ones on a same-host channel each."""
+        sockets, preloaded ones (also in a process of several threads, --threaded: each call
+        holds its socket) and libdpsock's endpoints, every datagram checked by the program (a
+        wrong one exits 1); the preloaded and libdpsock runs are dpfwd's endpoints, the
+        libdpsock ones on a same-host channel each."""
         argv = [pl_rig.DPSOCK_LOOP, "--loops", "2000", "--batches", "3", "--warmup", "100",
                 "--json"]
         runs = {
             "kernel": (argv, pl_rig.kernel_env()),
             "preload": (argv, pl_rig.env(self.sock)),
+            "preload-threaded": (argv + ["--threaded"], pl_rig.env(self.sock)),
             "dpsock": (argv + ["--api", "dpsock", "--wait", "readable", "--dpsock",
                                str(self.sock)], pl_rig.kernel_env()),
             "dpsock-evq": (argv + ["--api", "dpsock", "--dpsock", str(self.sock)],
@@ -607,8 +609,10 @@ class PreloadTest(unittest.TestCase):
                 r = run(cmd, env)
                 self.assertEqual(r.returncode, 0, r.stderr)
                 d = json.loads(r.stdout)
-                self.assertEqual(d["preload"], name == "preload")
+                self.assertEqual(d["preload"], name.startswith("preload"))
+                self.assertEqual(d["threaded"], name == "preload-threaded")
                 self.assertEqual(d["api"], {"kernel": "socket", "preload": "socket",
+                                            "preload-threaded": "socket",
                                             "dpsock": "dpsock-readable",
                                             "dpsock-evq": "dpsock-evq"}[name])
                 self.assertEqual((d["loops"], d["batches"], d["size"]), (2000, 3, 16))
