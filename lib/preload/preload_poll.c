@@ -22,6 +22,7 @@
  * EPOLL_CTL_MOD.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -436,9 +437,19 @@ struct pl_epoll {
 	struct pl_member *members;
 	struct pl_member *rr; /* where the next look starts */
 	struct pl_epoll *next;
+	/*
+	 * Holds: 1 for its descriptor (dropped at its close) and 1 per epoll_wait() in it in a
+	 * process of several threads, so that a close meanwhile leaves the record to the last
+	 * wait, as Linux keeps an epoll a thread waits in. At 0 it goes to epolls_free, never
+	 * to free(): the list is walked without the lock (epoll_find()).
+	 */
+	uint32_t holds;
+	bool closed;
+	struct pl_epoll *next_free;
 };
 
 static struct pl_epoll *epolls;
+static struct pl_epoll *epolls_free; /* under the records' lock */
 
 /*
  * How many kernel descriptors each epoll fd below PL_EPOLL_KERNEL_FDS watches, counted
@@ -498,6 +509,18 @@ void
 pl_epoll_fork_child(void)
 {
 	rte_spinlock_init(&epolls_sl); /* a thread of the parent that held it is not here */
+}
+
+/* Drop one hold of @p p; the last puts it on epolls_free. */
+static void
+epoll_drop(struct pl_epoll *p)
+{
+	if (__atomic_sub_fetch(&p->holds, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	epolls_lock();
+	p->next_free = epolls_free;
+	epolls_free = p;
+	epolls_unlock();
 }
 
 static struct pl_epoll *
@@ -563,7 +586,7 @@ pl_epoll_close(int fd)
 	if (fd >= 0 && fd < PL_EPOLL_KERNEL_FDS)
 		__atomic_store_n(&epoll_kernel_fds[fd], 0, __ATOMIC_RELAXED);
 	if (epoll_find(fd) == NULL)
-		return;
+		return; /* (no lock: libdpsock closes descriptors under a socket's lock) */
 	epolls_lock();
 	for (pp = &epolls; *pp != NULL; pp = &(*pp)->next)
 		if ((*pp)->epfd == fd) {
@@ -571,12 +594,15 @@ pl_epoll_close(int fd)
 			*pp = p->next;
 			break;
 		}
-	epolls_unlock();
-	if (p == NULL)
+	if (p == NULL) {
+		epolls_unlock();
 		return;
+	}
 	while (p->members != NULL)
 		member_unlink(p, p->members);
-	free(p);
+	__atomic_store_n(&p->closed, true, __ATOMIC_SEQ_CST); /* (epoll_hold()) */
+	epolls_unlock();
+	epoll_drop(p);
 }
 
 static int epoll_ctl_sock(int epfd, int op, int fd, struct epoll_event *ev, struct pl_sock *s);
@@ -623,9 +649,18 @@ epoll_ctl_sock(int epfd, int op, int fd, struct epoll_event *ev, struct pl_sock 
 		if (rc < 0)
 			break;
 		if (p == NULL) {
-			p = calloc(1, sizeof(*p));
+			p = epolls_free;
+			if (p != NULL)
+				epolls_free = p->next_free;
+			else
+				p = calloc(1, sizeof(*p));
 			if (p == NULL)
 				goto nomem;
+			/* all but the count, which a late epoll_any() may still read (at 0) */
+			memset(&p->epfd, 0,
+				offsetof(struct pl_epoll, holds) - offsetof(struct pl_epoll, epfd));
+			p->closed = false;
+			__atomic_store_n(&p->holds, 1, __ATOMIC_RELEASE);
 			p->epfd = epfd;
 			p->next = epolls;
 			__atomic_store_n(&epolls, p, __ATOMIC_RELEASE);
@@ -830,17 +865,48 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 	}
 }
 
+/*
+ * A hold of @p p, found for @p epfd without the lock, for a wait in it (as pl_get() of a
+ * socket: a count of 0 never rises again). @return false: closed meanwhile.
+ */
+static bool
+epoll_hold(struct pl_epoll *p, int epfd)
+{
+	uint32_t h = __atomic_load_n(&p->holds, __ATOMIC_RELAXED);
+
+	do {
+		if (h == 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(
+		&p->holds, &h, h + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	if (!__atomic_load_n(&p->closed, __ATOMIC_SEQ_CST) && p->epfd == epfd)
+		return true;
+	epoll_drop(p);
+	return false;
+}
+
 static int
 epoll_any(int epfd, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
 {
 	struct pl_epoll *p;
 
+	const bool threads = !__libc_single_threaded;
+	int rc;
+
 	pl_init();
 	p = epoll_find(epfd);
-	if (p == NULL || p->members == NULL || max <= 0)
+	if (p != NULL && threads && !epoll_hold(p, epfd))
+		p = NULL; /* closed meanwhile */
+	if (p == NULL || p->members == NULL || max <= 0) {
+		if (p != NULL && threads)
+			epoll_drop(p);
 		return mask != NULL ? pl_real.epoll_pwait(epfd, evs, max, timeout, mask)
 				    : pl_real.epoll_wait(epfd, evs, max, timeout);
-	return epoll_mixed(p, evs, max, timeout, mask);
+	}
+	rc = epoll_mixed(p, evs, max, timeout, mask);
+	if (threads)
+		epoll_drop(p); /* (keeps errno: no system call unless it is the last) */
+	return rc;
 }
 
 int

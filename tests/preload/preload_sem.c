@@ -816,6 +816,17 @@ closing_poll_run(void *arg)
 }
 
 static void *
+closing_epoll_run(void *arg)
+{
+	struct closing *c = arg;
+	struct epoll_event ev;
+
+	c->rc = epoll_wait(c->fd, &ev, 1, 300);
+	c->err = errno;
+	return NULL;
+}
+
+static void *
 closing_send_run(void *arg)
 {
 	struct closing *c = arg;
@@ -875,6 +886,23 @@ step_close_in_use(void)
 	errno = c.err;
 	show("poll_after_shutdown_revents", c.rc);
 	close(c.fd);
+
+	/* an epoll closed while a thread waits in it: the wait goes on to its timeout */
+	c = (struct closing){ .fd = epoll_create1(0) };
+	{
+		struct epoll_event ev = { .events = EPOLLIN };
+		int a = udp_bound();
+
+		epoll_ctl(c.fd, EPOLL_CTL_ADD, a, &ev);
+		if (pthread_create(&th, NULL, closing_epoll_run, &c) != 0)
+			exit(2);
+		usleep(50000);
+		show("close_epoll_while_waiting", close(c.fd));
+		pthread_join(th, NULL);
+		errno = c.err;
+		show("epoll_wait_after_close", c.rc);
+		close(a);
+	}
 
 	c = (struct closing){ .fd = udp_bound(), .to_port = local_port(s) };
 	if (pthread_create(&th, NULL, closing_send_run, &c) != 0)
