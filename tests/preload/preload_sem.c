@@ -842,6 +842,25 @@ closing_send_run(void *arg)
 }
 
 /*
+ * @p run (one of the above) on @p c in a thread; once it sleeps in its call, shutdown
+ * (SHUT_RD) or close c->fd, shown as @p what; then the thread's result as @p result.
+ */
+static void
+act_during_call(
+	struct closing *c, void *(*run)(void *), const char *what, bool shut, const char *result)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, run, c) != 0)
+		exit(2);
+	usleep(50000);
+	show(what, shut ? shutdown(c->fd, SHUT_RD) : close(c->fd));
+	pthread_join(th, NULL);
+	errno = c->err;
+	show(result, c->rc);
+}
+
+/*
  * close() while another thread is in a call on the socket, as Linux does it: a blocked
  * recv is not woken, and the socket lives until it returns, so a datagram that comes to
  * its port after the close is received; a thread that keeps sending gets EBADF.
@@ -869,22 +888,12 @@ step_close_in_use(void)
 	/* shutdown(SHUT_RD) wakes a blocked recv, which returns 0 (the way to stop a thread),
 	 * and a poll, which finds the socket readable */
 	c = (struct closing){ .fd = udp_bound() };
-	if (pthread_create(&th, NULL, closing_recv_run, &c) != 0)
-		exit(2);
-	usleep(50000);
-	show("shutdown_while_receiving", shutdown(c.fd, SHUT_RD));
-	pthread_join(th, NULL);
-	errno = c.err;
-	show("recv_after_shutdown", c.rc);
+	act_during_call(
+		&c, closing_recv_run, "shutdown_while_receiving", true, "recv_after_shutdown");
 	close(c.fd);
 	c = (struct closing){ .fd = udp_bound() };
-	if (pthread_create(&th, NULL, closing_poll_run, &c) != 0)
-		exit(2);
-	usleep(50000);
-	show("shutdown_while_polling", shutdown(c.fd, SHUT_RD));
-	pthread_join(th, NULL);
-	errno = c.err;
-	show("poll_after_shutdown_revents", c.rc);
+	act_during_call(&c, closing_poll_run, "shutdown_while_polling", true,
+		"poll_after_shutdown_revents");
 	close(c.fd);
 
 	/* an epoll closed while a thread waits in it: the wait goes on to its timeout */
@@ -894,13 +903,8 @@ step_close_in_use(void)
 		int a = udp_bound();
 
 		epoll_ctl(c.fd, EPOLL_CTL_ADD, a, &ev);
-		if (pthread_create(&th, NULL, closing_epoll_run, &c) != 0)
-			exit(2);
-		usleep(50000);
-		show("close_epoll_while_waiting", close(c.fd));
-		pthread_join(th, NULL);
-		errno = c.err;
-		show("epoll_wait_after_close", c.rc);
+		act_during_call(&c, closing_epoll_run, "close_epoll_while_waiting", false,
+			"epoll_wait_after_close");
 		close(a);
 	}
 
