@@ -22,7 +22,6 @@
  * EPOLL_CTL_MOD.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -508,7 +507,11 @@ epolls_unlock(void)
 void
 pl_epoll_fork_child(void)
 {
+	struct pl_epoll *p;
+
 	rte_spinlock_init(&epolls_sl); /* a thread of the parent that held it is not here */
+	for (p = epolls; p != NULL; p = p->next)
+		p->holds = 1; /* the parent's waits are not the child's */
 }
 
 /* Drop one hold of @p p; the last puts it on epolls_free. */
@@ -656,9 +659,12 @@ epoll_ctl_sock(int epfd, int op, int fd, struct epoll_event *ev, struct pl_sock 
 				p = calloc(1, sizeof(*p));
 			if (p == NULL)
 				goto nomem;
-			/* all but the count, which a late epoll_any() may still read (at 0) */
-			memset(&p->epfd, 0,
-				offsetof(struct pl_epoll, holds) - offsetof(struct pl_epoll, epfd));
+			/*
+			 * Field by field: a late epoll_any() may still read the count (at 0),
+			 * and a walk that was on this record when it closed its next.
+			 */
+			p->members = NULL;
+			p->rr = NULL;
 			p->closed = false;
 			__atomic_store_n(&p->holds, 1, __ATOMIC_RELEASE);
 			p->epfd = epfd;
@@ -888,9 +894,8 @@ epoll_hold(struct pl_epoll *p, int epfd)
 static int
 epoll_any(int epfd, struct epoll_event *evs, int max, int timeout, const sigset_t *mask)
 {
-	struct pl_epoll *p;
-
 	const bool threads = !__libc_single_threaded;
+	struct pl_epoll *p;
 	int rc;
 
 	pl_init();
