@@ -436,18 +436,11 @@ pl_get_held(int fd)
 {
 	for (;;) {
 		struct pl_sock *s = pl_sock_of(fd);
-		uint32_t h;
 
 		if (s == NULL)
 			return NULL;
-		h = __atomic_load_n(&s->holds, __ATOMIC_RELAXED);
-		do {
-			if (h == 0)
-				break; /* destroyed after this thread read the table: read it again */
-		} while (!__atomic_compare_exchange_n(
-			&s->holds, &h, h + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-		if (h == 0)
-			continue;
+		if (!pl_hold_unless_gone(&s->holds))
+			continue; /* destroyed after this thread read the table: read it again */
 		/*
 		 * Still its socket: either this look comes before a close's store to the
 		 * table, and the close's pl_hold_drop() then sees this hold, or it sees the

@@ -878,13 +878,8 @@ epoll_mixed(struct pl_epoll *p, struct epoll_event *evs, int max, int timeout, c
 static bool
 epoll_hold(struct pl_epoll *p, int epfd)
 {
-	uint32_t h = __atomic_load_n(&p->holds, __ATOMIC_RELAXED);
-
-	do {
-		if (h == 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(
-		&p->holds, &h, h + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	if (!pl_hold_unless_gone(&p->holds))
+		return false;
 	if (!__atomic_load_n(&p->closed, __ATOMIC_SEQ_CST) && p->epfd == epfd)
 		return true;
 	epoll_drop(p);

@@ -168,6 +168,24 @@ pl_sock_of(int fd)
 	return __atomic_load_n(&pl_table[fd], __ATOMIC_ACQUIRE);
 }
 
+/**
+ * One more hold on @p holds (a socket's or an epoll record's), unless it is 0: the thing
+ * was destroyed after the caller found it, and its count never rises again. seq_cst: the
+ * caller then looks again at where it found it (pl_get_held()). @return false at 0.
+ */
+static inline bool
+pl_hold_unless_gone(uint32_t *holds)
+{
+	uint32_t h = __atomic_load_n(holds, __ATOMIC_RELAXED);
+
+	do {
+		if (h == 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(
+		holds, &h, h + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	return true;
+}
+
 /** pl_get() in a process of more than one thread. */
 struct pl_sock *pl_get_held(int fd);
 
