@@ -109,6 +109,13 @@ take(struct pl_sock *s, struct dpsock_msg *m)
 		s->more[(s->more_head + s->nb_more++) & (s->more_cap - 1)] = m;
 }
 
+/* One datagram from the endpoint into *m, without waiting. @return 1, or -errno (-EAGAIN: none). */
+static int
+take_now(struct pl_sock *s, struct dpsock_msg **m)
+{
+	return pl_unbound_empty(dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT));
+}
+
 bool
 pl_fill(struct pl_sock *s)
 {
@@ -116,7 +123,7 @@ pl_fill(struct pl_sock *s)
 
 	for (n = 0; n < PL_FILL_MAX; n++) {
 		struct dpsock_msg *m;
-		int rc = pl_unbound_empty(dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT));
+		int rc = take_now(s, &m);
 
 		if (rc == -EAGAIN)
 			break;
@@ -148,7 +155,7 @@ take_waiting(struct pl_sock *s, struct dpsock_msg **m)
 		struct dpsock_event ev;
 		struct pollfd p;
 		uint64_t now;
-		int rc = pl_unbound_empty(dpsock_recv_burst(s->ep, m, 1, MSG_DONTWAIT)), ms = -1;
+		int rc = take_now(s, m), ms = -1;
 
 		if (rc != -EAGAIN || s->shut_rd)
 			return rc; /* (shut while it waited: recv_wait() reads 0) */
@@ -194,7 +201,7 @@ pl_hold(struct pl_sock *s, bool dontwait)
 		int rc;
 
 		if (dontwait)
-			rc = pl_unbound_empty(dpsock_recv_burst(s->ep, &m, 1, MSG_DONTWAIT));
+			rc = take_now(s, &m);
 		else
 			rc = take_waiting(s, &m);
 		if (rc < 0)
